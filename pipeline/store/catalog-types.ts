@@ -1,0 +1,57 @@
+// The small mutable catalog: users, API keys, watchlists, user portfolios.
+import type { PortfolioRules } from "../types.ts";
+
+export const SCOPES = [
+  "ratings:read",
+  "financials:read",
+  "analytics:read",
+  "portfolios:read",
+  "portfolios:write",
+  "watchlists:read",
+  "watchlists:write",
+  "profile:read",
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface User {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phoneNumber: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  userId: string;
+  scopes: Scope[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface Watchlist {
+  id: string;
+  ownerId: string;
+  name: string;
+  description: string;
+  private: boolean;
+  createdAt: string;
+  /** Upper-case tickers in insertion order, no duplicates. */
+  tickers: string[];
+}
+
+export interface UserPortfolio extends PortfolioRules {
+  ownerId: string;
+  createdAt: string;
+}
+
+/** What the API needs from the catalog. Reads are served from memory; writes persist first. */
+export interface CatalogReader {
+  /** Resolve a presented key (plain text) to its user and scopes; null when unknown or revoked. */
+  authenticate(presentedKey: string): { user: User; key: ApiKeyInfo } | null;
+  getUser(id: string): User | null;
+  watchlistsOf(userId: string): Watchlist[];
+  watchlist(id: string): Watchlist | null;
+  userPortfoliosOf(userId: string): UserPortfolio[];
+  userPortfolio(id: string): UserPortfolio | null;
+}
