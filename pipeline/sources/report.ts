@@ -1,0 +1,21 @@
+// Rejected-row reports: every source reader returns these instead of throwing on bad data,
+// so one run can name every problem at once.
+
+export interface RejectedRow {
+  file: string;
+  /** 1-based data row number (header excluded); 0 for a file-level problem such as a missing column. */
+  row: number;
+  column: string;
+  reason: string;
+}
+
+export class SourceRejectedError extends Error {
+  constructor(readonly rejects: RejectedRow[]) {
+    super(`source rejected: ${rejects.length} problem(s); first: ${rejects[0] ? formatReject(rejects[0]) : "none"}`);
+    this.name = "SourceRejectedError";
+  }
+}
+
+export function formatReject(r: RejectedRow): string {
+  return `${r.file}${r.row ? `:${r.row}` : ""} [${r.column}] ${r.reason}`;
+}
