@@ -10,8 +10,12 @@ export interface RejectedRow {
 }
 
 export class SourceRejectedError extends Error {
-  constructor(readonly rejects: RejectedRow[]) {
-    super(`source rejected: ${rejects.length} problem(s); first: ${rejects[0] ? formatReject(rejects[0]) : "none"}`);
+  /** `total` counts every problem; `rejects` lists at most the first thousand per table. */
+  constructor(
+    readonly rejects: RejectedRow[],
+    readonly total = rejects.length,
+  ) {
+    super(`source rejected: ${total} problem(s); first: ${rejects[0] ? formatReject(rejects[0]) : "none"}`);
     this.name = "SourceRejectedError";
   }
 }

@@ -1,0 +1,77 @@
+// The in-process runner: composes the pipeline stages into one run that ends in an atomic
+// publish, or in nothing at all. BullMQ workers call the same function.
+import { computeRatings } from "../pipeline/ratings/computed.ts";
+import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { analyticsStage } from "../pipeline/stages/analytics.ts";
+import type { Log, StageContext } from "../pipeline/stages/context.ts";
+import { loadFrames } from "../pipeline/stages/frames.ts";
+import { ingestStage } from "../pipeline/stages/ingest.ts";
+import { portfoliosStage } from "../pipeline/stages/portfolios.ts";
+import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
+import { openDuck } from "../pipeline/store/duck.ts";
+import { discardStaging, newSnapshotId, publishSnapshot, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
+import { appendTable, exportParquet } from "../pipeline/store/write.ts";
+import { RATING_NAMES } from "../pipeline/types.ts";
+import { resolve } from "node:path";
+
+export interface RunOptions {
+  dataDir: string;
+  sourceDir: string;
+  catalog: Catalog;
+  log: Log;
+  progress?: StageContext["progress"];
+}
+
+export interface RunResult {
+  meta: SnapshotMeta;
+  manifest: Manifest;
+}
+
+export async function runPipeline(opts: RunOptions): Promise<RunResult> {
+  const t0 = performance.now();
+  const timings: Record<string, number> = {};
+  const lap = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
+  const id = newSnapshotId();
+  const out = stagingDir(opts.dataDir, id);
+  const db = await openDuck();
+  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress };
+  try {
+    let t = performance.now();
+    const sourceId = sourceFingerprint(opts.sourceDir);
+    const { source } = await ingestStage(ctx, opts.sourceDir);
+    lap("ingest", t);
+    t = performance.now();
+    const frames = await loadFrames(db.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+    if (!source.tables.has("ratings")) {
+      frames.ratings = computeRatings(frames.panel, frames.companies);
+      await appendTable(db.conn, "ratings", [["date", "date"], ["ticker", "varchar"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])], frames.ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]));
+      await exportParquet(db.conn, "ratings", out, ["date"], "date, ticker");
+      opts.log.info({ rows: frames.ratings.length }, "no vendor ratings: computed from prices");
+    }
+    lap("frames", t);
+    t = performance.now();
+    const { portfolios, benchmarks } = await portfoliosStage(ctx, frames, source.portfolios, opts.catalog.allUserPortfolios());
+    lap("portfolios", t);
+    t = performance.now();
+    await analyticsStage(ctx, frames, portfolios, benchmarks);
+    lap("analytics", t);
+    lap("total", t0);
+    const meta: SnapshotMeta = {
+      id,
+      createdAt: new Date().toISOString(),
+      sourceId,
+      sourceDir: resolve(opts.sourceDir),
+      lastPriceDate: frames.panel.dates.at(-1) ?? "",
+      counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, portfolios: portfolios.size, benchmarks: benchmarks.length },
+      timingsMs: timings,
+    };
+    const manifest = publishSnapshot(opts.dataDir, out, meta);
+    opts.log.info({ snapshot: id, timingsMs: timings }, "snapshot published");
+    return { meta, manifest };
+  } catch (e) {
+    discardStaging(out);
+    throw e;
+  } finally {
+    db.close();
+  }
+}

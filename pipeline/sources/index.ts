@@ -1,0 +1,75 @@
+// Reads a whole source directory into typed DuckDB tables, or reports why it cannot.
+import { existsSync, statSync } from "node:fs";
+import { lit, rows, type Conn } from "../store/duck.ts";
+import { loadTable } from "./load-table.ts";
+import { locateTable } from "./locate.ts";
+import { readPortfoliosJson, type PortfolioSource } from "./portfolios-json.ts";
+import type { RejectedRow } from "./report.ts";
+import { BENCHMARKS, COMPANIES, PRICES, RATINGS, type TableSpec } from "./specs.ts";
+
+export { SourceRejectedError, formatReject, type RejectedRow } from "./report.ts";
+
+export interface StagedSource {
+  /** Tables present in `conn`: companies, prices and, when given, ratings and benchmarks. */
+  tables: Set<string>;
+  portfolios: PortfolioSource;
+  rejects: RejectedRow[];
+  rejectCount: number;
+  rowCounts: Record<string, number>;
+}
+
+/** Loads companies, prices, ratings, benchmarks and portfolios.json from `dir` into `conn`. */
+export async function stageSource(conn: Conn, dir: string): Promise<StagedSource> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    return { tables: new Set(), portfolios: { portfolios: [], benchmarks: [] }, rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }], rejectCount: 1, rowCounts: {} };
+  }
+  const tables = new Set<string>();
+  const rejects: RejectedRow[] = [];
+  let rejectCount = 0;
+  const rowCounts: Record<string, number> = {};
+  for (const spec of [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[]) {
+    let loc;
+    try {
+      loc = locateTable(dir, spec.table);
+    } catch (e) {
+      rejects.push({ file: spec.table, row: 0, column: "", reason: (e as Error).message });
+      rejectCount++;
+      continue;
+    }
+    if (!loc) {
+      if (spec.required) {
+        rejects.push({ file: `${spec.table}.csv`, row: 0, column: "", reason: "required table is missing (CSV or Parquet file, or a folder of them)" });
+        rejectCount++;
+      }
+      continue;
+    }
+    const r = await loadTable(conn, spec, loc);
+    rejects.push(...r.rejects);
+    rejectCount += r.rejectCount;
+    rowCounts[spec.table] = r.rowCount;
+    if (r.rejectCount === 0) tables.add(spec.table);
+  }
+  const pj = readPortfoliosJson(dir);
+  rejects.push(...pj.rejects);
+  rejectCount += pj.rejects.length;
+
+  if (tables.has("companies")) {
+    for (const t of ["prices", "ratings"]) {
+      if (!tables.has(t)) continue;
+      // A price or rating of a ticker no company row describes cannot be served or ranked.
+      const orphans = await rows<{ ticker: string; n: bigint }>(conn, `select ticker, count(*) n from ${t} anti join companies using (ticker) group by ticker order by ticker limit 50`);
+      for (const o of orphans) rejects.push({ file: `${t}`, row: 0, column: "ticker", reason: `ticker ${o.ticker} (${o.n} rows) is not in companies` });
+      rejectCount += orphans.length;
+    }
+  }
+  if (tables.has("benchmarks") || pj.value.benchmarks.some((b) => b.series)) {
+    const names = tables.has("benchmarks") ? new Set((await rows<{ b: string }>(conn, `select distinct benchmark b from benchmarks`)).map((r) => r.b)) : new Set<string>();
+    pj.value.benchmarks.forEach((b, i) => {
+      if (b.series !== undefined && !names.has(b.series)) {
+        rejects.push({ file: "portfolios.json", row: i + 1, column: "benchmarks.series", reason: `series ${lit(b.series)} is not in the benchmarks table` });
+        rejectCount++;
+      }
+    });
+  }
+  return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts };
+}

@@ -1,0 +1,98 @@
+// Generic source-table loader: stage the files as text in DuckDB, validate every cell in SQL
+// (fast on millions of rows), report each rejected row, and only then materialise a typed table.
+import { basename } from "node:path";
+import { columns as readColumns, ident, lit, rows, type Conn } from "../store/duck.ts";
+import type { LocatedTable } from "./locate.ts";
+import type { RejectedRow } from "./report.ts";
+import type { ColumnSpec, TableSpec } from "./specs.ts";
+
+/** At most this many rejects are listed per table; the count says how many there were. */
+export const MAX_REPORTED = 1000;
+
+export interface LoadResult {
+  rejects: RejectedRow[];
+  rejectCount: number;
+  rowCount: number;
+}
+
+function readExpr(loc: LocatedTable): string {
+  const list = `[${loc.files.map(lit).join(", ")}]`;
+  return loc.format === "csv"
+    ? `read_csv(${list}, all_varchar = true, header = true, union_by_name = true, filename = true, delim = ',', quote = '"', escape = '"', null_padding = true)`
+    : `(select columns(* exclude (filename))::varchar, filename from read_parquet(${list}, union_by_name = true, filename = true))`;
+}
+
+function cellCheck(c: ColumnSpec, v: string): { cond: string; reason: string }[] {
+  const out: { cond: string; reason: string }[] = [];
+  if (c.required) out.push({ cond: `${v} is null`, reason: "missing value" });
+  const num = `try_cast(${v} as double)`;
+  if (c.type === "date") out.push({ cond: `${v} is not null and try_cast(${v} as date) is null`, reason: "not a date (YYYY-MM-DD)" });
+  if (c.type === "number") {
+    out.push({ cond: `${v} is not null and (${num} is null or not isfinite(${num}))`, reason: "not a number" });
+    if (c.check === "positive") out.push({ cond: `${num} <= 0`, reason: "must be positive" });
+    if (c.check === "nonnegative") out.push({ cond: `${num} < 0`, reason: "must not be negative" });
+    if (c.check === "rating") out.push({ cond: `(${num} < 0 or ${num} > 10)`, reason: "must be within 0..10" });
+  }
+  return out;
+}
+
+function typedExpr(c: ColumnSpec, v: string): string {
+  if (c.type === "date") return `cast(${v} as date)`;
+  if (c.type === "number") return `cast(${v} as double)`;
+  if (c.name === "ticker") return `upper(trim(${v}))`;
+  return `trim(${v})`;
+}
+
+/**
+ * Loads `loc` into table `spec.table` of `conn` when it is clean. Rejects are returned, not
+ * thrown, so the caller can report every table's problems at once.
+ */
+export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult> {
+  const raw = `raw_${spec.table}`;
+  await conn.run(`create or replace temp table ${raw} as select * from ${readExpr(loc)}`);
+  await conn.run(`create or replace temp table ${raw}_n as select *, (row_number() over (partition by filename order by rowid))::integer as __row from ${raw}`);
+  const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${raw})`)).map((r) => r.column_name);
+  const rejects: RejectedRow[] = [];
+  const file = loc.files.length === 1 ? basename(loc.files[0]) : `${spec.table}/`;
+
+  // Map each spec column to the header it came from (name or alias, case-insensitive).
+  const source = new Map<string, string>();
+  for (const c of spec.columns) {
+    const names = [c.name, ...(c.aliases ?? [])].map((n) => n.toLowerCase());
+    const found = header.find((h) => names.includes(h.toLowerCase()));
+    if (found) source.set(c.name, found);
+    else if (c.required) rejects.push({ file, row: 0, column: c.name, reason: "required column is missing" });
+  }
+  if (rejects.length) return { rejects, rejectCount: rejects.length, rowCount: 0 };
+
+  const value = (c: ColumnSpec) => (source.has(c.name) ? ident(source.get(c.name)!) : "null");
+  const checks = spec.columns.flatMap((c) => (source.has(c.name) ? cellCheck(c, value(c)).map((k) => ({ ...k, column: c.name })) : []));
+  const keyExpr = spec.key.map((k) => typedOrText(spec, k, value)).join(", ");
+  const union = [
+    ...checks.map((k) => `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`),
+    // Repeats of a key: every occurrence after the first, naming where the first was.
+    `select filename, __row, ${lit(spec.key.join("+"))}, 'duplicate key, first at row ' || first_row from (
+       select filename, __row, first_value(__row) over (partition by ${keyExpr} order by filename, __row) as first_row,
+              row_number() over (partition by ${keyExpr} order by filename, __row) as k
+       from ${raw}_n where ${spec.key.map((k) => `${value(spec.columns.find((c) => c.name === k)!)} is not null`).join(" and ")}
+     ) where k > 1`,
+  ].join(" union all ");
+  const counted = await readColumns(conn, `select filename, __row, col, reason, count(*) over () as n from (${union}) order by filename, __row, col limit ${MAX_REPORTED}`);
+  // An empty result has no column arrays at all.
+  const [files = [], rowNos = [], cols = [], reasons = [], ns = []] = counted as [string[], number[], string[], string[], bigint[]];
+  for (let i = 0; i < files.length; i++) rejects.push({ file: basename(files[i]), row: Number(rowNos[i]), column: cols[i], reason: reasons[i] });
+  const rejectCount = ns.length ? Number(ns[0]) : 0;
+  const rowCount = Number((await readColumns(conn, `select count(*) from ${raw}_n`))[0][0]);
+  if (rejectCount === 0) {
+    const select = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
+    await conn.run(`create or replace table ${spec.table} as select ${select.join(", ")} from ${raw}_n order by __row`);
+  }
+  await conn.run(`drop table ${raw}_n; drop table ${raw}`);
+  return { rejects, rejectCount, rowCount };
+}
+
+/** Keys compare on their typed value, so `AAPL` and ` aapl` are the same ticker. */
+function typedOrText(spec: TableSpec, name: string, value: (c: ColumnSpec) => string): string {
+  const c = spec.columns.find((x) => x.name === name)!;
+  return c.type === "string" && c.name === "ticker" ? `upper(trim(${value(c)}))` : c.type === "date" ? `try_cast(${value(c)} as date)` : value(c);
+}

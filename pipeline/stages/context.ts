@@ -1,0 +1,18 @@
+// What every stage receives: the staging DuckDB connection, the folder it writes Parquet into,
+// the catalog, a logger and a progress callback. Stages know nothing of queues or HTTP.
+import type { Catalog } from "../store/catalog/catalog.ts";
+import type { Conn } from "../store/duck.ts";
+
+export interface Log {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+}
+
+export interface StageContext {
+  conn: Conn;
+  /** Snapshot staging folder: every table is written here as `<table>.parquet`. */
+  out: string;
+  catalog: Catalog;
+  log: Log;
+  progress?: (stage: string, done: number, total: number) => void;
+}

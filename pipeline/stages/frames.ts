@@ -1,0 +1,78 @@
+// Typed in-memory frames of the staged tables: what the computing stages work on.
+import { columns, type Conn } from "../store/duck.ts";
+import { RATING_NAMES, type Company, type LevelSeries, type PricePanel, type RatingRow } from "../types.ts";
+
+export interface Frames {
+  companies: Company[];
+  panel: PricePanel;
+  ratings: RatingRow[];
+  /** Index level series from the `benchmarks` table, by series name. */
+  indexSeries: Map<string, LevelSeries>;
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+export async function loadCompanies(conn: Conn): Promise<Company[]> {
+  const [id, ticker, name, sector, sectorId, industry, industryId, shares, cap] = await columns(
+    conn,
+    "select id, ticker, name, sector, sector_id, industry, industry_id, shares_outstanding, market_cap from companies order by ticker",
+  );
+  return ticker.map((t, i) => ({
+    id: String(id[i]),
+    ticker: String(t),
+    name: String(name[i]),
+    sector: String(sector[i]),
+    sectorId: Number(sectorId[i]),
+    industry: String(industry[i]),
+    industryId: Number(industryId[i]),
+    sharesOutstanding: num(shares[i]),
+    marketCap: num(cap[i]),
+  }));
+}
+
+/** Dates and tickers become integer indexes in SQL, so only numbers cross into JS per price. */
+export async function loadPanel(conn: Conn, table = "prices"): Promise<PricePanel> {
+  const [dates] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [string[]];
+  const [tickers] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
+  const [di = [], ti = [], px = []] = (await columns(
+    conn,
+    `with d as (select date, (row_number() over (order by date) - 1)::integer di from (select distinct date from ${table})),
+          t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti from (select distinct ticker from ${table}))
+     select di, ti, coalesce(adj_close, "close") from ${table} join d using (date) join t using (ticker)`,
+  )) as [number[], number[], number[]];
+  const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
+  for (let k = 0; k < di.length; k++) close[ti[k]][di[k]] = px[k];
+  return { dates: dates ?? [], tickers: tickers ?? [], close };
+}
+
+export async function loadRatings(conn: Conn, table = "ratings"): Promise<RatingRow[]> {
+  const cols = await columns(conn, `select strftime(date, '%Y-%m-%d'), ticker, ${RATING_NAMES.join(", ")} from ${table} order by date, ticker`);
+  const [dates = [], tickers = []] = cols as string[][];
+  return dates.map((d, i) => {
+    const r = { date: d, ticker: tickers[i] } as RatingRow;
+    RATING_NAMES.forEach((n, k) => (r[n] = Number((cols[k + 2] as number[])[i])));
+    return r;
+  });
+}
+
+export async function loadIndexSeries(conn: Conn): Promise<Map<string, LevelSeries>> {
+  const [names = [], dates = [], levels = []] = (await columns(conn, `select benchmark, strftime(date, '%Y-%m-%d'), "close" from benchmarks order by benchmark, date`)) as [string[], string[], number[]];
+  const out = new Map<string, LevelSeries>();
+  let start = 0;
+  for (let i = 1; i <= names.length; i++) {
+    if (i === names.length || names[i] !== names[start]) {
+      out.set(names[start], { dates: dates.slice(start, i), levels: Float64Array.from(levels.slice(start, i)) });
+      start = i;
+    }
+  }
+  return out;
+}
+
+export async function loadFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean }): Promise<Frames> {
+  return {
+    companies: await loadCompanies(conn),
+    panel: await loadPanel(conn),
+    ratings: has.ratings ? await loadRatings(conn) : [],
+    indexSeries: has.benchmarks ? await loadIndexSeries(conn) : new Map(),
+  };
+}

@@ -1,0 +1,108 @@
+// Stage: backtest every predefined and user portfolio and every rule-based benchmark; write
+// holdings, portfolio returns and benchmark levels.
+import { backtestPortfolio, buildUniverse, levelsFromReturns, type PortfolioBacktest, type Universe } from "../portfolios/index.ts";
+import type { PortfolioSource } from "../sources/portfolios-json.ts";
+import type { UserPortfolio } from "../store/catalog-types.ts";
+import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
+import { appendTable, exportParquet, type Cell } from "../store/write.ts";
+import { RATING_NAMES, type HoldingRow, type PortfolioRules } from "../types.ts";
+import type { StageContext } from "./context.ts";
+import type { Frames } from "./frames.ts";
+
+export interface PortfolioStageResult {
+  portfolios: Map<string, PortfolioResult>;
+  benchmarks: BenchmarkResult[];
+}
+
+const HOLDING_COLS: [string, "varchar" | "double" | "date"][] = [
+  ["portfolio_id", "varchar"],
+  ["kind", "varchar"],
+  ["date", "date"],
+  ["ticker", "varchar"],
+  ["price", "double"],
+  ...RATING_NAMES.map((n): [string, "double"] => [n, "double"]),
+];
+
+export function toResult(rules: PortfolioRules, bt: PortfolioBacktest, ownerId: string | null, createdAt: string | null): PortfolioResult {
+  return {
+    rules,
+    ownerId,
+    // A predefined portfolio exists from the start of its history.
+    createdAt: createdAt ?? `${bt.rebalances[0]?.date ?? bt.returns.dates[0] ?? "1970-01-01"}T00:00:00.000Z`,
+    previousRebalanceDate: bt.previousRebalanceDate,
+    nextRebalanceDate: bt.nextRebalanceDate,
+    returns: bt.returns,
+    holdings: bt.rebalances.find((r) => r.date === bt.previousRebalanceDate)?.holdings ?? [],
+    todayDate: bt.todayDate,
+    todayHoldings: bt.todayHoldings,
+  };
+}
+
+export function runBacktests(universe: Universe, list: { rules: PortfolioRules; ownerId: string | null; createdAt: string | null }[]) {
+  const out = new Map<string, { result: PortfolioResult; bt: PortfolioBacktest }>();
+  for (const p of list) {
+    const bt = backtestPortfolio(p.rules, universe);
+    out.set(p.rules.id, { result: toResult(p.rules, bt, p.ownerId, p.createdAt), bt });
+  }
+  return out;
+}
+
+export async function portfoliosStage(ctx: StageContext, frames: Frames, defs: PortfolioSource, users: UserPortfolio[]): Promise<PortfolioStageResult> {
+  const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
+  const list = [
+    ...defs.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
+    ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
+  ];
+  const done = runBacktests(universe, list);
+  ctx.progress?.("portfolios", done.size, list.length);
+
+  const benchmarks: BenchmarkResult[] = defs.benchmarks.map((b) => {
+    if (b.series !== undefined) return { ...b, levels: frames.indexSeries.get(b.series)! };
+    const rules: PortfolioRules = { id: `benchmark-${b.id}`, name: b.name, description: b.description, ...b.rules! };
+    return { ...b, levels: levelsFromReturns(backtestPortfolio(rules, universe).returns) };
+  });
+  await writePortfolioTables(ctx, [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances })));
+  await writeBenchmarkTables(ctx, benchmarks);
+  ctx.log.info({ portfolios: done.size, benchmarks: benchmarks.length }, "portfolios backtested");
+  return { portfolios: new Map([...done].map(([id, d]) => [id, d.result])), benchmarks };
+}
+
+export async function writePortfolioTables(ctx: StageContext, items: { result: PortfolioResult; rebalances: { date: string; holdings: HoldingRow[] }[] }[]): Promise<void> {
+  const { conn, out } = ctx;
+  await appendTable(
+    conn,
+    "portfolios",
+    [["id", "varchar"], ["owner_id", "varchar"], ["created_at", "varchar"], ["rules", "varchar"], ["previous_rebalance_date", "date"], ["next_rebalance_date", "date"], ["today_date", "date"]],
+    items.map(({ result: r }) => [r.rules.id, r.ownerId, r.createdAt, JSON.stringify(r.rules), r.previousRebalanceDate, r.nextRebalanceDate, r.todayDate]),
+  );
+  await exportParquet(conn, "portfolios", out, ["previous_rebalance_date", "next_rebalance_date", "today_date"], "id");
+  function* holdingRows(): Generator<Cell[]> {
+    for (const { result, rebalances } of items) {
+      for (const rb of rebalances) for (const h of rb.holdings) yield [result.rules.id, "rebalance", rb.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
+      for (const h of result.todayHoldings) yield [result.rules.id, "today", h.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
+    }
+  }
+  await appendTable(conn, "holdings", HOLDING_COLS, holdingRows());
+  await exportParquet(conn, "holdings", out, ["date"], "portfolio_id, kind, date, ticker");
+  function* returnRows(): Generator<Cell[]> {
+    for (const { result } of items) for (let i = 0; i < result.returns.dates.length; i++) yield [result.rules.id, result.returns.dates[i], result.returns.returns[i]];
+  }
+  await appendTable(conn, "portfolio_returns", [["id", "varchar"], ["date", "date"], ["ret", "double"]], returnRows());
+  await exportParquet(conn, "portfolio_returns", out, ["date"], "id, date");
+}
+
+async function writeBenchmarkTables(ctx: StageContext, benchmarks: BenchmarkResult[]): Promise<void> {
+  const { conn, out } = ctx;
+  await appendTable(
+    conn,
+    "benchmark_defs",
+    [["id", "varchar"], ["name", "varchar"], ["description", "varchar"], ["rebalance_frequency", "integer"], ["series", "varchar"], ["rules", "varchar"]],
+    benchmarks.map((b) => [b.id, b.name, b.description, b.rebalanceFrequency, b.series ?? null, b.rules ? JSON.stringify(b.rules) : null]),
+  );
+  await exportParquet(conn, "benchmark_defs", out, [], "id");
+  function* levelRows(): Generator<Cell[]> {
+    for (const b of benchmarks) for (let i = 0; i < b.levels.dates.length; i++) yield [b.id, b.levels.dates[i], b.levels.levels[i]];
+  }
+  await appendTable(conn, "benchmark_levels", [["id", "varchar"], ["date", "date"], ["level", "double"]], levelRows());
+  await exportParquet(conn, "benchmark_levels", out, ["date"], "id, date");
+}

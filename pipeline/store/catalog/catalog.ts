@@ -1,0 +1,243 @@
+// The catalog: a DuckDB file opened only for the length of one transaction, so a server, the
+// CLI and workers can all use it; reads are served from an in-memory mirror that is reloaded
+// whenever another process has written (a version file says so).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ApiKeyInfo, CatalogReader, Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
+import { SCOPES } from "../catalog-types.ts";
+import { lit, openDuck, rows, type Conn } from "../duck.ts";
+import { generateKey, hashKey, keyHint } from "./keys.ts";
+import { CATALOG_SCHEMA } from "./schema.ts";
+import type { PortfolioRules } from "../../types.ts";
+
+export class CatalogError extends Error {
+  constructor(readonly code: "not_found" | "conflict" | "invalid", message: string) {
+    super(message);
+    this.name = "CatalogError";
+  }
+}
+
+interface Mirror {
+  users: Map<string, User>;
+  keysByHash: Map<string, ApiKeyInfo>;
+  keys: ApiKeyInfo[];
+  watchlists: Map<string, Watchlist>;
+  portfolios: Map<string, UserPortfolio>;
+}
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString());
+
+export class Catalog implements CatalogReader {
+  private mirror: Mirror = { users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map() };
+  private version = "";
+  private constructor(readonly path: string) {}
+
+  static async open(path: string): Promise<Catalog> {
+    mkdirSync(dirname(path), { recursive: true });
+    const c = new Catalog(path);
+    await c.tx(async (conn) => conn.run(CATALOG_SCHEMA));
+    return c;
+  }
+
+  private get versionFile() {
+    return `${this.path}.version`;
+  }
+
+  /** Runs `fn` in one transaction on the file, retrying while another process holds it. */
+  async tx<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
+    let db: Awaited<ReturnType<typeof openDuck>> | undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        db = await openDuck(this.path, { threads: "1" });
+        break;
+      } catch (e) {
+        if (attempt > 100 || !/lock/i.test(String((e as Error).message))) throw e;
+        await sleep(50);
+      }
+    }
+    try {
+      await db.conn.run("begin transaction");
+      const out = await fn(db.conn);
+      await db.conn.run("commit");
+      await this.load(db.conn);
+      writeFileSync(this.versionFile, this.version);
+      return out;
+    } catch (e) {
+      await db.conn.run("rollback").catch(() => undefined);
+      throw e;
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Reloads the mirror when another process wrote since; cheap enough to call per auth miss. */
+  async refresh(): Promise<boolean> {
+    const v = existsSync(this.versionFile) ? readFileSync(this.versionFile, "utf8") : "";
+    if (v === this.version) return false;
+    await this.tx(async () => undefined);
+    return true;
+  }
+
+  private async load(conn: Conn): Promise<void> {
+    const users = await rows<Record<string, string>>(conn, "select * from users");
+    const keys = await rows<Record<string, unknown>>(conn, "select * from api_keys order by created_at, id");
+    const wls = await rows<Record<string, unknown>>(conn, "select * from watchlists");
+    const items = await rows<{ watchlist_id: string; ticker: string }>(conn, "select watchlist_id, ticker from watchlist_items order by watchlist_id, position");
+    const ups = await rows<Record<string, unknown>>(conn, "select * from user_portfolios");
+    const m: Mirror = { users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map() };
+    for (const u of users) m.users.set(u.id, { id: u.id, email: u.email, firstName: u.first_name, lastName: u.last_name, phoneNumber: u.phone });
+    for (const k of keys) {
+      const info: ApiKeyInfo = { id: String(k.id), userId: String(k.user_id), scopes: String(k.scopes).split(",").filter(Boolean) as Scope[], createdAt: iso(k.created_at)!, revokedAt: iso(k.revoked_at) };
+      m.keys.push(info);
+      if (!info.revokedAt) m.keysByHash.set(String(k.key_hash), info);
+    }
+    for (const w of wls) m.watchlists.set(String(w.id), { id: String(w.id), ownerId: String(w.owner_id), name: String(w.name), description: String(w.description), private: Boolean(w.private), createdAt: iso(w.created_at)!, tickers: [] });
+    for (const it of items) m.watchlists.get(it.watchlist_id)?.tickers.push(it.ticker);
+    for (const p of ups) m.portfolios.set(String(p.id), { ...(JSON.parse(String(p.rules)) as PortfolioRules), id: String(p.id), ownerId: String(p.owner_id), createdAt: iso(p.created_at)! });
+    this.mirror = m;
+    this.version = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  }
+
+  // ---- reads (memory)
+  authenticate(presentedKey: string) {
+    const key = this.mirror.keysByHash.get(hashKey(presentedKey));
+    const user = key && this.mirror.users.get(key.userId);
+    return key && user ? { user, key } : null;
+  }
+  getUser(id: string) {
+    return this.mirror.users.get(id) ?? null;
+  }
+  userByEmail(email: string) {
+    return [...this.mirror.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase()) ?? null;
+  }
+  listKeys(): ApiKeyInfo[] {
+    return this.mirror.keys;
+  }
+  watchlistsOf(userId: string) {
+    return [...this.mirror.watchlists.values()].filter((w) => w.ownerId === userId).sort((a, b) => Number(a.id) - Number(b.id));
+  }
+  watchlist(id: string) {
+    return this.mirror.watchlists.get(id) ?? null;
+  }
+  userPortfoliosOf(userId: string) {
+    return [...this.mirror.portfolios.values()].filter((p) => p.ownerId === userId).sort((a, b) => Number(a.id) - Number(b.id));
+  }
+  userPortfolio(id: string) {
+    return this.mirror.portfolios.get(id) ?? null;
+  }
+  allUserPortfolios(): UserPortfolio[] {
+    return [...this.mirror.portfolios.values()];
+  }
+
+  // ---- writes
+  async createUser(u: Omit<User, "id">): Promise<User> {
+    if (this.userByEmail(u.email)) throw new CatalogError("conflict", `a user with email ${u.email} exists`);
+    const id = await this.tx(async (conn) => {
+      const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_user') id");
+      await conn.run(`insert into users values (${lit(String(id))}, ${lit(u.email)}, ${lit(u.firstName)}, ${lit(u.lastName)}, ${lit(u.phoneNumber)}, now())`);
+      return String(id);
+    });
+    return this.getUser(id)!;
+  }
+
+  /** Creates a key; the plain key is returned here once and never stored. `fixedKey` is for DEMO_API_KEY. */
+  async createKey(userId: string, scopes: string[], fixedKey?: string): Promise<{ id: string; key: string; scopes: Scope[] }> {
+    if (!this.getUser(userId)) throw new CatalogError("not_found", `no user ${userId}`);
+    const bad = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (bad.length) throw new CatalogError("invalid", `unknown scope(s): ${bad.join(", ")}; known: ${SCOPES.join(", ")}`);
+    const key = fixedKey ?? generateKey();
+    const id = `key_${hashKey(key).slice(0, 12)}`;
+    const unique = [...new Set(scopes)] as Scope[];
+    await this.tx((conn) => conn.run(`insert into api_keys values (${lit(id)}, ${lit(userId)}, ${lit(hashKey(key))}, ${lit(keyHint(key))}, ${lit(unique.join(","))}, now(), null)`));
+    return { id, key, scopes: unique };
+  }
+
+  async revokeKey(id: string): Promise<void> {
+    if (!this.mirror.keys.some((k) => k.id === id)) throw new CatalogError("not_found", `no key ${id}`);
+    await this.tx((conn) => conn.run(`update api_keys set revoked_at = now() where id = ${lit(id)} and revoked_at is null`));
+  }
+
+  async createWatchlist(ownerId: string, w: { name: string; description?: string; private?: boolean; tickers?: string[] }): Promise<Watchlist> {
+    const id = await this.tx(async (conn) => {
+      const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_watchlist') id");
+      await conn.run(`insert into watchlists values (${lit(String(id))}, ${lit(ownerId)}, ${lit(w.name)}, ${lit(w.description ?? "")}, ${w.private ?? true}, now())`);
+      await insertItems(conn, String(id), w.tickers ?? [], 0);
+      return String(id);
+    });
+    return this.watchlist(id)!;
+  }
+
+  async updateWatchlist(id: string, patch: { name?: string; description?: string; private?: boolean }): Promise<Watchlist> {
+    const sets = [
+      patch.name !== undefined && `name = ${lit(patch.name)}`,
+      patch.description !== undefined && `description = ${lit(patch.description)}`,
+      patch.private !== undefined && `private = ${patch.private}`,
+    ].filter(Boolean);
+    if (sets.length) await this.tx((conn) => conn.run(`update watchlists set ${sets.join(", ")} where id = ${lit(id)}`));
+    return this.watchlist(id)!;
+  }
+
+  async deleteWatchlist(id: string): Promise<void> {
+    await this.tx((conn) => conn.run(`delete from watchlist_items where watchlist_id = ${lit(id)}; delete from watchlists where id = ${lit(id)}`));
+  }
+
+  /** Adds tickers not yet present (upper-cased); validation of the tickers is the caller's. */
+  async addToWatchlist(id: string, tickers: string[]): Promise<Watchlist> {
+    const w = this.watchlist(id);
+    if (!w) throw new CatalogError("not_found", `no watchlist ${id}`);
+    const fresh = [...new Set(tickers.map((t) => t.toUpperCase()))].filter((t) => !w.tickers.includes(t));
+    if (fresh.length) await this.tx((conn) => insertItems(conn, id, fresh, w.tickers.length));
+    return this.watchlist(id)!;
+  }
+
+  async removeFromWatchlist(id: string, tickers: string[]): Promise<Watchlist> {
+    const list = tickers.map((t) => lit(t.toUpperCase())).join(", ");
+    if (tickers.length) await this.tx((conn) => conn.run(`delete from watchlist_items where watchlist_id = ${lit(id)} and ticker in (${list})`));
+    return this.watchlist(id)!;
+  }
+
+  async createUserPortfolio(ownerId: string, rules: Omit<PortfolioRules, "id">): Promise<UserPortfolio> {
+    const id = await this.tx(async (conn) => {
+      const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_portfolio') id");
+      await conn.run(`insert into user_portfolios values (${lit(String(id))}, ${lit(ownerId)}, now(), now(), ${lit(JSON.stringify({ ...rules, id: String(id) }))})`);
+      return String(id);
+    });
+    return this.userPortfolio(id)!;
+  }
+
+  async updateUserPortfolio(id: string, rules: PortfolioRules): Promise<UserPortfolio> {
+    await this.tx((conn) => conn.run(`update user_portfolios set rules = ${lit(JSON.stringify({ ...rules, id }))}, updated_at = now() where id = ${lit(id)}`));
+    return this.userPortfolio(id)!;
+  }
+
+  async deleteUserPortfolio(id: string): Promise<void> {
+    await this.tx((conn) => conn.run(`delete from user_portfolios where id = ${lit(id)}`));
+  }
+
+  /**
+   * Stable integer ids for names (companies without a source id, sectors, industries):
+   * a name keeps the id it was first given, across runs and sources.
+   */
+  async assignIds(kind: string, names: string[]): Promise<Map<string, number>> {
+    return this.tx(async (conn) => {
+      const known = new Map((await rows<{ name: string; id: number }>(conn, `select name, id from id_map where kind = ${lit(kind)}`)).map((r) => [r.name, Number(r.id)]));
+      let next = Math.max(0, ...known.values()) + 1;
+      const fresh = [...new Set(names)].filter((n) => !known.has(n)).sort();
+      if (fresh.length) {
+        const values = fresh.map((n) => {
+          known.set(n, next);
+          return `(${lit(kind)}, ${lit(n)}, ${next++})`;
+        });
+        await conn.run(`insert into id_map values ${values.join(", ")}`);
+      }
+      return known;
+    });
+  }
+}
+
+async function insertItems(conn: Conn, id: string, tickers: string[], start: number) {
+  if (!tickers.length) return;
+  const values = tickers.map((t, i) => `(${lit(id)}, ${lit(t.toUpperCase())}, ${start + i}, now())`);
+  await conn.run(`insert into watchlist_items values ${values.join(", ")}`);
+}

@@ -1,0 +1,37 @@
+// Thin helpers over @duckdb/node-api: one place that knows how we open, quote and read.
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+
+export type Conn = DuckDBConnection;
+
+export async function openDuck(path = ":memory:", opts: Record<string, string> = {}): Promise<{ conn: Conn; close(): void }> {
+  const instance = await DuckDBInstance.create(path, { threads: "2", ...opts });
+  const conn = await instance.connect();
+  return {
+    conn,
+    close() {
+      conn.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/** SQL string literal. */
+export const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
+/** SQL identifier. */
+export const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
+
+export async function rows<T = Record<string, unknown>>(conn: Conn, sql: string): Promise<T[]> {
+  const r = await conn.runAndReadAll(sql);
+  return r.getRowObjectsJS() as T[];
+}
+
+/** Columns of a result as plain JS arrays, in select order. */
+export async function columns(conn: Conn, sql: string): Promise<unknown[][]> {
+  const r = await conn.runAndReadAll(sql);
+  return r.getColumnsJS() as unknown[][];
+}
+
+export async function scalar<T>(conn: Conn, sql: string): Promise<T> {
+  const r = await conn.runAndReadAll(sql);
+  return r.getRowsJS()[0]?.[0] as T;
+}

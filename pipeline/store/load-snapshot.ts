@@ -1,0 +1,138 @@
+// Builds the in-memory Snapshot the API serves from one published snapshot folder.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadCompanies, loadRatings } from "../stages/frames.ts";
+import { RATING_NAMES, type HoldingRow, type LevelSeries, type MetricRow, type PortfolioRules, type RatingRow, type ReturnSeries } from "../types.ts";
+import { columns, lit, openDuck, type Conn } from "./duck.ts";
+import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "./model.ts";
+import { readMeta, snapshotDir } from "./snapshots.ts";
+
+const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
+
+/** Long (id, date, value) rows → one series per id; dates cross as integer indexes (fast). */
+async function seriesById(conn: Conn, source: string, valueCol: string): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
+  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${source} order by 1`)) as [string[]];
+  const [ids = [], di = [], v = []] = (await columns(
+    conn,
+    `select id, (dense_rank() over (order by date) - 1)::integer, ${valueCol} from ${source} order by id, date`,
+  )) as [string[], number[], number[]];
+  const out = new Map<string, { dates: string[]; values: Float64Array }>();
+  let start = 0;
+  for (let i = 1; i <= ids.length; i++) {
+    if (i === ids.length || ids[i] !== ids[start]) {
+      const values = new Float64Array(i - start);
+      const ds = new Array<string>(i - start);
+      for (let k = start; k < i; k++) {
+        values[k - start] = v[k];
+        ds[k - start] = dates[di[k]];
+      }
+      out.set(ids[start], { dates: ds, values });
+      start = i;
+    }
+  }
+  return out;
+}
+
+const asReturns = (s: { dates: string[]; values: Float64Array } | undefined): ReturnSeries => ({ dates: s?.dates ?? [], returns: s?.values ?? new Float64Array() });
+
+async function loadHoldings(conn: Conn, dir: string): Promise<Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>> {
+  const cols = await columns(conn, `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings")} order by portfolio_id, kind, date, ticker`);
+  const [pid = [], kind = [], date = [], ticker = [], price = []] = cols as [string[], string[], string[], string[], number[]];
+  const out = new Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>();
+  for (let i = 0; i < pid.length; i++) {
+    const h = { date: date[i], ticker: ticker[i], price: price[i] } as HoldingRow;
+    RATING_NAMES.forEach((n, k) => (h[n] = (cols[k + 5] as number[])[i]));
+    const p = out.get(pid[i]) ?? { rebalance: new Map<string, HoldingRow[]>(), today: [] as HoldingRow[] };
+    out.set(pid[i], p);
+    if (kind[i] === "today") p.today.push(h);
+    else p.rebalance.set(date[i], [...(p.rebalance.get(date[i]) ?? []), h]);
+  }
+  return out;
+}
+
+async function loadMetrics(conn: Conn, dir: string, table: string, into: Map<string, MetricRow[]>) {
+  const [keys = [], data = []] = (await columns(conn, `select key, rows from ${pq(dir, table)}`)) as [string[], string[]];
+  keys.forEach((k, i) => into.set(k, JSON.parse(data[i]) as MetricRow[]));
+}
+
+export async function loadSnapshot(dataDir: string, id: string): Promise<Snapshot> {
+  const dir = snapshotDir(dataDir, id);
+  const meta = readMeta(dataDir, id);
+  const db = await openDuck();
+  const conn = db.conn;
+  try {
+    await conn.run(`create view companies as select * from ${pq(dir, "companies")}`);
+    await conn.run(`create view ratings as select * from ${pq(dir, "ratings")}`);
+    const companies = await loadCompanies(conn);
+    const ratings = await loadRatings(conn);
+    const ratingsByDate = new Map<string, RatingRow[]>();
+    for (const r of ratings) ratingsByDate.set(r.date, [...(ratingsByDate.get(r.date) ?? []), r]);
+    for (const list of ratingsByDate.values()) list.sort((a, b) => (a.ticker < b.ticker ? -1 : 1));
+
+    const stockReturns = new Map([...(await seriesById(conn, pq(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]));
+    const levels = await seriesById(conn, pq(dir, "benchmark_levels"), "level");
+    const [bId = [], bName = [], bDesc = [], bFreq = [], bSeries = [], bRules = []] = (await columns(conn, `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs")} order by id::integer`)) as unknown[][];
+    const benchmarks: BenchmarkResult[] = bId.map((idv, i) => {
+      const l = levels.get(String(idv));
+      return {
+        id: String(idv),
+        name: String(bName[i]),
+        description: String(bDesc[i]),
+        rebalanceFrequency: Number(bFreq[i]),
+        ...(bSeries[i] != null ? { series: String(bSeries[i]) } : {}),
+        ...(bRules[i] != null ? { rules: JSON.parse(String(bRules[i])) } : {}),
+        levels: { dates: l?.dates ?? [], levels: l?.values ?? new Float64Array() } satisfies LevelSeries,
+      };
+    });
+
+    const pret = await seriesById(conn, pq(dir, "portfolio_returns"), "ret");
+    const holdings = await loadHoldings(conn, dir);
+    const [pId = [], owner = [], created = [], rules = [], prev = [], next = [], today = []] = (await columns(
+      conn,
+      `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d'), strftime(next_rebalance_date, '%Y-%m-%d'), strftime(today_date, '%Y-%m-%d') from ${pq(dir, "portfolios")}`,
+    )) as (string | null)[][];
+    const portfolios = new Map<string, PortfolioResult>();
+    pId.forEach((pid, i) => {
+      const h = holdings.get(pid!);
+      portfolios.set(pid!, {
+        rules: JSON.parse(rules[i]!) as PortfolioRules,
+        ownerId: owner[i],
+        createdAt: created[i]!,
+        previousRebalanceDate: prev[i],
+        nextRebalanceDate: next[i],
+        returns: asReturns(pret.get(pid!)),
+        holdings: (prev[i] && h?.rebalance.get(prev[i]!)) || [],
+        todayDate: today[i],
+        todayHoldings: h?.today ?? [],
+      });
+    });
+
+    const metrics = new Map<string, MetricRow[]>();
+    await loadMetrics(conn, dir, "stock_metrics", metrics);
+    await loadMetrics(conn, dir, "portfolio_metrics", metrics);
+    const financials = new Map<string, CompanyFinancials>();
+    if (existsSync(join(dir, "financials.parquet"))) {
+      const [ft = [], fd = []] = (await columns(conn, `select ticker, data from ${pq(dir, "financials")}`)) as [string[], string[]];
+      ft.forEach((t, i) => financials.set(t, JSON.parse(fd[i]) as CompanyFinancials));
+    }
+    return {
+      id,
+      createdAt: meta.createdAt,
+      sourceId: meta.sourceId,
+      lastPriceDate: meta.lastPriceDate,
+      companies,
+      companyByTicker: new Map(companies.map((c) => [c.ticker.toUpperCase(), c])),
+      companyById: new Map(companies.map((c) => [c.id, c])),
+      ratingDates: [...ratingsByDate.keys()].sort(),
+      ratingsByDate,
+      stockReturns,
+      benchmarks,
+      benchmarkById: new Map(benchmarks.map((b) => [b.id, b])),
+      portfolios,
+      metrics,
+      financials,
+    };
+  } finally {
+    db.close();
+  }
+}

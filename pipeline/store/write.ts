@@ -1,0 +1,36 @@
+// Writing JS-computed rows into snapshot Parquet files through DuckDB's appender.
+import { join } from "node:path";
+import { ident, lit, type Conn } from "./duck.ts";
+
+export type ColKind = "varchar" | "double" | "integer" | "date" | "boolean";
+export type Cell = string | number | boolean | null;
+
+/** Creates `table` with `cols` (dates staged as text, cast on export) and appends `rowsIn`. */
+export async function appendTable(conn: Conn, table: string, cols: [string, ColKind][], rowsIn: Iterable<Cell[]>): Promise<number> {
+  const ddl = cols.map(([n, k]) => `${ident(n)} ${k === "date" ? "varchar" : k}`).join(", ");
+  await conn.run(`create or replace table ${ident(table)} (${ddl})`);
+  const a = await conn.createAppender(table);
+  let n = 0;
+  for (const r of rowsIn) {
+    for (let i = 0; i < cols.length; i++) {
+      const v = r[i];
+      if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) a.appendNull();
+      else if (cols[i][1] === "double") a.appendDouble(v as number);
+      else if (cols[i][1] === "integer") a.appendInteger(v as number);
+      else if (cols[i][1] === "boolean") a.appendBoolean(v as boolean);
+      else a.appendVarchar(String(v));
+    }
+    a.endRow();
+    n++;
+  }
+  a.flushSync();
+  a.closeSync();
+  return n;
+}
+
+/** Exports a table of `conn` to `<dir>/<table>.parquet`, casting staged date text to DATE. */
+export async function exportParquet(conn: Conn, table: string, dir: string, dateCols: string[] = [], orderBy?: string): Promise<void> {
+  const replace = dateCols.length ? ` replace (${dateCols.map((c) => `cast(${ident(c)} as date) as ${ident(c)}`).join(", ")})` : "";
+  const order = orderBy ? ` order by ${orderBy}` : "";
+  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(join(dir, `${table}.parquet`))} (format parquet, compression zstd)`);
+}

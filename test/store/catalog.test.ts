@@ -1,0 +1,73 @@
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { ensureDemoUser } from "../../pipeline/store/catalog/demo.ts";
+import { hashKey } from "../../pipeline/store/catalog/keys.ts";
+import { SCOPES } from "../../pipeline/store/catalog-types.ts";
+
+const tempCatalog = () => Catalog.open(join(mkdtempSync(join(tmpdir(), "catalog-")), "catalog.duckdb"));
+
+describe("catalog keys", () => {
+  it("stores only the SHA-256 of a key, authenticates it, and forgets it on revoke", async () => {
+    const c = await tempCatalog();
+    const u = await c.createUser({ email: "a@example.com", firstName: "A", lastName: "B", phoneNumber: "" });
+    const { id, key, scopes } = await c.createKey(u.id, ["ratings:read", "ratings:read", "profile:read"]);
+    expect(scopes).toEqual(["ratings:read", "profile:read"]);
+    expect(key).toMatch(/^srk_[A-Za-z0-9_-]{43}$/);
+    // sha256("abc") from FIPS 180-2, appendix B.1: the hash is the standard one.
+    expect(hashKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(c.authenticate(key)?.user.email).toBe("a@example.com");
+    expect(c.authenticate(key + "x")).toBeNull();
+    // The plain key is nowhere in the catalog's files; its hash is.
+    const dir = c.path.replace(/catalog\.duckdb$/, "");
+    const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("");
+    expect(bytes.includes(key)).toBe(false);
+    expect(bytes.includes(hashKey(key))).toBe(true);
+    await c.revokeKey(id);
+    expect(c.authenticate(key)).toBeNull();
+    expect(c.listKeys()[0].revokedAt).not.toBeNull();
+  });
+
+  it("rejects unknown scopes and sees writes made by another process's handle", async () => {
+    const c = await tempCatalog();
+    const u = await c.createUser({ email: "b@example.com", firstName: "", lastName: "", phoneNumber: "" });
+    await expect(c.createKey(u.id, ["everything"])).rejects.toThrow(/unknown scope/);
+    const other = await Catalog.open(c.path);
+    const { key } = await other.createKey(u.id, ["ratings:read"]);
+    expect(c.authenticate(key)).toBeNull(); // stale mirror…
+    expect(await c.refresh()).toBe(true); // …until the version file says another handle wrote
+    expect(c.authenticate(key)?.key.scopes).toEqual(["ratings:read"]);
+  });
+
+  it("keeps assigned ids stable across runs", async () => {
+    const c = await tempCatalog();
+    const a = await c.assignIds("company", ["MSFT", "AAPL"]);
+    const b = await c.assignIds("company", ["ZZZ", "AAPL", "MSFT"]);
+    expect([a.get("AAPL"), a.get("MSFT")]).toEqual([1, 2]);
+    expect([b.get("AAPL"), b.get("MSFT"), b.get("ZZZ")]).toEqual([1, 2, 3]);
+  });
+
+  it("seeds the demo user once, with every scope and a fixed key when given", async () => {
+    const c = await tempCatalog();
+    const first = await ensureDemoUser(c, "demo-key-0123456789");
+    expect(first.key).toBe("demo-key-0123456789");
+    expect(c.authenticate("demo-key-0123456789")?.key.scopes).toEqual([...SCOPES]);
+    const again = await ensureDemoUser(c, "demo-key-0123456789");
+    expect(again.key).toBeNull();
+    expect(c.userPortfoliosOf(first.user.id)).toHaveLength(1);
+    expect(c.listKeys()).toHaveLength(1);
+  });
+});
+
+describe("watchlists", () => {
+  it("adds without duplicates, keeps order, removes", async () => {
+    const c = await tempCatalog();
+    const u = await c.createUser({ email: "w@example.com", firstName: "", lastName: "", phoneNumber: "" });
+    const w = await c.createWatchlist(u.id, { name: "mine", tickers: ["aapl", "MSFT"] });
+    expect((await c.addToWatchlist(w.id, ["MSFT", "goog"])).tickers).toEqual(["AAPL", "MSFT", "GOOG"]);
+    expect((await c.removeFromWatchlist(w.id, ["msft"])).tickers).toEqual(["AAPL", "GOOG"]);
+    expect(c.watchlistsOf(u.id).map((x) => x.name)).toEqual(["mine"]);
+  });
+});
