@@ -1,17 +1,22 @@
 // Data engineers' command line: `npm run pipeline -- <command>`.
 import { parseArgs } from "node:util";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { readManifest, readMeta } from "../pipeline/store/snapshots.ts";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
-import { runPipeline } from "./runner.ts";
+import { dispatchRun, JobFailedError, scheduleNightly } from "./dispatch.ts";
+import { startPipelineWorker } from "./worker.ts";
 import { ensureSampleSource } from "./sample.ts";
 
 const USAGE = `usage: npm run pipeline -- <command>
-  run [--source DIR]     ingest DIR (default: SOURCE_DIR, else the generated sample), compute, publish
+  run [--source DIR]     ingest DIR (default: SOURCE_DIR, else the generated sample), compute, publish;
+                         with REDIS_URL set the run is a BullMQ job that any worker may take
+  worker                 a BullMQ worker process for pipeline jobs (needs REDIS_URL)
+  schedule [--cron P] [--source DIR]
+                         registers the nightly run (default cron "0 2 * * *", UTC; needs REDIS_URL)
   status                 the published snapshot, its source and timings`;
 
 async function main(argv: string[]): Promise<number> {
@@ -24,9 +29,9 @@ async function main(argv: string[]): Promise<number> {
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     const progress = terminalProgress();
     try {
-      const { meta } = await runPipeline({ dataDir: config.dataDir, sourceDir, catalog, log, progress: progress.update });
+      const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, progress: progress.update });
       progress.stop();
-      console.log(`published snapshot ${meta.id} from ${sourceDir} in ${meta.timingsMs.total} ms (${meta.counts.companies} companies, ${meta.counts.priceDates} dates)`);
+      console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
       return 0;
     } catch (e) {
       progress.stop();
@@ -36,8 +41,31 @@ async function main(argv: string[]): Promise<number> {
         if (e.total > 200) console.error(`  … and ${e.total - 200} more`);
         return 2;
       }
+      if (e instanceof JobFailedError) {
+        console.error(`pipeline job failed; nothing was published:\n${e.message}`);
+        return 2;
+      }
       throw e;
     }
+  }
+  if (command === "worker" || command === "schedule") {
+    if (!config.redisUrl) {
+      console.error(`${command} needs REDIS_URL (e.g. REDIS_URL=redis://127.0.0.1:6379)`);
+      return 64;
+    }
+    if (command === "schedule") {
+      const { values } = parseArgs({ args: rest, options: { cron: { type: "string" }, source: { type: "string" } } });
+      const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
+      const { next } = await scheduleNightly(config.redisUrl, sourceDir, values.cron);
+      console.log(`nightly run of ${sourceDir} scheduled (${values.cron ?? "0 2 * * *"} UTC); next at ${next ? new Date(next).toISOString() : "?"}`);
+      return 0;
+    }
+    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const worker = startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log: createLogger(config.logLevel) });
+    console.log(`pipeline worker ${process.pid} waiting for jobs`);
+    await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
+    await worker.close();
+    return 0;
   }
   if (command === "status") {
     const m = readManifest(config.dataDir);

@@ -15,11 +15,21 @@ export interface LoadResult {
   rowCount: number;
 }
 
-function readExpr(loc: LocatedTable): string {
-  const list = `[${loc.files.map(lit).join(", ")}]`;
-  return loc.format === "csv"
-    ? `read_csv(${list}, all_varchar = true, header = true, union_by_name = true, filename = true, delim = ',', quote = '"', escape = '"', null_padding = true)`
-    : `(select columns(* exclude (filename))::varchar, filename from read_parquet(${list}, union_by_name = true, filename = true))`;
+function readExpr(format: LocatedTable["format"], file: string): string {
+  return format === "csv"
+    ? `read_csv(${lit(file)}, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', null_padding = true)`
+    : `(select columns(*)::varchar from read_parquet(${lit(file)}))`;
+}
+
+/** One staged table of all files, each row carrying its file and 1-based row (rowid is insertion order). */
+async function stageFiles(conn: Conn, raw: string, loc: LocatedTable): Promise<void> {
+  const parts: string[] = [];
+  for (const [i, f] of loc.files.entries()) {
+    await conn.run(`create or replace temp table ${raw}_${i} as select * from ${readExpr(loc.format, f)}`);
+    parts.push(`select *, ${lit(f)} as filename, (rowid + 1)::integer as __row from ${raw}_${i}`);
+  }
+  await conn.run(`create or replace temp table ${raw}_n as ${parts.join(" union all by name ")}`);
+  for (let i = 0; i < loc.files.length; i++) await conn.run(`drop table ${raw}_${i}`);
 }
 
 function cellCheck(c: ColumnSpec, v: string): { cond: string; reason: string }[] {
@@ -49,9 +59,8 @@ function typedExpr(c: ColumnSpec, v: string): string {
  */
 export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult> {
   const raw = `raw_${spec.table}`;
-  await conn.run(`create or replace temp table ${raw} as select * from ${readExpr(loc)}`);
-  await conn.run(`create or replace temp table ${raw}_n as select *, (row_number() over (partition by filename order by rowid))::integer as __row from ${raw}`);
-  const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${raw})`)).map((r) => r.column_name);
+  await stageFiles(conn, raw, loc);
+  const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${raw}_n)`)).map((r) => r.column_name).filter((h) => h !== "filename" && h !== "__row");
   const rejects: RejectedRow[] = [];
   const file = loc.files.length === 1 ? basename(loc.files[0]) : `${spec.table}/`;
 
@@ -70,11 +79,12 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
   const keyExpr = spec.key.map((k) => typedOrText(spec, k, value)).join(", ");
   const union = [
     ...checks.map((k) => `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`),
-    // Repeats of a key: every occurrence after the first, naming where the first was.
+    // Repeats of a key: every occurrence after the first, naming where the first was. The
+    // window runs only over keys a cheap GROUP BY found repeated.
     `select filename, __row, ${lit(spec.key.join("+"))}, 'duplicate key, first at row ' || first_row from (
        select filename, __row, first_value(__row) over (partition by ${keyExpr} order by filename, __row) as first_row,
               row_number() over (partition by ${keyExpr} order by filename, __row) as k
-       from ${raw}_n where ${spec.key.map((k) => `${value(spec.columns.find((c) => c.name === k)!)} is not null`).join(" and ")}
+       from ${raw}_n where (${keyExpr}) in (select (${keyExpr}) from ${raw}_n group by all having count(*) > 1)
      ) where k > 1`,
   ].join(" union all ");
   const counted = await readColumns(conn, `select filename, __row, col, reason, count(*) over () as n from (${union}) order by filename, __row, col limit ${MAX_REPORTED}`);
@@ -87,7 +97,7 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     const select = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
     await conn.run(`create or replace table ${spec.table} as select ${select.join(", ")} from ${raw}_n order by __row`);
   }
-  await conn.run(`drop table ${raw}_n; drop table ${raw}`);
+  await conn.run(`drop table ${raw}_n`);
   return { rejects, rejectCount, rowCount };
 }
 

@@ -1,0 +1,70 @@
+// One suite, two runners: the in-process path and BullMQ workers on a real Redis
+// (127.0.0.1:6379, as .ci/run guarantees) must publish the same way and fail the same way.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { SourceRejectedError } from "../../pipeline/sources/report.ts";
+import { dispatchRun, JobFailedError } from "../../jobs/dispatch.ts";
+import { startPipelineWorker } from "../../jobs/worker.ts";
+import { writeTinySource } from "../fixtures/tiny-source.ts";
+import type { Worker } from "bullmq";
+
+const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const silent = { info: () => undefined, warn: () => undefined };
+const prefix = `test-${process.pid}-${Date.now()}`;
+const workers: Worker[] = [];
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+  const r = new Redis(REDIS);
+  const keys = await r.keys(`${prefix}:*`);
+  if (keys.length) await r.del(...keys);
+  await r.quit();
+});
+
+for (const mode of ["in-process", "bullmq"] as const) {
+  describe(`pipeline run (${mode})`, () => {
+    async function setup() {
+      const dataDir = mkdtempSync(join(tmpdir(), `jobs-${mode}-`));
+      const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+      if (mode === "bullmq") workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+      const run = (sourceDir: string) => dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: mode === "bullmq" ? REDIS : null, prefix });
+      return { dataDir, run };
+    }
+
+    it("publishes a snapshot the loader can serve", async () => {
+      const { dataDir, run } = await setup();
+      const r = await run(writeTinySource());
+      expect(readManifest(dataDir)?.snapshotId).toBe(r.snapshotId);
+      const snap = await loadSnapshot(dataDir, r.snapshotId);
+      expect(snap.companies.map((c) => c.ticker)).toEqual(["AAA", "BBB", "CCC", "DDD"]);
+      expect(snap.ratingDates).toEqual(["2024-01-01", "2024-01-29"]);
+      expect(snap.stockReturns.get("AAA")?.returns[0]).toBe(0);
+      // AAA closes 10.00 then 10.10: the second daily return is 0.01 exactly as computed by hand.
+      expect(snap.stockReturns.get("AAA")?.returns[1]).toBeCloseTo(0.01, 12);
+      expect(snap.benchmarks.map((b) => b.id)).toEqual(["1", "2"]);
+      expect(snap.portfolios.get("101")?.holdings.map((h) => h.ticker)).toEqual(["CCC", "DDD"]);
+      expect(snap.metrics.get("stock:AAA|")?.[0]).toEqual({ metric: "Start Period", AAA: "2024-01-01" });
+    });
+
+    it("a rejected source publishes nothing and leaves the previous snapshot served", async () => {
+      const { dataDir, run } = await setup();
+      const good = await run(writeTinySource());
+      const bad = writeTinySource((f) => ({ "prices.csv": f["prices.csv"].replace(/\n([^\n]+),1000,AAA\n/, "\n$1,1000,AAA\n2024-01-01,,,,-3,1,BBB\n") }));
+      const err = await run(bad).catch((e) => e);
+      if (mode === "in-process") {
+        expect(err).toBeInstanceOf(SourceRejectedError);
+        expect((err as SourceRejectedError).rejects.map((r) => r.reason)).toContain("must be positive");
+      } else {
+        expect(err).toBeInstanceOf(JobFailedError);
+        expect(String(err.message)).toMatch(/must be positive/);
+      }
+      expect(readManifest(dataDir)?.snapshotId).toBe(good.snapshotId);
+    });
+  });
+}
