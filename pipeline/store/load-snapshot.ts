@@ -55,6 +55,24 @@ async function loadMetrics(conn: Conn, dir: string, table: string, into: Map<str
   keys.forEach((k, i) => into.set(k, JSON.parse(data[i]) as MetricRow[]));
 }
 
+/** Benchmarks with their value index, from a snapshot folder. */
+export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<BenchmarkResult[]> {
+  const levels = await seriesById(conn, pq(dir, "benchmark_levels"), "level");
+  const [bId = [], bName = [], bDesc = [], bFreq = [], bSeries = [], bRules = []] = (await columns(conn, `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs")} order by id::integer`)) as unknown[][];
+  return bId.map((idv, i) => {
+    const l = levels.get(String(idv));
+    return {
+      id: String(idv),
+      name: String(bName[i]),
+      description: String(bDesc[i]),
+      rebalanceFrequency: Number(bFreq[i]),
+      ...(bSeries[i] != null ? { series: String(bSeries[i]) } : {}),
+      ...(bRules[i] != null ? { rules: JSON.parse(String(bRules[i])) } : {}),
+      levels: { dates: l?.dates ?? [], levels: l?.values ?? new Float64Array() } satisfies LevelSeries,
+    };
+  });
+}
+
 export async function loadSnapshot(dataDir: string, id: string): Promise<Snapshot> {
   const dir = snapshotDir(dataDir, id);
   const meta = readMeta(dataDir, id);
@@ -70,20 +88,7 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
     for (const list of ratingsByDate.values()) list.sort((a, b) => (a.ticker < b.ticker ? -1 : 1));
 
     const stockReturns = new Map([...(await seriesById(conn, pq(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]));
-    const levels = await seriesById(conn, pq(dir, "benchmark_levels"), "level");
-    const [bId = [], bName = [], bDesc = [], bFreq = [], bSeries = [], bRules = []] = (await columns(conn, `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs")} order by id::integer`)) as unknown[][];
-    const benchmarks: BenchmarkResult[] = bId.map((idv, i) => {
-      const l = levels.get(String(idv));
-      return {
-        id: String(idv),
-        name: String(bName[i]),
-        description: String(bDesc[i]),
-        rebalanceFrequency: Number(bFreq[i]),
-        ...(bSeries[i] != null ? { series: String(bSeries[i]) } : {}),
-        ...(bRules[i] != null ? { rules: JSON.parse(String(bRules[i])) } : {}),
-        levels: { dates: l?.dates ?? [], levels: l?.values ?? new Float64Array() } satisfies LevelSeries,
-      };
-    });
+    const benchmarks = await loadSnapshotBenchmarks(conn, dir);
 
     const pret = await seriesById(conn, pq(dir, "portfolio_returns"), "ret");
     const holdings = await loadHoldings(conn, dir);

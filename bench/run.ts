@@ -1,0 +1,11 @@
+// `npm run bench`: every benchmark section, each printing its figures beside a baseline measured
+// in the same run. `npm run bench -- api` runs one section.
+const sections: Record<string, () => Promise<void>> = {
+  pipeline: async () => (await import("./pipeline.ts")).benchPipeline(),
+  analytics: async () => (await import("./analytics.ts")).benchAnalytics(),
+  portfolios: async () => (await import("./portfolios.ts")).benchPortfolios(),
+  api: async () => (await import("./api.ts")).benchApi(),
+};
+
+const wanted = process.argv.slice(2).filter((a) => a in sections);
+for (const name of wanted.length ? wanted : Object.keys(sections)) await sections[name]();

@@ -1,0 +1,87 @@
+// `npm start`: the embedded default end to end. Generates the sample source when missing, serves
+// at once (healthz 503 until a snapshot is published), runs the pipeline when no snapshot of this
+// source is published yet, and prints a demo key. WEB_CONCURRENCY > 1 forks one server process
+// per worker; the primary only orchestrates.
+import cluster from "node:cluster";
+import { join } from "node:path";
+import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
+import { Catalog } from "../pipeline/store/catalog/catalog.ts";
+import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/demo.ts";
+import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
+import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { dispatchRun, JobFailedError } from "./dispatch.ts";
+import { createLogger } from "./logger.ts";
+import { ensureSampleSource } from "./sample.ts";
+import { serve } from "./serve.ts";
+import { startPipelineWorker } from "./worker.ts";
+
+async function primary(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const sourceDir = config.sourceDir ?? (await ensureSampleSource(config.sampleDir, log));
+  const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+  const demo = await ensureDemoUser(catalog, config.demoApiKey);
+
+  let url = `http://127.0.0.1:${config.port}`;
+  if (config.webConcurrency > 1) {
+    for (let i = 0; i < config.webConcurrency; i++) cluster.fork();
+    cluster.on("exit", (w, code) => log.warn({ worker: w.process.pid, code }, "server process exited"));
+  } else {
+    url = (await serve(config, log, catalog)).url;
+  }
+  // With Redis, this process is also a pipeline worker, so a lone `npm start` never waits forever.
+  const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log }) : null;
+
+  const manifest = readManifest(config.dataDir);
+  if (manifest?.sourceId !== sourceFingerprint(sourceDir)) {
+    log.info({ sourceDir }, "no snapshot of this source is published yet: running the pipeline");
+    try {
+      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl });
+    } catch (e) {
+      if (e instanceof SourceRejectedError) {
+        log.error({ total: e.total, first: e.rejects.slice(0, 20).map(formatReject) }, "source rejected; nothing was published");
+        if (!manifest) throw e;
+      } else if (e instanceof JobFailedError) log.error({ err: e.message }, "pipeline job failed; nothing was published");
+      else throw e;
+    }
+  }
+  // User portfolios created while no run saw them (e.g. the demo's on a reused store) get theirs now.
+  const current = readManifest(config.dataDir);
+  if (current) {
+    const snap = await loadSnapshot(config.dataDir, current.snapshotId);
+    for (const p of catalog.allUserPortfolios()) if (!snap.portfolios.has(p.id)) await rebalanceOne({ dataDir: config.dataDir, log, portfolio: p });
+    await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
+  }
+  const keyLine = demo.key ? `demo API key (every scope): ${demo.key}` : "demo API key: the DEMO_API_KEY you set";
+  process.stdout.write(`\nserving ${url}/data/v1 and ${url}/graphiql\n${keyLine}\ntry: curl '${url}/data/v1/stock_ratings?limit=5&api_key=${demo.key ?? "$DEMO_API_KEY"}'\n\n`);
+  const stop = async () => {
+    await worker?.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop).once("SIGTERM", stop);
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(64);
+    }
+    throw e;
+  }
+  if (cluster.isPrimary) await primary(config);
+  else {
+    const log = createLogger(config.logLevel);
+    await serve(config, log, await Catalog.open(join(config.dataDir, "catalog.duckdb")));
+  }
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+  process.exit(1);
+});
