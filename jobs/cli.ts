@@ -4,6 +4,9 @@ import { join, resolve } from "node:path";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { readManifest, readMeta } from "../pipeline/store/snapshots.ts";
+import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
+import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
+import type { PortfolioRules } from "../pipeline/types.ts";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
@@ -14,22 +17,37 @@ import { ensureSampleSource } from "./sample.ts";
 const USAGE = `usage: npm run pipeline -- <command>
   run [--source DIR]     ingest DIR (default: SOURCE_DIR, else the generated sample), compute, publish;
                          with REDIS_URL set the run is a BullMQ job that any worker may take
+  backfill --from DATE --to DATE [--source DIR]
+                         the source replaces only that date range of the published history
+                         (prices, ratings, index levels); everything is recomputed and published
   worker                 a BullMQ worker process for pipeline jobs (needs REDIS_URL)
   schedule [--cron P] [--source DIR]
                          registers the nightly run (default cron "0 2 * * *", UTC; needs REDIS_URL)
+  rebalance --portfolio ID
+                         recomputes one portfolio (user or predefined) on the published snapshot and
+                         publishes the result; every other table is reused as it is
   status                 the published snapshot, its source and timings`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const config = loadConfig();
   const log = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
-  if (command === "run") {
-    const { values } = parseArgs({ args: rest, options: { source: { type: "string" } } });
+  if (command === "run" || command === "backfill") {
+    const { values } = parseArgs({ args: rest, options: { source: { type: "string" }, from: { type: "string" }, to: { type: "string" } } });
+    let window: { from: string; to: string } | undefined;
+    if (command === "backfill") {
+      const iso = /^\d{4}-\d{2}-\d{2}$/;
+      if (!values.from || !values.to || !iso.test(values.from) || !iso.test(values.to) || values.from > values.to) {
+        console.error(`backfill needs --from and --to as YYYY-MM-DD with from <= to\n${USAGE}`);
+        return 64;
+      }
+      window = { from: values.from, to: values.to };
+    }
     const sourceDir = values.source ?? config.sourceDir ?? (await ensureSampleSource(config.sampleDir, log));
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     const progress = terminalProgress();
     try {
-      const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, progress: progress.update });
+      const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, progress: progress.update, window });
       progress.stop();
       console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
       return 0;
@@ -65,6 +83,27 @@ async function main(argv: string[]): Promise<number> {
     console.log(`pipeline worker ${process.pid} waiting for jobs`);
     await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
     await worker.close();
+    return 0;
+  }
+  if (command === "rebalance") {
+    const { values } = parseArgs({ args: rest, options: { portfolio: { type: "string" } } });
+    if (!values.portfolio) {
+      console.error(`--portfolio is required\n${USAGE}`);
+      return 64;
+    }
+    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const m = readManifest(config.dataDir);
+    const snap = m ? await loadSnapshot(config.dataDir, m.snapshotId) : null;
+    const user = catalog.userPortfolio(values.portfolio);
+    const published = snap?.portfolios.get(values.portfolio);
+    const { ownerId, createdAt, ...userRules } = user ?? { ownerId: null, createdAt: null };
+    const portfolio = user ? { rules: userRules as PortfolioRules, ownerId, createdAt } : published ? { rules: published.rules, ownerId: published.ownerId, createdAt: published.createdAt } : null;
+    if (!portfolio) {
+      console.error(`no portfolio ${values.portfolio} in the catalog or the published snapshot`);
+      return 2;
+    }
+    const meta = await rebalanceOne({ dataDir: config.dataDir, log, portfolio });
+    console.log(`portfolio ${values.portfolio} recomputed; published snapshot ${meta.id} in ${meta.timingsMs.total} ms`);
     return 0;
   }
   if (command === "status") {

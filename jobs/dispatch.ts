@@ -5,6 +5,7 @@ import type { Log } from "../pipeline/stages/context.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { pipelineEvents, pipelineQueue, NIGHTLY_SCHEDULER, type RunJobResult } from "./queue.ts";
 import { runPipeline } from "./runner.ts";
+import type { DateWindow } from "../pipeline/stages/backfill.ts";
 
 export interface DispatchOptions {
   dataDir: string;
@@ -14,6 +15,7 @@ export interface DispatchOptions {
   redisUrl: string | null;
   prefix?: string;
   progress?: (stage: string, done: number, total: number) => void;
+  window?: DateWindow;
 }
 
 export class JobFailedError extends Error {
@@ -33,7 +35,7 @@ export async function dispatchRun(opts: DispatchOptions): Promise<RunJobResult> 
   try {
     await events.waitUntilReady();
     if ((await queue.getWorkersCount()) === 0) opts.log.warn({}, "no pipeline worker is connected yet; the job waits for one (npm run pipeline -- worker)");
-    const job = await queue.add("run", { sourceDir: opts.sourceDir }, { removeOnComplete: 100, removeOnFail: 100 });
+    const job = await queue.add("run", { sourceDir: opts.sourceDir, window: opts.window }, { removeOnComplete: 100, removeOnFail: 100 });
     if (opts.progress) events.on("progress", ({ jobId, data }) => jobId === job.id && typeof data === "object" && opts.progress!((data as { stage: string }).stage, (data as { done: number }).done, (data as { total: number }).total));
     try {
       return (await job.waitUntilFinished(events)) as RunJobResult;

@@ -4,7 +4,8 @@ import { Queue, QueueEvents, type ConnectionOptions } from "bullmq";
 export const PIPELINE_QUEUE = "pipeline";
 export const NIGHTLY_SCHEDULER = "nightly-run";
 
-export type PipelineJob = { name: "run"; data: { sourceDir: string } };
+/** `window` makes the run a backfill of that date range. */
+export type PipelineJob = { name: "run"; data: { sourceDir: string; window?: { from: string; to: string } } };
 
 export interface RunJobResult {
   snapshotId: string;

@@ -9,7 +9,9 @@ import { ingestStage } from "../pipeline/stages/ingest.ts";
 import { portfoliosStage } from "../pipeline/stages/portfolios.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
-import { discardStaging, newSnapshotId, publishSnapshot, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
+import { discardStaging, newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
+import { mergeWindow, type DateWindow } from "../pipeline/stages/backfill.ts";
+import type { StagedSource } from "../pipeline/sources/index.ts";
 import { appendTable, exportParquet } from "../pipeline/store/write.ts";
 import { RATING_NAMES } from "../pipeline/types.ts";
 import { resolve } from "node:path";
@@ -20,6 +22,8 @@ export interface RunOptions {
   catalog: Catalog;
   log: Log;
   progress?: StageContext["progress"];
+  /** Backfill: the source replaces only this window of the published history. */
+  window?: DateWindow;
 }
 
 export interface RunResult {
@@ -37,8 +41,16 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress };
   try {
     let t = performance.now();
-    const sourceId = sourceFingerprint(opts.sourceDir);
-    const { source } = await ingestStage(ctx, opts.sourceDir);
+    let sourceId = sourceFingerprint(opts.sourceDir);
+    let merge: ((s: StagedSource) => Promise<void>) | undefined;
+    if (opts.window) {
+      const current = readManifest(opts.dataDir);
+      if (!current) throw new Error("backfill needs a published snapshot to merge into; run the pipeline first");
+      const w = opts.window;
+      merge = (s) => mergeWindow(db.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
+      sourceId = `${current.sourceId}+${sourceId}@${w.from}..${w.to}`;
+    }
+    const { source } = await ingestStage(ctx, opts.sourceDir, merge);
     lap("ingest", t);
     t = performance.now();
     const frames = await loadFrames(db.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });

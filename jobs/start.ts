@@ -51,7 +51,9 @@ async function primary(config: Config): Promise<void> {
   const current = readManifest(config.dataDir);
   if (current) {
     const snap = await loadSnapshot(config.dataDir, current.snapshotId);
-    for (const p of catalog.allUserPortfolios()) if (!snap.portfolios.has(p.id)) await rebalanceOne({ dataDir: config.dataDir, log, portfolio: p });
+    for (const { ownerId, createdAt, ...rules } of catalog.allUserPortfolios()) {
+      if (!snap.portfolios.has(rules.id)) await rebalanceOne({ dataDir: config.dataDir, log, portfolio: { rules, ownerId, createdAt } });
+    }
     await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
   }
   const keyLine = demo.key ? `demo API key (every scope): ${demo.key}` : "demo API key: the DEMO_API_KEY you set";

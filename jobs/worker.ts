@@ -23,6 +23,7 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         const { meta } = await runPipeline({
           dataDir: deps.dataDir,
           sourceDir: job.data.sourceDir,
+          window: job.data.window,
           catalog: deps.catalog,
           log: deps.log,
           progress: (stage, done, total) => void job.updateProgress({ stage, done, total }),

@@ -12,15 +12,21 @@ export interface IngestResult {
   financials: Map<string, CompanyFinancials>;
 }
 
-export async function ingestStage(ctx: StageContext, sourceDir: string): Promise<IngestResult> {
+/** `merge` runs on the clean staged tables before anything is derived (backfill uses it). */
+export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>): Promise<IngestResult> {
   const source = await stageSource(ctx.conn, sourceDir);
   const fundamentals = await readFundamentals(join(sourceDir, "fundamentals"));
   const rejects = [...source.rejects, ...fundamentals.rejects];
   if (source.rejectCount + fundamentals.rejects.length > 0) throw new SourceRejectedError(rejects, source.rejectCount + fundamentals.rejects.length);
+  await merge?.(source);
   await companiesWithIds(ctx);
   await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
   await exportParquet(ctx.conn, "prices", ctx.out, [], "ticker, date");
   if (source.tables.has("ratings")) await exportParquet(ctx.conn, "ratings", ctx.out, [], "date, ticker");
+  if (source.tables.has("benchmarks")) {
+    await ctx.conn.run(`create or replace view benchmark_source as select * from benchmarks`);
+    await exportParquet(ctx.conn, "benchmark_source", ctx.out, [], "benchmark, date");
+  }
   await appendTable(ctx.conn, "financials", [["ticker", "varchar"], ["data", "varchar"]], [...fundamentals.byTicker].map(([t, f]) => [t.toUpperCase(), JSON.stringify(f)]));
   await exportParquet(ctx.conn, "financials", ctx.out, [], "ticker");
   ctx.log.info({ rows: source.rowCounts, fundamentals: fundamentals.byTicker.size }, "source ingested");

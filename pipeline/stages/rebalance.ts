@@ -4,7 +4,6 @@
 import { existsSync, linkSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse } from "../portfolios/index.ts";
-import type { UserPortfolio } from "../store/catalog-types.ts";
 import { lit, openDuck } from "../store/duck.ts";
 import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
 import { newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, discardStaging, type SnapshotMeta } from "../store/snapshots.ts";
@@ -12,7 +11,7 @@ import { subjectMetrics } from "./analytics.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
 import { runBacktests } from "./portfolios.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
-import { RATING_NAMES } from "../types.ts";
+import { RATING_NAMES, type PortfolioRules } from "../types.ts";
 import type { Log } from "./context.ts";
 
 const REWRITTEN = new Set(["portfolios.parquet", "holdings.parquet", "portfolio_returns.parquet", "portfolio_metrics.parquet", "meta.json"]);
@@ -21,7 +20,13 @@ const REWRITTEN = new Set(["portfolios.parquet", "holdings.parquet", "portfolio_
  * Recomputes `portfolio` (or drops portfolio `dropId`) on top of the current snapshot.
  * Returns the new snapshot's meta.
  */
-export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio: UserPortfolio | null; dropId?: string }): Promise<SnapshotMeta> {
+export interface PortfolioSpec {
+  rules: PortfolioRules;
+  ownerId: string | null;
+  createdAt: string | null;
+}
+
+export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio: PortfolioSpec | null; dropId?: string }): Promise<SnapshotMeta> {
   const m = readManifest(opts.dataDir);
   if (!m) throw new Error("no snapshot is published yet: run the pipeline first");
   const from = snapshotDir(opts.dataDir, m.snapshotId);
@@ -36,15 +41,14 @@ export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio:
     for (const t of ["companies", "prices", "ratings"]) await conn.run(`create view ${t} as select * from ${pq(t)}`);
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
-    const pid = opts.portfolio?.id ?? opts.dropId!;
+    const pid = opts.portfolio?.rules.id ?? opts.dropId!;
     // Old rows of every other portfolio, then this portfolio's new rows.
     await conn.run(`create table portfolios as select * from ${pq("portfolios")} where id <> ${lit(pid)}`);
     await conn.run(`create table holdings as select * from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_returns as select * from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where not starts_with(key, ${lit(`portfolio:${pid}|`)})`);
     if (opts.portfolio) {
-      const { ownerId, createdAt, ...rules } = opts.portfolio;
-      const [done] = runBacktests(universe, [{ rules, ownerId, createdAt }]).values();
+      const [done] = runBacktests(universe, [opts.portfolio]).values();
       const r = done.result;
       await appendTable(conn, "p_new", [["id", "varchar"], ["owner_id", "varchar"], ["created_at", "varchar"], ["rules", "varchar"], ["previous_rebalance_date", "date"], ["next_rebalance_date", "date"], ["today_date", "date"]], [
         [r.rules.id, r.ownerId, r.createdAt, JSON.stringify(r.rules), r.previousRebalanceDate, r.nextRebalanceDate, r.todayDate],
