@@ -1,39 +1,25 @@
-// One HTTP server process: the catalog mirror, the snapshot holder and the Express app.
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+// What one HTTP server process needs: the catalog mirror and the snapshot holder, both kept
+// fresh by polling, wired into the API's deps. api/server.ts does the listening (and cluster).
 import type pino from "pino";
-import { createApp } from "../api/app.ts";
+import { Redis } from "ioredis";
+import type { AppDeps } from "../api/app.ts";
+import { startServer, type RunningServer } from "../api/server.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { Config } from "./config.ts";
-import { Redis } from "ioredis";
 
-export async function serve(config: Config, log: pino.Logger, catalog: Catalog): Promise<{ url: string; close(): Promise<void> }> {
+export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog): Promise<AppDeps> {
   const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"));
   holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
   await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
   holder.watch(1000);
   // Keys and watchlists written by other processes (CLI, other servers) show up within a second.
-  const catalogTimer = setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000);
-  catalogTimer.unref();
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, enableOfflineQueue: false }) : undefined;
-  const app = createApp({
-    snapshot: () => holder.get(),
-    catalog,
-    logger: log,
-    rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis },
-  });
-  const server = createServer(app);
-  await new Promise<void>((res) => server.listen(config.port, res));
-  const { port } = server.address() as AddressInfo;
-  log.info({ port }, "listening");
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      holder.stop();
-      clearInterval(catalogTimer);
-      redis?.disconnect();
-      await new Promise<void>((res) => server.close(() => res()));
-    },
-  };
+  setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000).unref();
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
+  return { snapshot: () => holder.get(), catalog, logger: log, rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis } };
+}
+
+/** Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes. */
+export function serve(config: Config, log: pino.Logger, catalog: () => Promise<Catalog>): Promise<RunningServer> {
+  return startServer({ port: config.port, workers: config.webConcurrency, makeDeps: async () => makeAppDeps(config, log, await catalog()) });
 }

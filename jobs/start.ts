@@ -24,13 +24,7 @@ async function primary(config: Config): Promise<void> {
   const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
   const demo = await ensureDemoUser(catalog, config.demoApiKey);
 
-  let url = `http://127.0.0.1:${config.port}`;
-  if (config.webConcurrency > 1) {
-    for (let i = 0; i < config.webConcurrency; i++) cluster.fork();
-    cluster.on("exit", (w, code) => log.warn({ worker: w.process.pid, code }, "server process exited"));
-  } else {
-    url = (await serve(config, log, catalog)).url;
-  }
+  const { url } = await serve(config, log, async () => catalog);
   // With Redis, this process is also a pipeline worker, so a lone `npm start` never waits forever.
   const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log }) : null;
 
@@ -77,10 +71,7 @@ async function main(): Promise<void> {
     throw e;
   }
   if (cluster.isPrimary) await primary(config);
-  else {
-    const log = createLogger(config.logLevel);
-    await serve(config, log, await Catalog.open(join(config.dataDir, "catalog.duckdb")));
-  }
+  else await serve(config, createLogger(config.logLevel), () => Catalog.open(join(config.dataDir, "catalog.duckdb")));
 }
 
 main().catch((e) => {
