@@ -1,0 +1,100 @@
+// Typed API errors: each carries its HTTP status and a stable code. The JSON body is always
+// {"error": {"status", "code", "message", "details": [...]}}; 5xx details are never shown.
+import type { Scope } from "../pipeline/store/catalog-types.ts";
+
+export interface ErrorDetail {
+  param: string;
+  message: string;
+}
+
+export type ErrorCode =
+  | "invalid_parameter"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "rate_limited"
+  | "unavailable"
+  | "internal_error";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    /** Extra response headers (Retry-After …). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toBody() {
+    const expose = this.status < 500 || this.code === "unavailable";
+    return {
+      error: {
+        status: this.status,
+        code: this.code,
+        message: expose ? this.message : "internal server error",
+        details: this.status < 500 ? this.details : [],
+      },
+    };
+  }
+}
+
+export class InvalidParameter extends ApiError {
+  constructor(details: ErrorDetail[], message?: string) {
+    super(400, "invalid_parameter", message ?? details.map((d) => `${d.param}: ${d.message}`).join("; "), details);
+  }
+  static one(param: string, message: string) {
+    return new InvalidParameter([{ param, message }]);
+  }
+}
+
+export class Unauthorized extends ApiError {
+  constructor(message = "a valid api_key is required") {
+    super(401, "unauthorized", message);
+  }
+}
+
+export class Forbidden extends ApiError {
+  constructor(readonly scopes: Scope[]) {
+    super(403, "forbidden", `the api key lacks the scope${scopes.length > 1 ? "s" : ""} ${scopes.join(", ")}`, scopes.map((s) => ({ param: "api_key", message: `requires scope ${s}` })));
+  }
+}
+
+export class NotFound extends ApiError {
+  constructor(message = "not found") {
+    super(404, "not_found", message);
+  }
+}
+
+export class RateLimited extends ApiError {
+  constructor(retryAfterSec: number) {
+    super(429, "rate_limited", `rate limit exceeded; retry after ${retryAfterSec} s`, [], { "Retry-After": String(retryAfterSec) });
+  }
+}
+
+export class Unavailable extends ApiError {
+  constructor(message = "no snapshot has been published yet") {
+    super(503, "unavailable", message, [], { "Retry-After": "5" });
+  }
+}
+
+export class InternalError extends ApiError {
+  constructor() {
+    super(500, "internal_error", "internal server error");
+  }
+}
+
+/** Any thrown value → an ApiError (unknown errors become an opaque 500). */
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  // body-parser style errors carrying a 4xx status (e.g. a malformed URI)
+  const status = (e as { status?: unknown; statusCode?: unknown })?.status ?? (e as { statusCode?: unknown })?.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    if (status === 404) return new NotFound();
+    return new ApiError(400, "invalid_parameter", "bad request");
+  }
+  return new InternalError();
+}

@@ -1,0 +1,89 @@
+// OpenAPI 3.1 document generated from the route list and its zod schemas (no second hand-written copy).
+import { z } from "zod";
+import { ENDPOINT_SCOPES } from "./auth.ts";
+import type { AnyRoute } from "./rest/route.ts";
+import { withFormat } from "./rest/route.ts";
+import { ErrorSchema } from "./rest/resources.ts";
+
+type Json = Record<string, unknown>;
+
+function jsonSchema(s: z.ZodType, io: "input" | "output", defs: Json): Json {
+  const raw = z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any", reused: "inline" });
+  const out = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+  delete out.$schema;
+  // lift named component schemas ($defs, from .meta({id})) into components.schemas
+  const local = out.$defs as Json | undefined;
+  if (local) {
+    Object.assign(defs, local);
+    delete out.$defs;
+  }
+  return out;
+}
+
+const ERRORS: Record<string, string> = {
+  "400": "Bad or missing parameter",
+  "401": "Absent or unknown api_key",
+  "403": "The key lacks a scope (the message names it)",
+  "404": "Unknown ticker or id, or a private object of another user",
+  "429": "Over the rate limit (Retry-After)",
+  "503": "No snapshot published yet",
+};
+
+export function openApiDocument(routes: AnyRoute[]): Json {
+  const schemas: Json = {};
+  const paths: Record<string, Json> = {};
+  const errorRef = { $ref: "#/components/schemas/Error" };
+  jsonSchema(ErrorSchema, "output", schemas); // registers components.schemas.Error
+  for (const r of routes) {
+    const oaPath = "/data/v1" + r.path.replace(/:([A-Za-z_]+)/g, "{$1}");
+    const query = withFormat(r.query);
+    const parameters: Json[] = [];
+    for (const [name, description] of Object.entries(r.pathParams ?? {}))
+      parameters.push({ name, in: "path", required: true, description, schema: { type: "string" } });
+    parameters.push({ name: "api_key", in: "query", required: false, description: "API key (or header api_key); required one way or the other", schema: { type: "string" } });
+    for (const [name, schema] of Object.entries(query.shape as Record<string, z.ZodType>)) {
+      const js = jsonSchema(schema, "input", schemas);
+      const description = js.description as string | undefined;
+      delete js.description;
+      const optional = schema.safeParse(undefined).success;
+      parameters.push({ name, in: "query", required: !optional, ...(description ? { description } : {}), schema: js });
+    }
+    const responses: Json = {
+      "200": {
+        description: "OK",
+        headers: { ETag: { schema: { type: "string" } } },
+        content: {
+          "application/json": { schema: jsonSchema(r.response, "output", schemas) },
+          "text/csv": { schema: { type: "string" } },
+        },
+      },
+      "304": { description: "Not modified (If-None-Match)" },
+    };
+    for (const [code, description] of Object.entries(ERRORS)) responses[code] = { description, content: { "application/json": { schema: errorRef } } };
+    const scopes = ENDPOINT_SCOPES[r.endpoint] as readonly string[];
+    paths[oaPath] = {
+      get: {
+        operationId: r.id,
+        summary: r.summary,
+        tags: [r.endpoint],
+        description: scopes.length ? `Requires scopes: ${scopes.join(", ")}.` : "Any valid key.",
+        "x-required-scopes": scopes,
+        security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
+        parameters,
+        responses,
+      },
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Stock ratings and portfolio data service", version: "1.0.0" },
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKeyQuery: { type: "apiKey", in: "query", name: "api_key" },
+        apiKeyHeader: { type: "apiKey", in: "header", name: "api_key" },
+      },
+    },
+  };
+}

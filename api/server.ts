@@ -1,0 +1,135 @@
+// The listening process. One process by default; with WEB_CONCURRENCY (or `workers`) > 1 the
+// primary forks that many node:cluster workers, each re-running the caller's script, loading its
+// own deps through `makeDeps` and listening on the shared port. The primary serves nothing itself.
+//
+// The start script calls startServer the same way in every process, e.g.
+//   if (cluster.isPrimary) await publishIfNeeded();               // once, before forking
+//   const srv = await startServer({ port, makeDeps: loadDeps });  // primary forks, workers listen
+import cluster, { type Worker } from "node:cluster";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp, type AppDeps } from "./app.ts";
+
+export interface ServerOptions {
+  port: number;
+  host?: string;
+  /** Ready-made deps (single process only). */
+  deps?: AppDeps;
+  /** Deps factory; required for cluster mode (each worker calls it). */
+  makeDeps?: () => Promise<AppDeps>;
+  /** Worker processes; default WEB_CONCURRENCY, else 1. */
+  workers?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const workerCount = (opts: ServerOptions) => {
+  const n = opts.workers ?? Number.parseInt(process.env.WEB_CONCURRENCY ?? "1", 10);
+  return Number.isFinite(n) && n > 1 ? Math.floor(n) : 1;
+};
+
+const urlOf = (host: string | undefined, port: number) => `http://${!host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const n = workerCount(opts);
+  if (n > 1 && cluster.isPrimary) return startPrimary(opts, n);
+  return startSingle(opts);
+}
+
+async function startSingle(opts: ServerOptions): Promise<RunningServer> {
+  const deps = opts.deps ?? (opts.makeDeps ? await opts.makeDeps() : undefined);
+  if (!deps) throw new Error("startServer needs deps or makeDeps");
+  const app = createApp(deps);
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 5_000).unref();
+    }));
+  if (cluster.isWorker) {
+    // the primary disconnects us on shutdown: finish in-flight requests, then leave
+    process.once("disconnect", () => void close().then(() => process.exit(0)));
+    deps.logger.info({ port, worker: cluster.worker?.id }, "api worker listening");
+  }
+  return { url: urlOf(opts.host, port), close };
+}
+
+async function startPrimary(opts: ServerOptions, n: number): Promise<RunningServer> {
+  if (!opts.makeDeps) throw new Error("cluster mode (WEB_CONCURRENCY > 1) needs makeDeps: each worker loads its own deps");
+  let closing = false;
+  const workers = new Set<Worker>();
+  let restarts: number[] = [];
+  const fork = () => {
+    const w = cluster.fork({ WEB_CONCURRENCY: String(n) });
+    workers.add(w);
+    w.once("exit", (code, signal) => {
+      workers.delete(w);
+      if (closing) return;
+      // keep the pool full, but give up on a crash loop (more than n restarts in a minute)
+      const now = Date.now();
+      restarts = restarts.filter((t) => now - t < 60_000);
+      if (restarts.length > n) {
+        process.emitWarning(`api worker exited (${signal ?? code}); too many restarts, not restarting`);
+        return;
+      }
+      restarts.push(now);
+      fork();
+    });
+    return w;
+  };
+
+  const port = await new Promise<number>((resolve, reject) => {
+    let listening = 0;
+    let seenPort = 0;
+    const onListening = (_w: Worker, address: { port: number }) => {
+      seenPort = address.port;
+      if (++listening === n) {
+        cluster.off("listening", onListening);
+        cluster.off("exit", onEarlyExit);
+        resolve(seenPort);
+      }
+    };
+    const onEarlyExit = (_w: Worker, code: number) => {
+      cluster.off("listening", onListening);
+      cluster.off("exit", onEarlyExit);
+      closing = true;
+      for (const w of workers) w.kill();
+      reject(new Error(`an api worker exited with code ${code} before listening`));
+    };
+    cluster.on("listening", onListening);
+    cluster.on("exit", onEarlyExit);
+    for (let i = 0; i < n; i++) fork();
+  });
+
+  return {
+    url: urlOf(opts.host, port),
+    close: async () => {
+      closing = true;
+      await Promise.all(
+        [...workers].map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              if (w.isDead()) return resolve();
+              const t = setTimeout(() => w.kill("SIGKILL"), 10_000);
+              w.once("exit", () => (clearTimeout(t), resolve()));
+              w.disconnect();
+            }),
+        ),
+      );
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// HTTP read benchmark of the REST API, each endpoint beside two baselines measured in the same run:
+// a bare Express route and a bare node:http server sending the very same bytes. The servers run in a
+// child process (so the load generator does not share their event loop); autocannon drives them
+// with 32 connections for BENCH_SECONDS (default 3) each.
+//   npx tsx bench/api.ts          or          npm run bench -- api
+import { fork } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { realpathSync } from "node:fs";
+import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import express from "express";
+import pino from "pino";
+import { createApp } from "../api/app.ts";
+import { alignBenchmark, metricRows } from "../pipeline/analytics/index.ts";
+import { metricsKey } from "../pipeline/store/model.ts";
+import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
+
+const STOCKS = Number(process.env.BENCH_STOCKS ?? 500);
+const YEARS = Number(process.env.BENCH_YEARS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = 32;
+
+interface Target {
+  name: string;
+  path: string;
+  api: string;
+  express: string;
+  http: string;
+  bytes: number;
+}
+
+const listen = (server: http.Server) =>
+  new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+
+/** Child process: build the snapshot, start the API and, per endpoint, the two baselines. */
+async function serve(): Promise<void> {
+  const t0 = Date.now();
+  const fx = buildFixture({ stocks: STOCKS, days: YEARS * 252, seed: 11, id: "bench" });
+  const ticker = fx.snapshot.companies[0].ticker;
+  // stored full-period metric rows for the measured ticker, as the pipeline would have written them
+  const r = fx.snapshot.stockReturns.get(ticker)!;
+  fx.snapshot.metrics.set(metricsKey("stock", ticker), metricRows(r, ticker));
+  fx.snapshot.metrics.set(metricsKey("stock", ticker, "1"), metricRows(r, ticker, { name: "bench", returns: alignBenchmark(r.dates, fx.snapshot.benchmarks[0].levels) }));
+  const built = Date.now() - t0;
+  const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  const app = createApp({ snapshot: () => fx.snapshot, catalog: buildCatalog(fx), logger: pino({ level: "info" }, sink) });
+  const apiPort = await listen(http.createServer(app));
+  const paths: [string, string][] = [
+    ["stock_ratings (50 items)", "/data/v1/stock_ratings?limit=50"],
+    ["portfolio_holdings", "/data/v1/portfolio_holdings/101"],
+    ["stock_performance cumulative_return", `/data/v1/stock_performance/${ticker}`],
+    ["stock_metrics", `/data/v1/stock_metrics/${ticker}`],
+  ];
+  const targets: Target[] = [];
+  for (const [name, path] of paths) {
+    const url = `http://127.0.0.1:${apiPort}${path}${path.includes("?") ? "&" : "?"}api_key=${KEYS.alice}`;
+    const res = await fetch(url);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    const type = res.headers.get("content-type")!;
+    const bare = express();
+    bare.set("etag", false);
+    bare.get("/", (_req, res2) => {
+      res2.setHeader("Content-Type", type);
+      res2.send(body);
+    });
+    const ePort = await listen(http.createServer(bare));
+    const hPort = await listen(
+      http.createServer((_req, res2) => {
+        res2.writeHead(200, { "Content-Type": type, "Content-Length": body.length });
+        res2.end(body);
+      }),
+    );
+    targets.push({ name, path, api: url, express: `http://127.0.0.1:${ePort}/`, http: `http://127.0.0.1:${hPort}/`, bytes: body.length });
+  }
+  process.send!({ targets, built, days: fx.dates.length, stocks: fx.snapshot.companies.length });
+}
+
+async function measure(url: string) {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, pipelining: 1 });
+  const bad = r.non2xx + r.errors + r.timeouts;
+  return { rps: r.requests.average, p99: r.latency.p99, bad };
+}
+
+export async function benchApi(): Promise<void> {
+  const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv, stdio: "inherit" });
+  try {
+    const ready = await new Promise<{ targets: Target[]; built: number; days: number; stocks: number }>((resolve, reject) => {
+      child.once("message", (m) => resolve(m as never));
+      child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
+    });
+    console.log(
+      `\nREST API reads — snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms); ` +
+        `${CONNECTIONS} connections, ${SECONDS} s each, servers in one child process`,
+    );
+    const rows: string[][] = [["endpoint", "server", "bytes", "req/s", "p99 ms", "vs bare Express"]];
+    for (const t of ready.targets) {
+      await measure(t.api); // warm: first request builds and caches the body
+      const api = await measure(t.api);
+      const ex = await measure(t.express);
+      const raw = await measure(t.http);
+      const ratio = (x: number) => `${(x / ex.rps).toFixed(2)}×`;
+      const fmt = (label: string, m: { rps: number; p99: number; bad: number }) => [
+        t.name,
+        label + (m.bad ? ` (${m.bad} errors)` : ""),
+        String(t.bytes),
+        Math.round(m.rps).toLocaleString("en-US"),
+        String(m.p99),
+        ratio(m.rps),
+      ];
+      rows.push(fmt("api", api), fmt("bare express", ex), fmt("bare node:http", raw));
+    }
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+    for (const r of rows) console.log(r.map((c, i) => (i >= 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  "));
+  } finally {
+    child.kill();
+  }
+}
+
+const self = fileURLToPath(import.meta.url);
+const invoked = process.argv[1] ? realpathSync(process.argv[1]) : "";
+if (invoked === self || invoked === self.replace(/\.ts$/, "")) {
+  if (process.argv.includes("--serve")) await serve();
+  else await benchApi();
+}

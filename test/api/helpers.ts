@@ -1,0 +1,88 @@
+// A real server on an ephemeral port over the fixture, with the pino output captured.
+import { Writable } from "node:stream";
+import pino from "pino";
+import type { AppDeps } from "../../api/app.ts";
+import { startServer, type RunningServer } from "../../api/server.ts";
+import type { Snapshot } from "../../pipeline/store/model.ts";
+import { alignBenchmark, metricRows } from "../../pipeline/analytics/index.ts";
+import { buildCatalog, buildFixture, KEYS, type Fixture, type FixtureOptions, type MemoryCatalog } from "./fixture.ts";
+
+export interface TestServer extends RunningServer {
+  fx: Fixture;
+  catalog: MemoryCatalog;
+  logs: string[];
+  current: { snapshot: Snapshot | null };
+  get(path: string, params?: Record<string, string | number>, headers?: Record<string, string>): Promise<Res>;
+  api(path: string, params?: Record<string, string | number>, headers?: Record<string, string>): Promise<Res>;
+}
+
+export interface Res {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export function fixtureWithMetrics(opts: FixtureOptions = {}): Fixture {
+  return buildFixture({ metrics: metricRows, alignBenchmark, ...opts });
+}
+
+export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps["rateLimit"]; snapshot?: "none" } = {}): Promise<TestServer> {
+  const fx = opts.fx ?? fixtureWithMetrics();
+  const catalog = buildCatalog(fx);
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = pino({ level: "debug" }, stream);
+  const current = { snapshot: opts.snapshot === "none" ? null : (fx.snapshot as Snapshot | null) };
+  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, logger, rateLimit: opts.rateLimit } });
+  const get = async (path: string, params: Record<string, string | number> = {}, headers: Record<string, string> = {}): Promise<Res> => {
+    const u = new URL(srv.url + path);
+    for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
+    const r = await fetch(u, { headers });
+    const text = await r.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: r.status, headers: r.headers, text, json };
+  };
+  return {
+    ...srv,
+    fx,
+    catalog,
+    logs,
+    current,
+    get,
+    api: (path, params = {}, headers = {}) => get(`/data/v1/${path}`, { api_key: KEYS.alice, ...params }, headers),
+  };
+}
+
+/** Minimal RFC 4180 reader for assertions. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") row.push(field), (field = "");
+    else if (c === "\r" && text[i + 1] === "\n") {
+      row.push(field), rows.push(row), (row = []), (field = ""), i++;
+    } else field += c;
+  }
+  if (field !== "" || row.length) row.push(field), rows.push(row);
+  return rows;
+}

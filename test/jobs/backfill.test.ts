@@ -1,0 +1,59 @@
+// Backfill replaces exactly the window: closes inside it come from the new source, outside it
+// from the published snapshot; a rebalance of one portfolio reuses every other table.
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runPipeline } from "../../jobs/runner.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
+import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
+
+const silent = { info: () => undefined, warn: () => undefined };
+
+describe("backfill and single-portfolio rebalance", () => {
+  it("replaces only the window's prices", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "backfill-"));
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
+    // The window source: AAA's closes doubled, only for 2024-01-08..2024-01-12.
+    const lines = tinyFiles()["prices.csv"].split("\n");
+    const windowRows = lines.filter((l) => /^2024-01-(08|09|10|11|12),.*,AAA$/.test(l)).map((l) => {
+      const p = l.split(",");
+      p[4] = (Number(p[4]) * 2).toFixed(2);
+      return p.join(",");
+    });
+    expect(windowRows).toHaveLength(5);
+    const src = writeTinySource(() => ({ "prices.csv": [lines[0], ...windowRows].join("\n"), "ratings.csv": null, "benchmarks.csv": null }));
+    await runPipeline({ dataDir, sourceDir: src, catalog, log: silent, window: { from: "2024-01-08", to: "2024-01-12" } });
+    const snap = await loadSnapshot(dataDir, readManifest(dataDir)!.snapshotId);
+    const r = snap.stockReturns.get("AAA")!;
+    const i = r.dates.indexOf("2024-01-08");
+    // AAA closes: day k = 10 + 0.1k. Jan 5 is day 4 (10.40); Jan 8 is day 5 doubled: 2 × 10.50 = 21.00.
+    expect(r.returns[i]).toBeCloseTo(21.0 / 10.4 - 1, 12);
+    // Jan 15 (day 10, 11.00) follows the doubled Jan 12 (day 9: 2 × 10.90 = 21.80).
+    expect(r.returns[i + 5]).toBeCloseTo(11.0 / 21.8 - 1, 12);
+    // Outside the window nothing moved: Jan 3 (day 2, 10.20) over Jan 2 (day 1, 10.10).
+    expect(r.returns[r.dates.indexOf("2024-01-03")]).toBeCloseTo(10.2 / 10.1 - 1, 12);
+    expect(snap.stockReturns.get("BBB")!.returns[i]).toBeCloseTo(21.0 / 20.8 - 1, 12);
+    expect(snap.ratingDates).toEqual(["2024-01-01", "2024-01-29"]);
+    expect(snap.benchmarks[0].levels.dates).toHaveLength(30);
+  });
+
+  it("rebalances one portfolio and hard-links the other tables", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "rebalance-"));
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const first = await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
+    const rules = { id: "5001", name: "Mine", description: "", rebalanceFrequency: 1, maxStocks: 1, maxStocksCriteria: "total_rating" as const, maxStocksCriteriaOrder: "ascending" as const, maxSectorConcentration: null, ranges: {} };
+    const meta = await rebalanceOne({ dataDir, log: silent, portfolio: { rules, ownerId: "1", createdAt: "2024-02-01T00:00:00.000Z" } });
+    const snap = await loadSnapshot(dataDir, meta.id);
+    // Ascending total rating, one stock: AAA (5.0) is the lowest on both rating dates.
+    expect(snap.portfolios.get("5001")?.holdings.map((h) => h.ticker)).toEqual(["AAA"]);
+    expect(snap.portfolios.get("101")?.holdings.map((h) => h.ticker)).toEqual(["CCC", "DDD"]);
+    expect(snap.metrics.get("portfolio:5001|")?.[0].metric).toBe("Start Period");
+    const ino = (id: string) => statSync(join(snapshotDir(dataDir, id), "prices.parquet")).ino;
+    expect(ino(meta.id)).toBe(ino(first.meta.id));
+  });
+});
