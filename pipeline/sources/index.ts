@@ -16,12 +16,18 @@ export interface StagedSource {
   rejects: RejectedRow[];
   rejectCount: number;
   rowCounts: Record<string, number>;
+  /** Whether the source has a portfolios.json (a backfill source may leave it out). */
+  portfoliosGiven: boolean;
 }
 
-/** Loads companies, prices, ratings, benchmarks and portfolios.json from `dir` into `conn`. */
-export async function stageSource(conn: Conn, dir: string): Promise<StagedSource> {
+/**
+ * Loads companies, prices, ratings, benchmarks and portfolios.json from `dir` into `conn`.
+ * `partial` (backfill): tables and series the source leaves out come from the published snapshot,
+ * so references to them are checked after the merge, not here.
+ */
+export async function stageSource(conn: Conn, dir: string, opts: { partial?: boolean } = {}): Promise<StagedSource> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    return { tables: new Set(), portfolios: { portfolios: [], benchmarks: [] }, rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }], rejectCount: 1, rowCounts: {} };
+    return { tables: new Set(), portfolios: { portfolios: [], benchmarks: [] }, rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }], rejectCount: 1, rowCounts: {}, portfoliosGiven: false };
   }
   const tables = new Set<string>();
   const rejects: RejectedRow[] = [];
@@ -62,7 +68,7 @@ export async function stageSource(conn: Conn, dir: string): Promise<StagedSource
       rejectCount += orphans.length;
     }
   }
-  if (tables.has("benchmarks") || pj.value.benchmarks.some((b) => b.series)) {
+  if (!opts.partial && (tables.has("benchmarks") || pj.value.benchmarks.some((b) => b.series))) {
     const names = tables.has("benchmarks") ? new Set((await rows<{ b: string }>(conn, `select distinct benchmark b from benchmarks`)).map((r) => r.b)) : new Set<string>();
     pj.value.benchmarks.forEach((b, i) => {
       if (b.series !== undefined && !names.has(b.series)) {
@@ -71,5 +77,5 @@ export async function stageSource(conn: Conn, dir: string): Promise<StagedSource
       }
     });
   }
-  return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts };
+  return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts, portfoliosGiven: pj.given };
 }

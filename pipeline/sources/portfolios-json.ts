@@ -53,15 +53,15 @@ export interface PortfolioSource {
   benchmarks: BenchmarkDef[];
 }
 
-export function readPortfoliosJson(dir: string): { value: PortfolioSource; rejects: RejectedRow[] } {
+export function readPortfoliosJson(dir: string): { value: PortfolioSource; rejects: RejectedRow[]; given: boolean } {
   const path = join(dir, "portfolios.json");
   const empty = { portfolios: [], benchmarks: [] };
-  if (!existsSync(path)) return { value: empty, rejects: [] };
+  if (!existsSync(path)) return { value: empty, rejects: [], given: false };
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
-    return { value: empty, rejects: [{ file: "portfolios.json", row: 0, column: "", reason: `not valid JSON: ${(e as Error).message}` }] };
+    return { value: empty, rejects: [{ file: "portfolios.json", row: 0, column: "", reason: `not valid JSON: ${(e as Error).message}` }], given: true };
   }
   const parsed = file.safeParse(json);
   if (!parsed.success) {
@@ -72,7 +72,7 @@ export function readPortfoliosJson(dir: string): { value: PortfolioSource; rejec
       column: i.path.join("."),
       reason: i.message,
     }));
-    return { value: empty, rejects };
+    return { value: empty, rejects, given: true };
   }
   const rejects: RejectedRow[] = [];
   const ids = new Set<string>();
@@ -99,5 +99,5 @@ export function readPortfoliosJson(dir: string): { value: PortfolioSource; rejec
           },
         }),
   }));
-  return { value: { portfolios: parsed.data.portfolios, benchmarks }, rejects };
+  return { value: { portfolios: parsed.data.portfolios, benchmarks }, rejects, given: true };
 }

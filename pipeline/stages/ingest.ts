@@ -14,7 +14,7 @@ export interface IngestResult {
 
 /** `merge` runs on the clean staged tables before anything is derived (backfill uses it). */
 export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>): Promise<IngestResult> {
-  const source = await stageSource(ctx.conn, sourceDir);
+  const source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined });
   const fundamentals = await readFundamentals(join(sourceDir, "fundamentals"));
   const rejects = [...source.rejects, ...fundamentals.rejects];
   if (source.rejectCount + fundamentals.rejects.length > 0) throw new SourceRejectedError(rejects, source.rejectCount + fundamentals.rejects.length);

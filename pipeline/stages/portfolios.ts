@@ -57,7 +57,11 @@ export async function portfoliosStage(ctx: StageContext, frames: Frames, defs: P
   ctx.progress?.("portfolios", done.size, list.length);
 
   const benchmarks: BenchmarkResult[] = defs.benchmarks.map((b) => {
-    if (b.series !== undefined) return { ...b, levels: frames.indexSeries.get(b.series)! };
+    if (b.series !== undefined) {
+      const levels = frames.indexSeries.get(b.series);
+      if (!levels) throw new Error(`benchmark ${b.id} names index series '${b.series}', which the benchmarks table does not have`);
+      return { ...b, levels };
+    }
     const rules: PortfolioRules = { id: `benchmark-${b.id}`, name: b.name, description: b.description, ...b.rules! };
     return { ...b, levels: levelsFromReturns(backtestPortfolio(rules, universe).returns) };
   });

@@ -14,7 +14,7 @@ import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 const silent = { info: () => undefined, warn: () => undefined };
 
 describe("backfill and single-portfolio rebalance", () => {
-  it("replaces only the window's prices", async () => {
+  it("replaces exactly the window's prices and keeps the rest", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "backfill-"));
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
@@ -37,7 +37,11 @@ describe("backfill and single-portfolio rebalance", () => {
     expect(r.returns[i + 5]).toBeCloseTo(11.0 / 21.8 - 1, 12);
     // Outside the window nothing moved: Jan 3 (day 2, 10.20) over Jan 2 (day 1, 10.10).
     expect(r.returns[r.dates.indexOf("2024-01-03")]).toBeCloseTo(10.2 / 10.1 - 1, 12);
-    expect(snap.stockReturns.get("BBB")!.returns[i]).toBeCloseTo(21.0 / 20.8 - 1, 12);
+    // The window is replaced whole: BBB has no rows in the window source, so none in the window,
+    // and its 15 Jan return spans the gap: 22.00 (day 10) over 20.80 (day 4).
+    const bbb = snap.stockReturns.get("BBB")!;
+    expect(bbb.dates.filter((d) => d >= "2024-01-08" && d <= "2024-01-12")).toEqual([]);
+    expect(bbb.returns[bbb.dates.indexOf("2024-01-15")]).toBeCloseTo(22.0 / 20.8 - 1, 12);
     expect(snap.ratingDates).toEqual(["2024-01-01", "2024-01-29"]);
     expect(snap.benchmarks[0].levels.dates).toHaveLength(30);
   });

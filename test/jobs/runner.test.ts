@@ -16,13 +16,14 @@ import type { Worker } from "bullmq";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const silent = { info: () => undefined, warn: () => undefined };
-const prefix = `test-${process.pid}-${Date.now()}`;
+const prefixBase = `test-${process.pid}-${Date.now()}`;
+let setups = 0;
 const workers: Worker[] = [];
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
   const r = new Redis(REDIS);
-  const keys = await r.keys(`${prefix}:*`);
+  const keys = await r.keys(`${prefixBase}-*`);
   if (keys.length) await r.del(...keys);
   await r.quit();
 });
@@ -32,6 +33,8 @@ for (const mode of ["in-process", "bullmq"] as const) {
     async function setup() {
       const dataDir = mkdtempSync(join(tmpdir(), `jobs-${mode}-`));
       const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+      // A queue per setup: a worker serves one store, so it must only see that store's jobs.
+      const prefix = `${prefixBase}-${setups++}`;
       if (mode === "bullmq") workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
       const run = (sourceDir: string) => dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: mode === "bullmq" ? REDIS : null, prefix });
       return { dataDir, run };

@@ -1,0 +1,84 @@
+// Everything several metrics share, computed once per series and lazily: the calendar parts,
+// the sorted returns, the drawdown series and its periods, the per-period aggregates.
+import type { ReturnSeries } from "../../types.ts";
+import { aggregate, type Aggregated, type Period } from "../aggregate.ts";
+import { dateParts, type DateParts } from "../dates.ts";
+import { sorted as sortedCopy } from "../stats.ts";
+
+export interface DrawdownPeriod {
+  start: number; // index of the first day below the peak
+  end: number; // index of the last day below the peak
+  days: number; // calendar days, end − start + 1
+  maxDrawdown: number; // the period's deepest drawdown (a fraction, <= 0)
+}
+
+export class SeriesContext {
+  readonly r: Float64Array;
+  readonly dates: string[];
+  readonly parts: DateParts;
+  private cache = new Map<string, unknown>();
+
+  constructor(s: ReturnSeries) {
+    this.r = s.returns;
+    this.dates = s.dates;
+    this.parts = dateParts(s.dates);
+  }
+
+  get n(): number {
+    return this.r.length;
+  }
+
+  private memo<T>(key: string, f: () => T): T {
+    if (!this.cache.has(key)) this.cache.set(key, f());
+    return this.cache.get(key) as T;
+  }
+
+  sorted(): Float64Array {
+    return this.memo("sorted", () => sortedCopy(this.r));
+  }
+
+  agg(period: Period): Aggregated {
+    return this.memo(`agg:${period}`, () => aggregate(this.r, this.parts, period));
+  }
+
+  /** Value / running peak − 1 of the compounded value (starting at 1 + r[0]). */
+  drawdown(): Float64Array {
+    return this.memo("dd", () => drawdownSeries(this.r));
+  }
+
+  /** Drawdown periods as QuantStats' drawdown_details finds them. */
+  drawdownPeriods(): DrawdownPeriod[] {
+    return this.memo("ddp", () => {
+      const dd = this.drawdown();
+      const out: DrawdownPeriod[] = [];
+      let start = -1;
+      let min = 0;
+      for (let i = 0; i <= dd.length; i++) {
+        const inDd = i < dd.length && dd[i] !== 0;
+        if (inDd && start < 0) {
+          start = i;
+          min = 0;
+        }
+        if (inDd) min = Math.min(min, dd[i]);
+        if (!inDd && start >= 0) {
+          const end = i - 1;
+          out.push({ start, end, days: this.parts.day[end] - this.parts.day[start] + 1, maxDrawdown: min });
+          start = -1;
+        }
+      }
+      return out;
+    });
+  }
+}
+
+export function drawdownSeries(r: ArrayLike<number>): Float64Array {
+  const dd = new Float64Array(r.length);
+  let v = 1;
+  let peak = -Infinity;
+  for (let i = 0; i < r.length; i++) {
+    v *= 1 + r[i];
+    if (v > peak) peak = v;
+    dd[i] = v / peak - 1;
+  }
+  return dd;
+}

@@ -1,0 +1,136 @@
+// The metric rows of contract §6, in order, with exact labels (trailing spaces are part of them)
+// and formats. Each row names its metric function once; subject and benchmark columns share it.
+import type { MetricRow, ReturnSeries } from "../../types.ts";
+import { fmtCumulative, fmtInt, fmtNumber, fmtPercent, fmtPyRound, fmtPyRoundPercent } from "../format.ts";
+import * as bm from "./benchmark.ts";
+import { SeriesContext } from "./context.ts";
+import * as dd from "./drawdown.ts";
+import * as ra from "./ratios.ts";
+import * as rt from "./returns.ts";
+import * as rk from "./risk.ts";
+
+type Fmt = "pct" | "num" | "int";
+type Row =
+  | { label: string; kind: "start" | "end" | "rf" | "cum" }
+  | { label: string; kind: Fmt; f: (c: SeriesContext) => number }
+  | { label: string; kind: "pair"; f: (p: bm.Pair) => number; fmt: "num" | "pyround" | "pypct"; benchDash: boolean };
+
+const P = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "pct", f });
+const N = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "num", f });
+const I = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "int", f });
+
+const HEAD: Row[] = [
+  { label: "Start Period", kind: "start" },
+  { label: "End Period", kind: "end" },
+  { label: "Risk-Free Rate ", kind: "rf" },
+  { label: "Cumulative Return ", kind: "cum" },
+  P("CAGR﹪", rt.cagr),
+  N("Sharpe", rk.sharpe),
+  P("Prob. Sharpe Ratio ", rk.probSharpe),
+  N("Smart Sharpe", rk.smartSharpe),
+  N("Sortino", rk.sortino),
+  N("Smart Sortino", rk.smartSortino),
+  N("Sortino/√2", (c) => rk.sortino(c) / Math.SQRT2),
+  N("Smart Sortino/√2", (c) => rk.smartSortino(c) / Math.SQRT2),
+  N("Omega", rk.omega),
+  P("Max Drawdown ", dd.maxDrawdown),
+  I("Longest DD Days", dd.longestDdDays),
+  P("Volatility (ann.) ", rk.volatility),
+];
+const WITH_BENCHMARK_MID: Row[] = [
+  { label: "R^2", kind: "pair", f: bm.rSquared, fmt: "num", benchDash: false },
+  { label: "Information Ratio", kind: "pair", f: bm.informationRatio, fmt: "num", benchDash: false },
+];
+const BODY: Row[] = [
+  N("Calmar", dd.calmar),
+  N("Skew", rk.skewness),
+  N("Kurtosis", rk.kurt),
+  P("Expected Daily %", rt.expectedDaily),
+  P("Expected Monthly %", rt.expectedMonthly),
+  P("Expected Yearly %", rt.expectedYearly),
+  P("Kelly Criterion ", rk.kelly),
+  P("Risk of Ruin ", rk.riskOfRuin),
+  P("Daily Value-at-Risk ", rk.dailyVaR),
+  P("Expected Shortfall (cVaR) ", rk.cVaR),
+  I("Max Consecutive Wins", ra.consecutiveWins),
+  I("Max Consecutive Losses", ra.consecutiveLosses),
+  N("Gain/Pain Ratio", ra.gainPain),
+  N("Gain/Pain (1M)", ra.gainPainMonthly),
+  N("Payoff Ratio", ra.payoffRatio),
+  N("Profit Factor", ra.profitFactor),
+  N("Common Sense Ratio", ra.commonSenseRatio),
+  N("CPC Index", ra.cpcIndex),
+  N("Tail Ratio", ra.tailRatio),
+  N("Outlier Win Ratio", ra.outlierWinRatio),
+  N("Outlier Loss Ratio", ra.outlierLossRatio),
+  P("MTD ", rt.mtd),
+  P("3M ", rt.trailing(3)),
+  P("6M ", rt.trailing(6)),
+  P("YTD ", rt.ytd),
+  P("1Y ", rt.trailing(12)),
+  P("3Y (ann.) ", rt.trailingCagr(35)),
+  P("5Y (ann.) ", rt.trailingCagr(59)),
+  P("10Y (ann.) ", rt.trailingCagr(120)),
+  P("All-time (ann.) ", rt.cagr),
+  P("Best Day ", rt.bestDay),
+  P("Worst Day ", rt.worstDay),
+  P("Best Month ", rt.bestMonth),
+  P("Worst Month ", rt.worstMonth),
+  P("Best Year ", rt.bestYear),
+  P("Worst Year ", rt.worstYear),
+  P("Avg. Drawdown ", dd.avgDrawdown),
+  I("Avg. Drawdown Days", dd.avgDrawdownDays),
+  N("Recovery Factor", dd.recoveryFactor),
+  N("Ulcer Index", dd.ulcerIndex),
+  N("Serenity Index", dd.serenityIndex),
+  P("Avg. Up Month ", ra.avgUpMonth),
+  P("Avg. Down Month ", ra.avgDownMonth),
+  P("Win Days %", ra.winDays),
+  P("Win Month %", ra.winMonths),
+  P("Win Quarter %", ra.winQuarters),
+  P("Win Year %", ra.winYears),
+];
+const WITH_BENCHMARK_TAIL: Row[] = [
+  { label: "Beta", kind: "pair", f: bm.beta, fmt: "pyround", benchDash: true },
+  { label: "Alpha", kind: "pair", f: bm.alpha, fmt: "pyround", benchDash: true },
+  { label: "Correlation", kind: "pair", f: bm.correlationOf, fmt: "pypct", benchDash: true },
+  { label: "Treynor Ratio", kind: "pair", f: bm.treynor, fmt: "pypct", benchDash: true },
+];
+
+/** Every row label in order, without or with a benchmark. */
+export const metricLabels = (withBenchmark: boolean) =>
+  (withBenchmark ? [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL] : [...HEAD, ...BODY]).map((r) => r.label);
+
+const FMT = { pct: fmtPercent, num: fmtNumber, int: fmtInt, pyround: fmtPyRound, pypct: fmtPyRoundPercent };
+
+function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): string {
+  switch (row.kind) {
+    case "start":
+      return c.dates[0] ?? "-";
+    case "end":
+      return c.dates[c.n - 1] ?? "-";
+    case "rf":
+      return "0.0%";
+    case "cum":
+      return fmtCumulative(rt.cumulativeReturn(c));
+    case "pair":
+      return row.benchDash && isBenchmark ? "-" : FMT[row.fmt](row.f(pair!));
+    default:
+      return FMT[row.kind](row.f(c));
+  }
+}
+
+export function metricRows(subject: ReturnSeries, column: string, benchmark?: { name: string; returns: ReturnSeries }): MetricRow[] {
+  if (!benchmark) {
+    const c = new SeriesContext(subject);
+    return [...HEAD, ...BODY].map((row) => ({ metric: row.label, [column]: cell(row, c) }) as MetricRow);
+  }
+  const from = bm.matchStart(subject.returns, benchmark.returns.returns);
+  const dates = subject.dates.slice(from);
+  const s = new SeriesContext({ dates, returns: subject.returns.slice(from) });
+  const b = new SeriesContext({ dates, returns: benchmark.returns.returns.slice(from) });
+  const pair: bm.Pair = { r: s.r, b: b.r };
+  return [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL].map(
+    (row) => ({ metric: row.label, [column]: cell(row, s, pair), [benchmark.name]: cell(row, b, pair, true) }) as MetricRow,
+  );
+}
