@@ -50,6 +50,7 @@ async function primary(config: Config): Promise<void> {
     }
     await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
   }
+  if (current) await waitHealthy(url, log);
   const keyLine = demo.key ? `demo API key (every scope): ${demo.key}` : "demo API key: the DEMO_API_KEY you set";
   process.stdout.write(`\nserving ${url}/data/v1 and ${url}/graphiql\n${keyLine}\ntry: curl '${url}/data/v1/stock_ratings?limit=5&api_key=${demo.key ?? "$DEMO_API_KEY"}'\n\n`);
   const stop = async () => {
@@ -57,6 +58,17 @@ async function primary(config: Config): Promise<void> {
     process.exit(0);
   };
   process.once("SIGINT", stop).once("SIGTERM", stop);
+}
+
+/** The server processes poll the manifest; announce only once they serve the published snapshot. */
+async function waitHealthy(url: string, log: ReturnType<typeof createLogger>): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    const r = await fetch(`${url}/healthz`).catch(() => null);
+    if (r?.status === 200) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  log.warn({ url }, "the server did not report healthy within 30 s");
 }
 
 async function main(): Promise<void> {
