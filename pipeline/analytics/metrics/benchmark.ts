@@ -8,8 +8,8 @@ export interface Pair {
 }
 
 /**
- * QuantStats' match_dates: both series start at the later of their first non-zero returns
- * (a leading run of zeros, such as the 0.0 of a series' first date, is dropped).
+ * QuantStats' match_dates: returns before the later of the two series' first non-zero returns
+ * count as 0 in both (the dates stay; the 0.0 of a series' first date is the usual case).
  */
 export function matchStart(r: ArrayLike<number>, b: ArrayLike<number>): number {
   const firstNonZero = (x: ArrayLike<number>) => {

@@ -59,9 +59,10 @@ export function omega(ctx: SeriesContext): number {
   return down > 0 ? up / down : NaN;
 }
 
-/** Variance–covariance daily VaR at 95%: μ + σ Φ⁻¹(0.05). */
+/** Variance–covariance daily VaR at 95%: μ + σ Φ⁻¹(0.05); undefined for σ = 0, as in scipy. */
 export function valueAtRisk(r: ArrayLike<number>): number {
-  return mean(r) + std(r) * Z_05;
+  const sd = std(r);
+  return sd > 0 ? mean(r) + sd * Z_05 : NaN;
 }
 /** Expected shortfall: the mean of the returns below the VaR (NaN when none are; no fallback). */
 export function conditionalVaR(r: ArrayLike<number>): number {

@@ -126,9 +126,9 @@ export function metricRows(subject: ReturnSeries, column: string, benchmark?: { 
     return [...HEAD, ...BODY].map((row) => ({ metric: row.label, [column]: cell(row, c) }) as MetricRow);
   }
   const from = bm.matchStart(subject.returns, benchmark.returns.returns);
-  const dates = subject.dates.slice(from);
-  const s = new SeriesContext({ dates, returns: subject.returns.slice(from) });
-  const b = new SeriesContext({ dates, returns: benchmark.returns.returns.slice(from) });
+  const zeroed = (r: Float64Array) => (from === 0 ? r : r.map((x, i) => (i < from ? 0 : x)));
+  const s = new SeriesContext({ dates: subject.dates, returns: zeroed(subject.returns) });
+  const b = new SeriesContext({ dates: subject.dates, returns: zeroed(benchmark.returns.returns) });
   const pair: bm.Pair = { r: s.r, b: b.r };
   return [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL].map(
     (row) => ({ metric: row.label, [column]: cell(row, s, pair), [benchmark.name]: cell(row, b, pair, true) }) as MetricRow,
