@@ -77,17 +77,22 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
   const value = (c: ColumnSpec) => (source.has(c.name) ? ident(source.get(c.name)!) : "null");
   const checks = spec.columns.flatMap((c) => (source.has(c.name) ? cellCheck(c, value(c)).map((k) => ({ ...k, column: c.name })) : []));
   const keyExpr = spec.key.map((k) => typedOrText(spec, k, value)).join(", ");
+  // One scan answers "is anything wrong?"; the per-check report runs only when something is.
+  const anyBad = checks.length ? `exists (select 1 from ${raw}_n where ${checks.map((k) => `(${k.cond})`).join(" or ")})` : "false";
+  const dupKeys = `exists (select 1 from ${raw}_n group by ${keyExpr} having count(*) > 1)`;
+  const [[bad], [dup]] = (await readColumns(conn, `select ${anyBad}, ${dupKeys}`)) as [boolean[], boolean[]];
   const union = [
-    ...checks.map((k) => `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`),
+    ...(bad ? checks.map((k) => `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`) : []),
+    ...(dup ? [
     // Repeats of a key: every occurrence after the first, naming where the first was. The
     // window runs only over keys a cheap GROUP BY found repeated.
-    `select filename, __row, ${lit(spec.key.join("+"))}, 'duplicate key, first at row ' || first_row from (
+    `select filename, __row, ${lit(spec.key.join("+"))} as col, 'duplicate key, first at row ' || first_row as reason from (
        select filename, __row, first_value(__row) over (partition by ${keyExpr} order by filename, __row) as first_row,
               row_number() over (partition by ${keyExpr} order by filename, __row) as k
        from ${raw}_n where (${keyExpr}) in (select (${keyExpr}) from ${raw}_n group by all having count(*) > 1)
-     ) where k > 1`,
-  ].join(" union all ");
-  const counted = await readColumns(conn, `select filename, __row, col, reason, count(*) over () as n from (${union}) order by filename, __row, col limit ${MAX_REPORTED}`);
+     ) where k > 1`] : []),
+  ];
+  const counted = union.length ? await readColumns(conn, `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by filename, __row, col limit ${MAX_REPORTED}`) : [];
   // An empty result has no column arrays at all.
   const [files = [], rowNos = [], cols = [], reasons = [], ns = []] = counted as [string[], number[], string[], string[], bigint[]];
   for (let i = 0; i < files.length; i++) rejects.push({ file: basename(files[i]), row: Number(rowNos[i]), column: cols[i], reason: reasons[i] });
