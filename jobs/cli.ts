@@ -12,6 +12,7 @@ import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
 import { dispatchRun, JobFailedError, scheduleNightly } from "./dispatch.ts";
 import { startPipelineWorker } from "./worker.ts";
+import { runCommand } from "./run-command.ts";
 import { ensureSampleSource } from "./sample.ts";
 
 const USAGE = `usage: npm run pipeline -- <command>
@@ -120,10 +121,4 @@ async function main(argv: string[]): Promise<number> {
   return command ? 64 : 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(1);
-  },
-);
+runCommand(main);

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { SCOPES } from "../pipeline/store/catalog-types.ts";
 import { Catalog, CatalogError } from "../pipeline/store/catalog/catalog.ts";
 import { loadConfig } from "./config.ts";
+import { runCommand } from "./run-command.ts";
 
 const USAGE = `usage: npm run keys -- <command>
   create --email E --scopes S,S [--first-name F --last-name L --phone P] [--json]
@@ -46,10 +47,4 @@ async function main(argv: string[]): Promise<number> {
   return command ? 64 : 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e instanceof CatalogError || e instanceof Error ? e.message : e);
-    process.exit(e instanceof CatalogError ? 2 : 1);
-  },
-);
+runCommand(main, (e) => (e instanceof CatalogError ? 2 : 1));

@@ -7,6 +7,7 @@ import type { StagedSource } from "../sources/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import { columns, lit, type Conn } from "../store/duck.ts";
 import type { PortfolioRules } from "../types.ts";
+import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
 
 export interface DateWindow {
   from: string;
@@ -40,18 +41,7 @@ export async function mergeWindow(conn: Conn, staged: StagedSource, currentDir: 
 
 /** Predefined portfolios and benchmarks of the published snapshot, for a backfill source without portfolios.json. */
 export async function publishedDefinitions(conn: Conn, currentDir: string): Promise<PortfolioSource> {
-  const pq = (t: string) => `read_parquet(${lit(join(currentDir, `${t}.parquet`))})`;
-  const [rules = []] = (await columns(conn, `select rules from ${pq("portfolios")} where owner_id is null order by id`)) as [string[]];
-  const [id = [], name = [], description = [], freq = [], series = [], brules = []] = (await columns(conn, `select id, name, description, rebalance_frequency, series, rules from ${pq("benchmark_defs")} order by id`)) as unknown[][];
-  return {
-    portfolios: rules.map((r) => JSON.parse(r) as PortfolioRules),
-    benchmarks: id.map((b, i) => ({
-      id: String(b),
-      name: String(name[i]),
-      description: String(description[i]),
-      rebalanceFrequency: Number(freq[i]),
-      ...(series[i] != null ? { series: String(series[i]) } : {}),
-      ...(brules[i] != null ? { rules: JSON.parse(String(brules[i])) } : {}),
-    })),
-  };
+  const [rules = []] = (await columns(conn, `select rules from read_parquet(${lit(join(currentDir, "portfolios.parquet"))}) where owner_id is null order by id`)) as [string[]];
+  const benchmarks = (await loadSnapshotBenchmarks(conn, currentDir)).map(({ levels: _levels, ...def }) => def);
+  return { portfolios: rules.map((r) => JSON.parse(r) as PortfolioRules), benchmarks };
 }

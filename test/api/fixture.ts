@@ -33,15 +33,8 @@ export function mulberry32(seed: number) {
   };
 }
 
-export function weekdays(from: string, n: number): string[] {
-  const out: string[] = [];
-  const d = new Date(`${from}T00:00:00Z`);
-  while (out.length < n) {
-    if (d.getUTCDay() !== 0 && d.getUTCDay() !== 6) out.push(d.toISOString().slice(0, 10));
-    d.setUTCDate(d.getUTCDate() + 1);
-  }
-  return out;
-}
+export { weekdays } from "../fixtures/tiny-source.ts";
+import { weekdays } from "../fixtures/tiny-source.ts";
 
 const SECTORS = ["Technology", "Energy", "Health Care", "Financials", "Industrials"];
 const INDUSTRIES = ["Software", "Hardware", "Oil & Gas", "Pharma", "Banks", "Insurance", "Machinery", "Airlines"];
