@@ -1,13 +1,11 @@
 // The Express app apart from the listening process: REST /data/v1 (fifteen endpoints), the
 // OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
-import { randomUUID } from "node:crypto";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import type pino from "pino";
-import { pinoHttp } from "pino-http";
 import type { Redis } from "ioredis";
 import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../pipeline/store/model.ts";
-import { redactUrl } from "./auth.ts";
+import { accessLog } from "./access-log.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -27,7 +25,6 @@ export interface AppDeps {
   cache?: { maxEntries?: number; maxBytes?: number };
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
@@ -39,36 +36,7 @@ export function createApp(deps: AppDeps): express.Express {
   const metrics = createMetrics(deps.snapshot, cache);
   app.locals.bodyCache = cache;
 
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId(req, res) {
-        const h = req.headers["x-request-id"];
-        const id = typeof h === "string" && REQUEST_ID.test(h) ? h : randomUUID();
-        res.setHeader("X-Request-Id", id);
-        return id;
-      },
-      // Only what is safe: the URL without its api_key, no headers (api_key may be one), no query object.
-      serializers: {
-        req: (r: { id: unknown; method: string; url: string; remoteAddress?: string; headers?: Record<string, unknown> }) => ({
-          id: r.id,
-          method: r.method,
-          url: redactUrl(r.url),
-          remoteAddress: r.remoteAddress,
-          userAgent: r.headers?.["user-agent"],
-        }),
-        res: (r: { statusCode: number }) => ({ statusCode: r.statusCode }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
-      // req.log / res.log carry only the request id (no per-request child serializing the request);
-      // the access line adds the (redacted) request once, when the response finishes.
-      quietReqLogger: true,
-      quietResLogger: true,
-      customSuccessObject: (req, _res, val) => ({ ...val, req }),
-      customErrorObject: (req, _res, _err, val) => ({ ...val, req }),
-      autoLogging: { ignore: (req) => req.url === "/metrics" || req.url === "/healthz" },
-    }),
-  );
+  app.use(accessLog(deps.logger));
   app.use(metrics.middleware);
 
   app.get("/healthz", (_req, res) => {
@@ -102,9 +70,8 @@ export function createApp(deps: AppDeps): express.Express {
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     const e = toApiError(err);
     if (e.status >= 500) {
-      // the detail goes to the log (pino-http attaches res.err), never to the caller
-      (res as Response & { err?: unknown }).err = err;
-      req.log?.error({ err, reqId: req.id }, "request failed");
+      // the detail goes to the log, never to the caller
+      deps.logger.error({ err, reqId: (req as Request & { id?: string }).id }, "request failed");
     }
     if (res.headersSent) {
       res.destroy();

@@ -40,13 +40,22 @@ export function createMetrics(snapshot: () => Snapshot | null, cache: BodyCache)
     },
   });
 
+  // Label children are looked up once per (route, method, status): prom-client otherwise hashes
+  // the label object on every observation, on the hot path of every read.
+  const counters = new Map<string, ReturnType<typeof requests.labels>>();
+  const timers = new Map<string, ReturnType<typeof latency.labels>>();
   const middleware: RequestHandler = (req, res, next) => {
-    const start = process.hrtime.bigint();
-    res.on("finish", () => {
+    const start = performance.now();
+    res.once("finish", () => {
       const route = (res.locals.route as string | undefined) ?? (req.path === "/healthz" ? "healthz" : "other");
-      const sec = Number(process.hrtime.bigint() - start) / 1e9;
-      requests.inc({ route, method: req.method, status: String(res.statusCode) });
-      latency.observe({ route, method: req.method }, sec);
+      const rk = `${route}|${req.method}`;
+      const ck = `${rk}|${res.statusCode}`;
+      let c = counters.get(ck);
+      if (!c) counters.set(ck, (c = requests.labels(route, req.method, String(res.statusCode))));
+      let t = timers.get(rk);
+      if (!t) timers.set(rk, (t = latency.labels(route, req.method)));
+      c.inc();
+      t.observe((performance.now() - start) / 1000);
     });
     next();
   };
