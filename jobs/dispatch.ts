@@ -1,6 +1,6 @@
 // One entry point for "run the pipeline on this source": in-process without Redis, as a BullMQ
 // job with it (any worker may take it; this process waits for the outcome).
-import { QueueEvents, type Queue } from "bullmq";
+import type { Queue } from "bullmq";
 import type { Log } from "../pipeline/stages/context.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { pipelineEvents, pipelineQueue, NIGHTLY_SCHEDULER, type RunJobResult } from "./queue.ts";
@@ -58,5 +58,3 @@ export async function scheduleNightly(redisUrl: string, sourceDir: string, patte
     await queue.close();
   }
 }
-
-export type { QueueEvents };

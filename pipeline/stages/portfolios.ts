@@ -6,6 +6,7 @@ import type { UserPortfolio } from "../store/catalog-types.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
 import { appendTable, exportParquet, type Cell } from "../store/write.ts";
 import { RATING_NAMES, type HoldingRow, type PortfolioRules } from "../types.ts";
+import type { Conn } from "../store/duck.ts";
 import type { StageContext } from "./context.ts";
 import type { Frames } from "./frames.ts";
 
@@ -71,28 +72,37 @@ export async function portfoliosStage(ctx: StageContext, frames: Frames, defs: P
   return { portfolios: new Map([...done].map(([id, d]) => [id, d.result])), benchmarks };
 }
 
-export async function writePortfolioTables(ctx: StageContext, items: { result: PortfolioResult; rebalances: { date: string; holdings: HoldingRow[] }[] }[]): Promise<void> {
-  const { conn, out } = ctx;
-  await appendTable(
-    conn,
-    "portfolios",
-    [["id", "varchar"], ["owner_id", "varchar"], ["created_at", "varchar"], ["rules", "varchar"], ["previous_rebalance_date", "date"], ["next_rebalance_date", "date"], ["today_date", "date"]],
-    items.map(({ result: r }) => [r.rules.id, r.ownerId, r.createdAt, JSON.stringify(r.rules), r.previousRebalanceDate, r.nextRebalanceDate, r.todayDate]),
-  );
-  await exportParquet(conn, "portfolios", out, ["previous_rebalance_date", "next_rebalance_date", "today_date"], "id");
+export type PortfolioItem = { result: PortfolioResult; rebalances: { date: string; holdings: HoldingRow[] }[] };
+
+const PORTFOLIO_COLS: [string, "varchar" | "date"][] = [["id", "varchar"], ["owner_id", "varchar"], ["created_at", "varchar"], ["rules", "varchar"], ["previous_rebalance_date", "date"], ["next_rebalance_date", "date"], ["today_date", "date"]];
+const RETURN_COLS: [string, "varchar" | "date" | "double"][] = [["id", "varchar"], ["date", "date"], ["ret", "double"]];
+
+/** The three portfolio tables for `items`, staged in `conn` as `<table><suffix>` (dates as text). */
+export async function stagePortfolioTables(conn: Conn, items: PortfolioItem[], suffix = ""): Promise<void> {
+  await appendTable(conn, `portfolios${suffix}`, PORTFOLIO_COLS, items.map(({ result: r }) => [r.rules.id, r.ownerId, r.createdAt, JSON.stringify(r.rules), r.previousRebalanceDate, r.nextRebalanceDate, r.todayDate]));
   function* holdingRows(): Generator<Cell[]> {
     for (const { result, rebalances } of items) {
       for (const rb of rebalances) for (const h of rb.holdings) yield [result.rules.id, "rebalance", rb.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
       for (const h of result.todayHoldings) yield [result.rules.id, "today", h.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
     }
   }
-  await appendTable(conn, "holdings", HOLDING_COLS, holdingRows());
-  await exportParquet(conn, "holdings", out, ["date"], "portfolio_id, kind, date, ticker");
+  await appendTable(conn, `holdings${suffix}`, HOLDING_COLS, holdingRows());
   function* returnRows(): Generator<Cell[]> {
     for (const { result } of items) for (let i = 0; i < result.returns.dates.length; i++) yield [result.rules.id, result.returns.dates[i], result.returns.returns[i]];
   }
-  await appendTable(conn, "portfolio_returns", [["id", "varchar"], ["date", "date"], ["ret", "double"]], returnRows());
+  await appendTable(conn, `portfolio_returns${suffix}`, RETURN_COLS, returnRows());
+}
+
+/** Writes the staged portfolio tables as Parquet, turning the date text into DATE. */
+export async function exportPortfolioTables(conn: Conn, out: string): Promise<void> {
+  await exportParquet(conn, "portfolios", out, ["previous_rebalance_date", "next_rebalance_date", "today_date"], "id");
+  await exportParquet(conn, "holdings", out, ["date"], "portfolio_id, kind, date, ticker");
   await exportParquet(conn, "portfolio_returns", out, ["date"], "id, date");
+}
+
+export async function writePortfolioTables(ctx: StageContext, items: PortfolioItem[]): Promise<void> {
+  await stagePortfolioTables(ctx.conn, items);
+  await exportPortfolioTables(ctx.conn, ctx.out);
 }
 
 async function writeBenchmarkTables(ctx: StageContext, benchmarks: BenchmarkResult[]): Promise<void> {

@@ -9,9 +9,9 @@ import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
 import { newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, discardStaging, type SnapshotMeta } from "../store/snapshots.ts";
 import { subjectMetrics } from "./analytics.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
-import { runBacktests } from "./portfolios.ts";
+import { exportPortfolioTables, runBacktests, stagePortfolioTables } from "./portfolios.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
-import { RATING_NAMES, type PortfolioRules } from "../types.ts";
+import type { PortfolioRules } from "../types.ts";
 import type { Log } from "./context.ts";
 
 const REWRITTEN = new Set(["portfolios.parquet", "holdings.parquet", "portfolio_returns.parquet", "portfolio_metrics.parquet", "meta.json"]);
@@ -42,33 +42,21 @@ export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio:
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
     const pid = opts.portfolio?.rules.id ?? opts.dropId!;
-    // Old rows of every other portfolio, then this portfolio's new rows.
-    await conn.run(`create table portfolios as select * from ${pq("portfolios")} where id <> ${lit(pid)}`);
-    await conn.run(`create table holdings as select * from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
-    await conn.run(`create table portfolio_returns as select * from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
+    // Old rows of every other portfolio (dates as text, like freshly staged rows), then this one's.
+    const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
+    await conn.run(`create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from ${pq("portfolios")} where id <> ${lit(pid)}`);
+    await conn.run(`create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
+    await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where not starts_with(key, ${lit(`portfolio:${pid}|`)})`);
     if (opts.portfolio) {
       const [done] = runBacktests(universe, [opts.portfolio]).values();
-      const r = done.result;
-      await appendTable(conn, "p_new", [["id", "varchar"], ["owner_id", "varchar"], ["created_at", "varchar"], ["rules", "varchar"], ["previous_rebalance_date", "date"], ["next_rebalance_date", "date"], ["today_date", "date"]], [
-        [r.rules.id, r.ownerId, r.createdAt, JSON.stringify(r.rules), r.previousRebalanceDate, r.nextRebalanceDate, r.todayDate],
-      ]);
-      await conn.run(`insert into portfolios select id, owner_id, created_at, rules, previous_rebalance_date::date, next_rebalance_date::date, today_date::date from p_new`);
-      const hold = [
-        ...done.bt.rebalances.flatMap((rb) => rb.holdings.map((h) => [pid, "rebalance", rb.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])])),
-        ...r.todayHoldings.map((h) => [pid, "today", h.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])]),
-      ];
-      await appendTable(conn, "h_new", [["portfolio_id", "varchar"], ["kind", "varchar"], ["date", "date"], ["ticker", "varchar"], ["price", "double"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])], hold);
-      await conn.run(`insert into holdings select * replace (date::date as date) from h_new`);
-      await appendTable(conn, "r_new", [["id", "varchar"], ["date", "date"], ["ret", "double"]], r.returns.dates.map((d, i) => [pid, d, r.returns.returns[i]]));
-      await conn.run(`insert into portfolio_returns select id, date::date, ret from r_new`);
-      const metrics = subjectMetrics("portfolio", pid, "Portfolio", r.returns, benchmarks);
+      await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances }], "_new");
+      for (const t of ["portfolios", "holdings", "portfolio_returns"]) await conn.run(`insert into ${t} by name select * from ${t}_new`);
+      const metrics = subjectMetrics("portfolio", pid, "Portfolio", done.result.returns, benchmarks);
       await appendTable(conn, "m_new", [["key", "varchar"], ["rows", "varchar"]], metrics.map(([k, v]) => [k, JSON.stringify(v)]));
       await conn.run(`insert into portfolio_metrics select * from m_new`);
     }
-    await exportParquet(conn, "portfolios", out, [], "id");
-    await exportParquet(conn, "holdings", out, [], "portfolio_id, kind, date, ticker");
-    await exportParquet(conn, "portfolio_returns", out, [], "id, date");
+    await exportPortfolioTables(conn, out);
     await exportParquet(conn, "portfolio_metrics", out, [], "key");
     const prev = readMeta(opts.dataDir, m.snapshotId);
     const meta: SnapshotMeta = { ...prev, id, createdAt: new Date().toISOString(), timingsMs: { rebalance: Math.round(performance.now() - t0), total: Math.round(performance.now() - t0) } };
