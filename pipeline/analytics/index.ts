@@ -1,4 +1,5 @@
 // Analytics: the daily return convention, every metric row of contract §6, the nine series types.
 export { stockReturns, alignBenchmark, sliceByPeriod } from "./returns.ts";
-export { metricRows, metricLabels } from "./metrics/table.ts";
+export { metricRows } from "./metrics/table.ts";
+export { formatMetric, type MetricFormat } from "./format.ts";
 export { SERIES_TYPES, performanceSeries, type SeriesType, type SeriesObject } from "./series/index.ts";

@@ -20,7 +20,10 @@ export function std(x: ArrayLike<number>, ddof = 1): number {
   return Math.sqrt(ss / (n - ddof));
 }
 
-/** pandas Series.skew: adjusted Fisher–Pearson G1; 0 for a constant series. */
+/** numpy/pandas treat sums of moments below 1e-14 as floating-point noise (pandas' _zero_out_fperr). */
+const fperr = (x: number) => (Math.abs(x) < 1e-14 ? 0 : x);
+
+/** pandas Series.skew (nanskew): adjusted Fisher–Pearson G1; 0 when the variance is noise. */
 export function skew(x: ArrayLike<number>): number {
   const n = x.length;
   if (n < 3) return NaN;
@@ -31,13 +34,13 @@ export function skew(x: ArrayLike<number>): number {
     m2 += d * d;
     m3 += d * d * d;
   }
-  m2 /= n;
-  m3 /= n;
-  if (m2 <= 1e-28) return 0;
-  return ((Math.sqrt(n * (n - 1)) / (n - 2)) * m3) / m2 ** 1.5;
+  m2 = fperr(m2);
+  m3 = fperr(m3);
+  if (m2 === 0) return 0;
+  return ((n * Math.sqrt(n - 1)) / (n - 2)) * (m3 / m2 ** 1.5);
 }
 
-/** pandas Series.kurt: bias-corrected excess kurtosis G2; 0 for a constant series. */
+/** pandas Series.kurt (nankurt): bias-corrected excess kurtosis G2; 0 when the variance is noise. */
 export function kurtosis(x: ArrayLike<number>): number {
   const n = x.length;
   if (n < 4) return NaN;
@@ -48,10 +51,10 @@ export function kurtosis(x: ArrayLike<number>): number {
     m2 += d2;
     m4 += d2 * d2;
   }
-  if (m2 <= 1e-28) return 0;
   const adj = (3 * (n - 1) ** 2) / ((n - 2) * (n - 3));
-  const numer = n * (n + 1) * (n - 1) * m4;
-  const denom = (n - 2) * (n - 3) * m2 * m2;
+  const numer = fperr(n * (n + 1) * (n - 1) * m4);
+  const denom = fperr((n - 2) * (n - 3) * m2 * m2);
+  if (denom === 0) return 0;
   return numer / denom - adj;
 }
 
@@ -82,18 +85,43 @@ export function correlation(x: ArrayLike<number>, y: ArrayLike<number>): number 
   return covariance(x, y) / (std(x) * std(y));
 }
 
-/** Standard normal CDF via erfc (Numerical Recipes' Chebyshev fit, relative error < 1.2e-7). */
-export function normCdf(z: number): number {
-  return 0.5 * erfc(-z / Math.SQRT2);
+/**
+ * Standard normal CDF as scipy computes it (Cephes ndtr: erf below |x|/√2 < 1/√2, else erfc with
+ * Cephes' rational approximations), so probabilities agree with QuantStats to ~1e-16.
+ */
+export function normCdf(a: number): number {
+  const x = a * Math.SQRT1_2;
+  const z = Math.abs(x);
+  if (z < Math.SQRT1_2) return 0.5 + 0.5 * erf(x);
+  const y = 0.5 * erfc(z);
+  return x > 0 ? 1 - y : y;
 }
 
-function erfc(x: number): number {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r =
-    t *
-    Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
-  return x >= 0 ? r : 2 - r;
+const polevl = (x: number, c: readonly number[]) => c.reduce((acc, k) => acc * x + k, 0);
+const p1evl = (x: number, c: readonly number[]) => c.reduce((acc, k) => acc * x + k, 1);
+const ERFC_P = [2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0, 4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2, 9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2];
+const ERFC_Q = [1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2, 9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3, 1.65666309194161350182e3, 5.57535340817727675546e2];
+const ERFC_R = [5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180477414e0, 6.16021097993053585195e0, 7.40974269950448939160e0, 2.97886665372100240670e0];
+const ERFC_S = [2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1, 1.70814450747565897222e1, 9.60896809063285878198e0, 3.36907645100081516050e0];
+const ERF_T = [9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3, 7.00332514112805075473e3, 5.55923013010394962768e4];
+const ERF_U = [3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3, 2.26290000613890934246e4, 4.92673942608635921086e4];
+const MAXLOG = 7.09782712893383996843e2;
+
+function erf(x: number): number {
+  if (Math.abs(x) > 1) return 1 - erfc(x);
+  const z = x * x;
+  return (x * polevl(z, ERF_T)) / p1evl(z, ERF_U);
+}
+
+function erfc(a: number): number {
+  const x = Math.abs(a);
+  if (x < 1) return 1 - erf(a);
+  const z = -a * a;
+  if (z < -MAXLOG) return a < 0 ? 2 : 0;
+  const e = Math.exp(z);
+  const y = x < 8 ? (e * polevl(x, ERFC_P)) / p1evl(x, ERFC_Q) : (e * polevl(x, ERFC_R)) / p1evl(x, ERFC_S);
+  if (y === 0) return a < 0 ? 2 : 0;
+  return a < 0 ? 2 - y : y;
 }
 
 /** Φ⁻¹(0.05): the 95% one-sided normal quantile used by the variance-covariance VaR. */

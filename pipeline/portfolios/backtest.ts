@@ -1,7 +1,9 @@
 // The backtest (contract §5): equal weights bought at each rebalance's close, then buy and hold.
 // The rebalance day's own return belongs to the holdings before it. A stock without a price
 // keeps its last close (earns 0); after its last price that value is in effect cash until the
-// next rebalance. An empty selection holds cash (return 0) until the next rebalance.
+// next rebalance, where it has no close and so cannot be selected again. An empty selection
+// holds cash (return 0) until the next rebalance: there is nothing to buy, and cash earns 0.
+// Cost: one selection per rebalance plus O(days × held stocks) typed-array work.
 import type { HoldingRow, PortfolioRules, ReturnSeries } from "../types.ts";
 import { rebalanceCalendar } from "./calendar.ts";
 import { selectOnDay } from "./selection.ts";
@@ -16,37 +18,50 @@ export interface PortfolioBacktest {
   todayHoldings: HoldingRow[]; // selection on todayDate with the latest ratings
 }
 
-const EMPTY: PortfolioBacktest = { rebalances: [], returns: { dates: [], returns: new Float64Array() }, previousRebalanceDate: null, nextRebalanceDate: null, todayDate: null, todayHoldings: [] };
+const empty = (u: Universe, rules: PortfolioRules): PortfolioBacktest => {
+  const last = u.panel.dates.length - 1;
+  return {
+    rebalances: [],
+    returns: { dates: [], returns: new Float64Array() },
+    previousRebalanceDate: null,
+    nextRebalanceDate: null,
+    todayDate: last >= 0 ? u.panel.dates[last] : null,
+    todayHoldings: last >= 0 ? selectOnDay(last, rules, u) : [],
+  };
+};
 
 export function backtestPortfolio(rules: PortfolioRules, u: Universe): PortfolioBacktest {
   const dates = u.panel.dates;
-  if (u.ratingDates.length === 0 || dates.length === 0) return EMPTY;
+  const close = u.panel.close;
+  if (u.ratingDates.length === 0 || dates.length === 0) return empty(u, rules);
+  // Day 0 of the calendar is the first rating date itself; each day moves to a trading date.
   const cal = rebalanceCalendar(u.ratingDates[0], rules.rebalanceFrequency, dates);
-  if (cal.actual.length === 0) return EMPTY;
-  const rebalanceDays = cal.actual.map((d) => tradingIndexOnOrAfter(dates, d));
-  const start = rebalanceDays[0];
-  const n = dates.length - start;
-  const returns = new Float64Array(n);
+  if (cal.actual.length === 0) return empty(u, rules);
+  // Flags rather than a list: two calendar days that move to one trading date (a month-long gap
+  // in the data) are one rebalance.
+  const isRebalance = new Uint8Array(dates.length);
+  for (const day of cal.actual) isRebalance[tradingIndexOnOrAfter(dates, day)] = 1;
+  const start = tradingIndexOnOrAfter(dates, cal.actual[0]);
+  const returns = new Float64Array(dates.length - start);
   const rebalances: PortfolioBacktest["rebalances"] = [];
 
-  // Current position: row index, shares, and the last close seen for each held stock.
+  // Current position: panel row, shares, and the last close seen, per held stock.
   let rows = new Int32Array(0);
   let shares = new Float64Array(0);
   let last = new Float64Array(0);
   let cash = 1; // value is normalised to 1 at the first rebalance
   let value = 1;
-  let next = 0; // index into rebalanceDays
   for (let d = start; d < dates.length; d++) {
     // Mark to market with the holdings carried into the day (the rebalance day's own return too).
     let v = cash;
     for (let j = 0; j < rows.length; j++) {
-      const px = u.panel.close[rows[j]][d];
-      if (!Number.isNaN(px)) last[j] = px;
+      const px = close[rows[j]][d];
+      if (px === px) last[j] = px; // not NaN
       v += shares[j] * last[j];
     }
     returns[d - start] = d === start ? 0 : v / value - 1;
     value = v;
-    if (next < rebalanceDays.length && rebalanceDays[next] === d) {
+    if (isRebalance[d]) {
       const holdings = selectOnDay(d, rules, u);
       rebalances.push({ date: dates[d], holdings });
       const k = holdings.length;
@@ -54,16 +69,16 @@ export function backtestPortfolio(rules: PortfolioRules, u: Universe): Portfolio
       last = Float64Array.from(holdings, (h) => h.price);
       shares = Float64Array.from(holdings, (h) => value / k / h.price);
       cash = k === 0 ? value : 0;
-      next++;
     }
   }
-  const todayDay = dates.length - 1;
+  const today = dates.length - 1;
   return {
     rebalances,
     returns: { dates: dates.slice(start), returns },
-    previousRebalanceDate: cal.actual.at(-1)!,
+    previousRebalanceDate: rebalances.at(-1)!.date,
+    // The calendar stops at the first day past the data: that is the next rebalance.
     nextRebalanceDate: cal.scheduled.at(-1)!,
-    todayDate: dates[todayDay],
-    todayHoldings: selectOnDay(todayDay, rules, u),
+    todayDate: dates[today],
+    todayHoldings: selectOnDay(today, rules, u),
   };
 }

@@ -1,62 +1,83 @@
 // Selection on a rebalance date (contract §5): priced that day, every constrained rating within
 // its range (bounds inclusive), ranked by the criteria (ties by ticker), sector cap applied in
 // rank order, until maxStocks.
-import { RATING_NAMES, type HoldingRow, type PortfolioRules, type RatingRow } from "../types.ts";
-import { tradingIndexOnOrAfter, type Universe } from "./universe.ts";
+import { RATING_NAMES, type HoldingRow, type PortfolioRules, type RatingName } from "../types.ts";
+import { rankedPositions, tradingIndexOnOrAfter, type Universe } from "./universe.ts";
 
+/** Names one sector may hold: floor(maxSectorConcentration × maxStocks); Infinity when uncapped. */
 export function sectorCap(rules: Pick<PortfolioRules, "maxSectorConcentration" | "maxStocks">): number {
   const c = rules.maxSectorConcentration;
-  return c === null || c >= 1 ? Infinity : Math.floor(c * rules.maxStocks);
+  if (c === null || c === undefined || c >= 1) return Infinity;
+  // The epsilon keeps binary fractions from flooring a whole product down: 0.29 × 100 is
+  // 28.999999999999996 in doubles, and the cap meant is 29.
+  return Math.floor(c * rules.maxStocks + 1e-9);
 }
 
-function inRanges(r: RatingRow, rules: PortfolioRules): boolean {
-  for (const [name, bounds] of Object.entries(rules.ranges)) {
-    const v = r[name as keyof RatingRow] as number;
-    if (!bounds || !(v >= bounds[0] && v <= bounds[1])) return false;
+/** The constrained ranges as parallel arrays, so the per-stock test is a tight loop. */
+function compileRanges(rules: PortfolioRules): { names: RatingName[]; lo: number[]; hi: number[] } {
+  const names: RatingName[] = [];
+  const lo: number[] = [];
+  const hi: number[] = [];
+  for (const name of RATING_NAMES) {
+    const b = rules.ranges[name];
+    if (!b) continue; // an absent (or explicitly undefined) range does not constrain
+    names.push(name);
+    lo.push(b[0]);
+    hi.push(b[1]);
   }
-  return true;
+  return { names, lo, hi };
 }
 
-/** Selection on trading day `d` of the universe; holdings ordered by ticker. */
+/** Selection on trading day `d` of the universe, with the ratings as of that day; ordered by ticker. */
 export function selectOnDay(d: number, rules: PortfolioRules, u: Universe): HoldingRow[] {
   const k = u.asOfRating[d];
-  if (k < 0) return [];
-  const ratings = u.ratingsByDate.get(u.ratingDates[k])!;
-  const date = u.panel.dates[d];
-  const candidates: { row: RatingRow; key: number; price: number }[] = [];
-  for (const row of ratings.values()) {
-    const i = u.tickerIndex.get(row.ticker);
-    if (i === undefined) continue;
-    const price = u.panel.close[i][d];
-    if (Number.isNaN(price) || !inRanges(row, rules)) continue;
-    const key = rules.maxStocksCriteria === "market_cap" ? (u.companies.get(row.ticker)?.marketCap ?? NaN) : row[rules.maxStocksCriteria];
-    candidates.push({ row, key, price });
-  }
-  const sign = rules.maxStocksCriteriaOrder === "ascending" ? 1 : -1;
-  candidates.sort((a, b) => {
-    // A missing criteria value (unknown market cap) ranks last in either order.
-    const an = Number.isNaN(a.key), bn = Number.isNaN(b.key);
-    if (an !== bn) return an ? 1 : -1;
-    if (!an && a.key !== b.key) return sign * (a.key - b.key);
-    return a.row.ticker < b.row.ticker ? -1 : a.row.ticker > b.row.ticker ? 1 : 0;
-  });
+  if (k < 0 || rules.maxStocks <= 0) return [];
+  const s = u.slices[k];
+  const close = u.panel.close;
+  const ranges = compileRanges(rules);
+  const cols = ranges.names.map((n) => s.values[n]);
   const cap = sectorCap(rules);
-  const perSector = new Map<string, number>();
-  const picked: HoldingRow[] = [];
-  for (const c of candidates) {
-    if (picked.length >= rules.maxStocks) break;
-    const sector = u.companies.get(c.row.ticker)?.sector ?? "";
-    const n = perSector.get(sector) ?? 0;
-    if (n >= cap) continue;
-    perSector.set(sector, n + 1);
-    const h = { date, ticker: c.row.ticker, price: c.price } as HoldingRow;
-    for (const name of RATING_NAMES) h[name] = c.row[name];
-    picked.push(h);
+  const perSector = new Int32Array(u.sectorCount);
+  const picked: number[] = [];
+  // Walk the slice in rank order, taking what is priced that day, inside every range and under
+  // its sector's cap, until maxStocks.
+  const order = rankedPositions(s, rules.maxStocksCriteria, rules.maxStocksCriteriaOrder === "ascending");
+  walk: for (let i = 0; i < order.length && picked.length < rules.maxStocks; i++) {
+    const j = order[i];
+    const row = s.panelRow[j];
+    if (row < 0) continue;
+    const px = close[row][d];
+    if (px !== px) continue; // no price that day
+    for (let c = 0; c < cols.length; c++) {
+      const v = cols[c][j];
+      if (!(v >= ranges.lo[c] && v <= ranges.hi[c])) continue walk; // NaN (unrated) fails any range
+    }
+    if (perSector[s.sector[j]] >= cap) continue;
+    perSector[s.sector[j]]++;
+    picked.push(j);
   }
-  return picked.sort((a, b) => (a.ticker < b.ticker ? -1 : 1));
+  const date = u.panel.dates[d];
+  return picked
+    .sort((a, b) => a - b)
+    .map((j) => {
+      const r = s.rows[j];
+      // One literal, so every holding shares one object shape.
+      return {
+        date,
+        ticker: r.ticker,
+        price: close[s.panelRow[j]][d],
+        total_rating: r.total_rating,
+        return_rating: r.return_rating,
+        growth_rating: r.growth_rating,
+        risk_rating: r.risk_rating,
+        valuation_rating: r.valuation_rating,
+        technical_rating: r.technical_rating,
+        macro_rating: r.macro_rating,
+      };
+    });
 }
 
-/** Selection on `date` (must be a trading date of the universe, else the next one is used). */
+/** Selection on `date`: a trading date of the universe, else the first one after it ([] past the end). */
 export function selectOn(date: string, rules: PortfolioRules, u: Universe): HoldingRow[] {
   const d = tradingIndexOnOrAfter(u.panel.dates, date);
   return d < u.panel.dates.length ? selectOnDay(d, rules, u) : [];

@@ -125,3 +125,65 @@ describe("distribution series", () => {
     close(s.data[3].max as number, 0.188);
   });
 });
+
+describe("edge cases", () => {
+  const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10));
+  it("boxplot whiskers stop at the most extreme points inside the fences", () => {
+    // Daily 0, 0.01, 0.02, 0.03, 1.0: q1 = 0.01, q3 = 0.03 (type 7: h = 1 and 3), IQR 0.02,
+    // fences −0.02 and 0.06: whiskerHigh 0.03 (1.0 is an outlier), whiskerLow 0.
+    const [s] = performanceSeries("boxplot", S(days(5), [0, 0.01, 0.02, 0.03, 1]));
+    const d = s.data[0];
+    close(d.q1 as number, 0.01);
+    close(d.q3 as number, 0.03);
+    expect(d.whiskerHigh).toBe(0.03);
+    expect(d.whiskerLow).toBe(0);
+    expect(d.max).toBe(1);
+    // Weekly (weeks ending Monday): 2024-01-01 is a Monday, so week 1 = [0], week 2 = the other four.
+    expect(s.data[1].count).toBe(2);
+    close(s.data[1].max as number, 1.01 * 1.02 * 1.03 * 2 - 1);
+  });
+  it("a window of identical returns has zero volatility and no Sharpe", () => {
+    // 126 days of exactly 0.004: std is 0 (not rounding noise), so Sharpe = 0.004 / 0 is not finite → null.
+    const x = S(days(130), [...new Array(126).fill(0.004), 0.01, 0.02, 0.03, 0.04]);
+    const [v] = performanceSeries("rolling_volatility", x);
+    const [sh] = performanceSeries("rolling_sharpe", x);
+    expect(v.data[0].return).toBe(0);
+    expect(sh.data[0].return).toBeNull();
+    expect(v.data[1].return).toBeGreaterThan(0);
+  });
+  it("a benchmark's rolling series follows on the same dates; rolling_beta has none for it", () => {
+    const a = S(days(200), Array.from({ length: 200 }, (_, i) => Math.sin(i) / 100));
+    const b = { name: "B", returns: { dates: a.returns.dates, returns: Float64Array.from({ length: 200 }, (_, i) => Math.cos(i * 1.3) / 100) } };
+    const out = performanceSeries("rolling_volatility", a, b);
+    expect(out.map((s) => [s.name, s.window, s.data.length])).toEqual([["X", 126, 75], ["B", 126, 75]]);
+    expect(out[1].data.map((d) => d.date)).toEqual(out[0].data.map((d) => d.date));
+    expect(performanceSeries("rolling_beta", a, b).map((s) => s.name)).toEqual(["X", "X"]);
+  });
+  it("rolling beta on non-trivial numbers: cov / var of the benchmark, by hand", () => {
+    // x = 1, 2, 4, 3; y = 1, 3, 2, 5 over a window of 4 (windows must fit, so call the kernel directly):
+    // means 2.5 and 2.75; Σdx·dy = (−1.5)(−1.75) + (−0.5)(0.25) + (1.5)(−0.75) + (0.5)(2.25) = 2.5;
+    // Σdy² = 3.0625 + 0.0625 + 0.5625 + 5.0625 = 8.75; beta = 2.5 / 8.75 = 0.285714…
+    const beta = rollingBeta(Float64Array.from([1, 2, 4, 3]), Float64Array.from([1, 3, 2, 5]), 4);
+    close(beta[0], 2.5 / 8.75);
+  });
+  it("running sums stay exact on price-like levels (large mean, small spread) over 20,000 steps", () => {
+    let seed = 11;
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const x = Float64Array.from({ length: 20_000 }, (_, i) => 100 + i / 100 + rnd() * 0.01);
+    const { mean, std } = rollingMeanStd(x, 252);
+    for (const k of [0, 1023, 1024, 7777, 19_748]) {
+      const w = x.slice(k, k + 252);
+      const m = w.reduce((a, b) => a + b) / 252;
+      const sd = Math.sqrt(w.reduce((a, b) => a + (b - m) ** 2, 0) / 251);
+      expect(mean[k]).toBeCloseTo(m, 9);
+      expect(Math.abs(std[k] - sd) / sd).toBeLessThan(1e-7);
+    }
+  });
+  it("histogram puts a value on an edge in the bin that starts there", () => {
+    // Months: 0, 1/16, …, 20/16 (21 values, dyadic so (1 + v) − 1 compounds back to v exactly) →
+    // width 1/16; each value k/16 is the start of bin k, and the maximum falls in the closed last bin.
+    const dates = Array.from({ length: 21 }, (_, i) => `${2000 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}-15`);
+    const [s] = performanceSeries("histogram", S(dates, Array.from({ length: 21 }, (_, i) => i / 16)));
+    expect(s.bins!.map((b) => b.count)).toEqual([...new Array(19).fill(1), 2]);
+  });
+});

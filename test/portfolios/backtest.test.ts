@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { addMonthsClamped, backtestPortfolio, computeTrades, levelsFromReturns, rebalanceCalendar, selectOn } from "../../pipeline/portfolios/index.ts";
+import { backtestPortfolio, levelsFromReturns } from "../../pipeline/portfolios/index.ts";
 import type { HoldingRow } from "../../pipeline/types.ts";
-import { companies, rules, universe } from "./universe-fixture.ts";
+import { AUTUMN, WINTER, autumnRules, rules, universeOf, type Spec } from "./universe-fixture.ts";
 
 const tickers = (h: HoldingRow[]) => h.map((x) => x.ticker);
 const expectReturns = (got: Float64Array, want: number[]) => {
@@ -9,55 +9,8 @@ const expectReturns = (got: Float64Array, want: number[]) => {
   want.forEach((w, i) => expect(got[i]).toBeCloseTo(w, 12));
 };
 
-describe("rebalance calendar", () => {
-  it("counts months from the first date, clamped to month ends", () => {
-    expect(addMonthsClamped("2024-01-31", 1)).toBe("2024-02-29"); // leap year
-    expect(addMonthsClamped("2023-01-31", 1)).toBe("2023-02-28");
-    expect(addMonthsClamped("2024-01-31", 2)).toBe("2024-03-31"); // from the first date: not 29 Mar
-    expect(addMonthsClamped("2024-08-31", 6)).toBe("2025-02-28");
-    expect(addMonthsClamped("2024-11-15", 12)).toBe("2025-11-15");
-  });
-
-  it("moves days to the next trading date, and keeps the next one unmoved", () => {
-    const trading = ["2024-01-31", "2024-02-29", "2024-03-28", "2024-04-01", "2024-04-30"];
-    // 31 Mar 2024 is a Sunday: moved to Mon 1 Apr; the day after the data (31 May) stays as is.
-    expect(rebalanceCalendar("2024-01-31", 1, trading)).toEqual({
-      scheduled: ["2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30", "2024-05-31"],
-      actual: ["2024-01-31", "2024-02-29", "2024-04-01", "2024-04-30"],
-    });
-    expect(rebalanceCalendar("2024-01-31", 3, trading)).toEqual({ scheduled: ["2024-01-31", "2024-04-30", "2024-07-31"], actual: ["2024-01-31", "2024-04-30"] });
-  });
-});
-
-describe("selection", () => {
-  const u = universe();
-  it("ranks by the criteria with ties by ticker", () => {
-    // 31 Jan totals: A 9, B 8, C 8, D 5 → A, then B before C on the tie.
-    expect(tickers(selectOn("2024-01-31", rules(), u))).toEqual(["A", "B"]);
-    // Ascending: D 5, then B/C tie at 8 → B.
-    expect(tickers(selectOn("2024-01-31", rules({ maxStocksCriteriaOrder: "ascending" }), u))).toEqual(["B", "D"]);
-  });
-  it("applies the sector cap floor(0.5 × 2) = 1 in rank order", () => {
-    // A (Tech) taken, B (Tech) skipped, C (Energy) taken.
-    expect(tickers(selectOn("2024-01-31", rules({ maxSectorConcentration: 0.5 }), u))).toEqual(["A", "C"]);
-    expect(tickers(selectOn("2024-01-31", rules({ maxSectorConcentration: 1 }), u))).toEqual(["A", "B"]);
-  });
-  it("keeps only stocks inside every range, bounds inclusive", () => {
-    // return_rating = total − 1 on 31 Jan: A 8, B 7, C 7, D 4; [7, 7.5] keeps B and C.
-    expect(tickers(selectOn("2024-01-31", rules({ ranges: { return_rating: [7, 7.5] }, maxStocks: 5 }), u))).toEqual(["B", "C"]);
-  });
-  it("ranks by market cap, unknown caps last", () => {
-    expect(tickers(selectOn("2024-01-31", rules({ maxStocksCriteria: "market_cap", maxStocks: 3 }), u))).toEqual(["A", "B", "D"]);
-    expect(tickers(selectOn("2024-01-31", rules({ maxStocksCriteria: "market_cap", maxStocksCriteriaOrder: "ascending", maxStocks: 3 }), u))).toEqual(["A", "B", "D"]);
-  });
-  it("uses the ratings as of the date and requires a close that day", () => {
-    // 4 Mar uses the 29 Feb ratings (A 5, B 9, C 3, D 9); ascending: C, then A has no price → B.
-    expect(tickers(selectOn("2024-03-04", rules({ maxStocksCriteriaOrder: "ascending" }), u))).toEqual(["B", "C"]);
-  });
-});
-
-describe("backtest", () => {
-  const u = universe();
+describe("backtest (winter)", () => {
+  const u = universeOf(WINTER);
   it("buys equal weights, drifts, and gives the rebalance day's return to the old holdings", () => {
     const bt = backtestPortfolio(rules(), u);
     expect(bt.rebalances.map((r) => [r.date, tickers(r.holdings)])).toEqual([
@@ -68,7 +21,7 @@ describe("backtest", () => {
     // 29 Feb (old holdings) 0.60+0.60=1.20, then 0.025 sh B @24, 0.006 sh D @100;
     // 1 Mar 0.60+0.66=1.26; 4 Mar 0.60+0.726=1.326.
     expectReturns(bt.returns.returns, [0, 0.05, 1.15 / 1.05 - 1, 1.2 / 1.15 - 1, 1.26 / 1.2 - 1, 1.326 / 1.26 - 1]);
-    expect(bt.returns.dates).toEqual(u.panel.dates);
+    expect(bt.returns.dates).toEqual(WINTER.dates);
     expect(bt.previousRebalanceDate).toBe("2024-02-29");
     expect(bt.nextRebalanceDate).toBe("2024-03-31"); // a Sunday, not moved
     expect(bt.todayDate).toBe("2024-03-04");
@@ -90,35 +43,100 @@ describe("backtest", () => {
   });
 
   it("holds cash when nothing is selected", () => {
+    // Every macro_rating is 5, outside [9, 10]: both rebalances select nothing.
     const none = backtestPortfolio(rules({ ranges: { macro_rating: [9, 10] } }), u);
     expectReturns(none.returns.returns, [0, 0, 0, 0, 0, 0]);
-    expect(none.rebalances.every((r) => r.holdings.length === 0)).toBe(true);
-  });
-
-  it("compounds a value index from returns", () => {
-    const l = levelsFromReturns({ dates: ["a", "b", "c"], returns: Float64Array.from([0, 0.1, -0.5]) });
-    expect([...l.levels]).toEqual([1, 1.1, 0.55]);
+    expect(none.rebalances.map((r) => [r.date, r.holdings.length])).toEqual([["2024-01-31", 0], ["2024-02-29", 0]]);
+    expect(none.previousRebalanceDate).toBe("2024-02-29");
   });
 });
 
-describe("trades", () => {
-  const h = (ticker: string, price: number) => ({ date: "2024-02-29", ticker, price }) as HoldingRow;
-  const cos = new Map(companies().map((c) => [c.ticker, c]));
-  it("rounds whole shares half up, lists a share pricier than its target with 0", () => {
-    // value 1500, 3 names → target 500: A @200 = 2.5 → 3 (600.00); B @600 > 500 → 0; C @24 = 20.83 → 21 (504.00).
-    const t = computeTrades({ holdings: [h("B", 600), h("A", 200), h("C", 24)], companies: cos, value: 1500, allowFractional: false });
-    expect(t.map((x) => [x.ticker, x.id, x.name, x.quantity, x.value, x.pct, x.order_type])).toEqual([
-      ["A", 1, "A Corp", 3, 600, 0.4, "Buy"],
-      ["B", 2, "B Corp", 0, 0, 0, "Buy"],
-      ["C", 3, "C Corp", 21, 504, 0.336, "Buy"],
+describe("backtest (autumn: three rebalances, weekend start, delisting, sector cap)", () => {
+  const u = universeOf(AUTUMN);
+  const bt = backtestPortfolio(autumnRules(), u);
+  it("rebalances on the calendar's trading dates with the selections worked out in selection.test", () => {
+    expect(bt.rebalances.map((r) => [r.date, tickers(r.holdings)])).toEqual([
+      ["2024-09-02", ["P", "Q", "S"]],
+      ["2024-09-30", ["Q", "R", "T"]],
+      ["2024-10-31", ["P", "Q", "T"]],
     ]);
+    expect(bt.rebalances[2].holdings.map((h) => h.price)).toEqual([10, 25, 8]);
+    expect(bt.previousRebalanceDate).toBe("2024-10-31");
+    expect(bt.nextRebalanceDate).toBe("2024-11-30"); // Saturday, not moved
+    expect(bt.todayDate).toBe("2024-11-29");
+    expect(bt.todayHoldings.map((h) => [h.ticker, h.price])).toEqual([["P", 12], ["Q", 30], ["T", 9]]);
   });
-  it("gives 6-decimal fractions with allow_fractional", () => {
-    // target 750: A @24 → 31.25 sh (750.00); B @700 → 1.071429 sh (1.071429 × 700 = 750.0003 → 750.00).
-    const t = computeTrades({ holdings: [h("A", 24), h("B", 700)], companies: cos, value: 1500, allowFractional: true });
-    expect(t.map((x) => [x.quantity, x.value])).toEqual([
-      [31.25, 750],
-      [1.071429, 750],
+
+  it("computes every daily return by hand", () => {
+    // 2 Sep, V=1: 1/3 each → P 1/30 sh @10, Q 1/60 sh @20, S 1/15 sh @5.
+    // 16 Sep: P 12/30 + Q 20/60 + S 6/15 = (24+20+24)/60 = 68/60.
+    // 30 Sep (old holdings; S delisted keeps 6): P 22/60 + Q 23/60 + S 24/60 = 69/60.
+    //   Buy Q, R, T with 23/60 each at 23, 40, 8.
+    // 15 Oct: Q (23/60)(24/23) = 24/60, R (23/60)(50/40) = 28.75/60, T (23/60)(10/8) = 28.75/60 → 81.5/60.
+    // 31 Oct (old holdings): Q 25/60, R 28.75/60, T (23/60)(8/8) = 23/60 → 76.75/60 = V4.
+    //   Buy P, Q, T with V4/3 each at 10, 25, 8.
+    // 15 Nov: P ×10/10, Q ×30/25 = 1.2, T no price ×1 → (V4/3)·3.2.
+    // 29 Nov: P ×1.2, Q ×1.2, T ×9/8 = 1.125 → (V4/3)·3.525.
+    expect(bt.returns.dates).toEqual(AUTUMN.dates);
+    expectReturns(bt.returns.returns, [0, 68 / 60 - 1, 69 / 68 - 1, 81.5 / 69 - 1, 76.75 / 81.5 - 1, 3.2 / 3 - 1, 3.525 / 3.2 - 1]);
+    // The benchmark-style value index ends at (V4/3)·3.525.
+    const levels = levelsFromReturns(bt.returns);
+    expect(levels.dates).toEqual(AUTUMN.dates);
+    expect(levels.levels[0]).toBe(1);
+    expect(levels.levels[6]).toBeCloseTo((76.75 / 60 / 3) * 3.525, 12);
+  });
+
+  it("rebalances every two months from the same first date", () => {
+    // 2 Sep as above; 31 Oct (ratings of 31 Oct) with V on 31 Oct from P, Q, S held since 2 Sep:
+    // P 10/30 + Q 25/60 + S 6/15 (delisted at 6) = (20+25+24)/60 = 69/60.
+    const bi = backtestPortfolio(autumnRules({ rebalanceFrequency: 2 }), u);
+    expect(bi.rebalances.map((r) => [r.date, tickers(r.holdings)])).toEqual([
+      ["2024-09-02", ["P", "Q", "S"]],
+      ["2024-10-31", ["P", "Q", "T"]],
     ]);
+    // 15 Oct: P 11/30 + Q 24/60 + S 24/60 = 70/60; 30 Sep: 22/60 + 23/60 + 24/60 = 69/60.
+    expectReturns(bi.returns.returns, [0, 68 / 60 - 1, 69 / 68 - 1, 70 / 69 - 1, 69 / 70 - 1, 3.2 / 3 - 1, 3.525 / 3.2 - 1]);
+    expect(bi.nextRebalanceDate).toBe("2024-12-31");
+  });
+});
+
+describe("backtest edges", () => {
+  it("starts at the first rating date and counts two calendar days moved to one trading date once", () => {
+    // No trading from 2 Feb to 1 Apr: 29 Feb and 31 Mar both move to 2 Apr; 30 Apr → 1 May.
+    const gap: Spec = {
+      dates: ["2024-01-30", "2024-01-31", "2024-02-01", "2024-04-02", "2024-04-03", "2024-05-01"],
+      closes: { X: [9, 10, 11, 12, 12, 15], Y: [9, 10, 10, 20, 22, 22] },
+      sectors: { X: "Tech", Y: "Energy" },
+      ratings: {
+        "2024-01-31": { X: { total_rating: 9 }, Y: { total_rating: 1 } },
+        "2024-04-01": { X: { total_rating: 1 }, Y: { total_rating: 9 } },
+        "2024-04-30": { X: { total_rating: 9 }, Y: { total_rating: 1 } },
+      },
+    };
+    const bt = backtestPortfolio(rules({ maxStocks: 1 }), universeOf(gap));
+    expect(bt.rebalances.map((r) => [r.date, tickers(r.holdings)])).toEqual([
+      ["2024-01-31", ["X"]],
+      ["2024-04-02", ["Y"]],
+      ["2024-05-01", ["X"]],
+    ]);
+    // 31 Jan: 0.1 sh X @10 → 1.1, 1.2; 2 Apr buy 0.06 sh Y @20 → 3 Apr 1.32; 1 May (old: Y 22) 1.32.
+    expect(bt.returns.dates[0]).toBe("2024-01-31"); // 30 Jan precedes the ratings
+    expectReturns(bt.returns.returns, [0, 0.1, 1.2 / 1.1 - 1, 0.1, 0]);
+    expect(bt.previousRebalanceDate).toBe("2024-05-01");
+    expect(bt.nextRebalanceDate).toBe("2024-05-31");
+  });
+
+  it("gives an empty history when there are no ratings", () => {
+    const spec: Spec = { dates: ["2024-01-31", "2024-02-01"], closes: { X: [1, 2] }, sectors: { X: "Tech" }, ratings: {} };
+    const bt = backtestPortfolio(rules(), universeOf(spec));
+    expect(bt).toEqual({ rebalances: [], returns: { dates: [], returns: new Float64Array() }, previousRebalanceDate: null, nextRebalanceDate: null, todayDate: "2024-02-01", todayHoldings: [] });
+  });
+});
+
+describe("levelsFromReturns", () => {
+  it("compounds from 1.0, ignoring the first return", () => {
+    // 1 → 1 × 1.1 = 1.1 → 1.1 × 0.5 = 0.55.
+    const l = levelsFromReturns({ dates: ["a", "b", "c"], returns: Float64Array.from([0.3, 0.1, -0.5]) });
+    expect([...l.levels]).toEqual([1, 1.1, 0.55]);
   });
 });

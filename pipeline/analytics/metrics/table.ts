@@ -1,7 +1,7 @@
 // The metric rows of contract §6, in order, with exact labels (trailing spaces are part of them)
 // and formats. Each row names its metric function once; subject and benchmark columns share it.
 import type { MetricRow, ReturnSeries } from "../../types.ts";
-import { fmtCumulative, fmtInt, fmtNumber, fmtPercent, fmtPyRound, fmtPyRoundPercent } from "../format.ts";
+import { formatMetric, type MetricFormat } from "../format.ts";
 import * as bm from "./benchmark.ts";
 import { SeriesContext } from "./context.ts";
 import * as dd from "./drawdown.ts";
@@ -9,15 +9,14 @@ import * as ra from "./ratios.ts";
 import * as rt from "./returns.ts";
 import * as rk from "./risk.ts";
 
-type Fmt = "pct" | "num" | "int";
 type Row =
   | { label: string; kind: "start" | "end" | "rf" | "cum" }
-  | { label: string; kind: Fmt; f: (c: SeriesContext) => number }
-  | { label: string; kind: "pair"; f: (p: bm.Pair) => number; fmt: "num" | "pyround" | "pypct"; benchDash: boolean };
+  | { label: string; kind: "one"; fmt: MetricFormat; f: (c: SeriesContext) => number }
+  | { label: string; kind: "pair"; fmt: MetricFormat; f: (p: bm.Pair) => number; benchDash: boolean };
 
-const P = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "pct", f });
-const N = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "num", f });
-const I = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "int", f });
+const P = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "one", fmt: "percent", f });
+const N = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "one", fmt: "number", f });
+const I = (label: string, f: (c: SeriesContext) => number): Row => ({ label, kind: "one", fmt: "int", f });
 
 const HEAD: Row[] = [
   { label: "Start Period", kind: "start" },
@@ -38,8 +37,8 @@ const HEAD: Row[] = [
   P("Volatility (ann.) ", rk.volatility),
 ];
 const WITH_BENCHMARK_MID: Row[] = [
-  { label: "R^2", kind: "pair", f: bm.rSquared, fmt: "num", benchDash: false },
-  { label: "Information Ratio", kind: "pair", f: bm.informationRatio, fmt: "num", benchDash: false },
+  { label: "R^2", kind: "pair", f: bm.rSquared, fmt: "number", benchDash: false },
+  { label: "Information Ratio", kind: "pair", f: bm.informationRatio, fmt: "number", benchDash: false },
 ];
 const BODY: Row[] = [
   N("Calmar", dd.calmar),
@@ -91,17 +90,11 @@ const BODY: Row[] = [
   P("Win Year %", ra.winYears),
 ];
 const WITH_BENCHMARK_TAIL: Row[] = [
-  { label: "Beta", kind: "pair", f: bm.beta, fmt: "pyround", benchDash: true },
-  { label: "Alpha", kind: "pair", f: bm.alpha, fmt: "pyround", benchDash: true },
-  { label: "Correlation", kind: "pair", f: bm.correlationOf, fmt: "pypct", benchDash: true },
-  { label: "Treynor Ratio", kind: "pair", f: bm.treynor, fmt: "pypct", benchDash: true },
+  { label: "Beta", kind: "pair", f: bm.beta, fmt: "number", benchDash: true },
+  { label: "Alpha", kind: "pair", f: bm.alpha, fmt: "number", benchDash: true },
+  { label: "Correlation", kind: "pair", f: bm.correlationOf, fmt: "percent", benchDash: true },
+  { label: "Treynor Ratio", kind: "pair", f: bm.treynor, fmt: "percent", benchDash: true },
 ];
-
-/** Every row label in order, without or with a benchmark. */
-export const metricLabels = (withBenchmark: boolean) =>
-  (withBenchmark ? [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL] : [...HEAD, ...BODY]).map((r) => r.label);
-
-const FMT = { pct: fmtPercent, num: fmtNumber, int: fmtInt, pyround: fmtPyRound, pypct: fmtPyRoundPercent };
 
 function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): string {
   switch (row.kind) {
@@ -112,11 +105,11 @@ function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): 
     case "rf":
       return "0.0%";
     case "cum":
-      return fmtCumulative(rt.cumulativeReturn(c));
+      return formatMetric("cumulative", rt.cumulativeReturn(c));
     case "pair":
-      return row.benchDash && isBenchmark ? "-" : FMT[row.fmt](row.f(pair!));
-    default:
-      return FMT[row.kind](row.f(c));
+      return row.benchDash && isBenchmark ? "-" : formatMetric(row.fmt, row.f(pair!));
+    case "one":
+      return formatMetric(row.fmt, row.f(c));
   }
 }
 

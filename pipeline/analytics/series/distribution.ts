@@ -24,11 +24,18 @@ export const histogram: SeriesBuilder = (subject, benchmark) => {
   const lo = all.length ? Math.min(...all) : 0;
   const hi = all.length ? Math.max(...all) : 0;
   const width = (hi - lo) / BINS || 1; // all values equal: unit-wide bins starting at the value
+  const edges = Array.from({ length: BINS + 1 }, (_, k) => (k === BINS && hi > lo ? hi : lo + k * width));
   return sets.map((s) => {
     const counts = new Array<number>(BINS).fill(0);
-    // The last bin is closed on the right, so the maximum falls inside it.
-    for (const d of s.data) counts[Math.min(BINS - 1, Math.floor((d.return - lo) / width))]++;
-    return { ...s, bins: counts.map((count, k) => ({ start: lo + k * width, end: k === BINS - 1 && hi > lo ? hi : lo + (k + 1) * width, count })) };
+    for (const d of s.data) {
+      // Bins are [start, end), the last one closed so the maximum falls inside it; the quotient is
+      // corrected against the published edges so a value on an edge lands where the edges say.
+      let k = Math.min(BINS - 1, Math.max(0, Math.floor((d.return - lo) / width)));
+      if (k > 0 && d.return < edges[k]) k--;
+      else if (k < BINS - 1 && d.return >= edges[k + 1]) k++;
+      counts[k]++;
+    }
+    return { ...s, bins: counts.map((count, k) => ({ start: edges[k], end: edges[k + 1], count })) };
   });
 };
 
@@ -40,7 +47,11 @@ const PERIODS: [string, Period | null][] = [
   ["Yearly", "year"],
 ];
 
-/** Five-number summary with Tukey whiskers: the most extreme values within 1.5 IQR of the quartiles (linear quantiles). */
+/**
+ * Five-number summary with Tukey whiskers: the most extreme data points within the fences
+ * q1 − 1.5 IQR and q3 + 1.5 IQR. Quartiles and median by linear interpolation between order
+ * statistics (Hyndman–Fan type 7, the numpy/pandas default QuantStats' distribution() uses).
+ */
 export function boxStats(period: string, x: Float64Array): Record<string, number | string> {
   const s = Float64Array.from(x).sort();
   const q1 = quantileSorted(s, 0.25), q3 = quantileSorted(s, 0.75);
