@@ -5,20 +5,23 @@ import type pino from "pino";
 import type { Redis } from "ioredis";
 import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../pipeline/store/model.ts";
-import { accessLog } from "./access-log.ts";
+import { accessLog, requestId } from "./access-log.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { BodyCache } from "./output/lru.ts";
 import { createLimiter } from "./rate-limit.ts";
 import { REST_ROUTES } from "./rest/index.ts";
-import { mountRoutes } from "./rest/route.ts";
+import { restDispatcher } from "./rest/dispatch.ts";
+import { restEntries } from "./rest/route.ts";
 
 export interface AppDeps {
   /** The published snapshot, read once at the start of every request; null before the first. */
   snapshot: () => Snapshot | null;
   catalog: CatalogReader;
   logger: pino.Logger;
+  /** Access log lines (one per response); default: `logger`. */
+  accessLogger?: pino.Logger;
   /** Per-key limit: `points` requests per `durationSec`; shared through Redis when a client is given. */
   rateLimit?: { points: number; durationSec: number; redis?: Redis };
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
@@ -36,8 +39,25 @@ export function createApp(deps: AppDeps): express.Express {
   const metrics = createMetrics(deps.snapshot, cache);
   app.locals.bodyCache = cache;
 
-  app.use(accessLog(deps.logger));
-  app.use(metrics.middleware);
+  const observe = accessLog(deps.accessLogger ?? deps.logger, metrics.observe);
+
+  let openapi: string | undefined;
+  const openApiEntry = {
+    path: "/openapi.json",
+    handle: (_req: Request, res: Response) => {
+      res.locals.route = "openapi";
+      openapi ??= JSON.stringify(openApiDocument(REST_ROUTES));
+      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "X-Request-Id": requestId(res) });
+      res.end(openapi);
+    },
+  };
+  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter: createLimiter(deps.rateLimit), cache };
+  const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
+  // One router layer for the whole read path: every Express layer walked costs on each request.
+  app.use((req, res, next) => {
+    observe(req, res);
+    rest(req, res, next);
+  });
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();
@@ -52,17 +72,6 @@ export function createApp(deps: AppDeps): express.Express {
     res.end(await metrics.registry.metrics());
   });
 
-  let openapi: string | undefined;
-  const v1 = express.Router({ strict: false, caseSensitive: true });
-  v1.get("/openapi.json", (_req, res) => {
-    res.locals.route = "openapi";
-    openapi ??= JSON.stringify(openApiDocument(REST_ROUTES));
-    res.setHeader("Content-Type", "application/json; charset=utf-8");
-    res.end(openapi);
-  });
-  mountRoutes(v1, REST_ROUTES, { snapshot: deps.snapshot, catalog: deps.catalog, limiter: createLimiter(deps.rateLimit), cache });
-  app.use("/data/v1", v1);
-
   app.use((req: Request) => {
     throw new NotFound(`no such endpoint: ${req.method} ${req.path}`);
   });
@@ -71,13 +80,14 @@ export function createApp(deps: AppDeps): express.Express {
     const e = toApiError(err);
     if (e.status >= 500) {
       // the detail goes to the log, never to the caller
-      deps.logger.error({ err, reqId: (req as Request & { id?: string }).id }, "request failed");
+      deps.logger.error({ err, reqId: requestId(res) }, "request failed");
     }
     if (res.headersSent) {
       res.destroy();
       return;
     }
     for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
+    res.setHeader("X-Request-Id", requestId(res));
     res.status(e.status);
     res.setHeader("Content-Type", "application/json; charset=utf-8");
     res.setHeader("Cache-Control", "no-store");

@@ -31,17 +31,21 @@ export const ENDPOINT_SCOPES = {
 } as const satisfies Record<string, readonly Scope[]>;
 export type EndpointName = keyof typeof ENDPOINT_SCOPES;
 
-/** The presented key, query parameter first, then header; undefined when absent or malformed. */
-export function presentedKey(req: Request, query: Record<string, unknown> = req.query as Record<string, unknown>): string | undefined {
+/** The api_key query parameter: the key, undefined when absent, null when repeated or empty. */
+export function queryKey(query: Record<string, unknown>): string | null | undefined {
   const q = query.api_key;
-  if (typeof q === "string" && q !== "") return q;
-  if (q !== undefined) return undefined; // repeated or empty → treated as absent/invalid
+  if (q === undefined) return undefined;
+  return typeof q === "string" && q !== "" ? q : null;
+}
+
+/** The presented key, query parameter first, then header; undefined when absent or malformed. */
+export function presentedKey(req: Request, fromQuery: string | null | undefined = queryKey(req.query as Record<string, unknown>)): string | undefined {
+  if (fromQuery !== undefined) return fromQuery ?? undefined; // a malformed query key is not replaced by a header
   const h = req.headers["api_key"];
   return typeof h === "string" && h !== "" ? h : undefined;
 }
 
-export function authenticate(req: Request, catalog: CatalogReader, query?: Record<string, unknown>): Caller {
-  const key = presentedKey(req, query);
+export function authenticate(key: string | undefined, catalog: CatalogReader): Caller {
   if (key === undefined) throw new Unauthorized("an api_key is required (query parameter or header api_key)");
   if (key.length > 512) throw new Unauthorized("unknown api_key");
   const found = catalog.authenticate(key);
@@ -65,6 +69,7 @@ export function redactUrl(url: string | undefined): string | undefined {
   const parts = query.split("&").map((part) => {
     const eq = part.indexOf("=");
     const rawName = eq < 0 ? part : part.slice(0, eq);
+    if (rawName === "api_key") return "api_key=[redacted]"; // the usual spelling, without decoding
     let name = rawName;
     try {
       name = decodeURIComponent(rawName.replace(/\+/g, " "));

@@ -70,8 +70,8 @@ export class NotFound extends ApiError {
 }
 
 export class RateLimited extends ApiError {
-  constructor(retryAfterSec: number) {
-    super(429, "rate_limited", `rate limit exceeded; retry after ${retryAfterSec} s`, [], { "Retry-After": String(retryAfterSec) });
+  constructor(retryAfterSec: number, rateHeaders: Record<string, string> = {}) {
+    super(429, "rate_limited", `rate limit exceeded; retry after ${retryAfterSec} s`, [], { ...rateHeaders, "Retry-After": String(retryAfterSec) });
   }
 }
 

@@ -1,26 +1,16 @@
 // Prometheus metrics (prom-client), one registry per app: request count and latency per route,
 // snapshot age, body cache size. Route labels are the endpoint ids (bounded cardinality).
-import type { RequestHandler } from "express";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { Snapshot } from "../pipeline/store/model.ts";
+import type { OnFinish } from "./access-log.ts";
 import type { BodyCache } from "./output/lru.ts";
+import { RequestMetrics } from "./request-metrics.ts";
 
 export function createMetrics(snapshot: () => Snapshot | null, cache: BodyCache) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: "http_requests_total",
-    help: "HTTP requests by route, method and status",
-    labelNames: ["route", "method", "status"] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "HTTP request latency by route",
-    labelNames: ["route", "method"] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
+  const requests = new RequestMetrics();
+  requests.register(registry);
   new Gauge({
     name: "snapshot_age_seconds",
     help: "Age of the served snapshot (seconds since it was created); -1 when none is served",
@@ -40,24 +30,9 @@ export function createMetrics(snapshot: () => Snapshot | null, cache: BodyCache)
     },
   });
 
-  // Label children are looked up once per (route, method, status): prom-client otherwise hashes
-  // the label object on every observation, on the hot path of every read.
-  const counters = new Map<string, ReturnType<typeof requests.labels>>();
-  const timers = new Map<string, ReturnType<typeof latency.labels>>();
-  const middleware: RequestHandler = (req, res, next) => {
-    const start = performance.now();
-    res.once("finish", () => {
-      const route = (res.locals.route as string | undefined) ?? (req.path === "/healthz" ? "healthz" : "other");
-      const rk = `${route}|${req.method}`;
-      const ck = `${rk}|${res.statusCode}`;
-      let c = counters.get(ck);
-      if (!c) counters.set(ck, (c = requests.labels(route, req.method, String(res.statusCode))));
-      let t = timers.get(rk);
-      if (!t) timers.set(rk, (t = latency.labels(route, req.method)));
-      c.inc();
-      t.observe((performance.now() - start) / 1000);
-    });
-    next();
+  const observe: OnFinish = (req, res, ms) => {
+    const route = (res.locals.route as string | undefined) ?? (req.path === "/healthz" ? "healthz" : "other");
+    requests.record(route, req.method, res.statusCode, ms / 1000);
   };
-  return { registry, middleware };
+  return { registry, observe };
 }

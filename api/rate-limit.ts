@@ -1,7 +1,6 @@
 // Per-key rate limits (rate-limiter-flexible): in memory, or shared through Redis when a client is
 // given (with an in-memory insurance limiter, so a Redis outage degrades to per-process limits
 // instead of failing requests). Every answer carries X-RateLimit-*; a refusal is 429 + Retry-After.
-import type { Response } from "express";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { RateLimited } from "./errors.ts";
@@ -12,7 +11,11 @@ export interface RateLimitOptions {
   redis?: Redis;
 }
 
-export type Limiter = (keyId: string, res: Response) => Promise<void>;
+/** X-RateLimit-* header values, sent with the response (kept off `res` until writeHead: see payload.ts). */
+export type RateHeaders = Record<"X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset", string>;
+
+/** Consumes one point for the key; resolves to the headers, or rejects with RateLimited carrying them. */
+export type Limiter = (keyId: string) => Promise<RateHeaders | undefined>;
 
 export function createLimiter(opts: RateLimitOptions | undefined): Limiter | null {
   if (!opts) return null;
@@ -21,20 +24,15 @@ export function createLimiter(opts: RateLimitOptions | undefined): Limiter | nul
     ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) })
     : new RateLimiterMemory(base);
   const limit = String(opts.points);
-  const headers = (res: Response, r: RateLimiterRes) => {
-    res.setHeader("X-RateLimit-Limit", limit);
-    res.setHeader("X-RateLimit-Remaining", String(Math.max(0, r.remainingPoints)));
-    res.setHeader("X-RateLimit-Reset", String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)));
+  const headers = (r: RateLimiterRes): RateHeaders => ({
+    "X-RateLimit-Limit": limit,
+    "X-RateLimit-Remaining": String(Math.max(0, r.remainingPoints)),
+    "X-RateLimit-Reset": String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)),
+  });
+  const refused = (e: unknown): undefined => {
+    if (e instanceof RateLimiterRes) throw new RateLimited(Math.max(1, Math.ceil(e.msBeforeNext / 1000)), headers(e));
+    return undefined; // a store error without insurance: do not refuse service for it
   };
-  return async (keyId, res) => {
-    try {
-      headers(res, await limiter.consume(keyId, 1));
-    } catch (e) {
-      if (e instanceof RateLimiterRes) {
-        headers(res, e);
-        throw new RateLimited(Math.max(1, Math.ceil(e.msBeforeNext / 1000)));
-      }
-      // a store error without insurance: do not refuse service for it
-    }
-  };
+  // A plain promise chain (no async wrapper): one reaction per request on the read path.
+  return (keyId) => limiter.consume(keyId, 1).then(headers, refused);
 }

@@ -6,3 +6,26 @@ export const REDACT_PATHS = ["api_key", "key", "*.api_key", "*.key", "req.header
 export function createLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
   return pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { pid: process.pid } }, destination);
 }
+
+/**
+ * The HTTP access log: one line per response, built only from fixed fields with the URL's api_key
+ * already replaced (api/access-log.ts), so it needs no redaction paths, which pino would otherwise
+ * walk on every line. Written through a buffered asynchronous stdout (4 KiB batches, flushed at
+ * exit): a synchronous write(2) per request would cost more than serving a cached read. A crash
+ * can lose the last few access lines; error lines go through createLogger, synchronously.
+ */
+export function createAccessLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
+  let dest = destination;
+  if (!dest) {
+    const boom = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    process.once("exit", () => {
+      try {
+        boom.flushSync();
+      } catch {
+        /* stdout already gone: nothing left to write to */
+      }
+    });
+    dest = boom;
+  }
+  return pino({ level, base: { pid: process.pid } }, dest);
+}

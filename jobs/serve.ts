@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from "../api/server.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { Config } from "./config.ts";
+import { createAccessLogger } from "./logger.ts";
 
 export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog): Promise<AppDeps> {
   const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"));
@@ -16,7 +17,7 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   // Keys and watchlists written by other processes (CLI, other servers) show up within a second.
   setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000).unref();
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
-  return { snapshot: () => holder.get(), catalog, logger: log, rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis } };
+  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis } };
 }
 
 /** Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes. */

@@ -1,16 +1,18 @@
 // The one request pipeline every REST endpoint runs through: snapshot read once, key, rate limit,
 // scopes, 503, parameters (zod → 400), the route's resolve (404s, semantic 400s), then the body
 // from the per-snapshot LRU or built once, with ETag / If-None-Match.
-import type { Request, RequestHandler, Response, Router } from "express";
+import type { Request, Response } from "express";
 import type { z } from "zod";
 import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../../pipeline/store/model.ts";
-import { authenticate, ENDPOINT_SCOPES, requireScopes, type Caller, type EndpointName } from "../auth.ts";
+import { authenticate, ENDPOINT_SCOPES, presentedKey, queryKey, requireScopes, type Caller, type EndpointName } from "../auth.ts";
 import { Unavailable } from "../errors.ts";
 import { bodyEtag, etagMatches, requestEtag } from "../output/etag.ts";
 import type { BodyCache } from "../output/lru.ts";
 import { sendBody, sendNotModified, type Format, type Payload } from "../output/payload.ts";
-import type { Limiter } from "../rate-limit.ts";
+import type { Limiter, RateHeaders } from "../rate-limit.ts";
+import { requestId } from "../access-log.ts";
+import type { DispatchEntry, PathHandler } from "./dispatch.ts";
 import { indexOf, type SnapshotIndex } from "./indexes.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
@@ -58,57 +60,85 @@ export interface RouteEnv {
 
 export const withFormat = (q: z.ZodObject) => q.extend({ format: formatParam });
 
-type Parsed = { format: Format; params: Record<string, unknown> };
+/** A raw query string validated once: its api_key parameter, the format and the route's params. */
+type Parsed = { queryKey: string | null | undefined; format: Format; params: Record<string, unknown> };
 
-function handler(def: AnyRoute, env: RouteEnv): RequestHandler {
+function handler(def: AnyRoute, env: RouteEnv): PathHandler {
   const schema = withFormat(def.query);
   const scopes = ENDPOINT_SCOPES[def.endpoint];
-  // Validated parameters per raw query string (bounded): repeated reads skip zod entirely.
+  // Validated parameters per raw query string (bounded): a repeated read skips query parsing and
+  // zod. A header key is read per request, since it is not part of the query string.
   const parsedCache = new Map<string, Parsed>();
-  return async (req: Request, res: Response) => {
-    const snapshot = env.snapshot(); // read once: a swap mid-request never mixes two snapshots
-    res.locals.route = def.id;
-    const query = req.query as Record<string, unknown>; // Express 5 parses on every access: once here
-    const caller = authenticate(req, env.catalog, query);
-    if (env.limiter) await env.limiter(caller.key.id, res);
+
+  function serve(req: Request, res: Response, snapshot: Snapshot | null, caller: Caller, p: Parsed | ZodInvalid, path: Record<string, string>, rate?: RateHeaders): void {
     requireScopes(caller, scopes);
     if (!snapshot) throw new Unavailable();
-    const q = req.url.indexOf("?");
-    const raw = q < 0 ? "" : req.url.slice(q + 1);
-    let parsedParams = parsedCache.get(raw);
-    if (!parsedParams) {
-      const parsed = schema.safeParse(query);
-      if (!parsed.success) throw invalidFromZod(parsed.error.issues);
-      const { format, ...rest } = parsed.data as { format: Format } & Record<string, unknown>;
-      parsedParams = { format, params: rest };
-      if (parsedCache.size >= 1000) parsedCache.clear();
-      if (raw.length <= 2048) parsedCache.set(raw, parsedParams);
-    }
-    const { format, params } = parsedParams;
-    const r = def.resolve({ snapshot, idx: indexOf(snapshot), caller, catalog: env.catalog, params, path: req.params as Record<string, string> });
+    if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);
+    const r = def.resolve({ snapshot, idx: indexOf(snapshot), caller, catalog: env.catalog, params: p.params, path });
     const inm = req.headers["if-none-match"];
+    const id = requestId(res);
     if (r.key !== undefined) {
-      const ck = `${snapshot.id}|${format}|${def.id}|${r.key}`;
+      const ck = `${snapshot.id}|${p.format}|${def.id}|${r.key}`;
       let hit = env.cache.get(ck);
       const etag = hit?.etag ?? requestEtag(snapshot.id, ck);
-      if (etagMatches(inm, etag)) return sendNotModified(res, etag);
+      if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
       if (!hit) {
-        const p = r.build();
-        hit = { etag, body: Buffer.from(format === "csv" ? p.csv() : p.json(), "utf8") };
+        const payload = r.build();
+        hit = { etag, body: Buffer.from(p.format === "csv" ? payload.csv() : payload.json(), "utf8") };
         env.cache.set(ck, hit);
       }
-      return sendBody(res, format, def.endpoint, hit.body, hit.etag);
+      return sendBody(res, p.format, def.endpoint, hit.body, hit.etag, id, rate);
     }
-    const p = r.build();
-    const body = Buffer.from(format === "csv" ? p.csv() : p.json(), "utf8");
+    const payload = r.build();
+    const body = Buffer.from(p.format === "csv" ? payload.csv() : payload.json(), "utf8");
     const etag = bodyEtag(body);
-    if (etagMatches(inm, etag)) return sendNotModified(res, etag);
-    return sendBody(res, format, def.endpoint, body, etag);
+    if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
+    return sendBody(res, p.format, def.endpoint, body, etag, id, rate);
+  }
+
+  // Checks run in a fixed order: key (401), rate limit (429), scopes (403), snapshot (503), then
+  // parameters (400) and the route's own 404s.
+  return (req, res, path) => {
+    const snapshot = env.snapshot(); // read once: a swap mid-request never mixes two snapshots
+    res.locals.route = def.id;
+    const url = req.url;
+    const q = url.indexOf("?");
+    const raw = q < 0 ? "" : url.slice(q + 1);
+    let p: Parsed | ZodInvalid | undefined = parsedCache.get(raw);
+    if (!p) {
+      const query = req.query as Record<string, unknown>; // Express 5 parses on every access: once here
+      const parsed = schema.safeParse(query);
+      if (parsed.success) {
+        const { format, ...params } = parsed.data as { format: Format } & Record<string, unknown>;
+        p = { queryKey: queryKey(query), format, params };
+        if (parsedCache.size >= 1000) parsedCache.clear();
+        if (raw.length <= 2048) parsedCache.set(raw, p);
+      } else p = new ZodInvalid(parsed.error.issues, queryKey(query));
+    }
+    const caller = authenticate(presentedKey(req, p.queryKey), env.catalog);
+    if (env.limiter)
+      return env.limiter(caller.key.id).then((rate) => {
+        try {
+          serve(req, res, snapshot, caller, p, path, rate);
+        } catch (e) {
+          if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v); // errors carry them too
+          throw e;
+        }
+      });
+    serve(req, res, snapshot, caller, p, path);
   };
 }
 
-export function mountRoutes(router: Router, routes: AnyRoute[], env: RouteEnv): void {
-  for (const def of routes) router.get(def.path, handler(def, env));
+/** Parameters that failed validation, kept until the checks that come before a 400 have run. */
+class ZodInvalid {
+  constructor(
+    readonly issues: z.core.$ZodIssue[],
+    readonly queryKey: string | null | undefined,
+  ) {}
+}
+
+export function restEntries(routes: AnyRoute[], env: RouteEnv): DispatchEntry[] {
+  return routes.map((def) => ({ path: def.path, handle: handler(def, env) }));
 }
 
 /** Upper-cased ticker path parameter. */

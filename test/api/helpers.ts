@@ -1,6 +1,6 @@
 // A real server on an ephemeral port over the fixture, with the pino output captured.
 import { Writable } from "node:stream";
-import pino from "pino";
+import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
 import type { AppDeps } from "../../api/app.ts";
 import { startServer, type RunningServer } from "../../api/server.ts";
 import type { Snapshot } from "../../pipeline/store/model.ts";
@@ -38,9 +38,11 @@ export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps[
       cb();
     },
   });
-  const logger = pino({ level: "debug" }, stream);
+  // The loggers `npm start` uses, writing here instead of stdout.
+  const logger = createLogger("debug", stream);
+  const accessLogger = createAccessLogger("debug", stream);
   const current = { snapshot: opts.snapshot === "none" ? null : (fx.snapshot as Snapshot | null) };
-  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, logger, rateLimit: opts.rateLimit } });
+  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, logger, accessLogger, rateLimit: opts.rateLimit } });
   const get = async (path: string, params: Record<string, string | number> = {}, headers: Record<string, string> = {}): Promise<Res> => {
     const u = new URL(srv.url + path);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));

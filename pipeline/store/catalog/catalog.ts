@@ -26,10 +26,13 @@ interface Mirror {
   portfolios: Map<string, UserPortfolio>;
 }
 
+/** Presented keys remembered per mirror (see authenticate). */
+const AUTH_MEMO_MAX = 10_000;
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString());
 
 export class Catalog implements CatalogReader {
   private mirror: Mirror = { users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map() };
+  private authMemo = new Map<string, { user: User; key: ApiKeyInfo } | null>();
   private version = "";
   private constructor(readonly path: string) {}
 
@@ -96,14 +99,24 @@ export class Catalog implements CatalogReader {
     for (const it of items) m.watchlists.get(it.watchlist_id)?.tickers.push(it.ticker);
     for (const p of ups) m.portfolios.set(String(p.id), { ...(JSON.parse(String(p.rules)) as PortfolioRules), id: String(p.id), ownerId: String(p.owner_id), createdAt: iso(p.created_at)! });
     this.mirror = m;
+    this.authMemo = new Map();
     this.version = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
   }
 
   // ---- reads (memory)
   authenticate(presentedKey: string) {
+    // Memoised per mirror: hashing every request's key was a measurable part of a cached read.
+    // The memo lives in this process's memory only (never on disk, never logged) and is dropped
+    // with the mirror, so a revoked key stops working at the next reload.
+    const memo = this.authMemo;
+    const hit = memo.get(presentedKey);
+    if (hit !== undefined) return hit;
     const key = this.mirror.keysByHash.get(hashKey(presentedKey));
     const user = key && this.mirror.users.get(key.userId);
-    return key && user ? { user, key } : null;
+    const found = key && user ? { user, key } : null;
+    if (memo.size >= AUTH_MEMO_MAX) memo.clear(); // unknown keys cannot grow it without bound
+    memo.set(presentedKey, found);
+    return found;
   }
   getUser(id: string) {
     return this.mirror.users.get(id) ?? null;

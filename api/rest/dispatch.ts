@@ -1,0 +1,72 @@
+// Dispatch under /data/v1 by path segment: one Map lookup on the first segment, then a compare of
+// the segment count. Express's router would walk a nested Router and every route's regular
+// expression per request; on a cached read that walk cost more than everything the read does.
+// Matching keeps Express's routing rules: case-sensitive literal segments, an optional trailing
+// slash, percent-decoded parameters (a malformed one is a 400 naming the parameter).
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { InvalidParameter, NotFound } from "../errors.ts";
+
+export const REST_PREFIX = "/data/v1";
+
+/** A route's request handler, given the decoded path parameters. */
+export type PathHandler = (req: Request, res: Response, path: Record<string, string>) => void | Promise<void>;
+
+export interface DispatchEntry {
+  /** Path under the prefix, Express syntax: /stock_ratings/:ticker */
+  path: string;
+  handle: PathHandler;
+}
+
+interface Compiled {
+  /** Segments after the first: a literal, or null for a parameter. */
+  rest: (string | null)[];
+  names: string[];
+  handle: PathHandler;
+}
+
+function compile(e: DispatchEntry): [string, Compiled] {
+  const [first, ...rest] = e.path.split("/").slice(1);
+  if (first.startsWith(":")) throw new Error(`route ${e.path}: the first segment must be a literal`);
+  const names: string[] = [];
+  return [first, { rest: rest.map((s) => (s.startsWith(":") ? (names.push(s.slice(1)), null) : s)), names, handle: e.handle }];
+}
+
+function decode(value: string, name: string): string {
+  if (value.indexOf("%") < 0) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw InvalidParameter.one(name, "malformed percent-encoding in the path");
+  }
+}
+
+/** Express middleware serving GET and HEAD under REST_PREFIX; anything else goes to `next`. */
+export function restDispatcher(entries: DispatchEntry[]): RequestHandler {
+  const table = new Map<string, Compiled[]>();
+  for (const e of entries) {
+    const [first, c] = compile(e);
+    table.set(first, [...(table.get(first) ?? []), c]);
+  }
+  const notFound = (req: Request) => new NotFound(`no such endpoint: ${req.method} ${req.path}`);
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    const url = req.url;
+    if (!url.startsWith(REST_PREFIX) || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    const q = url.indexOf("?");
+    let path = q < 0 ? url.slice(REST_PREFIX.length) : url.slice(REST_PREFIX.length, q);
+    if (path.length === 0 || path[0] !== "/") return next(); // /data/v1x… is not ours
+    if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+    const segments = path.split("/"); // ["", first, ...]
+    const candidates = table.get(segments[1]);
+    const route = candidates?.find((c) => c.rest.length === segments.length - 2 && c.rest.every((lit, i) => (lit === null ? segments[i + 2] !== "" : lit === segments[i + 2])));
+    if (!route) return next(notFound(req));
+    try {
+      const params: Record<string, string> = {};
+      for (let i = 0, n = 0; i < route.rest.length; i++) if (route.rest[i] === null) params[route.names[n++]] = decode(segments[i + 2], route.names[n - 1]);
+      const done = route.handle(req, res, params);
+      if (done) done.catch(next);
+    } catch (e) {
+      next(e);
+    }
+  };
+}
