@@ -10,14 +10,16 @@ export function createLogger(level: string = process.env.LOG_LEVEL || "info", de
 /**
  * The HTTP access log: one line per response, built only from fixed fields with the URL's api_key
  * already replaced (api/access-log.ts), so it needs no redaction paths, which pino would otherwise
- * walk on every line. Written through a buffered asynchronous stdout (4 KiB batches, flushed at
- * exit): a synchronous write(2) per request would cost more than serving a cached read. A crash
+ * walk on every line. Written through a buffered asynchronous stdout (4 KiB batches, flushed each
+ * second and at exit): a synchronous write(2) per request would cost more than serving a cached read. A crash
  * can lose the last few access lines; error lines go through createLogger, synchronously.
  */
 export function createAccessLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
   let dest = destination;
   if (!dest) {
     const boom = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    // A quiet server still shows its lines within a second.
+    setInterval(() => boom.flush(), 1000).unref();
     process.once("exit", () => {
       try {
         boom.flushSync();
