@@ -23,7 +23,7 @@ export interface AppDeps {
   /** Access log lines (one per response); default: `logger`. */
   accessLogger?: pino.Logger;
   /** Per-key limit: `points` requests per `durationSec`; shared through Redis when a client is given. */
-  rateLimit?: { points: number; durationSec: number; redis?: Redis };
+  rateLimit?: { points: number; durationSec: number; redis?: Redis; prefix?: string };
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
   cache?: { maxEntries?: number; maxBytes?: number };
 }

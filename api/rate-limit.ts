@@ -9,6 +9,8 @@ export interface RateLimitOptions {
   points: number;
   durationSec: number;
   redis?: Redis;
+  /** Redis key prefix (default rl:data-v1): servers sharing it share the limits. */
+  prefix?: string;
 }
 
 /** X-RateLimit-* header values, sent with the response (kept off `res` until writeHead: see payload.ts). */
@@ -19,7 +21,7 @@ export type Limiter = (keyId: string) => Promise<RateHeaders | undefined>;
 
 export function createLimiter(opts: RateLimitOptions | undefined): Limiter | null {
   if (!opts) return null;
-  const base = { points: opts.points, duration: opts.durationSec, keyPrefix: "rl:data-v1" };
+  const base = { points: opts.points, duration: opts.durationSec, keyPrefix: opts.prefix ?? "rl:data-v1" };
   const limiter: RateLimiterAbstract = opts.redis
     ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) })
     : new RateLimiterMemory(base);

@@ -17,6 +17,8 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   // Keys and watchlists written by other processes (CLI, other servers) show up within a second.
   setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000).unref();
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
+  // While Redis is away the insurance limiter counts per process; say so instead of an unhandled event.
+  redis?.on("error", (e) => log.warn({ err: String(e) }, "rate-limit Redis unavailable; limiting per process"));
   return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis } };
 }
 
