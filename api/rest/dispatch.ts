@@ -18,17 +18,30 @@ export interface DispatchEntry {
 }
 
 interface Compiled {
-  /** Segments after the first: a literal, or null for a parameter. */
+  /** Segments after the first: a literal, or null where a parameter goes. */
   rest: (string | null)[];
-  names: string[];
+  /** Each parameter's name and its index in `rest`. */
+  params: [name: string, at: number][];
   handle: PathHandler;
 }
 
 function compile(e: DispatchEntry): [string, Compiled] {
   const [first, ...rest] = e.path.split("/").slice(1);
   if (first.startsWith(":")) throw new Error(`route ${e.path}: the first segment must be a literal`);
-  const names: string[] = [];
-  return [first, { rest: rest.map((s) => (s.startsWith(":") ? (names.push(s.slice(1)), null) : s)), names, handle: e.handle }];
+  const params: [string, number][] = [];
+  rest.forEach((seg, i) => seg.startsWith(":") && params.push([seg.slice(1), i]));
+  return [first, { rest: rest.map((seg) => (seg.startsWith(":") ? null : seg)), params, handle: e.handle }];
+}
+
+/** Whether the segments after the first fit the route: same count, literals equal, parameters non-empty. */
+function fits(c: Compiled, segments: string[]): boolean {
+  if (c.rest.length !== segments.length - 2) return false;
+  for (let i = 0; i < c.rest.length; i++) {
+    const lit = c.rest[i];
+    const seg = segments[i + 2];
+    if (lit === null ? seg === "" : lit !== seg) return false;
+  }
+  return true;
 }
 
 function decode(value: string, name: string): string {
@@ -57,12 +70,11 @@ export function restDispatcher(entries: DispatchEntry[]): RequestHandler {
     if (path.length === 0 || path[0] !== "/") return next(); // /data/v1x… is not ours
     if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
     const segments = path.split("/"); // ["", first, ...]
-    const candidates = table.get(segments[1]);
-    const route = candidates?.find((c) => c.rest.length === segments.length - 2 && c.rest.every((lit, i) => (lit === null ? segments[i + 2] !== "" : lit === segments[i + 2])));
+    const route = table.get(segments[1])?.find((c) => fits(c, segments)); // the first registered, as Express
     if (!route) return next(notFound(req));
     try {
       const params: Record<string, string> = {};
-      for (let i = 0, n = 0; i < route.rest.length; i++) if (route.rest[i] === null) params[route.names[n++]] = decode(segments[i + 2], route.names[n - 1]);
+      for (const [name, at] of route.params) params[name] = decode(segments[at + 2], name);
       const done = route.handle(req, res, params);
       if (done) done.catch(next);
     } catch (e) {
