@@ -1,10 +1,15 @@
 // Builds a source directory in a temp folder from ../shared/data (never copied into the repo):
 // prices.csv is a symlink to all_stocks_5yr.csv, unchanged; companies.csv is made from the
 // constituent lists; benchmarks.csv from the S&P 500 index levels over the same dates.
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
+import { stageSource } from "../pipeline/sources/index.ts";
+import { loadCompanies, loadIndexSeries, loadPanel } from "../pipeline/stages/frames.ts";
+import { openDuck } from "../pipeline/store/duck.ts";
+import type { Market } from "./synthetic.ts";
 
 export const SHARED_DATA = resolve(import.meta.dirname, "../../shared/data");
 export const hasRealData = () => existsSync(join(SHARED_DATA, "all_stocks_5yr.csv"));
@@ -39,4 +44,24 @@ export function buildRealSource(dir: string, opts: { portfolios?: boolean } = {}
     );
   }
   return dir;
+}
+
+/**
+ * The real file through the project's own ingest: the staged price panel, companies (sectors from
+ * the 2018 constituent list, no market caps) and the S&P 500 level as the benchmark.
+ */
+export async function loadRealMarket(): Promise<Market> {
+  const db = await openDuck();
+  try {
+    const staged = await stageSource(db.conn, buildRealSource(mkdtempSync(join(tmpdir(), "bench-real-"))));
+    if (staged.rejectCount) throw new Error(`real source rejected: ${staged.rejects[0]?.reason}`);
+    const panel = await loadPanel(db.conn);
+    const bench = [...(await loadIndexSeries(db.conn)).values()][0];
+    // Staged companies have no ids yet (ingest assigns them); sectors are what selection needs.
+    await db.conn.run("create or replace table companies as select coalesce(id, ticker) id, ticker, name, sector, 0 sector_id, industry, 0 industry_id, shares_outstanding, market_cap from companies");
+    const companies = await loadCompanies(db.conn);
+    return { panel, companies, bench };
+  } finally {
+    db.close();
+  }
 }
