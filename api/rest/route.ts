@@ -60,6 +60,8 @@ export interface RouteEnv {
 
 export const withFormat = (q: z.ZodObject) => q.extend({ format: formatParam });
 
+const serialize = (payload: Payload, format: Format) => Buffer.from(format === "csv" ? payload.csv() : payload.json(), "utf8");
+
 /** A raw query string validated once: its api_key parameter, the format and the route's params. */
 type Parsed = { queryKey: string | null | undefined; format: Format; params: Record<string, unknown> };
 
@@ -83,14 +85,12 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
       const etag = hit?.etag ?? requestEtag(snapshot.id, ck);
       if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
       if (!hit) {
-        const payload = r.build();
-        hit = { etag, body: Buffer.from(p.format === "csv" ? payload.csv() : payload.json(), "utf8") };
+        hit = { etag, body: serialize(r.build(), p.format) };
         env.cache.set(ck, hit);
       }
       return sendBody(res, p.format, def.endpoint, hit.body, hit.etag, id, rate);
     }
-    const payload = r.build();
-    const body = Buffer.from(p.format === "csv" ? payload.csv() : payload.json(), "utf8");
+    const body = serialize(r.build(), p.format);
     const etag = bodyEtag(body);
     if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
     return sendBody(res, p.format, def.endpoint, body, etag, id, rate);
