@@ -24,12 +24,21 @@ export function columnsOf(rows: FlatRow[], base: readonly string[] = []): string
   return cols;
 }
 
+// CSV injection (OWASP): a text cell starting with = + - @ tab or CR (or their full-width forms) is
+// run as a formula by spreadsheets. Such cells get csv-stringify's escape_formulas (a leading ')
+// and are quoted. Numbers written as text — metric strings such as "-3.43%" or "-1,303.90%", and
+// "-" for a missing metric — are not formulas and stay as they are.
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const NUMERIC_TEXT = /^(?:[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?|-)$/;
+const neutralised = (v: string) => (FORMULA_START.test(v) && !NUMERIC_TEXT.test(v) ? { value: v, escape_formulas: true, quoted: true } : v);
+
 export function toCsv(rows: FlatRow[], columns: readonly string[]): string {
   return stringify(rows, {
     header: true,
     columns: columns.map((c) => ({ key: c, header: c })),
     record_delimiter: "windows",
-    cast: { boolean: (v: boolean) => (v ? "true" : "false"), number: (v: number) => (Number.isFinite(v) ? String(v) : "") },
+    // header cells go through `string` too (a benchmark's name is a metrics column)
+    cast: { boolean: (v: boolean) => (v ? "true" : "false"), number: (v: number) => (Number.isFinite(v) ? String(v) : ""), string: neutralised },
   });
 }
 

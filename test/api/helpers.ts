@@ -1,4 +1,5 @@
 // A real server on an ephemeral port over the fixture, with the pino output captured.
+import http from "node:http";
 import { Writable } from "node:stream";
 import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
 import type { AppDeps } from "../../api/app.ts";
@@ -28,7 +29,7 @@ export function fixtureWithMetrics(opts: FixtureOptions = {}): Fixture {
   return buildFixture({ metrics: metricRows, alignBenchmark, ...opts });
 }
 
-export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps["rateLimit"]; snapshot?: "none" } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps["rateLimit"]; snapshot?: "none"; deps?: Partial<AppDeps> } = {}): Promise<TestServer> {
   const fx = opts.fx ?? fixtureWithMetrics();
   const catalog = buildCatalog(fx);
   const logs: string[] = [];
@@ -42,7 +43,7 @@ export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps[
   const logger = createLogger("debug", stream);
   const accessLogger = createAccessLogger("debug", stream);
   const current = { snapshot: opts.snapshot === "none" ? null : (fx.snapshot as Snapshot | null) };
-  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, logger, accessLogger, rateLimit: opts.rateLimit } });
+  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, logger, accessLogger, rateLimit: opts.rateLimit, ...opts.deps } });
   const get = async (path: string, params: Record<string, string | number> = {}, headers: Record<string, string> = {}): Promise<Res> => {
     const u = new URL(srv.url + path);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
@@ -87,4 +88,29 @@ export function parseCsv(text: string): string[][] {
   }
   if (field !== "" || row.length) row.push(field), rows.push(row);
   return rows;
+}
+
+/** A GET with the request target sent exactly as given (fetch would normalise it). */
+export function rawGet(base: string, target: string, headers: Record<string, string> = {}): Promise<Res> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: target, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(", ") : v);
+        resolve({ status: res.statusCode ?? 0, headers: h, text, json });
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
