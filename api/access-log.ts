@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import type { Request, Response } from "express";
 import type pino from "pino";
-import { redactUrl } from "./auth.ts";
+import { redactUrl } from "./redact.ts";
 import { REST_PREFIX } from "./rest/dispatch.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;

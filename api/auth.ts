@@ -58,25 +58,3 @@ export function requireScopes(caller: Caller, scopes: readonly Scope[]): void {
   const missing = scopes.filter((s) => !caller.key.scopes.includes(s));
   if (missing.length) throw new Forbidden(missing);
 }
-
-/** Removes the api_key parameter from a URL (for logs), however its name is percent-encoded. */
-export function redactUrl(url: string | undefined): string | undefined {
-  if (!url) return url;
-  const q = url.indexOf("?");
-  if (q < 0) return url;
-  const hash = url.indexOf("#", q);
-  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
-  const parts = query.split("&").map((part) => {
-    const eq = part.indexOf("=");
-    const rawName = eq < 0 ? part : part.slice(0, eq);
-    if (rawName === "api_key") return "api_key=[redacted]"; // the usual spelling, without decoding
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, " "));
-    } catch {
-      /* keep raw */
-    }
-    return name.trim().toLowerCase() === "api_key" ? `${rawName}=[redacted]` : part;
-  });
-  return url.slice(0, q + 1) + parts.join("&") + (hash < 0 ? "" : url.slice(hash));
-}

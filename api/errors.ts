@@ -1,6 +1,7 @@
 // Typed API errors: each carries its HTTP status and a stable code. The JSON body is always
 // {"error": {"status", "code", "message", "details": [...]}}; 5xx details are never shown.
 import type { Scope } from "../pipeline/store/catalog-types.ts";
+import { boundedMessage } from "./redact.ts";
 
 export interface ErrorDetail {
   param: string;
@@ -17,15 +18,18 @@ export type ErrorCode =
   | "internal_error";
 
 export class ApiError extends Error {
+  readonly details: ErrorDetail[];
+  /** Messages may repeat user input: keys in it are redacted and long values cut (api/redact.ts). */
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly details: ErrorDetail[] = [],
+    details: ErrorDetail[] = [],
     /** Extra response headers (Retry-After …). */
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(boundedMessage(message));
+    this.details = details.map((d) => ({ param: boundedMessage(d.param), message: boundedMessage(d.message) }));
     this.name = new.target.name;
   }
 

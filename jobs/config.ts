@@ -37,7 +37,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty variables count as unset, as a shell user expects of `FOO= npm start`.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const r = schema.safeParse(present);
-  if (!r.success) throw new ConfigError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message} (got ${JSON.stringify(present[String(i.path[0])])})`));
+  if (!r.success) throw new ConfigError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}${i.path[0] === "DEMO_API_KEY" ? "" : ` (got ${JSON.stringify(present[String(i.path[0])])})`}`)); // a secret is never echoed
   const c = r.data;
   return {
     port: c.PORT,

@@ -11,6 +11,7 @@ import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/d
 import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
 import { readManifest } from "../pipeline/store/snapshots.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
+import { startBanner } from "./banner.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { dispatchRun, JobFailedError } from "./dispatch.ts";
 import { createLogger } from "./logger.ts";
@@ -51,8 +52,7 @@ async function primary(config: Config): Promise<void> {
     await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
   }
   if (current) await waitHealthy(url, log);
-  const keyLine = demo.key ? `demo API key (every scope): ${demo.key}` : "demo API key: the DEMO_API_KEY you set";
-  process.stdout.write(`\nserving ${url}/data/v1\n${keyLine}\ntry: curl '${url}/data/v1/stock_ratings?limit=5&api_key=${demo.key ?? "$DEMO_API_KEY"}'\n\n`);
+  process.stdout.write(startBanner({ url, demoKey: demo.key })); // plain stdout, never the logger
   const stop = async () => {
     await worker?.close();
     process.exit(0);

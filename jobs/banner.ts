@@ -1,0 +1,22 @@
+// What `npm start` prints once it serves: where, the API reference, and the demo key. Written
+// straight to stdout as plain text, never through the logger: log lines are collected and
+// shipped, and a key must not be in them. The key is shown once; the example takes it by header.
+export interface BannerInfo {
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  /** A demo key to show (just created), or null when it came from DEMO_API_KEY. */
+  demoKey: string | null;
+}
+
+export function startBanner({ url, demoKey }: BannerInfo): string {
+  const key = demoKey ? `demo API key (every scope; shown once, never logged): ${demoKey}` : "demo API key: the DEMO_API_KEY you set";
+  return [
+    "",
+    `serving ${url}/data/v1`,
+    `API reference: ${url}/docs   (OpenAPI document: ${url}/data/v1/openapi.json)`,
+    key,
+    `try: curl -H "api_key: $API_KEY" '${url}/data/v1/stock_ratings?limit=5'   (API_KEY=the key above)`,
+    "",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,116 @@
+// API keys never reach the access log or an error body, however the URL spells the parameter,
+// and error bodies echo user input only up to a bound (a 10 KB ticker does not come back whole).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../jobs/config.ts";
+import { redactSecrets, redactUrl } from "../../api/redact.ts";
+import { KEYS } from "./fixture.ts";
+import { rawGet, startTestServer, type TestServer } from "./helpers.ts";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s?.close());
+
+// Keys of both shapes: the generated form (srk_ + base64url) and an arbitrary DEMO_API_KEY-like one.
+const OTHER = "my-own-demo-secret-value-42";
+const MALFORMED = (k: string) => [
+  `/data/v1/benchmarks&api_key=${k}`,
+  `/data/v1/benchmarks??api_key=${k}`,
+  `/data/v1/benchmarks?x=1;api_key=${k}`,
+  `/data/v1/benchmarks?api_key[]=${k}`,
+  `/data/v1/benchmarks?api_key%00=${k}`,
+  `/data/v1/benchmarks?API%5FKEY=${k}`,
+  `/data/v1/benchmarks?api%255Fkey=${k}`,
+  `/data/v1/benchmarks?%61pi_key=${k}`,
+  `/data/v1/benchmarks?api_key=${k}&api_key=${k}`,
+  `/data/v1/benchmarks?api_key=${k}#frag`,
+  `/data/v1/benchmarks/${k}?limit=1`,
+  `/nowhere?api_key=${k}`,
+];
+
+const flushLogs = () => new Promise((r) => setTimeout(r, 20));
+
+describe("key redaction", () => {
+  it("no malformed spelling of api_key puts the key into the access log", async () => {
+    for (const k of [KEYS.alice, OTHER]) {
+      for (const target of MALFORMED(k)) {
+        s.logs.length = 0;
+        const r = await rawGet(s.url, target);
+        await flushLogs();
+        const log = s.logs.join("");
+        expect(log, target).toMatch(/request completed|request errored/);
+        // a value in the path is recognisable only by its shape (srk_…); any named one by its name
+        if (k === KEYS.alice || !target.includes(`/benchmarks/${k}`)) {
+          expect(log, target).not.toContain(k);
+          expect(r.text, target).not.toContain(k);
+        }
+      }
+    }
+  });
+
+  it("the 404 for /benchmarks&api_key=K names the path without the key", async () => {
+    const r = await rawGet(s.url, `/data/v1/benchmarks&api_key=${OTHER}`);
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe("not_found");
+    expect(r.json.error.message).toBe("no such endpoint: GET /data/v1/benchmarks&api_key=[redacted]");
+  });
+
+  it("a key-shaped token is redacted wherever it stands", () => {
+    expect(redactSecrets(`x ${KEYS.alice} y`)).toBe("x [redacted] y");
+    expect(redactSecrets("srk_" + "A".repeat(43))).toBe("[redacted]");
+    expect(redactUrl(`/a?api_key=${OTHER}&limit=5`)).toBe("/a?api_key=[redacted]&limit=5");
+    expect(redactUrl("/a?limit=5&format=csv")).toBe("/a?limit=5&format=csv");
+  });
+
+  it("a well-formed request logs the URL with the key replaced and the rest intact", async () => {
+    s.logs.length = 0;
+    const r = await rawGet(s.url, `/data/v1/benchmarks?format=csv&api_key=${KEYS.alice}&x=1`);
+    expect(r.status).toBe(200);
+    await flushLogs();
+    const line = JSON.parse(s.logs.find((l) => l.includes("request completed"))!);
+    expect(line.req.url).toBe("/data/v1/benchmarks?format=csv&api_key=[redacted]&x=1");
+  });
+});
+
+describe("bounded echoes in error bodies", () => {
+  it("a 10 KB ticker comes back cut to 64 characters with an ellipsis", async () => {
+    const ticker = "A".repeat(10_000);
+    const r = await s.api(`stock_ratings/${ticker}`);
+    expect(r.status).toBe(404);
+    expect(r.json.error.message).toBe(`unknown ticker ${"A".repeat(64)}…`);
+    expect(r.text.length).toBeLessThan(300);
+  });
+
+  it("a long path in the 404 is cut too, and so are spaced inputs", async () => {
+    const r = await rawGet(s.url, `/${"x".repeat(5000)}`);
+    expect(r.status).toBe(404);
+    expect(r.text.length).toBeLessThan(300);
+    const spaced = await s.api(`portfolios/${"a b ".repeat(2000)}`);
+    expect(spaced.status).toBe(404);
+    expect(spaced.text.length).toBeLessThan(700);
+  });
+
+  it("short inputs are echoed whole", async () => {
+    const r = await s.api("stock_ratings/NOPE");
+    expect(r.json.error.message).toBe("unknown ticker NOPE");
+  });
+});
+
+describe("the DEMO_API_KEY configuration error", () => {
+  it("does not echo the secret", () => {
+    let err: unknown;
+    try {
+      loadConfig({ DEMO_API_KEY: "s3cr3t-short" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain("DEMO_API_KEY");
+    expect((err as Error).message).not.toContain("s3cr3t-short");
+  });
+
+  it("still echoes non-secret values", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT.*"eighty"/);
+  });
+});

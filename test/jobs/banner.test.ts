@@ -1,0 +1,23 @@
+// The start banner shows a generated demo key once, as plain text (not a JSON log line), and
+// links the API reference.
+import { describe, expect, it } from "vitest";
+import { startBanner } from "../../jobs/banner.ts";
+
+const KEY = "srk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde";
+
+describe("start banner", () => {
+  it("shows a generated key exactly once, on a plain line", () => {
+    const text = startBanner({ url: "http://127.0.0.1:8080", demoKey: KEY });
+    expect(text.split(KEY)).toHaveLength(2);
+    const line = text.split("\n").find((l) => l.includes(KEY))!;
+    expect(() => JSON.parse(line)).toThrow();
+    expect(text).toContain("serving http://127.0.0.1:8080/data/v1");
+  });
+
+  it("links the API reference and the OpenAPI document", () => {
+    const text = startBanner({ url: "http://127.0.0.1:8080", demoKey: null });
+    expect(text).toContain("http://127.0.0.1:8080/docs");
+    expect(text).toContain("http://127.0.0.1:8080/data/v1/openapi.json");
+    expect(text).toContain("the DEMO_API_KEY you set");
+  });
+});
