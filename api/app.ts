@@ -6,6 +6,7 @@ import type { Redis } from "ioredis";
 import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../pipeline/store/model.ts";
 import { accessLog, requestId } from "./access-log.ts";
+import { createAuthGuard, type AuthFailureOptions } from "./auth-failures.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -24,6 +25,8 @@ export interface AppDeps {
   accessLogger?: pino.Logger;
   /** Per-key limit: `points` requests per `durationSec`; shared through Redis when a client is given. */
   rateLimit?: { points: number; durationSec: number; redis?: Redis; prefix?: string };
+  /** Failed authentications allowed per client address (429 past them); shared through Redis when a client is given. */
+  authFailureLimit?: AuthFailureOptions;
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
   cache?: { maxEntries?: number; maxBytes?: number };
 }
@@ -51,7 +54,7 @@ export function createApp(deps: AppDeps): express.Express {
       res.end(openapi);
     },
   };
-  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter: createLimiter(deps.rateLimit), cache };
+  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter: createLimiter(deps.rateLimit), authGuard: createAuthGuard(deps.authFailureLimit), cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
   app.use((req, res, next) => {

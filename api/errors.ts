@@ -15,7 +15,11 @@ export type ErrorCode =
   | "not_found"
   | "rate_limited"
   | "unavailable"
-  | "internal_error";
+  | "internal_error"
+  // refused by the HTTP parser before routing (api/client-error.ts)
+  | "bad_request"
+  | "headers_too_large"
+  | "request_timeout";
 
 export class ApiError extends Error {
   readonly details: ErrorDetail[];
@@ -74,8 +78,8 @@ export class NotFound extends ApiError {
 }
 
 export class RateLimited extends ApiError {
-  constructor(retryAfterSec: number, rateHeaders: Record<string, string> = {}) {
-    super(429, "rate_limited", `rate limit exceeded; retry after ${retryAfterSec} s`, [], { ...rateHeaders, "Retry-After": String(retryAfterSec) });
+  constructor(retryAfterSec: number, rateHeaders: Record<string, string> = {}, message = `rate limit exceeded; retry after ${retryAfterSec} s`) {
+    super(429, "rate_limited", message, [], { ...rateHeaders, "Retry-After": String(retryAfterSec) });
   }
 }
 

@@ -9,6 +9,7 @@ import cluster, { type Worker } from "node:cluster";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp, type AppDeps } from "./app.ts";
+import { MAX_HEADER_BYTES, onClientError } from "./client-error.ts";
 
 export interface ServerOptions {
   port: number;
@@ -43,7 +44,8 @@ async function startSingle(opts: ServerOptions): Promise<RunningServer> {
   const deps = opts.deps ?? (opts.makeDeps ? await opts.makeDeps() : undefined);
   if (!deps) throw new Error("startServer needs deps or makeDeps");
   const app = createApp(deps);
-  const server = http.createServer(app);
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
+  server.on("clientError", onClientError); // JSON errors for requests the parser refuses
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -9,6 +9,9 @@ import { SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { Config } from "./config.ts";
 import { createAccessLogger } from "./logger.ts";
 
+/** Failed authentications per client address and minute before it gets 429s (key guessing). */
+export const AUTH_FAILURES_PER_MINUTE = 20;
+
 export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog): Promise<AppDeps> {
   const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"));
   holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
@@ -19,7 +22,7 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
   // While Redis is away the insurance limiter counts per process; say so instead of an unhandled event.
   redis?.on("error", (e) => log.warn({ err: String(e) }, "rate-limit Redis unavailable; limiting per process"));
-  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis } };
+  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis } };
 }
 
 /** Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes. */

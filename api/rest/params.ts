@@ -8,23 +8,21 @@ const msg = (m: string) => ({ error: m });
 
 export const formatParam = z.enum(["json", "csv"], msg('must be "json" or "csv"')).default("json").meta({ description: "Response format" });
 
+// Numbers in a query are decimal: z.coerce.number would take Number()'s forms too (0x10, 0b1,
+// 0o7, " 5", "" as 0, Infinity). Anything else stays a string, and the number schema refuses it
+// with the parameter's own message. The JSON Schema (OpenAPI) is the inner number schema's.
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+export const decimal = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && DECIMAL.test(v) ? Number(v) : v), schema);
+
 const LIMIT = "must be an integer from 1 to 200";
-export const limitParam = z.coerce
-  .number(msg(LIMIT))
-  .int(msg(LIMIT))
-  .min(1, msg(LIMIT))
-  .max(200, msg(LIMIT))
-  .default(50)
-  .meta({ description: "Number of objects to return (1 to 200)" });
+export const limitParam = decimal(z.number(msg(LIMIT)).int(msg(LIMIT)).min(1, msg(LIMIT)).max(200, msg(LIMIT)).default(50)).meta({
+  description: "Number of objects to return (1 to 200)",
+});
 
 const OFFSET = "must be an integer >= 0";
-export const offsetParam = z.coerce
-  .number(msg(OFFSET))
-  .int(msg(OFFSET))
-  .min(0, msg(OFFSET))
-  .max(Number.MAX_SAFE_INTEGER, msg(OFFSET))
-  .default(0)
-  .meta({ description: "Number of objects to skip" });
+export const offsetParam = decimal(z.number(msg(OFFSET)).int(msg(OFFSET)).min(0, msg(OFFSET)).max(Number.MAX_SAFE_INTEGER, msg(OFFSET)).default(0)).meta({
+  description: "Number of objects to skip",
+});
 
 export const searchParam = z
   .string(msg("must be a string"))
@@ -114,12 +112,9 @@ export const benchmarkParam = z
   .meta({ description: "Benchmark id (integer-valued string, see /data/v1/benchmarks)" });
 
 const PERIOD = "must be a number of years greater than 0";
-export const periodParam = z.coerce
-  .number(msg(PERIOD))
-  .positive(msg(PERIOD))
-  .max(1000, msg(PERIOD))
-  .optional()
-  .meta({ description: "Years of returns back from the latest date (float > 0); default the whole history" });
+export const periodParam = decimal(z.number(msg(PERIOD)).positive(msg(PERIOD)).max(1000, msg(PERIOD)).optional()).meta({
+  description: "Years of returns back from the latest date (float > 0); default the whole history",
+});
 
 /** zod issues → InvalidParameter details (one per parameter, first message). */
 export function invalidFromZod(issues: readonly z.core.$ZodIssue[]): InvalidParameter {

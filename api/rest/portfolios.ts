@@ -7,7 +7,7 @@ import type { Company, HoldingRow } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
 import { objectsPayload, preserializedList } from "../output/payload.ts";
 import { comparator, matchesSearch, type Sortable } from "./indexes.ts";
-import { booleanParam, limitParam, offsetParam, orderByParam, searchParam } from "./params.ts";
+import { booleanParam, decimal, limitParam, offsetParam, orderByParam, searchParam } from "./params.ts";
 import {
   HoldingSchema,
   MetricRowSchema,
@@ -59,12 +59,13 @@ export const portfoliosListQuery = z.object({
 });
 export const holdingsQuery = z.object({ search: searchParam, order_by: orderByParam("ticker"), limit: limitParam, offset: offsetParam });
 export const tradesQuery = z.object({
-  value: z.coerce
-    .number({ error: "required: the portfolio value in USD, a positive integer" })
-    .int({ error: "must be a positive integer (USD)" })
-    .positive({ error: "must be a positive integer (USD)" })
-    .max(Number.MAX_SAFE_INTEGER, { error: "must be a positive integer (USD)" })
-    .meta({ description: "Portfolio value in USD (required, positive integer)" }),
+  value: decimal(
+    z
+      .number({ error: "required: the portfolio value in USD, a positive integer" })
+      .int({ error: "must be a positive integer (USD)" })
+      .positive({ error: "must be a positive integer (USD)" })
+      .max(Number.MAX_SAFE_INTEGER, { error: "must be a positive integer (USD)" }),
+  ).meta({ description: "Portfolio value in USD (required, positive integer)" }),
   allow_fractional: booleanParam(false, "Whether fractional shares are allowed"),
   rebalance_period: z
     .enum(["last_rebalance_date", "today"], { error: "must be last_rebalance_date or today" })

@@ -6,7 +6,8 @@ import type { z } from "zod";
 import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../../pipeline/store/model.ts";
 import { authenticate, ENDPOINT_SCOPES, presentedKey, queryKey, requireScopes, type Caller, type EndpointName } from "../auth.ts";
-import { Unavailable } from "../errors.ts";
+import type { AuthGuard } from "../auth-failures.ts";
+import { Unauthorized, Unavailable } from "../errors.ts";
 import { bodyEtag, etagMatches, requestEtag } from "../output/etag.ts";
 import type { BodyCache } from "../output/lru.ts";
 import { sendBody, sendNotModified, type Format, type Payload } from "../output/payload.ts";
@@ -55,6 +56,8 @@ export interface RouteEnv {
   snapshot: () => Snapshot | null;
   catalog: CatalogReader;
   limiter: Limiter | null;
+  /** Failed authentications per client address; null: not limited. */
+  authGuard?: AuthGuard | null;
   cache: BodyCache;
 }
 
@@ -115,7 +118,18 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
         if (raw.length <= 2048) parsedCache.set(raw, p);
       } else p = new ZodInvalid(parsed.error.issues, queryKey(query));
     }
-    const caller = authenticate(presentedKey(req, p.queryKey), env.catalog);
+    const guard = env.authGuard;
+    let caller: Caller;
+    if (guard) {
+      const address = req.socket.remoteAddress;
+      guard.check(address);
+      try {
+        caller = authenticate(presentedKey(req, p.queryKey), env.catalog);
+      } catch (e) {
+        if (e instanceof Unauthorized) return guard.fail(address, e);
+        throw e;
+      }
+    } else caller = authenticate(presentedKey(req, p.queryKey), env.catalog);
     if (env.limiter)
       return env.limiter(caller.key.id).then((rate) => {
         try {

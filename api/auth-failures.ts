@@ -1,0 +1,62 @@
+// Failed authentications per client address (rate-limiter-flexible, in memory or shared through
+// Redis like the per-key limits). Past the limit the address is refused with 429 until the window
+// ends, whatever key it presents: if a right guess still got through, a guesser could tell it
+// from the refused ones. Requests that authenticate do not count.
+import type { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimited, type ApiError } from "./errors.ts";
+
+export interface AuthFailureOptions {
+  /** Failed authentications allowed per address and window. */
+  points: number;
+  durationSec: number;
+  redis?: Redis;
+  /** Redis key prefix (default rl:auth-fail): servers sharing it share the counts. */
+  prefix?: string;
+}
+
+export interface AuthGuard {
+  /** Throws 429 while the address is blocked: a Map lookup, so the read path pays next to nothing. */
+  check(address: string | undefined): void;
+  /** Counts one failure; rejects with `failure` itself, or with 429 when this one went over the limit. */
+  fail(address: string | undefined, failure: ApiError): Promise<never>;
+}
+
+const MAX_BLOCKED = 10_000;
+
+const refusal = (ms: number) => {
+  const sec = Math.max(1, Math.ceil(ms / 1000));
+  return new RateLimited(sec, {}, `too many failed authentications from this address; retry after ${sec} s`);
+};
+
+export function createAuthGuard(opts: AuthFailureOptions | undefined): AuthGuard | null {
+  if (!opts) return null;
+  const base = { points: opts.points, duration: opts.durationSec, keyPrefix: opts.prefix ?? "rl:auth-fail" };
+  const limiter: RateLimiterAbstract = opts.redis
+    ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) })
+    : new RateLimiterMemory(base);
+  // address → blocked until (ms); known locally once a failure here went over the shared count
+  const blocked = new Map<string, number>();
+  return {
+    check(address) {
+      if (blocked.size === 0 || address === undefined) return;
+      const until = blocked.get(address);
+      if (until === undefined) return;
+      const left = until - Date.now();
+      if (left > 0) throw refusal(left);
+      blocked.delete(address);
+    },
+    async fail(address, failure) {
+      if (address === undefined) throw failure;
+      try {
+        await limiter.consume(address, 1);
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw failure; // a store error: do not refuse service for it
+        if (blocked.size >= MAX_BLOCKED) blocked.clear();
+        blocked.set(address, Date.now() + e.msBeforeNext);
+        throw refusal(e.msBeforeNext);
+      }
+      throw failure;
+    },
+  };
+}
