@@ -1,5 +1,6 @@
 // The Express app apart from the listening process: REST /data/v1 (fifteen endpoints), the
 // OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
+import cors from "cors";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import type pino from "pino";
 import type { Redis } from "ioredis";
@@ -7,14 +8,17 @@ import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../pipeline/store/model.ts";
 import { accessLog, requestId } from "./access-log.ts";
 import { createAuthGuard, type AuthFailureOptions } from "./auth-failures.ts";
+import { docsHandler } from "./docs.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
+import { encodeFor } from "./output/compress.ts";
 import { BodyCache } from "./output/lru.ts";
 import { createLimiter } from "./rate-limit.ts";
 import { REST_ROUTES } from "./rest/index.ts";
 import { restDispatcher } from "./rest/dispatch.ts";
 import { restEntries } from "./rest/route.ts";
+import { securityHeaders, setAll } from "./security-headers.ts";
 
 export interface AppDeps {
   /** The published snapshot, read once at the start of every request; null before the first. */
@@ -27,6 +31,8 @@ export interface AppDeps {
   rateLimit?: { points: number; durationSec: number; redis?: Redis; prefix?: string };
   /** Failed authentications allowed per client address (429 past them); shared through Redis when a client is given. */
   authFailureLimit?: AuthFailureOptions;
+  /** Origins allowed to read responses from a browser (CORS), or "*"; default none. */
+  cors?: readonly string[] | "*";
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
   cache?: { maxEntries?: number; maxBytes?: number };
 }
@@ -43,24 +49,39 @@ export function createApp(deps: AppDeps): express.Express {
   app.locals.bodyCache = cache;
 
   const observe = accessLog(deps.accessLogger ?? deps.logger, metrics.observe);
+  // Helmet's headers (+ Vary: Origin when CORS answers depend on it), sent with every response.
+  const baseHeaders = { ...securityHeaders(deps.cors !== undefined), ...(Array.isArray(deps.cors) ? { Vary: "Origin" } : {}) };
+  const corsLayer = deps.cors === undefined ? null : corsMiddleware(deps.cors);
 
-  let openapi: string | undefined;
+  let openapi: Buffer | undefined;
   const openApiEntry = {
     path: "/openapi.json",
-    handle: (_req: Request, res: Response) => {
+    handle: (req: Request, res: Response) => {
       res.locals.route = "openapi";
-      openapi ??= JSON.stringify(openApiDocument(REST_ROUTES));
-      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "X-Request-Id": requestId(res) });
-      res.end(openapi);
+      openapi ??= Buffer.from(JSON.stringify(openApiDocument(REST_ROUTES)), "utf8");
+      const headers: Record<string, string | number> = { "Content-Type": "application/json; charset=utf-8", "X-Request-Id": requestId(res), ...baseHeaders };
+      const body = encodeFor(req, openapi, headers);
+      res.writeHead(200, headers);
+      res.end(body);
     },
   };
   const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter: createLimiter(deps.rateLimit), authGuard: createAuthGuard(deps.authFailureLimit), cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
   app.use((req, res, next) => {
+    res.locals.baseHeaders = baseHeaders; // REST responses add them in their writeHead (output/payload.ts)
     observe(req, res);
-    rest(req, res, next);
+    // CORS only when asked: a request without Origin skips the middleware and its setHeader calls
+    if (corsLayer !== null && req.headers.origin !== undefined) corsLayer(req, res, () => rest(req, res, next));
+    else rest(req, res, next);
   });
+  app.use((_req, res, next) => {
+    setAll(res, baseHeaders);
+    next();
+  });
+
+  app.get("/docs", docsHandler);
+  app.get("/docs/redoc.standalone.js", docsHandler);
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();
@@ -89,6 +110,7 @@ export function createApp(deps: AppDeps): express.Express {
       res.destroy();
       return;
     }
+    setAll(res, baseHeaders);
     for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
     res.setHeader("X-Request-Id", requestId(res));
     res.status(e.status);
@@ -98,4 +120,15 @@ export function createApp(deps: AppDeps): express.Express {
   };
   app.use(onError);
   return app;
+}
+
+/** Browsers may read responses from these origins; the api_key header and If-None-Match may be sent. */
+function corsMiddleware(origins: readonly string[] | "*") {
+  return cors({
+    origin: origins === "*" ? "*" : [...origins],
+    methods: ["GET", "HEAD", "POST"],
+    allowedHeaders: ["api_key", "Content-Type", "If-None-Match", "X-Request-Id"],
+    exposedHeaders: ["ETag", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id", "Content-Disposition"],
+    maxAge: 600,
+  });
 }

@@ -77,6 +77,8 @@ export function openApiDocument(routes: AnyRoute[]): Json {
   return {
     openapi: "3.1.0",
     info: { title: "Stock ratings and portfolio data service", version: "1.0.0" },
+    // relative: the server that serves this document (paths carry the /data/v1 prefix)
+    servers: [{ url: "/", description: "this server" }],
     paths,
     components: {
       schemas,

@@ -11,6 +11,12 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  // "*" or a comma-separated list of origins (scheme://host[:port], no path)
+  CORS_ORIGINS: z
+    .string()
+    .transform((v) => (v.trim() === "*" ? ("*" as const) : v.split(",").map((o) => o.trim()).filter(Boolean)))
+    .refine((v) => v === "*" || (v.length > 0 && v.every((o) => /^https?:\/\/[^/\s?#]+$/.test(o))), 'must be "*" or comma-separated origins such as https://app.example.com')
+    .optional(),
 });
 
 export interface Config {
@@ -24,6 +30,8 @@ export interface Config {
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
   webConcurrency: number;
   rateLimitPerMinute: number;
+  /** Origins browsers may read responses from (CORS), "*", or null for none. */
+  corsOrigins: string[] | "*" | null;
 }
 
 export class ConfigError extends Error {
@@ -49,5 +57,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     webConcurrency: c.WEB_CONCURRENCY,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    corsOrigins: c.CORS_ORIGINS ?? null,
   };
 }

@@ -22,7 +22,7 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
   // While Redis is away the insurance limiter counts per process; say so instead of an unhandled event.
   redis?.on("error", (e) => log.warn({ err: String(e) }, "rate-limit Redis unavailable; limiting per process"));
-  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis } };
+  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined };
 }
 
 /** Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes. */

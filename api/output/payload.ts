@@ -1,5 +1,6 @@
 // A response body in both formats, serialized only for the format asked.
 import type { Response } from "express";
+import { encodeFor } from "./compress.ts";
 import { objectsCsv, seriesCsv, metricsCsv, toCsv, columnsOf, type FlatRow } from "./csv.ts";
 
 export interface Payload {
@@ -50,19 +51,21 @@ export function sendBody(res: Response, format: Format, filename: string, body: 
       ? {
           "Content-Type": "text/csv; charset=utf-8",
           "Content-Disposition": `attachment; filename="${filename}.csv"`,
-          "Content-Length": body.length,
           ETag: etag,
           "Cache-Control": CACHE_CONTROL,
           "X-Request-Id": requestId,
         }
-      : { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length, ETag: etag, "Cache-Control": CACHE_CONTROL, "X-Request-Id": requestId };
+      : { "Content-Type": "application/json; charset=utf-8", ETag: etag, "Cache-Control": CACHE_CONTROL, "X-Request-Id": requestId };
+  const base = res.locals.baseHeaders as Record<string, string> | undefined; // security headers (app.ts)
+  if (base) Object.assign(headers, base);
   if (extra) Object.assign(headers, extra);
+  const out = encodeFor(res.req, body, headers); // Content-Length, and Content-Encoding when compressed
   res.writeHead(200, headers);
-  res.end(body);
+  res.end(out);
 }
 
 export function sendNotModified(res: Response, etag: string, requestId: string, extra?: Record<string, string>): void {
-  res.writeHead(304, { ETag: etag, "Cache-Control": CACHE_CONTROL, "X-Request-Id": requestId, ...extra });
+  res.writeHead(304, { ETag: etag, "Cache-Control": CACHE_CONTROL, "X-Request-Id": requestId, ...(res.locals.baseHeaders as Record<string, string> | undefined), ...extra });
   res.end();
 }
 

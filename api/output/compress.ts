@@ -1,0 +1,52 @@
+// Response compression (brotli, gzip) for bodies of 1 KiB and more, negotiated by `negotiator`.
+// Compressed forms are kept beside the body they came from (a WeakMap keyed by the body Buffer):
+// a cached body (output/lru.ts) is compressed once per coding, not on every request, and a
+// per-request body's forms go with it. Requests without Accept-Encoding (most API clients and the
+// benchmark's load generator) pay one header read.
+import type { IncomingMessage } from "node:http";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import Negotiator from "negotiator";
+
+export type Coding = "br" | "gzip";
+
+/** Smaller bodies gain little and cost a Vary and a compression each. */
+export const COMPRESS_MIN_BYTES = 1024;
+const CODINGS = ["br", "gzip", "identity"];
+// Brotli quality 5: close to gzip's speed at a smaller size; 11 (the default) takes seconds on a MB.
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } };
+
+// negotiator 1.x takes { preferred } (its type definitions predate it)
+type WithPreferred = { encoding(available: readonly string[], opts: { preferred: readonly string[] }): string | undefined };
+
+const forms = new WeakMap<Buffer, Partial<Record<Coding, Buffer>>>();
+
+/** The coding to send `size` bytes in, or null for identity. */
+export function codingFor(req: IncomingMessage, size: number): Coding | null {
+  if (size < COMPRESS_MIN_BYTES || req.headers["accept-encoding"] === undefined) return null;
+  const c = (new Negotiator(req) as WithPreferred).encoding(CODINGS, { preferred: CODINGS }); // equal q: br first
+  return c === "br" || c === "gzip" ? c : null;
+}
+
+/** `body` in `coding`, compressed once per Buffer. */
+export function compressed(body: Buffer, coding: Coding): Buffer {
+  let f = forms.get(body);
+  if (!f) forms.set(body, (f = {}));
+  return (f[coding] ??= coding === "br" ? brotliCompressSync(body, BROTLI) : gzipSync(body));
+}
+
+/**
+ * The body to send and the headers that go with it: Content-Length always, Content-Encoding when
+ * compressed, and Vary: Accept-Encoding on every body large enough that it could have been.
+ */
+export function encodeFor(req: IncomingMessage, body: Buffer, headers: Record<string, string | number>): Buffer {
+  if (body.length < COMPRESS_MIN_BYTES) {
+    headers["Content-Length"] = body.length;
+    return body;
+  }
+  const coding = codingFor(req, body.length);
+  const out = coding ? compressed(body, coding) : body;
+  if (coding) headers["Content-Encoding"] = coding;
+  headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : "Accept-Encoding";
+  headers["Content-Length"] = out.length;
+  return out;
+}
