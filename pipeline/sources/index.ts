@@ -33,6 +33,7 @@ export async function stageSource(conn: Conn, dir: string, opts: { partial?: boo
   const rejects: RejectedRow[] = [];
   let rejectCount = 0;
   const rowCounts: Record<string, number> = {};
+  const tickerTables = new Set<string>();
   for (const spec of [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[]) {
     let loc;
     try {
@@ -53,17 +54,20 @@ export async function stageSource(conn: Conn, dir: string, opts: { partial?: boo
     rejects.push(...r.rejects);
     rejectCount += r.rejectCount;
     rowCounts[spec.table] = r.rowCount;
+    if (r.tickers) tickerTables.add(spec.table);
     if (r.rejectCount === 0) tables.add(spec.table);
   }
   const pj = readPortfoliosJson(dir);
   rejects.push(...pj.rejects);
   rejectCount += pj.rejects.length;
 
-  if (tables.has("companies")) {
+  // Checked on every table whose ticker column was read, rows with other problems included, so a
+  // source is reported in one round (row errors and unknown tickers together).
+  if (tickerTables.has("companies")) {
     for (const t of ["prices", "ratings"]) {
-      if (!tables.has(t)) continue;
+      if (!tickerTables.has(t)) continue;
       // A price or rating of a ticker no company row describes cannot be served or ranked.
-      const orphans = await rows<{ ticker: string; n: bigint }>(conn, `select ticker, count(*) n from ${t} anti join companies using (ticker) group by ticker order by ticker limit 50`);
+      const orphans = await rows<{ ticker: string; n: bigint }>(conn, `select ticker, n from ${t}_tickers anti join companies_tickers using (ticker) order by ticker limit 50`);
       for (const o of orphans) rejects.push({ file: `${t}`, row: 0, column: "ticker", reason: `ticker ${o.ticker} (${o.n} rows) is not in companies` });
       rejectCount += orphans.length;
     }
