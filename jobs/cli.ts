@@ -16,6 +16,7 @@ import { runCommand, UsageError } from "./run-command.ts";
 import { ensureSampleSource } from "./sample.ts";
 import { backfillWindow, existingSourceDir } from "./cli-args.ts";
 import { ensureWritableDir } from "./store-check.ts";
+import { probeRedis, redisUrlForLog } from "./redis-health.ts";
 
 const USAGE = `usage: npm run pipeline -- <command>
   run [--source DIR]     ingest DIR (default: SOURCE_DIR, else the generated sample), compute, publish;
@@ -54,6 +55,11 @@ async function main(argv: string[]): Promise<number> {
       : config.sourceDir
         ? existingSourceDir(config.sourceDir, "SOURCE_DIR")
         : await ensureSampleSource(config.sampleDir, log, progress.update);
+    if (config.redisUrl) {
+      // The run must go through the queue: say so at once rather than wait on a dead connection.
+      const why = await probeRedis(config.redisUrl);
+      if (why) throw new Error(`Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset REDIS_URL to run in this process`);
+    }
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     try {
       const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, progress: progress.update, window });

@@ -51,6 +51,14 @@ describe("npm run pipeline: usage errors", () => {
   });
 });
 
+describe("npm run pipeline: an unreachable Redis", () => {
+  it("run stops at once with one line instead of waiting on the connection", () => {
+    const r = runScript("jobs/cli.ts", ["run", "--source", writeTinySource()], { DATA_DIR: dataDir, REDIS_URL: "redis://127.0.0.1:1" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("Redis at redis://127.0.0.1:1 is unreachable (connect ECONNREFUSED 127.0.0.1:1): start it, or unset REDIS_URL to run in this process\n");
+  });
+});
+
 describe("npm run pipeline: a rejected source", () => {
   it("is reported in one round: row errors and unknown tickers together, exit 2, nothing published", () => {
     const f = tinyFiles();
