@@ -1,6 +1,6 @@
 // The deterministic sample source (contract §2 layout): companies, prices, ratings, benchmarks,
 // SimFin-layout fundamentals and portfolios.json, all from one seed. No downloads, no clock.
-//   npx tsx data/generate.ts [--out data/sample] [--seed N] [--companies N] [--years N]
+//   npm run generate -- [--out data/sample] [--seed N] [--companies N] [--years N]
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -133,7 +133,7 @@ function parseArgs(argv: string[]): { out: string } & GenerateOptions {
     else if (a === "--companies") args.companies = int(next());
     else if (a === "--years") args.years = int(next());
     else if (a === "--help" || a === "-h") {
-      console.log("usage: tsx data/generate.ts [--out DIR] [--seed N] [--companies N] [--years N]");
+      console.log("usage: npm run generate -- [--out DIR] [--seed N] [--companies N] [--years N]");
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }

@@ -31,6 +31,7 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
     cliProgress.Presets.shades_classic,
   );
   let started = false;
+  let shown = "";
   return {
     update(stage, done, total) {
       if (!started) {
@@ -40,9 +41,15 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
       }
       bar.setTotal(Math.max(total, 1));
       bar.update(done, { stage });
+      // cli-progress redraws at most `fps` times a second; a new stage is always drawn at once.
+      if (stage !== shown) bar.render();
+      shown = stage;
     },
     stop() {
       if (!started) return;
+      // cli-progress restores the cursor saved at start() before clearing its line; log lines
+      // printed since then would be overwritten. Save the bar's current line instead.
+      stream.write("\r\x1b7");
       bar.stop();
       if (active === bar) active = null;
       started = false;

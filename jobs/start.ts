@@ -90,21 +90,22 @@ async function primary(config: Config): Promise<void> {
     }
     await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
   }
-  if (current) await waitHealthy(srv.url, log);
+  if (current) await waitHealthy(srv.url, config.dataDir, log);
   const keyLine = demo.key ? `demo API key (every scope): ${demo.key}` : "demo API key: the DEMO_API_KEY you set";
   const hint = plan.kind === "serve-published" ? `${switchHint(plan.publishedSource)}\n` : "";
   process.stdout.write(`\nserving ${srv.url}/data/v1\n${hint}${keyLine}\ntry: curl '${srv.url}/data/v1/stock_ratings?limit=5&api_key=${demo.key ?? "$DEMO_API_KEY"}'\n\n`);
 }
 
 /** The server processes poll the manifest; announce only once they serve the published snapshot. */
-async function waitHealthy(url: string, log: Logger): Promise<void> {
+async function waitHealthy(url: string, dataDir: string, log: Logger): Promise<void> {
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
     const r = await fetch(`${url}/healthz`).catch(() => null);
-    if (r?.status === 200) return;
+    const served = r?.status === 200 ? ((await r.json()) as { snapshot?: string }).snapshot : undefined;
+    if (served && served === readManifest(dataDir)?.snapshotId) return;
     await new Promise((res) => setTimeout(res, 100));
   }
-  log.warn({ url }, "the server did not report healthy within 30 s");
+  log.warn({ url }, "the server did not serve the published snapshot within 30 s");
 }
 
 /** A forked server process (WEB_CONCURRENCY > 1): serve, and drain on a signal as the primary does. */

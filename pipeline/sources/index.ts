@@ -25,7 +25,7 @@ export interface StagedSource {
  * `partial` (backfill): tables and series the source leaves out come from the published snapshot,
  * so references to them are checked after the merge, not here.
  */
-export async function stageSource(conn: Conn, dir: string, opts: { partial?: boolean } = {}): Promise<StagedSource> {
+export async function stageSource(conn: Conn, dir: string, opts: { partial?: boolean; progress?: (step: string, done: number, total: number) => void } = {}): Promise<StagedSource> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     return { tables: new Set(), portfolios: { portfolios: [], benchmarks: [] }, rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }], rejectCount: 1, rowCounts: {}, portfoliosGiven: false };
   }
@@ -34,7 +34,9 @@ export async function stageSource(conn: Conn, dir: string, opts: { partial?: boo
   let rejectCount = 0;
   const rowCounts: Record<string, number> = {};
   const tickerTables = new Set<string>();
-  for (const spec of [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[]) {
+  const specs = [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[];
+  for (const [i, spec] of specs.entries()) {
+    opts.progress?.(spec.table, i, specs.length + 1);
     let loc;
     try {
       loc = locateTable(dir, spec.table);
@@ -57,6 +59,7 @@ export async function stageSource(conn: Conn, dir: string, opts: { partial?: boo
     if (r.tickers) tickerTables.add(spec.table);
     if (r.rejectCount === 0) tables.add(spec.table);
   }
+  opts.progress?.("checks", specs.length, specs.length + 1);
   const pj = readPortfoliosJson(dir);
   rejects.push(...pj.rejects);
   rejectCount += pj.rejects.length;

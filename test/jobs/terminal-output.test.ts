@@ -15,7 +15,8 @@ import { ROOT, TSX } from "./process.ts";
 
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 // eslint-disable-next-line no-control-regex
-const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, "").replace(/\r/g, "\n");
+// Terminal text as lines: each redraw of the bar (cursor to column 1) starts a line.
+const plain = (s: string) => s.replace(/\x1b\[1G/g, "\n").replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, "").replace(/\r/g, "\n");
 
 function cliRun(tty: boolean): string {
   const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "tty-")), LOG_LEVEL: "debug", LOG_FORMAT: "", REDIS_URL: "", SOURCE_DIR: "" };
@@ -52,7 +53,7 @@ describe("log format", () => {
     expect(out).not.toContain('{"level"');
     expect(out).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: source ingested \{"rows":\{"companies":4,"prices":120,"ratings":8,"benchmarks":30\}/m);
     expect(out).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: snapshot published /m);
-    for (const stage of ["ingest: reading and validating the source", "portfolios", "analytics"]) expect(out).toMatch(new RegExp(`^ ${stage} \\[[░█]+\\] \\d+% \\| \\d+s`, "m"));
+    for (const stage of ["ingest: reading and validating the source", "ingest: prices", "ingest: fundamentals", "portfolios", "analytics"]) expect(out).toMatch(new RegExp(`^ ${stage} \\[[░█]+\\] \\d+% \\| \\d+s`, "m"));
     expect(out).toMatch(/^published snapshot \S+ from \S+ in \d+ ms$/m);
   }, 120_000);
 });
