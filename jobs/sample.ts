@@ -7,7 +7,7 @@ import type { ProgressFn } from "./progress.ts";
 
 export async function ensureSampleSource(dir: string, log: Log, progress?: ProgressFn): Promise<string> {
   if (existsSync(join(dir, "companies.csv")) && existsSync(join(dir, "portfolios.json"))) return dir;
-  log.info({ dir }, "generating the sample source (once; about 10 s)");
+  log.info({ dir }, "generating the sample source (once; 500 companies, 15 years)");
   const r = await generateSample(dir, { progress });
   log.info({ dir, ms: r.ms }, "sample source generated");
   return dir;

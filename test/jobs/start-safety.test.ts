@@ -96,6 +96,14 @@ describe("Redis at start and shutdown", () => {
   }, 180_000);
 });
 
+describe("SOURCE_DIR must be a folder", () => {
+  it("a missing one stops npm start with one line and exit code 64", () => {
+    const r = runScript("jobs/start.ts", [], { DATA_DIR: mkdtempSync(join(tmpdir(), "start-nosrc-")), SOURCE_DIR: "/nonexistent/source", PORT: "0", DEMO_API_KEY: KEY });
+    expect(r.code).toBe(64);
+    expect(r.stderr).toBe("SOURCE_DIR /nonexistent/source: no such folder\n");
+  }, 60_000);
+});
+
 describe("DATA_DIR must be a writable folder", () => {
   const file = join(mkdtempSync(join(tmpdir(), "start-file-")), "not-a-folder");
   writeFileSync(file, "x");
