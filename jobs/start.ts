@@ -84,13 +84,18 @@ async function primary(config: Config): Promise<void> {
   // User portfolios created while no run saw them (e.g. the demo's on a reused store) get theirs now.
   const current = readManifest(config.dataDir);
   if (current) {
+    progress.update("loading the published snapshot", 0, 2);
     const snap = await loadSnapshot(config.dataDir, current.snapshotId);
     for (const { ownerId, createdAt, ...rules } of catalog.allUserPortfolios()) {
       if (!snap.portfolios.has(rules.id)) await rebalanceOne({ dataDir: config.dataDir, log, portfolio: { rules, ownerId, createdAt } });
     }
     await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
   }
-  if (current) await waitHealthy(srv.url, config.dataDir, log);
+  if (current) {
+    progress.update("waiting for the server to serve it", 1, 2);
+    await waitHealthy(srv.url, config.dataDir, log);
+  }
+  progress.stop();
   const keyLine = demo.key ? `demo API key (every scope): ${demo.key}` : "demo API key: the DEMO_API_KEY you set";
   const hint = plan.kind === "serve-published" ? `${switchHint(plan.publishedSource)}\n` : "";
   process.stdout.write(`\nserving ${srv.url}/data/v1\n${hint}${keyLine}\ntry: curl '${srv.url}/data/v1/stock_ratings?limit=5&api_key=${demo.key ?? "$DEMO_API_KEY"}'\n\n`);
