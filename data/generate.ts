@@ -1,6 +1,6 @@
 // The deterministic sample source (contract §2 layout): companies, prices, ratings, benchmarks,
 // SimFin-layout fundamentals and portfolios.json, all from one seed. No downloads, no clock.
-//   npx tsx data/generate.ts [--out data/sample] [--seed N] [--companies N] [--years N]
+//   npm run generate -- [--out data/sample] [--seed N] [--companies N] [--years N]
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -20,7 +20,12 @@ export interface GenerateOptions {
   seed?: number;
   companies?: number;
   years?: number;
+  /** Called as each of the steps (simulation, then one per file) begins, for a terminal bar. */
+  progress?: (stage: string, done: number, total: number) => void;
 }
+
+// 5 simulation steps, then 11 files (4 tables, 6 statements, portfolios.json).
+const STEPS = 16;
 
 export async function generateSample(outDir: string, opts: GenerateOptions = {}): Promise<{ outDir: string; files: string[]; ms: number }> {
   const t0 = performance.now();
@@ -31,19 +36,27 @@ export async function generateSample(outDir: string, opts: GenerateOptions = {})
   if (!Number.isInteger(nCompanies) || nCompanies < 20) throw new Error("companies must be an integer >= 20");
   if (!Number.isInteger(years) || years < 2 || years > 40) throw new Error("years must be an integer from 2 to 40");
 
+  let step = 0;
+  const progress = (what: string) => opts.progress?.(`sample: ${what}`, step++, STEPS);
   const startYear = END_YEAR - years + 1;
+  progress("companies");
   const cal = buildCalendar(startYear);
   const companies = buildCompanies(seed, nCompanies, cal);
+  progress("prices");
   const panel = simulatePrices(seed, cal, companies);
+  progress("fundamentals");
   const fundamentals = buildFundamentals(seed, companies, startYear, endOfMonthDay(END_YEAR, 12), cal, panel.close);
   // Ratings begin with the first trading date of the second year: a year of history behind them.
+  progress("ratings");
   const ratings = computeRatings(cal, companies, panel.close, fundamentals, cal.monthStarts[12]);
+  progress("index");
   const index = capWeightedIndex(panel, companies, cal.dates.length);
 
   const out = resolve(outDir);
   await mkdir(join(out, "fundamentals"), { recursive: true });
   const files: string[] = [];
   const csv = async (name: string, header: string, body: (w: ChunkWriter) => void) => {
+    progress(`writing ${name}`);
     const w = await ChunkWriter.create(join(out, name));
     w.line(header);
     body(w);
@@ -94,7 +107,9 @@ export async function generateSample(outDir: string, opts: GenerateOptions = {})
   ];
   for (const [name, header, rows] of statements) await csv(`fundamentals/${name}`, header, (w) => rows.forEach((r) => w.line(statementLine(r))));
 
+  progress("writing portfolios.json");
   await writeFile(join(out, "portfolios.json"), portfoliosJson());
+  opts.progress?.("sample: done", STEPS, STEPS);
   files.push("portfolios.json");
   files.sort();
   return { outDir: out, files, ms: Math.round(performance.now() - t0) };
@@ -118,7 +133,7 @@ function parseArgs(argv: string[]): { out: string } & GenerateOptions {
     else if (a === "--companies") args.companies = int(next());
     else if (a === "--years") args.years = int(next());
     else if (a === "--help" || a === "-h") {
-      console.log("usage: tsx data/generate.ts [--out DIR] [--seed N] [--companies N] [--years N]");
+      console.log("usage: npm run generate -- [--out DIR] [--seed N] [--companies N] [--years N]");
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }

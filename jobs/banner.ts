@@ -6,14 +6,17 @@ export interface BannerInfo {
   url: string;
   /** A demo key to show (just created), or null when it came from DEMO_API_KEY. */
   demoKey: string | null;
+  /** A line on how to switch sources, when npm start kept another source's snapshot. */
+  hint?: string | null;
 }
 
-export function startBanner({ url, demoKey }: BannerInfo): string {
+export function startBanner({ url, demoKey, hint }: BannerInfo): string {
   const key = demoKey ? `demo API key (every scope; shown once, never logged): ${demoKey}` : "demo API key: the DEMO_API_KEY you set";
   return [
     "",
     `serving ${url}/data/v1`,
     `API reference: ${url}/docs   (OpenAPI document: ${url}/data/v1/openapi.json)`,
+    ...(hint ? [hint] : []),
     key,
     `try: curl -H "api_key: $API_KEY" '${url}/data/v1/stock_ratings?limit=5'   (API_KEY=the key above)`,
     "",

@@ -12,8 +12,11 @@ import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
 import { dispatchRun, JobFailedError, scheduleNightly } from "./dispatch.ts";
 import { startPipelineWorker } from "./worker.ts";
-import { runCommand } from "./run-command.ts";
+import { runCommand, UsageError } from "./run-command.ts";
 import { ensureSampleSource } from "./sample.ts";
+import { backfillWindow, existingSourceDir } from "./cli-args.ts";
+import { ensureWritableDir } from "./store-check.ts";
+import { probeRedis, redisUrlForLog } from "./redis-health.ts";
 
 const USAGE = `usage: npm run pipeline -- <command>
   run [--source DIR]     ingest DIR (default: SOURCE_DIR, else the generated sample), compute, publish;
@@ -29,24 +32,35 @@ const USAGE = `usage: npm run pipeline -- <command>
                          publishes the result; every other table is reused as it is
   status                 the published snapshot, its source and timings`;
 
+const COMMANDS = new Set(["run", "backfill", "worker", "schedule", "rebalance", "status"]);
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (!command || command === "help" || command === "--help" || command === "-h") {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!COMMANDS.has(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const config = loadConfig();
+  ensureWritableDir(config.dataDir);
   const log = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
   if (command === "run" || command === "backfill") {
-    const { values } = parseArgs({ args: rest, options: { source: { type: "string" }, from: { type: "string" }, to: { type: "string" } } });
-    let window: { from: string; to: string } | undefined;
-    if (command === "backfill") {
-      const iso = /^\d{4}-\d{2}-\d{2}$/;
-      if (!values.from || !values.to || !iso.test(values.from) || !iso.test(values.to) || values.from > values.to) {
-        console.error(`backfill needs --from and --to as YYYY-MM-DD with from <= to\n${USAGE}`);
-        return 64;
-      }
-      window = { from: values.from, to: values.to };
-    }
-    const sourceDir = values.source ?? config.sourceDir ?? (await ensureSampleSource(config.sampleDir, log));
-    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const runOptions = { source: { type: "string" } } as const;
+    const options = command === "backfill" ? { ...runOptions, from: { type: "string" }, to: { type: "string" } } as const : runOptions;
+    const { values } = parseArgs({ args: rest, options }) as { values: { source?: string; from?: string; to?: string } };
+    const window = command === "backfill" ? backfillWindow(values) : undefined;
     const progress = terminalProgress();
+    const sourceDir = values.source
+      ? existingSourceDir(values.source, "--source")
+      : config.sourceDir
+        ? existingSourceDir(config.sourceDir, "SOURCE_DIR")
+        : await ensureSampleSource(config.sampleDir, log, progress.update);
+    if (config.redisUrl) {
+      // The run must go through the queue: say so at once rather than wait on a dead connection.
+      const why = await probeRedis(config.redisUrl);
+      if (why) throw new Error(`Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset REDIS_URL to run in this process`);
+    }
+    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     try {
       const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, progress: progress.update, window });
       progress.stop();
@@ -88,10 +102,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "rebalance") {
     const { values } = parseArgs({ args: rest, options: { portfolio: { type: "string" } } });
-    if (!values.portfolio) {
-      console.error(`--portfolio is required\n${USAGE}`);
-      return 64;
-    }
+    if (!values.portfolio) throw new UsageError("rebalance needs --portfolio ID");
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     const m = readManifest(config.dataDir);
     const snap = m ? await loadSnapshot(config.dataDir, m.snapshotId) : null;
@@ -107,18 +118,15 @@ async function main(argv: string[]): Promise<number> {
     console.log(`portfolio ${values.portfolio} recomputed; published snapshot ${meta.id} in ${meta.timingsMs.total} ms`);
     return 0;
   }
-  if (command === "status") {
-    const m = readManifest(config.dataDir);
-    if (!m) {
-      console.log(`no snapshot published under ${config.dataDir}`);
-      return 1;
-    }
-    const meta = readMeta(config.dataDir, m.snapshotId);
-    console.log(JSON.stringify({ snapshot: m.snapshotId, publishedAt: m.publishedAt, source: meta.sourceDir, sourceId: meta.sourceId, lastPriceDate: meta.lastPriceDate, counts: meta.counts, timingsMs: meta.timingsMs, kept: m.history }, null, 2));
-    return 0;
+  parseArgs({ args: rest, options: {} }); // status takes no options: refuse any
+  const m = readManifest(config.dataDir);
+  if (!m) {
+    console.log(`no snapshot published under ${config.dataDir}`);
+    return 1;
   }
-  console.error(USAGE);
-  return command ? 64 : 0;
+  const meta = readMeta(config.dataDir, m.snapshotId);
+  console.log(JSON.stringify({ snapshot: m.snapshotId, publishedAt: m.publishedAt, source: meta.sourceDir, sourceId: meta.sourceId, lastPriceDate: meta.lastPriceDate, counts: meta.counts, timingsMs: meta.timingsMs, kept: m.history }, null, 2));
+  return 0;
 }
 
-runCommand(main);
+runCommand(main, { usage: USAGE });

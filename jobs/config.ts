@@ -9,6 +9,8 @@ const schema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   DEMO_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // Read by jobs/log-format.ts; validated here so a typo is reported rather than ignored.
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)

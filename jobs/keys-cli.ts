@@ -4,7 +4,8 @@ import { parseArgs } from "node:util";
 import { SCOPES } from "../pipeline/store/catalog-types.ts";
 import { Catalog, CatalogError } from "../pipeline/store/catalog/catalog.ts";
 import { loadConfig } from "./config.ts";
-import { runCommand } from "./run-command.ts";
+import { runCommand, UsageError } from "./run-command.ts";
+import { ensureWritableDir } from "./store-check.ts";
 
 const USAGE = `usage: npm run keys -- <command>
   create --email E --scopes S,S [--first-name F --last-name L --phone P] [--json]
@@ -16,16 +17,14 @@ scopes: ${SCOPES.join(", ")}`;
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const config = loadConfig();
+  ensureWritableDir(config.dataDir);
   const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
   if (command === "create") {
     const { values } = parseArgs({
       args: rest,
       options: { email: { type: "string" }, scopes: { type: "string" }, json: { type: "boolean" }, "first-name": { type: "string" }, "last-name": { type: "string" }, phone: { type: "string" } },
     });
-    if (!values.email || !values.scopes) {
-      console.error(`--email and --scopes are required\n${USAGE}`);
-      return 64;
-    }
+    if (!values.email || !values.scopes) throw new UsageError("create needs --email and --scopes");
     const user =
       catalog.userByEmail(values.email) ??
       (await catalog.createUser({ email: values.email, firstName: values["first-name"] ?? "", lastName: values["last-name"] ?? "", phoneNumber: values.phone ?? "" }));
@@ -43,8 +42,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(`revoked ${rest[0]}`);
     return 0;
   }
-  console.error(USAGE);
-  return command ? 64 : 0;
+  if (command && command !== "help" && command !== "--help" && command !== "-h") throw new UsageError(command === "revoke" ? "revoke needs a key ID" : `unknown command ${JSON.stringify(command)}`);
+  console.log(USAGE);
+  return 0;
 }
 
-runCommand(main, (e) => (e instanceof CatalogError ? 2 : 1));
+runCommand(main, { usage: USAGE, codeFor: (e) => (e instanceof CatalogError ? 2 : 1) });

@@ -1,10 +1,11 @@
 // Structured logs. API keys never reach a log line: every path that could carry one is redacted.
 import pino from "pino";
+import { defaultDestination } from "./log-format.ts";
 
 export const REDACT_PATHS = ["api_key", "key", "*.api_key", "*.key", "req.headers.api_key", "req.query.api_key", "headers.api_key"];
 
 export function createLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { pid: process.pid } }, destination);
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { pid: process.pid } }, destination ?? defaultDestination());
 }
 
 /**
@@ -15,7 +16,8 @@ export function createLogger(level: string = process.env.LOG_LEVEL || "info", de
  * can lose the last few access lines; error lines go through createLogger, synchronously.
  */
 export function createAccessLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
-  let dest = destination;
+  // On a terminal the access lines are pretty too (jobs/log-format.ts); a person reads them there.
+  let dest = destination ?? defaultDestination();
   if (!dest) {
     const boom = pino.destination({ dest: 1, sync: false, minLength: 4096 });
     // A quiet server still shows its lines within a second.

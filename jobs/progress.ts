@@ -1,17 +1,58 @@
-// Progress on a terminal for long work (cli-progress); silent when output is not a TTY.
+// Progress on a terminal for long work (cli-progress): sample generation, ingest, the stages.
+// Silent when stderr is not a TTY (the JSON log lines say the same to a machine). Log lines
+// written while a bar is shown go through writeAboveProgress, which clears the bar's line first
+// so the two never interleave on one line.
 import cliProgress from "cli-progress";
 
-export function terminalProgress(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
-  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar({ format: " {stage} [{bar}] {value}/{total}", stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+export type ProgressFn = (stage: string, done: number, total: number) => void;
+
+export interface TerminalProgress {
+  update: ProgressFn;
+  stop: () => void;
+}
+
+let active: cliProgress.SingleBar | null = null;
+
+/** Writes a log line to stdout; with a bar on the terminal, above it. */
+export function writeAboveProgress(chunk: string | Uint8Array): void {
+  if (!active) {
+    process.stdout.write(chunk);
+    return;
+  }
+  process.stderr.write("\r\x1b[2K");
+  process.stdout.write(chunk);
+  active.render();
+}
+
+export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
+  if (!stream.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar(
+    { format: " {stage} [{bar}] {percentage}% | {duration_formatted}", stream, hideCursor: true, clearOnComplete: true, fps: 5 },
+    cliProgress.Presets.shades_classic,
+  );
   let started = false;
+  let shown = "";
   return {
     update(stage, done, total) {
-      if (!started) bar.start(total, done, { stage });
-      started = true;
-      bar.setTotal(total);
+      if (!started) {
+        bar.start(Math.max(total, 1), done, { stage });
+        active = bar;
+        started = true;
+      }
+      bar.setTotal(Math.max(total, 1));
       bar.update(done, { stage });
+      // cli-progress redraws at most `fps` times a second; a new stage is always drawn at once.
+      if (stage !== shown) bar.render();
+      shown = stage;
     },
-    stop: () => started && bar.stop(),
+    stop() {
+      if (!started) return;
+      // cli-progress restores the cursor saved at start() before clearing its line; log lines
+      // printed since then would be overwritten. Save the bar's current line instead.
+      stream.write("\r\x1b7");
+      bar.stop();
+      if (active === bar) active = null;
+      started = false;
+    },
   };
 }

@@ -50,9 +50,12 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
       merge = (s) => mergeWindow(db.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
       sourceId = `${current.sourceId}+${sourceId}@${w.from}..${w.to}`;
     }
+    // Stage starts, for a terminal bar (the stages report their own steps where they have many).
+    opts.progress?.("ingest: reading and validating the source", 0, 1);
     const { source } = await ingestStage(ctx, opts.sourceDir, merge);
     lap("ingest", t);
     t = performance.now();
+    opts.progress?.("frames", 0, 1);
     const frames = await loadFrames(db.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
     if (!source.tables.has("ratings")) {
       frames.ratings = computeRatings(frames.panel, frames.companies);
@@ -62,9 +65,11 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     }
     lap("frames", t);
     t = performance.now();
+    opts.progress?.("portfolios", 0, 1);
     const { portfolios, benchmarks } = await portfoliosStage(ctx, frames, source.portfolios, opts.catalog.allUserPortfolios());
     lap("portfolios", t);
     t = performance.now();
+    opts.progress?.("analytics", 0, 1);
     await analyticsStage(ctx, frames, portfolios, benchmarks);
     lap("analytics", t);
     lap("total", t0);

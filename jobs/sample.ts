@@ -3,10 +3,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { generateSample } from "../data/generate.ts";
 import type { Log } from "../pipeline/stages/context.ts";
+import type { ProgressFn } from "./progress.ts";
 
-export async function ensureSampleSource(dir: string, log: Log): Promise<string> {
+export async function ensureSampleSource(dir: string, log: Log, progress?: ProgressFn): Promise<string> {
   if (existsSync(join(dir, "companies.csv")) && existsSync(join(dir, "portfolios.json"))) return dir;
-  const r = await generateSample(dir);
+  log.info({ dir }, "generating the sample source (once; 500 companies, 15 years)");
+  const r = await generateSample(dir, { progress });
   log.info({ dir, ms: r.ms }, "sample source generated");
   return dir;
 }

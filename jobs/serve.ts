@@ -8,24 +8,57 @@ import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { Config } from "./config.ts";
 import { createAccessLogger } from "./logger.ts";
+import { logErrorsOncePerOutage } from "./redis-health.ts";
+import type { Closer } from "./shutdown.ts";
 
 /** Failed authentications per client address and minute before it gets 429s (key guessing). */
 export const AUTH_FAILURES_PER_MINUTE = 20;
 
-export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog): Promise<AppDeps> {
+/** The deps and, in stop order, what to close once the HTTP server has drained. */
+export interface ServeOptions {
+  /** The start-up probe found Redis unreachable and said so: no second line for the same outage. */
+  redisReportedDown?: boolean;
+}
+
+export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog, opts: ServeOptions = {}): Promise<{ deps: AppDeps; closers: Closer[] }> {
   const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"));
   holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
   await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
   holder.watch(1000);
   // Keys and watchlists written by other processes (CLI, other servers) show up within a second.
-  setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000).unref();
+  const catalogPoll = setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000).unref();
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
-  // While Redis is away the insurance limiter counts per process; say so instead of an unhandled event.
-  redis?.on("error", (e) => log.warn({ err: String(e) }, "rate-limit Redis unavailable; limiting per process"));
-  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined };
+  // While Redis is away the insurance limiter counts per process; one line per outage says so.
+  if (redis) logErrorsOncePerOutage(redis, log, "rate limits (counting per process meanwhile)", { alreadyReported: opts.redisReportedDown });
+  const deps: AppDeps = { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined };
+  const closers: Closer[] = [
+    { name: "snapshot and catalog polling", close: () => (holder.stop(), clearInterval(catalogPoll)) },
+    // quit() waits for a reply a dead Redis never sends; disconnect() does not.
+    ...(redis ? [{ name: "rate-limit Redis", close: () => (redis.status === "ready" ? redis.quit() : redis.disconnect()) }] : []),
+  ];
+  return { deps, closers };
 }
 
-/** Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes. */
-export function serve(config: Config, log: pino.Logger, catalog: () => Promise<Catalog>): Promise<RunningServer> {
-  return startServer({ port: config.port, workers: config.webConcurrency, makeDeps: async () => makeAppDeps(config, log, await catalog()) });
+/**
+ * Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes.
+ * close() drains the HTTP server (or its forked processes), then closes what the deps opened here.
+ */
+export async function serve(config: Config, log: pino.Logger, catalog: () => Promise<Catalog>, opts: ServeOptions = {}): Promise<RunningServer> {
+  const closers: Closer[] = [];
+  const srv = await startServer({
+    port: config.port,
+    workers: config.webConcurrency,
+    makeDeps: async () => {
+      const made = await makeAppDeps(config, log, await catalog(), opts);
+      closers.push(...made.closers);
+      return made.deps;
+    },
+  });
+  return {
+    url: srv.url,
+    close: async () => {
+      await srv.close();
+      for (const c of closers) await c.close();
+    },
+  };
 }

@@ -1,10 +1,10 @@
-// `npm start`: the embedded default end to end. Generates the sample source when missing, serves
-// at once (healthz 503 until a snapshot is published), runs the pipeline when no snapshot of this
-// source is published yet, and prints a demo key. WEB_CONCURRENCY > 1 forks one server process
-// per worker; the primary only orchestrates.
+// `npm start`: the embedded default end to end. Checks the store folder and Redis, serves at once
+// (healthz 503 until a snapshot is published), publishes the source when no snapshot of it is
+// published yet (jobs/start-plan.ts: never another source's snapshot without SOURCE_DIR), and
+// prints a demo key. WEB_CONCURRENCY > 1 forks one server process per worker; the primary only
+// orchestrates. SIGTERM/SIGINT drain requests, close the queue worker, Redis and the catalog, exit 0.
 import cluster from "node:cluster";
 import { join } from "node:path";
-import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/demo.ts";
@@ -15,75 +15,140 @@ import { startBanner } from "./banner.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { dispatchRun, JobFailedError } from "./dispatch.ts";
 import { createLogger } from "./logger.ts";
+import { terminalProgress } from "./progress.ts";
+import { logErrorsOncePerOutage, probeRedis, redisUrlForLog } from "./redis-health.ts";
 import { ensureSampleSource } from "./sample.ts";
 import { serve } from "./serve.ts";
+import { onShutdown, type Closer } from "./shutdown.ts";
+import { isPublished, planStart, switchHint } from "./start-plan.ts";
+import { ensureWritableDir, StoreDirError } from "./store-check.ts";
+import { existingSourceDir } from "./cli-args.ts";
+import { UsageError } from "./run-command.ts";
 import { startPipelineWorker } from "./worker.ts";
+
+type Logger = ReturnType<typeof createLogger>;
+// Set by the primary for its forked server processes: the start-up line about Redis was printed.
+const REDIS_DOWN_ENV = "START_REDIS_REPORTED_DOWN";
+
+/** One line when REDIS_URL is set but Redis does not answer; the server starts all the same. */
+async function redisReportedDown(config: Config, log: Logger): Promise<boolean> {
+  if (!config.redisUrl) return false;
+  const why = await probeRedis(config.redisUrl);
+  if (!why) return false;
+  log.warn(
+    { redis: redisUrlForLog(config.redisUrl), err: why },
+    "Redis is unreachable: serving anyway; the start-up pipeline run (if any) runs in this process, rate limits count per process, queued jobs wait until Redis answers",
+  );
+  process.env[REDIS_DOWN_ENV] = "1";
+  return true;
+}
 
 async function primary(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
-  const sourceDir = config.sourceDir ?? (await ensureSampleSource(config.sampleDir, log));
+  const closers: Closer[] = [];
+  onShutdown(closers, { log });
+  const redisDown = await redisReportedDown(config, log);
+  const plan = planStart(config);
+  const progress = terminalProgress();
+  const sourceDir = plan.kind === "serve-published" ? null : (plan.sourceDir ?? (await ensureSampleSource(config.sampleDir, log, progress.update)));
+  progress.stop();
   const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
   const demo = await ensureDemoUser(catalog, config.demoApiKey);
 
-  const { url } = await serve(config, log, async () => catalog);
+  const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown });
+  closers.push({ name: "http server", close: srv.close });
   // With Redis, this process is also a pipeline worker, so a lone `npm start` never waits forever.
   const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log }) : null;
+  if (worker) {
+    logErrorsOncePerOutage(worker, log, "pipeline worker", { alreadyReported: redisDown });
+    // force: an active run is not awaited (a pipeline run takes tens of seconds); BullMQ hands it
+    // to another worker once its lock expires.
+    closers.push({ name: "pipeline worker", close: () => worker.close(true) });
+  }
+  closers.push({ name: "catalog", close: () => catalog.idle() });
 
   const manifest = readManifest(config.dataDir);
-  if (manifest?.sourceId !== sourceFingerprint(sourceDir)) {
+  if (sourceDir && !isPublished(manifest, sourceDir)) {
     log.info({ sourceDir }, "no snapshot of this source is published yet: running the pipeline");
     try {
-      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl });
+      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: redisDown ? null : config.redisUrl, progress: progress.update });
     } catch (e) {
+      progress.stop();
       if (e instanceof SourceRejectedError) {
         log.error({ total: e.total, first: e.rejects.slice(0, 20).map(formatReject) }, "source rejected; nothing was published");
         if (!manifest) throw e;
       } else if (e instanceof JobFailedError) log.error({ err: e.message }, "pipeline job failed; nothing was published");
       else throw e;
     }
+    progress.stop();
   }
   // User portfolios created while no run saw them (e.g. the demo's on a reused store) get theirs now.
   const current = readManifest(config.dataDir);
   if (current) {
+    progress.update("loading the published snapshot", 0, 2);
     const snap = await loadSnapshot(config.dataDir, current.snapshotId);
     for (const { ownerId, createdAt, ...rules } of catalog.allUserPortfolios()) {
       if (!snap.portfolios.has(rules.id)) await rebalanceOne({ dataDir: config.dataDir, log, portfolio: { rules, ownerId, createdAt } });
     }
     await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
   }
-  if (current) await waitHealthy(url, log);
-  process.stdout.write(startBanner({ url, demoKey: demo.key })); // plain stdout, never the logger
-  const stop = async () => {
-    await worker?.close();
-    process.exit(0);
-  };
-  process.once("SIGINT", stop).once("SIGTERM", stop);
+  if (current) {
+    progress.update("waiting for the server to serve it", 1, 2);
+    await waitHealthy(srv.url, config.dataDir, log);
+  }
+  progress.stop();
+  const hint = plan.kind === "serve-published" ? switchHint(plan.publishedSource) : null;
+  process.stdout.write(startBanner({ url: srv.url, demoKey: demo.key, hint })); // plain stdout, never the logger
 }
 
 /** The server processes poll the manifest; announce only once they serve the published snapshot. */
-async function waitHealthy(url: string, log: ReturnType<typeof createLogger>): Promise<void> {
+async function waitHealthy(url: string, dataDir: string, log: Logger): Promise<void> {
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
     const r = await fetch(`${url}/healthz`).catch(() => null);
-    if (r?.status === 200) return;
+    const served = r?.status === 200 ? ((await r.json()) as { snapshot?: string }).snapshot : undefined;
+    if (served && served === readManifest(dataDir)?.snapshotId) return;
     await new Promise((res) => setTimeout(res, 100));
   }
-  log.warn({ url }, "the server did not report healthy within 30 s");
+  log.warn({ url }, "the server did not serve the published snapshot within 30 s");
+}
+
+/** A forked server process (WEB_CONCURRENCY > 1): serve, and drain on a signal as the primary does. */
+async function serverProcess(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const closers: Closer[] = [];
+  onShutdown(closers, { log });
+  const srv = await serve(config, log, () => Catalog.open(join(config.dataDir, "catalog.duckdb")), { redisReportedDown: process.env[REDIS_DOWN_ENV] === "1" });
+  closers.push({ name: "http server", close: srv.close });
+}
+
+/** Expected start-up failures: one plain line each, no stack. */
+function failure(e: unknown, config: Config | null): { line: string; code: number } | null {
+  if (e instanceof ConfigError) return { line: e.message, code: 64 };
+  if (e instanceof StoreDirError) return { line: e.message, code: 73 };
+  if (e instanceof UsageError) return { line: e.message, code: 64 }; // from an environment variable here
+  if (e instanceof SourceRejectedError) return { line: `the source was rejected (${e.total} problem(s)) and no snapshot is published yet; first: ${e.rejects.slice(0, 5).map(formatReject).join("; ")}`, code: 2 };
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === "EADDRINUSE") return { line: `PORT ${config?.port} is already in use: stop the other server or set PORT to a free port`, code: 1 };
+  if (code === "EACCES" && (e as NodeJS.ErrnoException).syscall === "listen") return { line: `PORT ${config?.port} needs privileges this process lacks: use a port above 1023`, code: 1 };
+  return null;
 }
 
 async function main(): Promise<void> {
-  let config: Config;
+  let config: Config | null = null;
   try {
     config = loadConfig();
+    if (cluster.isPrimary) {
+      ensureWritableDir(config.dataDir);
+      if (config.sourceDir) existingSourceDir(config.sourceDir, "SOURCE_DIR");
+      await primary(config);
+    } else await serverProcess(config);
   } catch (e) {
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      process.exit(64);
-    }
-    throw e;
+    const known = failure(e, config);
+    if (!known) throw e;
+    console.error(known.line);
+    process.exit(known.code);
   }
-  if (cluster.isPrimary) await primary(config);
-  else await serve(config, createLogger(config.logLevel), () => Catalog.open(join(config.dataDir, "catalog.duckdb")));
 }
 
 main().catch((e) => {

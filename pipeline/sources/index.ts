@@ -25,7 +25,7 @@ export interface StagedSource {
  * `partial` (backfill): tables and series the source leaves out come from the published snapshot,
  * so references to them are checked after the merge, not here.
  */
-export async function stageSource(conn: Conn, dir: string, opts: { partial?: boolean } = {}): Promise<StagedSource> {
+export async function stageSource(conn: Conn, dir: string, opts: { partial?: boolean; progress?: (step: string, done: number, total: number) => void } = {}): Promise<StagedSource> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     return { tables: new Set(), portfolios: { portfolios: [], benchmarks: [] }, rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }], rejectCount: 1, rowCounts: {}, portfoliosGiven: false };
   }
@@ -33,7 +33,10 @@ export async function stageSource(conn: Conn, dir: string, opts: { partial?: boo
   const rejects: RejectedRow[] = [];
   let rejectCount = 0;
   const rowCounts: Record<string, number> = {};
-  for (const spec of [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[]) {
+  const tickerTables = new Set<string>();
+  const specs = [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[];
+  for (const [i, spec] of specs.entries()) {
+    opts.progress?.(spec.table, i, specs.length + 1);
     let loc;
     try {
       loc = locateTable(dir, spec.table);
@@ -53,17 +56,21 @@ export async function stageSource(conn: Conn, dir: string, opts: { partial?: boo
     rejects.push(...r.rejects);
     rejectCount += r.rejectCount;
     rowCounts[spec.table] = r.rowCount;
+    if (r.tickers) tickerTables.add(spec.table);
     if (r.rejectCount === 0) tables.add(spec.table);
   }
+  opts.progress?.("checks", specs.length, specs.length + 1);
   const pj = readPortfoliosJson(dir);
   rejects.push(...pj.rejects);
   rejectCount += pj.rejects.length;
 
-  if (tables.has("companies")) {
+  // Checked on every table whose ticker column was read, rows with other problems included, so a
+  // source is reported in one round (row errors and unknown tickers together).
+  if (tickerTables.has("companies")) {
     for (const t of ["prices", "ratings"]) {
-      if (!tables.has(t)) continue;
+      if (!tickerTables.has(t)) continue;
       // A price or rating of a ticker no company row describes cannot be served or ranked.
-      const orphans = await rows<{ ticker: string; n: bigint }>(conn, `select ticker, count(*) n from ${t} anti join companies using (ticker) group by ticker order by ticker limit 50`);
+      const orphans = await rows<{ ticker: string; n: bigint }>(conn, `select ticker, n from ${t}_tickers anti join companies_tickers using (ticker) order by ticker limit 50`);
       for (const o of orphans) rejects.push({ file: `${t}`, row: 0, column: "ticker", reason: `ticker ${o.ticker} (${o.n} rows) is not in companies` });
       rejectCount += orphans.length;
     }

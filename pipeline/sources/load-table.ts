@@ -13,6 +13,9 @@ export interface LoadResult {
   rejects: RejectedRow[];
   rejectCount: number;
   rowCount: number;
+  /** Whether `<table>_tickers` (distinct tickers with row counts) was made: even with rejects, so
+   * unknown tickers are reported in the same round as row errors. */
+  tickers: boolean;
 }
 
 function readExpr(format: LocatedTable["format"], file: string): string {
@@ -72,7 +75,7 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     if (found) source.set(c.name, found);
     else if (c.required) rejects.push({ file, row: 0, column: c.name, reason: "required column is missing" });
   }
-  if (rejects.length) return { rejects, rejectCount: rejects.length, rowCount: 0 };
+  if (rejects.length) return { rejects, rejectCount: rejects.length, rowCount: 0, tickers: false };
 
   const value = (c: ColumnSpec) => (source.has(c.name) ? ident(source.get(c.name)!) : "null");
   const checks = spec.columns.flatMap((c) => (source.has(c.name) ? cellCheck(c, value(c)).map((k) => ({ ...k, column: c.name })) : []));
@@ -102,8 +105,10 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     const select = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
     await conn.run(`create or replace table ${spec.table} as select ${select.join(", ")} from ${raw}_n order by __row`);
   }
+  const ticker = spec.columns.find((c) => c.name === "ticker" && source.has(c.name));
+  if (ticker) await conn.run(`create or replace temp table ${spec.table}_tickers as select upper(trim(${value(ticker)})) as ticker, count(*) as n from ${raw}_n where ${value(ticker)} is not null group by 1`);
   await conn.run(`drop table ${raw}_n`);
-  return { rejects, rejectCount, rowCount };
+  return { rejects, rejectCount, rowCount, tickers: ticker !== undefined };
 }
 
 /** Keys compare on their typed value, so `AAPL` and ` aapl` are the same ticker. */

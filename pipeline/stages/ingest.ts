@@ -14,11 +14,14 @@ export interface IngestResult {
 
 /** `merge` runs on the clean staged tables before anything is derived (backfill uses it). */
 export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>): Promise<IngestResult> {
-  const source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined });
+  const step = (name: string, done: number, total: number) => ctx.progress?.(`ingest: ${name}`, done, total);
+  const source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step });
+  step("fundamentals", 0, 2);
   const fundamentals = await readFundamentals(join(sourceDir, "fundamentals"));
   const rejects = [...source.rejects, ...fundamentals.rejects];
   if (source.rejectCount + fundamentals.rejects.length > 0) throw new SourceRejectedError(rejects, source.rejectCount + fundamentals.rejects.length);
   await merge?.(source);
+  step("writing tables", 1, 2);
   await companiesWithIds(ctx);
   await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
   await exportParquet(ctx.conn, "prices", ctx.out, [], "ticker, date");

@@ -70,6 +70,22 @@ describe("stageSource", () => {
     expect(s2.rejects).toEqual([{ file: "ratings", row: 0, column: "ticker", reason: "ticker ZZZ (1 rows) is not in companies" }]);
   });
 
+  it("reports row errors and unknown tickers in one round (issue 13), whichever table has the row errors", async () => {
+    const f = tinyFiles();
+    const prices = f["prices.csv"].split("\n");
+    // prices: row 3 has an unparseable close, and ticker ZZZ has two rows; companies: row 2 a bad share count.
+    const badPrices = `${replaceLine(f["prices.csv"], 3, prices[3].replace(/,[\d.]+,1000,/, ",abc,1000,"))}\n2024-01-01,,,,5,1,ZZZ\n2024-01-02,,,,5,1,zzz`;
+    const badCompanies = f["companies.csv"].replace("BBB,Beta Corp,Tech,Hardware,2000", "BBB,Beta Corp,Tech,Hardware,-5");
+    const s = await stageSource(conn, writeTinySource(() => ({ "prices.csv": badPrices, "companies.csv": badCompanies, "ratings.csv": `${f["ratings.csv"]}\n2024-01-01,YYY,1,1,1,1,1,1,1` })));
+    expect(s.rejects).toEqual([
+      { file: "companies.csv", row: 2, column: "shares_outstanding", reason: "must not be negative" },
+      { file: "prices.csv", row: 3, column: "close", reason: "not a number" },
+      { file: "prices", row: 0, column: "ticker", reason: "ticker ZZZ (2 rows) is not in companies" },
+      { file: "ratings", row: 0, column: "ticker", reason: "ticker YYY (1 rows) is not in companies" },
+    ]);
+    expect(s.rejectCount).toBe(4);
+  });
+
   it("requires companies and prices; bad portfolios.json names the field", async () => {
     const s = await stageSource(conn, writeTinySource(() => ({ "prices.csv": null, "portfolios.json": JSON.stringify({ portfolios: [{ id: "x", name: "n", rebalanceFrequency: 1, maxStocks: 0 }] }) })));
     expect(s.rejects).toEqual(

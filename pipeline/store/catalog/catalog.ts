@@ -47,8 +47,25 @@ export class Catalog implements CatalogReader {
     return `${this.path}.version`;
   }
 
+  private open = new Set<Promise<unknown>>();
+
   /** Runs `fn` in one transaction on the file, retrying while another process holds it. */
   async tx<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
+    const p = this.runTx(fn);
+    this.open.add(p);
+    try {
+      return await p;
+    } finally {
+      this.open.delete(p);
+    }
+  }
+
+  /** Resolves once no transaction is open: the DuckDB file is closed after each one (shutdown waits for this). */
+  async idle(): Promise<void> {
+    while (this.open.size > 0) await Promise.allSettled([...this.open]);
+  }
+
+  private async runTx<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
     let db: Awaited<ReturnType<typeof openDuck>> | undefined;
     for (let attempt = 0; ; attempt++) {
       try {

@@ -1,0 +1,27 @@
+// Readable logs for a person, JSON lines for a machine: pino-pretty when stdout is a terminal
+// (or LOG_FORMAT=pretty), pino's JSON otherwise (or LOG_FORMAT=json), so a log shipper never
+// receives coloured text.
+import { Writable } from "node:stream";
+import type pino from "pino";
+import pretty from "pino-pretty";
+import { writeAboveProgress } from "./progress.ts";
+
+export type LogFormat = "json" | "pretty";
+
+export function logFormat(env: NodeJS.ProcessEnv = process.env, isTTY = Boolean(process.stdout.isTTY)): LogFormat {
+  if (env.LOG_FORMAT === "json" || env.LOG_FORMAT === "pretty") return env.LOG_FORMAT;
+  return isTTY ? "pretty" : "json";
+}
+
+/** The destination for a logger built without one: undefined means pino's own stdout (JSON). */
+export function defaultDestination(): pino.DestinationStream | undefined {
+  if (logFormat() !== "pretty") return undefined;
+  // Synchronous and in this thread: the lines are few, and none is lost at process.exit.
+  const out = new Writable({
+    write(chunk, _enc, done) {
+      writeAboveProgress(chunk);
+      done();
+    },
+  });
+  return pretty({ colorize: Boolean(process.stdout.isTTY), translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname", singleLine: true, sync: true, destination: out });
+}
