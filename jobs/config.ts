@@ -11,6 +11,9 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  QUEUE_PREFIX: z.string().regex(/^[\w-]+$/, "letters, digits, _ and - only").optional(),
+  SCHEDULE_CRON: z.string().min(1).default("0 2 * * *"),
+  SCHEDULE_TZ: z.string().min(1).default("UTC"),
 });
 
 export interface Config {
@@ -24,6 +27,11 @@ export interface Config {
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
   webConcurrency: number;
   rateLimitPerMinute: number;
+  /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
+  queuePrefix: string | undefined;
+  /** The nightly run's cron pattern and IANA time zone (validated when `schedule` registers it). */
+  scheduleCron: string;
+  scheduleTz: string;
 }
 
 export class ConfigError extends Error {
@@ -49,5 +57,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     webConcurrency: c.WEB_CONCURRENCY,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    queuePrefix: c.QUEUE_PREFIX,
+    scheduleCron: c.SCHEDULE_CRON,
+    scheduleTz: c.SCHEDULE_TZ,
   };
 }
