@@ -6,6 +6,7 @@ import type { Redis } from "ioredis";
 import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../pipeline/store/model.ts";
 import { accessLog, requestId } from "./access-log.ts";
+import { adminGate } from "./admin.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -26,6 +27,8 @@ export interface AppDeps {
   rateLimit?: { points: number; durationSec: number; redis?: Redis; prefix?: string };
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
   cache?: { maxEntries?: number; maxBytes?: number };
+  /** The queue dashboard (jobs/dashboard.ts), mounted at its path behind the `admin` scope. */
+  admin?: { path: string; router: express.RequestHandler };
 }
 
 
@@ -71,6 +74,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.setHeader("Content-Type", metrics.registry.contentType);
     res.end(await metrics.registry.metrics());
   });
+
+  if (deps.admin) app.use(deps.admin.path, adminGate(deps.catalog), deps.admin.router);
 
   app.use((req: Request) => {
     throw new NotFound(`no such endpoint: ${req.method} ${req.path}`);

@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from "../api/server.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { Config } from "./config.ts";
+import { queueDashboard } from "./dashboard.ts";
 import { createAccessLogger } from "./logger.ts";
 
 export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog): Promise<AppDeps> {
@@ -19,7 +20,8 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
   // While Redis is away the insurance limiter counts per process; say so instead of an unhandled event.
   redis?.on("error", (e) => log.warn({ err: String(e) }, "rate-limit Redis unavailable; limiting per process"));
-  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis } };
+  const admin = config.redisUrl ? queueDashboard(config.redisUrl, config.queuePrefix) : undefined;
+  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, admin };
 }
 
 /** Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes. */
