@@ -4,7 +4,7 @@
 // the store first: its publish in the manifest's log means done; a live staging folder carrying its
 // id means a worker still computes it; otherwise it is enqueued again, once.
 import type { Job, Queue } from "bullmq";
-import { liveStagings, readManifest, type PublishKind } from "../pipeline/store/snapshots.ts";
+import { liveStagings, readManifest, readMeta, type PublishKind } from "../pipeline/store/snapshots.ts";
 import type { Enqueued } from "./enqueue.ts";
 import type { JobProgress, JobResult } from "./job-types.ts";
 
@@ -73,7 +73,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
     }
     if (state === "unknown") {
       const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
-      if (published) return { snapshotId: published, totalMs: 0 };
+      if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
       if (liveStagings(opts.dataDir).some((s) => s.job === id)) note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
       else if (reenqueues < (opts.maxReenqueues ?? 1)) {
         reenqueues++;
