@@ -101,9 +101,10 @@ async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & {
   const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
   try {
     // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait.
+    const limit = Math.min(ENQUEUE_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const enq = await Promise.race([
       enqueueIdempotent(queue, stage, data, id, opts.dataDir),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no answer within ${ENQUEUE_TIMEOUT_MS / 1000} s`)), ENQUEUE_TIMEOUT_MS).unref()),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref()),
     ]);
     if (enq.joined === "done") return { ...(enq.job.returnvalue as JobResult), skipped: true };
     if (enq.joined) opts.note?.(`an equal job ${id} is already queued or running; waiting for it`);

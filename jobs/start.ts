@@ -26,13 +26,13 @@ async function primary(config: Config): Promise<void> {
 
   const { url } = await serve(config, log, async () => catalog);
   // With Redis, this process is also a pipeline worker, so a lone `npm start` never waits forever.
-  const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log }) : null;
+  const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log, prefix: config.queuePrefix }) : null;
 
   const manifest = readManifest(config.dataDir);
   if (manifest?.sourceId !== sourceFingerprint(sourceDir)) {
     log.info({ sourceDir }, "no snapshot of this source is published yet: running the pipeline");
     try {
-      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl });
+      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, prefix: config.queuePrefix });
     } catch (e) {
       if (e instanceof SourceRejectedError) {
         log.error({ total: e.total, first: e.rejects.slice(0, 20).map(formatReject) }, "source rejected; nothing was published");
