@@ -65,7 +65,10 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Alive: the file exists, its mtime is younger than `staleMs`, and on this host its pid runs. */
+/**
+ * Alive: on this host, while its pid runs (a stage blocking the event loop does not make it
+ * stale); from another host, while its mtime is younger than `staleMs`.
+ */
 export function isAlive(path: string, staleMs: number, now = Date.now()): boolean {
   let mtime: number;
   try {
@@ -74,6 +77,6 @@ export function isAlive(path: string, staleMs: number, now = Date.now()): boolea
     return false;
   }
   const holder = readHolder(path);
-  if (holder && holder.host === hostname() && !pidAlive(holder.pid)) return false;
+  if (holder && holder.host === hostname()) return pidAlive(holder.pid);
   return now - mtime < staleMs;
 }

@@ -79,7 +79,7 @@ export class OwnRedis {
     this.proc = spawn("redis-server", args, { stdio: "ignore" });
     await waitFor("redis up", () => {
       try {
-        return execFileSync("redis-cli", ["-p", String(this.port), "ping"], { encoding: "utf8" }).trim() === "PONG";
+        return execFileSync("redis-cli", ["-p", String(this.port), "ping"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() === "PONG";
       } catch {
         return false;
       }
@@ -91,7 +91,7 @@ export class OwnRedis {
     if (!p || p.exitCode !== null) return;
     const gone = new Promise((res) => p.once("exit", res));
     try {
-      execFileSync("redis-cli", ["-p", String(this.port), "shutdown", this.persist ? "save" : "nosave"]);
+      execFileSync("redis-cli", ["-p", String(this.port), "shutdown", this.persist ? "save" : "nosave"], { stdio: "ignore" });
     } catch {
       /* the connection drops as it shuts down */
     }

@@ -13,6 +13,7 @@ import { dispatchRun, JobFailedError, JobTimeoutError } from "../../jobs/dispatc
 import { pipelineQueue } from "../../jobs/queue.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
+import { gatherStatus } from "../../jobs/status.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { freePort, silent } from "./jobs-fixture.ts";
 
@@ -47,6 +48,10 @@ describe("waiting on a queued job", () => {
     const q = pipelineQueue(REDIS, prefix);
     expect(await q.getJobCounts("waiting")).toEqual({ waiting: 1 });
     await q.close();
+    // status tells the same: one waiting, no worker, nothing running, nothing published yet
+    const st = await gatherStatus(dataDir, REDIS, prefix);
+    expect(st.snapshot).toBeNull();
+    expect(st.queue).toMatchObject({ counts: { waiting: 1, active: 0, failed: 0 }, workers: 0, running: [], scheduler: null });
   });
 
   it("fails clearly within the timeout when Redis cannot be reached", async () => {
