@@ -9,7 +9,7 @@ import { Redis } from "ioredis";
 import type { Worker } from "bullmq";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
-import { dispatchRun, JobFailedError, JobTimeoutError } from "../../jobs/dispatch.ts";
+import { dispatchRun, JobFailedError, JobLostError, JobTimeoutError } from "../../jobs/dispatch.ts";
 import { pipelineQueue } from "../../jobs/queue.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
@@ -53,6 +53,40 @@ describe("waiting on a queued job", () => {
     expect(st.snapshot).toBeNull();
     expect(st.queue).toMatchObject({ counts: { waiting: 1, active: 0, failed: 0 }, workers: 0, running: [], scheduler: null });
   });
+
+  it("a job lost from Redis before any worker took it is enqueued again once, then reported lost", async () => {
+    const { dataDir, catalog } = await store();
+    const prefix = `${prefixBase}-lost`;
+    const q = pipelineQueue(REDIS, prefix);
+    const notes: string[] = [];
+    const src = writeTinySource();
+    const pending = dispatchRun({ dataDir, sourceDir: src, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000, note: (l) => notes.push(l) });
+    // Lose the job as a Redis restart without persistence would (its keys gone), twice.
+    const lose = async () => {
+      const until = Date.now() + 10_000;
+      while (Date.now() < until && (await q.getJobCounts("waiting")).waiting === 0) await new Promise((r) => setTimeout(r, 50));
+      const [job] = await q.getWaiting();
+      await job.remove();
+      return job.id!;
+    };
+    const id = await lose();
+    const again = await lose();
+    expect(again).toBe(id);
+    const err = await pending.catch((e) => e);
+    expect(notes).toContain(`job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`);
+    expect(err).toBeInstanceOf(JobLostError);
+    expect(err.message).toBe(`job ${id} vanished from Redis (restarted without persistence?) 1 time(s); nothing was published by it — run the command again`);
+    // Lost once and then taken by a worker: the run completes.
+    const notes2: string[] = [];
+    const second = dispatchRun({ dataDir, sourceDir: src, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000, note: (l) => notes2.push(l) });
+    await lose();
+    const until = Date.now() + 10_000;
+    while (Date.now() < until && !notes2.some((n) => n.includes("enqueued again"))) await new Promise((r) => setTimeout(r, 50));
+    workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+    const r = await second;
+    expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
+    await q.close();
+  }, 60_000);
 
   it("fails clearly within the timeout when Redis cannot be reached", async () => {
     const { dataDir, catalog } = await store();
