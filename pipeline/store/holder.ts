@@ -33,12 +33,12 @@ export class SnapshotHolder {
     const m = readManifest(this.dataDir);
     if (!m || m.snapshotId === this.current?.id) return this.current;
     this.loading = (async () => {
-      const lease = takeLease(this.dataDir, m.snapshotId);
+      const lease = this.tryLease(m.snapshotId);
       let next: Snapshot;
       try {
         next = await loadSnapshot(this.dataDir, m.snapshotId);
       } catch (e) {
-        lease.stop();
+        lease?.stop();
         throw e;
       }
       this.current = next;
@@ -52,6 +52,16 @@ export class SnapshotHolder {
       this.loading = null;
     }
     return this.current;
+  }
+
+  /** A store mounted read-only cannot take leases: serve anyway (prune then relies on the history alone). */
+  private tryLease(id: string): Heartbeat | null {
+    try {
+      return takeLease(this.dataDir, id);
+    } catch (e) {
+      this.onError(e);
+      return null;
+    }
   }
 
   watch(intervalMs = 1000): void {

@@ -7,6 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../../data/generate.ts";
+import { Redis } from "ioredis";
 import { lit, openDuck, rows } from "../../pipeline/store/duck.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -120,3 +121,14 @@ export async function differingTables(dirA: string, dirB: string): Promise<strin
 }
 
 export const stagingFolders = (dataDir: string) => (existsSync(join(dataDir, "snapshots")) ? readdirSync(join(dataDir, "snapshots")).filter((n) => n.startsWith(".staging-")) : []);
+
+export const TEST_REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** Closes the test's in-process workers and deletes every key under `prefixBase-*` on the shared Redis. */
+export async function cleanUpQueues(prefixBase: string, workers: { close(): Promise<void> }[] = []): Promise<void> {
+  await Promise.all(workers.map((w) => w.close()));
+  const r = new Redis(TEST_REDIS);
+  const keys = await r.keys(`${prefixBase}-*`);
+  if (keys.length) await r.del(...keys);
+  await r.quit();
+}

@@ -7,7 +7,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Redis } from "ioredis";
 import type { Worker } from "bullmq";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
@@ -21,19 +20,13 @@ import { runPipeline } from "../../jobs/runner.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { lit, openDuck, scalar } from "../../pipeline/store/duck.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
-import { silent } from "./jobs-fixture.ts";
+import { silent, cleanUpQueues } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefixBase = `test-races-${process.pid}-${Date.now()}`;
 const workers: Worker[] = [];
 
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.close()));
-  const r = new Redis(REDIS);
-  const keys = await r.keys(`${prefixBase}-*`);
-  if (keys.length) await r.del(...keys);
-  await r.quit();
-});
+afterAll(() => cleanUpQueues(prefixBase, workers));
 
 const rules = (order: "ascending" | "descending") => ({ name: "Mine", description: "", rebalanceFrequency: 1, maxStocks: 1, maxStocksCriteria: "total_rating" as const, maxStocksCriteriaOrder: order, maxSectorConcentration: null, ranges: {} });
 

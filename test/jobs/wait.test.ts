@@ -5,7 +5,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Redis } from "ioredis";
 import type { Worker } from "bullmq";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
@@ -15,19 +14,13 @@ import { runPipeline } from "../../jobs/runner.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { gatherStatus } from "../../jobs/status.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
-import { freePort, silent } from "./jobs-fixture.ts";
+import { freePort, silent, cleanUpQueues } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefixBase = `test-wait-${process.pid}-${Date.now()}`;
 const workers: Worker[] = [];
 
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.close()));
-  const r = new Redis(REDIS);
-  const keys = await r.keys(`${prefixBase}-*`);
-  if (keys.length) await r.del(...keys);
-  await r.quit();
-});
+afterAll(() => cleanUpQueues(prefixBase, workers));
 
 async function store() {
   const dataDir = mkdtempSync(join(tmpdir(), "wait-"));
