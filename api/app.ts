@@ -9,6 +9,7 @@ import type { Snapshot } from "../pipeline/store/model.ts";
 import { accessLog, requestId } from "./access-log.ts";
 import { createAuthGuard, type AuthFailureOptions } from "./auth-failures.ts";
 import { docsHandler } from "./docs.ts";
+import { adminGate } from "./admin.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -35,6 +36,8 @@ export interface AppDeps {
   cors?: readonly string[] | "*";
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
   cache?: { maxEntries?: number; maxBytes?: number };
+  /** The queue dashboard (jobs/dashboard.ts), mounted at its path behind the `admin` scope. */
+  admin?: { path: string; router: express.RequestHandler };
 }
 
 
@@ -95,6 +98,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.setHeader("Content-Type", metrics.registry.contentType);
     res.end(await metrics.registry.metrics());
   });
+
+  if (deps.admin) app.use(deps.admin.path, adminGate(deps.catalog), deps.admin.router);
 
   app.use((req: Request) => {
     throw new NotFound(`no such endpoint: ${req.method} ${req.path}`);

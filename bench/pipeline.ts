@@ -38,7 +38,7 @@ async function ingestAndPublish(sourceDir: string): Promise<{ ms: number; bytes:
   const id = newSnapshotId();
   const out = stagingDir(dataDir, id);
   for (const table of s.tables) await exportParquet(db.conn, table, out);
-  publishSnapshot(dataDir, out, { id, createdAt: "", sourceId: "", sourceDir, lastPriceDate: "", counts: {}, timingsMs: {} });
+  await publishSnapshot(dataDir, out, { id, createdAt: "", sourceId: "", sourceDir, lastPriceDate: "", counts: {}, timingsMs: {} });
   const took = performance.now() - t;
   db.close();
   return { ms: took, bytes: duSize(snapshotDir(dataDir, id)) };

@@ -3,14 +3,14 @@ import { parseArgs } from "node:util";
 import { join, resolve } from "node:path";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
-import { readManifest, readMeta } from "../pipeline/store/snapshots.ts";
-import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
-import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
-import type { PortfolioRules } from "../pipeline/types.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
+import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
-import { dispatchRun, JobFailedError, scheduleNightly } from "./dispatch.ts";
+import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError } from "./dispatch.ts";
+import { scheduleNightly, ScheduleError } from "./schedule.ts";
+import { gatherStatus } from "./status.ts";
 import { startPipelineWorker } from "./worker.ts";
 import { runCommand, UsageError } from "./run-command.ts";
 import { ensureSampleSource } from "./sample.ts";
@@ -19,18 +19,29 @@ import { ensureWritableDir } from "./store-check.ts";
 import { probeRedis, redisUrlForLog } from "./redis-health.ts";
 
 const USAGE = `usage: npm run pipeline -- <command>
-  run [--source DIR]     ingest DIR (default: SOURCE_DIR, else the generated sample), compute, publish;
-                         with REDIS_URL set the run is a BullMQ job that any worker may take
-  backfill --from DATE --to DATE [--source DIR]
+  run [--source DIR] [--force] [--timeout SEC]
+                         ingest DIR (default: SOURCE_DIR, else the generated sample), compute, publish;
+                         with REDIS_URL set the run is a BullMQ job that any worker may take, and this
+                         command waits at most --timeout seconds (default 3600) showing progress.
+                         A source the published snapshot already holds is not recomputed (--force does)
+  backfill --from DATE --to DATE [--source DIR] [--force] [--timeout SEC]
                          the source replaces only that date range of the published history
                          (prices, ratings, index levels); everything is recomputed and published
   worker                 a BullMQ worker process for pipeline jobs (needs REDIS_URL)
-  schedule [--cron P] [--source DIR]
-                         registers the nightly run (default cron "0 2 * * *", UTC; needs REDIS_URL)
-  rebalance --portfolio ID
-                         recomputes one portfolio (user or predefined) on the published snapshot and
-                         publishes the result; every other table is reused as it is
-  status                 the published snapshot, its source and timings`;
+  schedule [--cron P] [--tz ZONE] [--source DIR]
+                         registers the nightly run (default SCHEDULE_CRON "0 2 * * *" in SCHEDULE_TZ UTC;
+                         needs REDIS_URL); a missing source or a bad pattern is refused now
+  rebalance --portfolio ID [--timeout SEC]
+                         recomputes one portfolio (user or predefined) on the snapshot current when it
+                         publishes; every other table is reused as it is (a BullMQ job with REDIS_URL)
+  status                 the published snapshot; with REDIS_URL also the queue: counts, running jobs,
+                         workers, the nightly scheduler`;
+
+function timeoutOf(v: string | undefined): number | null {
+  if (v === undefined) return DEFAULT_TIMEOUT_MS;
+  const n = Number(v);
+  return Number.isFinite(n) && n > 0 ? n * 1000 : null;
+}
 
 const COMMANDS = new Set(["run", "backfill", "worker", "schedule", "rebalance", "status"]);
 
@@ -44,11 +55,14 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   ensureWritableDir(config.dataDir);
   const log = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+  const prefix = config.queuePrefix;
   if (command === "run" || command === "backfill") {
-    const runOptions = { source: { type: "string" } } as const;
+    const runOptions = { source: { type: "string" }, force: { type: "boolean" }, timeout: { type: "string" } } as const;
     const options = command === "backfill" ? { ...runOptions, from: { type: "string" }, to: { type: "string" } } as const : runOptions;
-    const { values } = parseArgs({ args: rest, options }) as { values: { source?: string; from?: string; to?: string } };
+    const { values } = parseArgs({ args: rest, options }) as { values: { source?: string; from?: string; to?: string; force?: boolean; timeout?: string } };
     const window = command === "backfill" ? backfillWindow(values) : undefined;
+    const timeoutMs = timeoutOf(values.timeout);
+    if (timeoutMs === null) throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
     const progress = terminalProgress();
     const sourceDir = values.source
       ? existingSourceDir(values.source, "--source")
@@ -62,9 +76,10 @@ async function main(argv: string[]): Promise<number> {
     }
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     try {
-      const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, progress: progress.update, window });
+      const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, prefix, progress: progress.update, note: progress.note, window, timeoutMs, force: values.force });
       progress.stop();
-      console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
+      if (r.skipped) console.log(`snapshot ${r.snapshotId} already holds ${sourceDir}${window ? ` backfilled over ${window.from}..${window.to}` : ""}; nothing recomputed (--force recomputes)`);
+      else console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
       return 0;
     } catch (e) {
       progress.stop();
@@ -87,46 +102,64 @@ async function main(argv: string[]): Promise<number> {
       return 64;
     }
     if (command === "schedule") {
-      const { values } = parseArgs({ args: rest, options: { cron: { type: "string" }, source: { type: "string" } } });
+      const { values } = parseArgs({ args: rest, options: { cron: { type: "string" }, tz: { type: "string" }, source: { type: "string" } } });
       const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
-      const { next } = await scheduleNightly(config.redisUrl, sourceDir, values.cron);
-      console.log(`nightly run of ${sourceDir} scheduled (${values.cron ?? "0 2 * * *"} UTC); next at ${next ? new Date(next).toISOString() : "?"}`);
-      return 0;
+      const cron = values.cron ?? config.scheduleCron;
+      const tz = values.tz ?? config.scheduleTz;
+      try {
+        const { next } = await scheduleNightly(config.redisUrl, sourceDir, cron, prefix, tz);
+        console.log(`nightly run of ${sourceDir} scheduled ("${cron}" in ${tz}); next at ${new Date(next).toISOString()}`);
+        return 0;
+      } catch (e) {
+        if (e instanceof ScheduleError) {
+          console.error(e.message);
+          return 2;
+        }
+        throw e;
+      }
     }
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
-    const worker = startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log: createLogger(config.logLevel) });
+    const worker = startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log: createLogger(config.logLevel), prefix });
     console.log(`pipeline worker ${process.pid} waiting for jobs`);
     await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
     await worker.close();
     return 0;
   }
   if (command === "rebalance") {
-    const { values } = parseArgs({ args: rest, options: { portfolio: { type: "string" } } });
+    const { values } = parseArgs({ args: rest, options: { portfolio: { type: "string" }, timeout: { type: "string" } } });
     if (!values.portfolio) throw new UsageError("rebalance needs --portfolio ID");
-    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
-    const m = readManifest(config.dataDir);
-    const snap = m ? await loadSnapshot(config.dataDir, m.snapshotId) : null;
-    const user = catalog.userPortfolio(values.portfolio);
-    const published = snap?.portfolios.get(values.portfolio);
-    const { ownerId, createdAt, ...userRules } = user ?? { ownerId: null, createdAt: null };
-    const portfolio = user ? { rules: userRules as PortfolioRules, ownerId, createdAt } : published ? { rules: published.rules, ownerId: published.ownerId, createdAt: published.createdAt } : null;
-    if (!portfolio) {
-      console.error(`no portfolio ${values.portfolio} in the catalog or the published snapshot`);
+    const timeoutMs = timeoutOf(values.timeout);
+    if (timeoutMs === null) throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
+    if (!readManifest(config.dataDir)) {
+      console.error(`no snapshot is published under ${config.dataDir}: run the pipeline first`);
       return 2;
     }
-    const meta = await rebalanceOne({ dataDir: config.dataDir, log, portfolio });
-    console.log(`portfolio ${values.portfolio} recomputed; published snapshot ${meta.id} in ${meta.timingsMs.total} ms`);
-    return 0;
+    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const progress = terminalProgress();
+    try {
+      const r = await dispatchRebalance({ dataDir: config.dataDir, portfolioId: values.portfolio, catalog, log, redisUrl: config.redisUrl, prefix, note: progress.note, timeoutMs });
+      console.log(`portfolio ${values.portfolio} recomputed; published snapshot ${r.snapshotId}${r.skipped ? " (already current: nothing recomputed)" : ` in ${r.totalMs} ms`}`);
+      return 0;
+    } catch (e) {
+      if (e instanceof PortfolioNotFoundError) {
+        console.error(e.message);
+        return 2;
+      }
+      if (e instanceof JobFailedError) {
+        console.error(`rebalance job failed; nothing was published:\n${e.message}`);
+        return 2;
+      }
+      throw e;
+    }
   }
   parseArgs({ args: rest, options: {} }); // status takes no options: refuse any
-  const m = readManifest(config.dataDir);
-  if (!m) {
-    console.log(`no snapshot published under ${config.dataDir}`);
-    return 1;
-  }
-  const meta = readMeta(config.dataDir, m.snapshotId);
-  console.log(JSON.stringify({ snapshot: m.snapshotId, publishedAt: m.publishedAt, source: meta.sourceDir, sourceId: meta.sourceId, lastPriceDate: meta.lastPriceDate, counts: meta.counts, timingsMs: meta.timingsMs, kept: m.history }, null, 2));
-  return 0;
+  const status = await gatherStatus(config.dataDir, config.redisUrl, prefix).catch((e: Error) => {
+    console.error(`queue status unavailable: ${e.message}`);
+    return gatherStatus(config.dataDir, null);
+  });
+  console.log(JSON.stringify(status, null, 2));
+  if (!status.snapshot) console.error(`no snapshot published under ${config.dataDir}`);
+  return status.snapshot ? 0 : 1;
 }
 
 runCommand(main, { usage: USAGE });

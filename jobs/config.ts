@@ -19,6 +19,9 @@ const schema = z.object({
     .transform((v) => (v.trim() === "*" ? ("*" as const) : v.split(",").map((o) => o.trim()).filter(Boolean)))
     .refine((v) => v === "*" || (v.length > 0 && v.every((o) => /^https?:\/\/[^/\s?#]+$/.test(o))), 'must be "*" or comma-separated origins such as https://app.example.com')
     .optional(),
+  QUEUE_PREFIX: z.string().regex(/^[\w-]+$/, "letters, digits, _ and - only").optional(),
+  SCHEDULE_CRON: z.string().min(1).default("0 2 * * *"),
+  SCHEDULE_TZ: z.string().min(1).default("UTC"),
 });
 
 export interface Config {
@@ -34,6 +37,11 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Origins browsers may read responses from (CORS), "*", or null for none. */
   corsOrigins: string[] | "*" | null;
+  /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
+  queuePrefix: string | undefined;
+  /** The nightly run's cron pattern and IANA time zone (validated when `schedule` registers it). */
+  scheduleCron: string;
+  scheduleTz: string;
 }
 
 export class ConfigError extends Error {
@@ -60,5 +68,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency: c.WEB_CONCURRENCY,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     corsOrigins: c.CORS_ORIGINS ?? null,
+    queuePrefix: c.QUEUE_PREFIX,
+    scheduleCron: c.SCHEDULE_CRON,
+    scheduleTz: c.SCHEDULE_TZ,
   };
 }

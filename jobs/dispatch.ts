@@ -1,11 +1,21 @@
-// One entry point for "run the pipeline on this source": in-process without Redis, as a BullMQ
-// job with it (any worker may take it; this process waits for the outcome).
-import type { Queue } from "bullmq";
+// One entry point per request ("run the pipeline on this source", "rebalance this portfolio"):
+// in-process without Redis, as an idempotent BullMQ job with it (any worker may take it; this
+// process waits for the outcome, with a timeout, showing progress).
 import type { Log } from "../pipeline/stages/context.ts";
-import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { pipelineEvents, pipelineQueue, NIGHTLY_SCHEDULER, type RunJobResult } from "./queue.ts";
-import { runPipeline } from "./runner.ts";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
+import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
+import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
+import { ManifestMovedError, readManifest } from "../pipeline/store/snapshots.ts";
+import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { awaitJob, JobFailedError } from "./await-job.ts";
+import { enqueueIdempotent } from "./enqueue.ts";
+import { backfillVersion, jobId, versionOf, WHOLE, type JobProgress, type JobResult, type Stage } from "./job-types.ts";
+import { closeQuietly, pipelineQueue } from "./queue.ts";
+import { catalogLookup } from "./reapply.ts";
+import { runPipeline } from "./runner.ts";
+
+export { JobFailedError, JobLostError, JobTimeoutError } from "./await-job.ts";
+export { scheduleNightly } from "./schedule.ts";
 
 export interface DispatchOptions {
   dataDir: string;
@@ -15,46 +25,101 @@ export interface DispatchOptions {
   redisUrl: string | null;
   prefix?: string;
   progress?: (stage: string, done: number, total: number) => void;
+  /** Situation lines while waiting on a queue (no worker, Redis away, retrying). */
+  note?: (line: string) => void;
   window?: DateWindow;
+  /** How long the enqueuing command waits for a queued job (default 1 h). */
+  timeoutMs?: number;
+  /** Recompute even when the published snapshot already holds this source (or this backfill). */
+  force?: boolean;
 }
 
-export class JobFailedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "JobFailedError";
+export interface DispatchResult extends JobResult {
+  /** The published snapshot already held this source: nothing was computed. */
+  skipped?: boolean;
+}
+
+export const DEFAULT_TIMEOUT_MS = 3_600_000;
+const ENQUEUE_TIMEOUT_MS = 30_000;
+
+export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult> {
+  const sourceVersion = sourceFingerprint(opts.sourceDir);
+  const current = readManifest(opts.dataDir);
+  if (!opts.force && current && alreadyHolds(current.sourceId, sourceVersion, opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
+  if (!opts.redisUrl) return inProcess(opts);
+  const stage: Stage = opts.window ? "backfill" : "run";
+  const id = jobId(stage, opts.window ? backfillVersion(sourceVersion, opts.window) : sourceVersion, WHOLE);
+  const data = { sourceDir: opts.sourceDir, sourceVersion, partition: WHOLE, ...(opts.window ? { window: opts.window } : {}) };
+  return viaQueue(opts, stage, data, id);
+}
+
+/** A run publishes the source's fingerprint as sourceId; a backfill appends `+fp@from..to`. */
+function alreadyHolds(sourceId: string, fp: string, w?: DateWindow): boolean {
+  return w ? sourceId.endsWith(`+${fp}@${w.from}..${w.to}`) : sourceId === fp;
+}
+
+async function inProcess(opts: DispatchOptions): Promise<DispatchResult> {
+  // A backfill merges into the snapshot current when it starts; if another publish moved the
+  // manifest meanwhile, it is computed again on the new one (as a queued job would be retried).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { meta } = await runPipeline(opts);
+      return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
+    } catch (e) {
+      if (!(e instanceof ManifestMovedError) || attempt >= 3) throw e;
+      opts.log.info({ attempt }, e.message);
+    }
   }
 }
 
-export async function dispatchRun(opts: DispatchOptions): Promise<RunJobResult> {
+export interface RebalanceDispatch {
+  dataDir: string;
+  portfolioId: string;
+  catalog: Catalog;
+  log: Log;
+  redisUrl: string | null;
+  prefix?: string;
+  note?: (line: string) => void;
+  timeoutMs?: number;
+}
+
+/** Recomputes one portfolio on the snapshot current at publish time: in-process, or as a job. */
+export async function dispatchRebalance(opts: RebalanceDispatch): Promise<DispatchResult> {
+  await opts.catalog.refresh();
+  const lookup = catalogLookup(opts.catalog);
   if (!opts.redisUrl) {
-    const { meta } = await runPipeline(opts);
+    const meta = await rebalanceOne({ dataDir: opts.dataDir, log: opts.log, portfolioId: opts.portfolioId, lookup });
     return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
   }
-  const queue = pipelineQueue(opts.redisUrl, opts.prefix);
-  const events = pipelineEvents(opts.redisUrl, opts.prefix);
-  try {
-    await events.waitUntilReady();
-    if ((await queue.getWorkersCount()) === 0) opts.log.warn({}, "no pipeline worker is connected yet; the job waits for one (npm run pipeline -- worker)");
-    const job = await queue.add("run", { sourceDir: opts.sourceDir, window: opts.window }, { removeOnComplete: 100, removeOnFail: 100 });
-    if (opts.progress) events.on("progress", ({ jobId, data }) => jobId === job.id && typeof data === "object" && opts.progress!((data as { stage: string }).stage, (data as { done: number }).done, (data as { total: number }).total));
-    try {
-      return (await job.waitUntilFinished(events)) as RunJobResult;
-    } catch (e) {
-      throw new JobFailedError(String((e as Error).message));
-    }
-  } finally {
-    await events.close();
-    await queue.close();
-  }
+  // The same definition asked for twice is one job; a changed one is a new job.
+  const definitionVersion = versionOf(lookup(opts.portfolioId) ?? { published: opts.portfolioId, base: readManifest(opts.dataDir)?.snapshotId ?? null });
+  const id = jobId("rebalance", definitionVersion, `portfolio-${opts.portfolioId}`);
+  return viaQueue({ ...opts, sourceDir: "" }, "rebalance", { portfolioId: opts.portfolioId, definitionVersion }, id);
 }
 
-/** Registers (or updates) the nightly job scheduler: one `run` of `sourceDir` on a cron pattern. */
-export async function scheduleNightly(redisUrl: string, sourceDir: string, pattern = "0 2 * * *", prefix?: string): Promise<{ next: number | undefined }> {
-  const queue: Queue = pipelineQueue(redisUrl, prefix);
+async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string }, stage: Stage, data: object, id: string): Promise<DispatchResult> {
+  const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
   try {
-    const job = await queue.upsertJobScheduler(NIGHTLY_SCHEDULER, { pattern, tz: "UTC" }, { name: "run", data: { sourceDir } });
-    return { next: job?.timestamp !== undefined ? job.timestamp + (job.opts.delay ?? 0) : undefined };
+    // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait.
+    const limit = Math.min(ENQUEUE_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const enq = await Promise.race([
+      enqueueIdempotent(queue, stage, data, id, opts.dataDir),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref()),
+    ]);
+    if (enq.joined === "done") return { ...(enq.job.returnvalue as JobResult), skipped: true };
+    if (enq.joined) opts.note?.(`an equal job ${id} is already queued or running; waiting for it`);
+    return await awaitJob(queue, enq, {
+      dataDir: opts.dataDir,
+      kind: stage,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      onNote: opts.note ?? ((line) => opts.log.info({ job: id }, line)),
+      onProgress: (p: JobProgress) => opts.progress?.(p.stage, p.done, p.total),
+      reenqueue: () => queue.add(stage, data, { jobId: id }),
+    });
+  } catch (e) {
+    if (e instanceof JobFailedError) throw e;
+    throw new JobFailedError(`could not queue the job on Redis: ${(e as Error).message}`);
   } finally {
-    await queue.close();
+    await closeQuietly(queue);
   }
 }

@@ -1,5 +1,6 @@
 // Progress on a terminal for long work (cli-progress): sample generation, ingest, the stages.
-// Silent when stderr is not a TTY (the JSON log lines say the same to a machine). Log lines
+// The bar is silent when stderr is not a TTY (the JSON log lines say the same to a machine);
+// situation lines (waiting for a worker, Redis away, retrying…) go to stderr either way. Log lines
 // written while a bar is shown go through writeAboveProgress, which clears the bar's line first
 // so the two never interleave on one line.
 import cliProgress from "cli-progress";
@@ -8,6 +9,7 @@ export type ProgressFn = (stage: string, done: number, total: number) => void;
 
 export interface TerminalProgress {
   update: ProgressFn;
+  note: (line: string) => void;
   stop: () => void;
 }
 
@@ -25,7 +27,11 @@ export function writeAboveProgress(chunk: string | Uint8Array): void {
 }
 
 export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): TerminalProgress {
-  if (!stream.isTTY) return { update: () => undefined, stop: () => undefined };
+  const note = (line: string) => {
+    stream.write(`${stream.isTTY ? "\r\x1b[2K" : ""}${line}\n`);
+    if (active) active.render();
+  };
+  if (!stream.isTTY) return { update: () => undefined, note, stop: () => undefined };
   const bar = new cliProgress.SingleBar(
     { format: " {stage} [{bar}] {percentage}% | {duration_formatted}", stream, hideCursor: true, clearOnComplete: true, fps: 5 },
     cliProgress.Presets.shades_classic,
@@ -54,5 +60,6 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
       if (active === bar) active = null;
       started = false;
     },
+    note,
   };
 }

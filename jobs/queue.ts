@@ -1,16 +1,24 @@
-// The pipeline queue: job names, payloads and the Redis connection. Stages know nothing of it.
-import { Queue, QueueEvents, type ConnectionOptions } from "bullmq";
+// The pipeline queue: its name, default job options and the Redis connection. Stages know nothing of it.
+import { Queue, type ConnectionOptions, type JobsOptions } from "bullmq";
+import type { JobResult } from "./job-types.ts";
 
 export const PIPELINE_QUEUE = "pipeline";
 export const NIGHTLY_SCHEDULER = "nightly-run";
 
-/** `window` makes the run a backfill of that date range. */
-export type PipelineJob = { name: "run"; data: { sourceDir: string; window?: { from: string; to: string } } };
+/** What a run or rebalance job returns. */
+export type RunJobResult = JobResult;
 
-export interface RunJobResult {
-  snapshotId: string;
-  totalMs: number;
-}
+/**
+ * Retries with backoff for what may pass (a worker killed, Redis away, the manifest moved under a
+ * backfill); a bad source or an unknown portfolio fails at once (UnrecoverableError in the worker).
+ * Finished jobs stay a week so the same request made again joins its result instead of recomputing.
+ */
+export const JOB_DEFAULTS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: "exponential", delay: 5_000 },
+  removeOnComplete: { age: 7 * 24 * 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+};
 
 /** BullMQ wants host/port options (its own ioredis), and maxRetriesPerRequest null for workers. */
 export function redisConnection(url: string): ConnectionOptions {
@@ -27,9 +35,14 @@ export function redisConnection(url: string): ConnectionOptions {
 }
 
 export function pipelineQueue(url: string, prefix?: string): Queue {
-  return new Queue(PIPELINE_QUEUE, { connection: redisConnection(url), prefix });
+  const queue = new Queue(PIPELINE_QUEUE, { connection: redisConnection(url), prefix, defaultJobOptions: JOB_DEFAULTS });
+  // Connection errors are retried by ioredis and surface as timeouts where they matter.
+  queue.on("error", () => undefined);
+  return queue;
 }
 
-export function pipelineEvents(url: string, prefix?: string): QueueEvents {
-  return new QueueEvents(PIPELINE_QUEUE, { connection: redisConnection(url), prefix });
+/** Closes without waiting forever on a Redis that is gone. */
+export async function closeQuietly(c: { close(): Promise<void>; disconnect(): Promise<void> }, ms = 2_000): Promise<void> {
+  const closed = await Promise.race([c.close().then(() => true, () => false), new Promise<false>((res) => setTimeout(() => res(false), ms).unref())]);
+  if (!closed) await c.disconnect().catch(() => undefined);
 }

@@ -10,6 +10,8 @@ import { portfoliosStage } from "../pipeline/stages/portfolios.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
 import { discardStaging, newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
+import { takeLease } from "../pipeline/store/leases.ts";
+import { reapplyMissedRebalances } from "./reapply.ts";
 import { mergeWindow, type DateWindow } from "../pipeline/stages/backfill.ts";
 import type { StagedSource } from "../pipeline/sources/index.ts";
 import { appendTable, exportParquet } from "../pipeline/store/write.ts";
@@ -24,6 +26,8 @@ export interface RunOptions {
   progress?: StageContext["progress"];
   /** Backfill: the source replaces only this window of the published history. */
   window?: DateWindow;
+  /** The BullMQ job running this, recorded with the staging folder and the publish. */
+  job?: string;
 }
 
 export interface RunResult {
@@ -36,16 +40,21 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const timings: Record<string, number> = {};
   const lap = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
   const id = newSnapshotId();
-  const out = stagingDir(opts.dataDir, id);
+  // The manifest version before the catalog is read: rebalances published after it are re-applied.
+  const base = readManifest(opts.dataDir);
+  const out = stagingDir(opts.dataDir, id, opts.job);
+  let lease: { stop(): void } | null = null;
   const db = await openDuck();
   const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress };
   try {
     let t = performance.now();
     let sourceId = sourceFingerprint(opts.sourceDir);
     let merge: ((s: StagedSource) => Promise<void>) | undefined;
+    await opts.catalog.refresh();
     if (opts.window) {
-      const current = readManifest(opts.dataDir);
+      const current = base;
       if (!current) throw new Error("backfill needs a published snapshot to merge into; run the pipeline first");
+      lease = takeLease(opts.dataDir, current.snapshotId);
       const w = opts.window;
       merge = (s) => mergeWindow(db.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
       sourceId = `${current.sourceId}+${sourceId}@${w.from}..${w.to}`;
@@ -82,13 +91,16 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
       counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, portfolios: portfolios.size, benchmarks: benchmarks.length },
       timingsMs: timings,
     };
-    const manifest = publishSnapshot(opts.dataDir, out, meta);
+    // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
+    const manifest = await publishSnapshot(opts.dataDir, out, meta, { kind: opts.window ? "backfill" : "run", job: opts.job, ...(opts.window ? { expect: base?.snapshotId ?? null } : {}) });
     opts.log.info({ snapshot: id, timingsMs: timings }, "snapshot published");
-    return { meta, manifest };
+    await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
+    return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
   } catch (e) {
     discardStaging(out);
     throw e;
   } finally {
+    lease?.stop();
     db.close();
   }
 }

@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from "../api/server.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { Config } from "./config.ts";
+import { queueDashboard } from "./dashboard.ts";
 import { createAccessLogger } from "./logger.ts";
 import { logErrorsOncePerOutage } from "./redis-health.ts";
 import type { Closer } from "./shutdown.ts";
@@ -28,13 +29,15 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   // Keys and watchlists written by other processes (CLI, other servers) show up within a second.
   const catalogPoll = setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000).unref();
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
+  const admin = config.redisUrl ? queueDashboard(config.redisUrl, config.queuePrefix) : undefined;
   // While Redis is away the insurance limiter counts per process; one line per outage says so.
   if (redis) logErrorsOncePerOutage(redis, log, "rate limits (counting per process meanwhile)", { alreadyReported: opts.redisReportedDown });
-  const deps: AppDeps = { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined };
+  const deps: AppDeps = { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined, admin };
   const closers: Closer[] = [
     { name: "snapshot and catalog polling", close: () => (holder.stop(), clearInterval(catalogPoll)) },
     // quit() waits for a reply a dead Redis never sends; disconnect() does not.
     ...(redis ? [{ name: "rate-limit Redis", close: () => (redis.status === "ready" ? redis.quit() : redis.disconnect()) }] : []),
+    ...(admin ? [{ name: "queue dashboard", close: () => admin.queue.close() }] : []),
   ];
   return { deps, closers };
 }

@@ -58,7 +58,7 @@ async function primary(config: Config): Promise<void> {
   const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown });
   closers.push({ name: "http server", close: srv.close });
   // With Redis, this process is also a pipeline worker, so a lone `npm start` never waits forever.
-  const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log }) : null;
+  const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log, prefix: config.queuePrefix }) : null;
   if (worker) {
     logErrorsOncePerOutage(worker, log, "pipeline worker", { alreadyReported: redisDown });
     // force: an active run is not awaited (a pipeline run takes tens of seconds); BullMQ hands it
@@ -71,7 +71,7 @@ async function primary(config: Config): Promise<void> {
   if (sourceDir && !isPublished(manifest, sourceDir)) {
     log.info({ sourceDir }, "no snapshot of this source is published yet: running the pipeline");
     try {
-      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: redisDown ? null : config.redisUrl, progress: progress.update });
+      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: redisDown ? null : config.redisUrl, prefix: config.queuePrefix, progress: progress.update, note: progress.note });
     } catch (e) {
       progress.stop();
       if (e instanceof SourceRejectedError) {

@@ -1,9 +1,17 @@
-// A BullMQ worker running pipeline jobs with the same runner the in-process path uses.
+// A BullMQ worker running pipeline jobs with the same stage code the in-process path uses.
+// Any number of these, on any machine that reaches the same Redis and mounts the same store and
+// source paths, share the queue: a job killed with its worker is taken over by another once its
+// lock lapses (stalled-job recovery), and publishing is guarded by the store's lock.
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { SourceRejectedError, formatReject } from "../pipeline/sources/report.ts";
 import type { Log } from "../pipeline/stages/context.ts";
+import { PortfolioNotFoundError, rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { PIPELINE_QUEUE, redisConnection, type RunJobResult } from "./queue.ts";
+import { pruneStore, readManifest } from "../pipeline/store/snapshots.ts";
+import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
+import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
+import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
 
 export interface WorkerDeps {
@@ -12,33 +20,79 @@ export interface WorkerDeps {
   catalog: Catalog;
   log: Log;
   prefix?: string;
+  /**
+   * Stalled-job recovery: a job whose worker stopped renewing its lock for `lockDurationMs` is
+   * handed to another worker at the next check (every `stalledIntervalMs`). The lock is renewed
+   * from the event loop, so it must outlast the longest synchronous stretch of a stage.
+   */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+/** Sends progress at most every 250 ms (and on every stage change); a lost job's update is dropped. */
+function progressReporter(job: Job, onStage: (s: string) => void) {
+  let last = 0;
+  let stage = "";
+  return (s: string, done: number, total: number) => {
+    const now = Date.now();
+    if (s === stage && now - last < 250 && done !== total) return;
+    if (s !== stage) onStage(s);
+    stage = s;
+    last = now;
+    const p: JobProgress = { stage: s, done, total };
+    // Redis restarted without persistence: "Missing key for job". The run goes on; the dispatcher
+    // finds its publish in the store.
+    job.updateProgress(p).catch(() => undefined);
+  };
 }
 
 export function startPipelineWorker(deps: WorkerDeps): Worker {
-  const worker = new Worker(
-    PIPELINE_QUEUE,
-    async (job: Job): Promise<RunJobResult> => {
-      if (job.name !== "run") throw new UnrecoverableError(`unknown job ${job.name}`);
-      try {
-        const { meta } = await runPipeline({
-          dataDir: deps.dataDir,
-          sourceDir: job.data.sourceDir,
-          window: job.data.window,
-          catalog: deps.catalog,
-          log: deps.log,
-          progress: (stage, done, total) => void job.updateProgress({ stage, done, total }),
-        });
+  const processJob = async (job: Job): Promise<JobResult> => {
+    let stage = job.name;
+    const progress = progressReporter(job, (s) => (stage = s));
+    try {
+      if (job.name === "run" || job.name === "backfill") {
+        const data = job.data as RunJobData | BackfillJobData;
+        // A scheduled run carries no version: an unchanged nightly source republishes nothing.
+        const current = readManifest(deps.dataDir);
+        if (job.name === "run" && !data.sourceVersion && current && current.sourceId === sourceFingerprint(data.sourceDir)) return { snapshotId: current.snapshotId, totalMs: 0 };
+        const { meta } = await runPipeline({ dataDir: deps.dataDir, sourceDir: data.sourceDir, window: "window" in data ? data.window : undefined, catalog: deps.catalog, log: deps.log, progress, job: job.id });
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
-      } catch (e) {
-        // A bad source stays bad on retry: fail at once, with the report in the reason.
-        if (e instanceof SourceRejectedError) throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
-        throw e;
       }
-    },
-    // One run at a time per worker: a run is CPU-bound and publishes a whole snapshot.
-    { connection: redisConnection(deps.redisUrl), concurrency: 1, prefix: deps.prefix },
+      if (job.name === "rebalance") {
+        const data = job.data as RebalanceJobData;
+        await deps.catalog.refresh();
+        progress("rebalance", 0, 1);
+        const meta = await rebalanceOne({ dataDir: deps.dataDir, log: deps.log, portfolioId: data.portfolioId, lookup: catalogLookup(deps.catalog), job: job.id });
+        return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
+      }
+      throw new UnrecoverableError(`unknown job ${job.name}`);
+    } catch (e) {
+      // What stays wrong on retry fails at once, with the report in the reason.
+      if (e instanceof SourceRejectedError) throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
+      if (e instanceof PortfolioNotFoundError) throw new UnrecoverableError(e.message);
+      if (e instanceof Error && !(e instanceof UnrecoverableError)) e.message = `stage ${stage}: ${e.message}`;
+      throw e;
+    }
+  };
+  const worker = new Worker(PIPELINE_QUEUE, processJob, {
+    connection: redisConnection(deps.redisUrl),
+    // One job at a time per worker: a run is CPU-bound and publishes a whole snapshot.
+    concurrency: 1,
+    prefix: deps.prefix,
+    lockDuration: deps.lockDurationMs ?? 30_000,
+    stalledInterval: deps.stalledIntervalMs ?? 15_000,
+    // A job whose worker died twice (e.g. killed by the OOM killer each time) fails instead of looping.
+    maxStalledCount: 2,
+  });
+  worker.on("failed", (job, err) => deps.log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed"));
+  worker.on("completed", (job, r: JobResult) => deps.log.info({ job: job.id, snapshot: r.snapshotId }, "pipeline job completed"));
+  // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process.
+  worker.on("error", (err) => deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"));
+  // Staging folders of runs that died (this machine's or another's) go now rather than at the next publish.
+  pruneStore(deps.dataDir).then(
+    (removed) => removed.length && deps.log.info({ removed }, "pruned what dead runs and old snapshots left"),
+    (e) => deps.log.warn({ err: String(e) }, "startup prune failed"),
   );
-  worker.on("failed", (job, err) => deps.log.warn({ job: job?.id, err: err.message.split("\n")[0] }, "pipeline job failed"));
-  worker.on("completed", (job, r: RunJobResult) => deps.log.info({ job: job.id, snapshot: r.snapshotId }, "pipeline job completed"));
   return worker;
 }

@@ -1,12 +1,15 @@
 // Stage: recompute one portfolio against the published snapshot and publish the result as a new
 // snapshot. Every other table is hard-linked from the current snapshot, so a user's change
-// costs one backtest, not a pipeline run.
-import { existsSync, linkSync, readdirSync } from "node:fs";
+// costs one backtest, not a pipeline run. The publish is compare-and-swap: when another publish
+// moved the manifest meanwhile, the rebalance is computed again on the snapshot now current, so
+// it never brings back the older snapshot's other tables.
+import { linkSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse } from "../portfolios/index.ts";
-import { lit, openDuck } from "../store/duck.ts";
+import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
 import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
-import { newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, discardStaging, type SnapshotMeta } from "../store/snapshots.ts";
+import { ManifestMovedError, newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, discardStaging, type SnapshotMeta } from "../store/snapshots.ts";
+import { withLease } from "../store/leases.ts";
 import { subjectMetrics } from "./analytics.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
 import { exportPortfolioTables, runBacktests, stagePortfolioTables } from "./portfolios.ts";
@@ -16,40 +19,77 @@ import type { Log } from "./context.ts";
 
 const REWRITTEN = new Set(["portfolios.parquet", "holdings.parquet", "portfolio_returns.parquet", "portfolio_metrics.parquet", "meta.json"]);
 
-/**
- * Recomputes `portfolio` (or drops portfolio `dropId`) on top of the current snapshot.
- * Returns the new snapshot's meta.
- */
 export interface PortfolioSpec {
   rules: PortfolioRules;
   ownerId: string | null;
   createdAt: string | null;
 }
 
-export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio: PortfolioSpec | null; dropId?: string }): Promise<SnapshotMeta> {
-  const m = readManifest(opts.dataDir);
-  if (!m) throw new Error("no snapshot is published yet: run the pipeline first");
-  const from = snapshotDir(opts.dataDir, m.snapshotId);
+export interface RebalanceOptions {
+  dataDir: string;
+  log: Log;
+  /** A fixed definition to apply (null with `dropId`: remove that portfolio). */
+  portfolio?: PortfolioSpec | null;
+  dropId?: string;
+  /**
+   * Or a portfolio id looked up afresh on every attempt: `lookup` (the catalog's user portfolios)
+   * first, then the published snapshot's predefined one; a user portfolio the catalog no longer
+   * has is removed.
+   */
+  portfolioId?: string;
+  lookup?: (id: string) => PortfolioSpec | null;
+  /** The BullMQ job publishing, for the manifest's log. */
+  job?: string;
+  /** Compare-and-swap attempts before giving up (each one recomputes on the current snapshot). */
+  attempts?: number;
+}
+
+export class PortfolioNotFoundError extends Error {
+  readonly status = 404;
+  constructor(readonly id: string) {
+    super(`no portfolio ${id} in the catalog or the published snapshot`);
+    this.name = "PortfolioNotFoundError";
+  }
+}
+
+/** Recomputes (or removes) one portfolio on top of the current snapshot; returns the new snapshot's meta. */
+export async function rebalanceOne(opts: RebalanceOptions): Promise<SnapshotMeta> {
+  const attempts = opts.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const m = readManifest(opts.dataDir);
+    if (!m) throw new Error("no snapshot is published yet: run the pipeline first");
+    try {
+      return await withLease(opts.dataDir, m.snapshotId, () => rebalanceOn(opts, m.snapshotId));
+    } catch (e) {
+      if (!(e instanceof ManifestMovedError) || attempt >= attempts) throw e;
+      opts.log.info({ from: e.expected, to: e.actual, attempt }, "manifest moved during the rebalance; applying it to the current snapshot");
+    }
+  }
+}
+
+async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<SnapshotMeta> {
+  const from = snapshotDir(opts.dataDir, baseId);
   const id = newSnapshotId();
-  const out = stagingDir(opts.dataDir, id);
+  const out = stagingDir(opts.dataDir, id, opts.job);
   const db = await openDuck();
   const conn = db.conn;
   const pq = (t: string) => `read_parquet(${lit(join(from, `${t}.parquet`))})`;
   try {
     const t0 = performance.now();
+    const pid = opts.portfolioId ?? opts.portfolio?.rules.id ?? opts.dropId!;
+    const portfolio = opts.portfolioId !== undefined ? await lookupPortfolio(conn, pq("portfolios"), pid, opts.lookup) : opts.portfolio;
     for (const f of readdirSync(from)) if (!REWRITTEN.has(f)) linkSync(join(from, f), join(out, f));
     for (const t of ["companies", "prices", "ratings"]) await conn.run(`create view ${t} as select * from ${pq(t)}`);
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
-    const pid = opts.portfolio?.rules.id ?? opts.dropId!;
     // Old rows of every other portfolio (dates as text, like freshly staged rows), then this one's.
     const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
     await conn.run(`create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from ${pq("portfolios")} where id <> ${lit(pid)}`);
     await conn.run(`create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where not starts_with(key, ${lit(`portfolio:${pid}|`)})`);
-    if (opts.portfolio) {
-      const [done] = runBacktests(universe, [opts.portfolio]).values();
+    if (portfolio) {
+      const [done] = runBacktests(universe, [portfolio]).values();
       await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances }], "_new");
       for (const t of ["portfolios", "holdings", "portfolio_returns"]) await conn.run(`insert into ${t} by name select * from ${t}_new`);
       const metrics = subjectMetrics("portfolio", pid, "Portfolio", done.result.returns, benchmarks);
@@ -58,15 +98,24 @@ export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio:
     }
     await exportPortfolioTables(conn, out);
     await exportParquet(conn, "portfolio_metrics", out, [], "key");
-    const prev = readMeta(opts.dataDir, m.snapshotId);
+    const prev = readMeta(opts.dataDir, baseId);
     const meta: SnapshotMeta = { ...prev, id, createdAt: new Date().toISOString(), timingsMs: { rebalance: Math.round(performance.now() - t0), total: Math.round(performance.now() - t0) } };
-    publishSnapshot(opts.dataDir, out, meta);
-    opts.log.info({ snapshot: id, portfolio: pid, ms: meta.timingsMs.total }, opts.portfolio ? "portfolio rebalanced" : "portfolio removed");
+    await publishSnapshot(opts.dataDir, out, meta, { kind: "rebalance", portfolio: pid, job: opts.job, expect: baseId });
+    opts.log.info({ snapshot: id, portfolio: pid, ms: meta.timingsMs.total }, portfolio ? "portfolio rebalanced" : "portfolio removed");
     return meta;
   } catch (e) {
-    if (existsSync(out)) discardStaging(out);
+    discardStaging(out);
     throw e;
   } finally {
     db.close();
   }
+}
+
+/** The catalog's definition, else the published predefined one; null: a deleted user portfolio (drop it). */
+async function lookupPortfolio(conn: Conn, portfoliosTable: string, id: string, lookup?: (id: string) => PortfolioSpec | null): Promise<PortfolioSpec | null> {
+  const user = lookup?.(id);
+  if (user) return user;
+  const [rules = [], owners = []] = (await columns(conn, `select rules, owner_id from ${portfoliosTable} where id = ${lit(id)}`)) as [string[], (string | null)[]];
+  if (!rules.length) throw new PortfolioNotFoundError(id);
+  return owners[0] === null ? { rules: JSON.parse(rules[0]) as PortfolioRules, ownerId: null, createdAt: null } : null;
 }

@@ -10,6 +10,8 @@ export const SCOPES = [
   "watchlists:read",
   "watchlists:write",
   "profile:read",
+  // Operators: the queue dashboard at /admin/queues (served only when REDIS_URL is set).
+  "admin",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

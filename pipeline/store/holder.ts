@@ -1,5 +1,8 @@
 // Holds the snapshot a server serves and swaps it when the manifest moves: the new snapshot is
 // loaded completely before the reference changes, so no request ever sees a half-loaded one.
+// It holds a read lease on the snapshot it loads and serves, so prune leaves that folder alone.
+import { takeLease } from "./leases.ts";
+import type { Heartbeat } from "./liveness.ts";
 import { loadSnapshot } from "./load-snapshot.ts";
 import type { Snapshot } from "./model.ts";
 import { readManifest } from "./snapshots.ts";
@@ -9,6 +12,7 @@ export class SnapshotHolder {
   private timer: NodeJS.Timeout | null = null;
   private loading: Promise<void> | null = null;
   private listeners: ((s: Snapshot) => void)[] = [];
+  private lease: Heartbeat | null = null;
 
   constructor(
     readonly dataDir: string,
@@ -29,8 +33,17 @@ export class SnapshotHolder {
     const m = readManifest(this.dataDir);
     if (!m || m.snapshotId === this.current?.id) return this.current;
     this.loading = (async () => {
-      const next = await loadSnapshot(this.dataDir, m.snapshotId);
+      const lease = this.tryLease(m.snapshotId);
+      let next: Snapshot;
+      try {
+        next = await loadSnapshot(this.dataDir, m.snapshotId);
+      } catch (e) {
+        lease?.stop();
+        throw e;
+      }
       this.current = next;
+      this.lease?.stop();
+      this.lease = lease;
       for (const fn of this.listeners) fn(next);
     })();
     try {
@@ -41,6 +54,16 @@ export class SnapshotHolder {
     return this.current;
   }
 
+  /** A store mounted read-only cannot take leases: serve anyway (prune then relies on the history alone). */
+  private tryLease(id: string): Heartbeat | null {
+    try {
+      return takeLease(this.dataDir, id);
+    } catch (e) {
+      this.onError(e);
+      return null;
+    }
+  }
+
   watch(intervalMs = 1000): void {
     this.timer ??= setInterval(() => this.refresh().catch(this.onError), intervalMs);
     this.timer.unref();
@@ -49,5 +72,7 @@ export class SnapshotHolder {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.lease?.stop();
+    this.lease = null;
   }
 }

@@ -1,10 +1,30 @@
 // Snapshot folders and the manifest: each run writes a new folder, then one rename of the
 // manifest publishes it. Readers only ever follow the manifest, so they see all or nothing.
+// Publishing holds the store's publish lock and may be conditional on the manifest it expects
+// (compare-and-swap), so concurrent publishers neither lose an update nor prune each other.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isAlive, readHolder, startHeartbeat, type Heartbeat } from "./liveness.ts";
+import { liveLeases } from "./leases.ts";
+import { locksDir, withPublishLock, type LockTimes } from "./publish-lock.ts";
 
 export const KEEP_SNAPSHOTS = 3;
+/** Publish log entries kept in the manifest: enough for a long run to see what it raced with. */
+export const KEEP_LOG = 50;
+
+export type PublishKind = "run" | "backfill" | "rebalance";
+
+export interface PublishEntry {
+  version: number;
+  snapshotId: string;
+  kind: PublishKind;
+  /** The portfolio a rebalance recomputed. */
+  portfolio?: string;
+  /** The BullMQ job that published it, when one did. */
+  job?: string;
+  publishedAt: string;
+}
 
 export interface Manifest {
   snapshotId: string;
@@ -12,6 +32,10 @@ export interface Manifest {
   publishedAt: string;
   /** Published ids, newest first (pruned to KEEP_SNAPSHOTS). */
   history: string[];
+  /** Increases by one with every publish (absent in manifests written before it existed: 0). */
+  version?: number;
+  /** The newest publishes, newest first. */
+  log?: PublishEntry[];
 }
 
 export interface SnapshotMeta {
@@ -27,16 +51,29 @@ export interface SnapshotMeta {
 export const snapshotsDir = (dataDir: string) => join(dataDir, "snapshots");
 export const snapshotDir = (dataDir: string, id: string) => join(snapshotsDir(dataDir), id);
 export const manifestPath = (dataDir: string) => join(dataDir, "manifest.json");
+const STAGING = ".staging-";
+const stagingBeat = (dataDir: string, id: string) => join(locksDir(dataDir), `staging-${id}.alive`);
 
 export function newSnapshotId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
 }
 
-/** A private folder to write a snapshot into; invisible to readers until published. */
-export function stagingDir(dataDir: string, id: string): string {
-  const dir = join(snapshotsDir(dataDir), `.staging-${id}`);
+const heartbeats = new Map<string, Heartbeat>();
+
+/**
+ * A private folder to write a snapshot into; invisible to readers until published. A heartbeat
+ * file beside it (started first) tells prune the run is alive; once it stops, the folder is debris.
+ */
+export function stagingDir(dataDir: string, id: string, job?: string): string {
+  const dir = join(snapshotsDir(dataDir), `${STAGING}${id}`);
+  heartbeats.set(dir, startHeartbeat(stagingBeat(dataDir, id), { job }));
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+function stopHeartbeat(staging: string): void {
+  heartbeats.get(staging)?.stop();
+  heartbeats.delete(staging);
 }
 
 export function readManifest(dataDir: string): Manifest | null {
@@ -53,41 +90,128 @@ export function readMeta(dataDir: string, id: string): SnapshotMeta {
   return JSON.parse(readFileSync(join(snapshotDir(dataDir, id), "meta.json"), "utf8")) as SnapshotMeta;
 }
 
-/** Moves a finished staging folder into place and switches the manifest to it atomically. */
-export function publishSnapshot(dataDir: string, staging: string, meta: SnapshotMeta): Manifest {
-  writeFileSync(join(staging, "meta.json"), JSON.stringify(meta, null, 2));
-  renameSync(staging, snapshotDir(dataDir, meta.id));
-  const prev = readManifest(dataDir);
-  const manifest: Manifest = {
-    snapshotId: meta.id,
-    sourceId: meta.sourceId,
-    publishedAt: new Date().toISOString(),
-    history: [meta.id, ...(prev?.history ?? []).filter((h) => h !== meta.id)].slice(0, KEEP_SNAPSHOTS),
-  };
-  const tmp = `${manifestPath(dataDir)}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(manifest, null, 2));
-  renameSync(tmp, manifestPath(dataDir));
-  pruneSnapshots(dataDir, manifest);
+/** The manifest moved away from the snapshot a publisher computed on: recompute on the new one. */
+export class ManifestMovedError extends Error {
+  readonly status = 409;
+  constructor(
+    readonly expected: string | null,
+    readonly actual: string | null,
+  ) {
+    super(`the published snapshot moved from ${expected ?? "none"} to ${actual ?? "none"} while this one was computed`);
+    this.name = "ManifestMovedError";
+  }
+}
+
+export interface PublishOptions extends LockTimes {
+  kind?: PublishKind;
+  portfolio?: string;
+  job?: string;
+  /** Compare-and-swap: publish only if the manifest still names this snapshot (null: none yet). */
+  expect?: string | null;
+  /** Prune's patience with heartbeats and leases (tests shorten it). */
+  heartbeatStaleMs?: number;
+}
+
+/**
+ * Moves a finished staging folder into place and switches the manifest to it atomically, under the
+ * publish lock. With `expect`, a moved manifest throws ManifestMovedError and publishes nothing
+ * (the staging folder is left to the caller).
+ */
+export async function publishSnapshot(dataDir: string, staging: string, meta: SnapshotMeta, opts: PublishOptions = {}): Promise<Manifest> {
+  const manifest = await withPublishLock(
+    dataDir,
+    (held) => {
+      const prev = readManifest(dataDir);
+      if (opts.expect !== undefined && (prev?.snapshotId ?? null) !== opts.expect) throw new ManifestMovedError(opts.expect, prev?.snapshotId ?? null);
+      held();
+      writeFileSync(join(staging, "meta.json"), JSON.stringify(meta, null, 2));
+      renameSync(staging, snapshotDir(dataDir, meta.id));
+      stopHeartbeat(staging);
+      const version = (prev?.version ?? 0) + 1;
+      const publishedAt = new Date().toISOString();
+      const entry: PublishEntry = { version, snapshotId: meta.id, kind: opts.kind ?? "run", publishedAt, ...(opts.portfolio ? { portfolio: opts.portfolio } : {}), ...(opts.job ? { job: opts.job } : {}) };
+      const next: Manifest = {
+        snapshotId: meta.id,
+        sourceId: meta.sourceId,
+        publishedAt,
+        history: [meta.id, ...(prev?.history ?? []).filter((h) => h !== meta.id)].slice(0, KEEP_SNAPSHOTS),
+        version,
+        log: [entry, ...(prev?.log ?? [])].slice(0, KEEP_LOG),
+      };
+      const tmp = `${manifestPath(dataDir)}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(next, null, 2));
+      renameSync(tmp, manifestPath(dataDir));
+      pruneSnapshots(dataDir, next, opts);
+      return next;
+    },
+    opts,
+  );
   return manifest;
 }
 
-/** Deletes snapshots outside the manifest's history, and staging folders left by dead runs. */
-export function pruneSnapshots(dataDir: string, manifest: Manifest, staleStagingMs = 3_600_000): string[] {
+/** Publishes that happened after manifest version `since` (newest first). */
+export function publishedSince(manifest: Manifest | null, since: number): PublishEntry[] {
+  return (manifest?.log ?? []).filter((e) => e.version > since);
+}
+
+export interface PruneTimes {
+  /** A staging heartbeat or a lease not refreshed for this long is dead (default 2 min). */
+  heartbeatStaleMs?: number;
+}
+
+/**
+ * Deletes snapshots that are neither in the manifest's history nor leased by a reader, staging
+ * folders whose run is dead, and dead heartbeat and lease files. Call it holding the publish lock
+ * (publishSnapshot does; pruneStore takes it): a snapshot being published is never half-seen here.
+ */
+export function pruneSnapshots(dataDir: string, manifest: Manifest, times: PruneTimes = {}): string[] {
+  const staleMs = times.heartbeatStaleMs ?? 120_000;
   const dir = snapshotsDir(dataDir);
   if (!existsSync(dir)) return [];
-  const keep = new Set(manifest.history);
+  const keep = new Set([...manifest.history, ...liveLeases(dataDir, staleMs)]);
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const stale = name.startsWith(".staging-") ? Date.now() - statSync(p).mtimeMs > staleStagingMs : !keep.has(name);
-    if (stale) {
-      rmSync(p, { recursive: true, force: true });
+    const staging = name.startsWith(STAGING);
+    const dead = staging ? !isAlive(stagingBeat(dataDir, name.slice(STAGING.length)), staleMs) : !keep.has(name);
+    if (dead) {
+      rmSync(join(dir, name), { recursive: true, force: true });
+      if (staging) rmSync(stagingBeat(dataDir, name.slice(STAGING.length)), { force: true });
       removed.push(name);
     }
   }
+  // heartbeats whose staging folder is gone and whose owner is dead
+  if (existsSync(locksDir(dataDir)))
+    for (const f of readdirSync(locksDir(dataDir))) if (f.startsWith("staging-") && !isAlive(join(locksDir(dataDir), f), staleMs)) rmSync(join(locksDir(dataDir), f), { force: true });
   return removed;
+}
+
+/** Prune outside a publish (a worker starting up clears what dead runs left). */
+export async function pruneStore(dataDir: string, times: PruneTimes & LockTimes = {}): Promise<string[]> {
+  return withPublishLock(dataDir, () => {
+    const m = readManifest(dataDir);
+    return m ? pruneSnapshots(dataDir, m, times) : pruneStagingOnly(dataDir, times);
+  }, times);
+}
+
+function pruneStagingOnly(dataDir: string, times: PruneTimes): string[] {
+  return pruneSnapshots(dataDir, { snapshotId: "", sourceId: "", publishedAt: "", history: readdirSafe(snapshotsDir(dataDir)).filter((n) => !n.startsWith(STAGING)) }, times);
+}
+
+const readdirSafe = (d: string) => (existsSync(d) ? readdirSync(d) : []);
+
+/** Staging folders whose run is still alive, with the job each belongs to. */
+export function liveStagings(dataDir: string, staleMs = 120_000): { id: string; job?: string }[] {
+  return readdirSafe(snapshotsDir(dataDir))
+    .filter((n) => n.startsWith(STAGING))
+    .map((n) => n.slice(STAGING.length))
+    .filter((id) => isAlive(stagingBeat(dataDir, id), staleMs))
+    .map((id) => {
+      const job = readHolder(stagingBeat(dataDir, id))?.job;
+      return job ? { id, job } : { id };
+    });
 }
 
 export function discardStaging(staging: string): void {
   rmSync(staging, { recursive: true, force: true });
+  stopHeartbeat(staging);
 }

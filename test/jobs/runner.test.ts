@@ -4,7 +4,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Redis } from "ioredis";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
@@ -12,6 +11,7 @@ import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { dispatchRun, JobFailedError } from "../../jobs/dispatch.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { cleanUpQueues } from "./jobs-fixture.ts";
 import type { Worker } from "bullmq";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -20,13 +20,7 @@ const prefixBase = `test-${process.pid}-${Date.now()}`;
 let setups = 0;
 const workers: Worker[] = [];
 
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.close()));
-  const r = new Redis(REDIS);
-  const keys = await r.keys(`${prefixBase}-*`);
-  if (keys.length) await r.del(...keys);
-  await r.quit();
-});
+afterAll(() => cleanUpQueues(prefixBase, workers));
 
 for (const mode of ["in-process", "bullmq"] as const) {
   describe(`pipeline run (${mode})`, () => {

@@ -41,13 +41,13 @@ describe("publishSnapshot", () => {
   it("switches atomically under concurrent reads and prunes to the newest three", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "store-"));
     const first = fakeRun(dataDir);
-    publishSnapshot(dataDir, first.staging, first.meta);
+    await publishSnapshot(dataDir, first.staging, first.meta);
     const reader = new Worker(READER, { eval: true, workerData: { dir: dataDir, ms: 1500 } });
     const done = new Promise<{ reads: number; failures: string[] }>((res) => reader.on("message", res));
     const ids = [first.id];
     for (let i = 0; i < 30; i++) {
       const r = fakeRun(dataDir);
-      publishSnapshot(dataDir, r.staging, r.meta);
+      await publishSnapshot(dataDir, r.staging, r.meta);
       ids.push(r.id);
       await new Promise((res) => setTimeout(res, 20));
     }
@@ -60,10 +60,10 @@ describe("publishSnapshot", () => {
     expect(readdirSync(snapshotsDir(dataDir)).sort()).toEqual([...m.history].sort());
   });
 
-  it("a discarded run leaves the published snapshot as it was", () => {
+  it("a discarded run leaves the published snapshot as it was", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "store-"));
     const a = fakeRun(dataDir);
-    publishSnapshot(dataDir, a.staging, a.meta);
+    await publishSnapshot(dataDir, a.staging, a.meta);
     const b = fakeRun(dataDir);
     discardStaging(b.staging);
     expect(readManifest(dataDir)?.snapshotId).toBe(a.id);

@@ -1,0 +1,89 @@
+// The job system's cost: the same source run in-process (baseline) and as a queued job taken by
+// worker processes on the same machine and Redis (enqueue, take, progress, publish, result back).
+// A whole run is one job today, so 2 workers cannot share it: the 2-worker figure is the baseline
+// the partitioned flow (issue #12 item 1) must beat by 1.7×. Sources: the generated sample, and
+// JOBS_BENCH_SOURCE (e.g. the 5,000 × 25 universe) when set. JOBS_BENCH_ROUNDS: rounds on the sample (2).
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Redis } from "ioredis";
+import { generateSample } from "../data/generate.ts";
+import { dispatchRun } from "../jobs/dispatch.ts";
+import { runPipeline } from "../jobs/runner.ts";
+import { Catalog } from "../pipeline/store/catalog/catalog.ts";
+
+const silent = { info: () => undefined, warn: () => undefined };
+const ROOT = resolve(import.meta.dirname, "..");
+const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+async function store() {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-jobs-"));
+  return { dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")) };
+}
+
+async function inProcess(sourceDir: string): Promise<number> {
+  const { dataDir, catalog } = await store();
+  const t = performance.now();
+  await runPipeline({ dataDir, sourceDir, catalog, log: silent });
+  return performance.now() - t;
+}
+
+function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "jobs/cli.ts"), "worker"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((res, rej) => {
+    child.stdout!.on("data", (d) => /waiting for jobs/.test(String(d)) && res(child));
+    child.once("exit", (code) => rej(new Error(`worker exited ${code}`)));
+  });
+}
+
+async function queued(sourceDir: string, workers: number): Promise<number> {
+  const { dataDir, catalog } = await store();
+  const prefix = `bench-jobs-${process.pid}-${Date.now()}`;
+  const procs = await Promise.all(Array.from({ length: workers }, () => startWorker({ REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix })));
+  try {
+    const t = performance.now();
+    await dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 3_600_000 });
+    return performance.now() - t;
+  } finally {
+    for (const p of procs) p.kill("SIGTERM");
+    const r = new Redis(REDIS);
+    const keys = await r.keys(`${prefix}:*`);
+    if (keys.length) await r.del(...keys);
+    await r.quit();
+  }
+}
+
+/** Interleaved rounds (in-process, 1 worker, 2 workers, again…), the best of each: a shared box's load comes and goes. */
+async function section(name: string, sourceDir: string, rounds: number): Promise<void> {
+  const best = [Infinity, Infinity, Infinity];
+  for (let r = 0; r < rounds; r++) {
+    best[0] = Math.min(best[0], await inProcess(sourceDir));
+    best[1] = Math.min(best[1], await queued(sourceDir, 1));
+    best[2] = Math.min(best[2], await queued(sourceDir, 2));
+  }
+  const [base, one, two] = best;
+  const pct = (x: number) => `${(((x - base) / base) * 100).toFixed(1)}%`;
+  console.log(`${name}, best of ${rounds} interleaved: in-process ${base.toFixed(0)} ms (baseline) | queued, 1 worker ${one.toFixed(0)} ms (${pct(one)} overhead; target < 10%) | queued, 2 workers ${two.toFixed(0)} ms (${(one / two).toFixed(2)}× the 1-worker time; one job per run until the flow)`);
+}
+
+export async function benchJobs(): Promise<void> {
+  console.log("\n== jobs: a run in-process vs queued to worker processes");
+  const ping = new Redis(REDIS, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  const up = await ping.connect().then(() => ping.ping(), () => null);
+  ping.disconnect();
+  if (up !== "PONG") {
+    console.log(`no Redis at ${REDIS}: jobs figures skipped`);
+    return;
+  }
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`);
+  const rounds = Number(process.env.JOBS_BENCH_ROUNDS ?? 2);
+  const sample = mkdtempSync(join(tmpdir(), "bench-jobs-sample-"));
+  await generateSample(sample);
+  await section("sample (500 companies × 15 years)", sample, rounds);
+  const big = process.env.JOBS_BENCH_SOURCE;
+  if (big && existsSync(big)) await section(`JOBS_BENCH_SOURCE ${big}`, big, 1);
+  else console.log("JOBS_BENCH_SOURCE unset: the large-universe figures skipped");
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchJobs();

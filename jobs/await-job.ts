@@ -1,0 +1,111 @@
+// The enqueuing command's wait: polls the job (no event stream to lose when Redis restarts), shows
+// its progress, and always ends — with the result, the job's failure, a timeout, or a clear word
+// that Redis lost the job. A job lost with Redis (restarted without persistence) is looked for in
+// the store first: its publish in the manifest's log means done; a live staging folder carrying its
+// id means a worker still computes it; otherwise it is enqueued again, once.
+import type { Job, Queue } from "bullmq";
+import { liveStagings, readManifest, readMeta, type PublishKind } from "../pipeline/store/snapshots.ts";
+import type { Enqueued } from "./enqueue.ts";
+import type { JobProgress, JobResult } from "./job-types.ts";
+
+export class JobFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "JobFailedError";
+  }
+}
+export class JobTimeoutError extends JobFailedError {
+  constructor(message: string) {
+    super(message);
+    this.name = "JobTimeoutError";
+  }
+}
+export class JobLostError extends JobFailedError {
+  constructor(message: string) {
+    super(message);
+    this.name = "JobLostError";
+  }
+}
+
+export interface WaitOptions {
+  dataDir: string;
+  kind: PublishKind;
+  timeoutMs: number;
+  pollMs?: number;
+  onProgress?: (p: JobProgress) => void;
+  /** One line per change of situation (waiting for a worker, Redis away, retrying…). */
+  onNote?: (line: string) => void;
+  /** Adds the job again (same id) after Redis lost it. */
+  reenqueue: () => Promise<Job>;
+  maxReenqueues?: number;
+}
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`no answer from Redis within ${ms} ms`)))]);
+}
+
+export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): Promise<JobResult> {
+  const id = enq.job.id!;
+  const deadline = Date.now() + opts.timeoutMs;
+  let lastNote = "";
+  const note = (line: string) => {
+    if (line !== lastNote) opts.onNote?.(line);
+    lastNote = line;
+  };
+  let lastProgress = "";
+  let lastState = "waiting";
+  let reenqueues = 0;
+  for (;;) {
+    if (Date.now() > deadline)
+      throw new JobTimeoutError(`gave up waiting for job ${id} after ${Math.round(opts.timeoutMs / 1000)} s (last seen ${lastState}); nothing was published by it so far, and it stays queued (see npm run pipeline -- status)`);
+    let job: Job | null | undefined;
+    let state: string;
+    try {
+      job = await within(queue.getJob(id), 5_000);
+      state = job ? await within(job.getState(), 5_000) : "unknown";
+    } catch {
+      note(`Redis at the queue is unreachable; still waiting for job ${id}`);
+      lastState = "unreachable";
+      await sleep(1_000);
+      continue;
+    }
+    if (state === "unknown") {
+      const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
+      if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
+      if (liveStagings(opts.dataDir).some((s) => s.job === id)) note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
+      else if (reenqueues < (opts.maxReenqueues ?? 1)) {
+        reenqueues++;
+        note(`job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`);
+        await within(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
+      } else throw new JobLostError(`job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was published by it — run the command again`);
+      lastState = "lost";
+      await sleep(opts.pollMs ?? 500);
+      continue;
+    }
+    lastState = state;
+    if (state === "completed") return job!.returnvalue as JobResult;
+    if (state === "failed") {
+      const current = readManifest(opts.dataDir)?.snapshotId;
+      throw new JobFailedError(`job ${id} failed for good after ${job!.attemptsMade} attempt(s): ${job!.failedReason}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
+    }
+    if (state === "delayed" && job!.attemptsMade > 0) note(`attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`);
+    else if (state === "waiting" || state === "prioritized") {
+      const workers = await within(queue.getWorkersCount(), 5_000).catch(() => -1);
+      note(workers === 0 ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)` : `job ${id} queued`);
+    } else if (state === "active") note(`job ${id} running`);
+    const p = job!.progress as JobProgress | number;
+    if (typeof p === "object" && p && JSON.stringify(p) !== lastProgress) {
+      lastProgress = JSON.stringify(p);
+      opts.onProgress?.(p);
+    }
+    await sleep(opts.pollMs ?? 500);
+  }
+}
+
+/** The snapshot this job published after `since`, found in the manifest's log. */
+function publishedBy(dataDir: string, jobId: string, since: number, kind: PublishKind): string | null {
+  const m = readManifest(dataDir);
+  return m?.log?.find((e) => e.job === jobId && e.version > since && e.kind === kind)?.snapshotId ?? null;
+}

@@ -1,0 +1,31 @@
+// Idempotent enqueue: a job id names what is computed (stage + source version + partition), so the
+// same request made twice is one job. A finished job is reused only while its snapshot is still the
+// published one; a failed one, or one whose result was since replaced, is enqueued afresh.
+import type { Job, Queue } from "bullmq";
+import { readManifest } from "../pipeline/store/snapshots.ts";
+import type { JobResult } from "./job-types.ts";
+
+export interface Enqueued {
+  job: Job;
+  /** true: an equal job was already queued or running; "done": its result is the published snapshot. */
+  joined: boolean | "done";
+  /** The manifest version when enqueued: a publish by this job has a higher one. */
+  sinceVersion: number;
+}
+
+export async function enqueueIdempotent(queue: Queue, name: string, data: object, id: string, dataDir: string): Promise<Enqueued> {
+  const sinceVersion = readManifest(dataDir)?.version ?? 0;
+  const existing = await queue.getJob(id);
+  if (existing) {
+    const state = await existing.getState();
+    if (state === "completed") {
+      const r = existing.returnvalue as JobResult | null;
+      if (r && readManifest(dataDir)?.snapshotId === r.snapshotId) return { job: existing, joined: "done", sinceVersion };
+    }
+    if (state === "completed" || state === "failed") await existing.remove().catch(() => undefined); // raced with another remover: fine
+    else if (state !== "unknown") return { job: existing, joined: true, sinceVersion };
+  }
+  // Two dispatchers racing here add the same id: BullMQ keeps one job and returns it to both.
+  const job = await queue.add(name, data, { jobId: id });
+  return { job, joined: false, sinceVersion };
+}

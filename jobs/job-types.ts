@@ -1,0 +1,61 @@
+// What travels through Redis: plain JSON job data and deterministic job ids. Nothing here is
+// machine-local: paths are those of the shared store/source volume, versions are content hashes,
+// so any worker on any machine that mounts the same paths can take any job.
+import { createHash } from "node:crypto";
+import type { DateWindow } from "../pipeline/stages/backfill.ts";
+
+/** Job names (the stage each runs). The fan-out stages of a partitioned flow add theirs here. */
+export const STAGES = ["run", "backfill", "rebalance"] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** The whole partition; a partitioned flow names its ticker range, portfolio or benchmark instead. */
+export const WHOLE = "all";
+
+export interface RunJobData {
+  sourceDir: string;
+  /** sourceFingerprint(sourceDir) when enqueued; absent for scheduled runs (computed when taken). */
+  sourceVersion?: string;
+  partition?: string;
+}
+
+export interface BackfillJobData extends RunJobData {
+  window: DateWindow;
+}
+
+export interface RebalanceJobData {
+  portfolioId: string;
+  /** Hash of the definition that asked for it: a second request for the same one joins the first. */
+  definitionVersion: string;
+}
+
+export type JobDataOf<S extends Stage> = S extends "run" ? RunJobData : S extends "backfill" ? BackfillJobData : RebalanceJobData;
+
+export interface JobResult {
+  snapshotId: string;
+  totalMs: number;
+}
+
+/** Progress as a worker reports it (job.updateProgress) and the enqueuing command shows it. */
+export interface JobProgress {
+  stage: string;
+  done: number;
+  total: number;
+}
+
+/**
+ * `stage.sourceVersion.partition`, e.g. `run.3f9a….all`, `backfill.3f9a…_2024-01-01_2024-01-31.all`,
+ * `rebalance.8c1e….portfolio-42`. BullMQ refuses ':' in custom ids; anything outside [\w@-] becomes '_'.
+ */
+export function jobId(stage: Stage, sourceVersion: string, partition: string = WHOLE): string {
+  const clean = (s: string) => s.replace(/[^\w@-]/g, "_");
+  return `${stage}.${clean(sourceVersion)}.${clean(partition)}`;
+}
+
+export const backfillVersion = (sourceVersion: string, w: DateWindow) => `${sourceVersion}_${w.from}_${w.to}`;
+
+/** A stable short hash of any JSON value (object keys sorted). */
+export function versionOf(value: unknown): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sorted) : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
+  return createHash("sha256").update(JSON.stringify(sorted(value))).digest("hex").slice(0, 16);
+}

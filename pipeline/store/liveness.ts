@@ -1,0 +1,82 @@
+// Heartbeat files: "this process on this host is still using X". The owner rewrites the file's
+// mtime every few seconds; anyone sharing the store (another process, another machine on the same
+// volume) judges it alive while the mtime is fresh. On the owner's own host a dead pid settles it
+// at once, so a SIGKILLed worker's leftovers need not wait out the stale time.
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { dirname } from "node:path";
+
+export interface HolderInfo {
+  host: string;
+  pid: number;
+  startedAt: string;
+  /** The BullMQ job (if any) on whose behalf the file is held; lets a dispatcher see its job still running. */
+  job?: string;
+}
+
+export interface Heartbeat {
+  readonly path: string;
+  stop(): void;
+}
+
+export const HEARTBEAT_MS = 5_000;
+
+export function startHeartbeat(path: string, extra: { job?: string } = {}, intervalMs = HEARTBEAT_MS): Heartbeat {
+  mkdirSync(dirname(path), { recursive: true });
+  const info: HolderInfo = { host: hostname(), pid: process.pid, startedAt: new Date().toISOString(), ...extra };
+  writeFileSync(path, JSON.stringify(info));
+  const timer = setInterval(() => {
+    const now = new Date();
+    try {
+      utimesSync(path, now, now);
+    } catch {
+      // removed under us (prune judged it dead after a long stall): recreate, the holder is alive
+      try {
+        writeFileSync(path, JSON.stringify(info));
+      } catch {
+        /* the store itself is gone; nothing to keep alive */
+      }
+    }
+  }, intervalMs);
+  timer.unref();
+  return {
+    path,
+    stop() {
+      clearInterval(timer);
+      rmSync(path, { force: true });
+    },
+  };
+}
+
+export function readHolder(path: string): HolderInfo | null {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as HolderInfo;
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by someone else
+  }
+}
+
+/**
+ * Alive: on this host, while its pid runs (a stage blocking the event loop does not make it
+ * stale); from another host, while its mtime is younger than `staleMs`.
+ */
+export function isAlive(path: string, staleMs: number, now = Date.now()): boolean {
+  let mtime: number;
+  try {
+    mtime = statSync(path).mtimeMs;
+  } catch {
+    return false;
+  }
+  const holder = readHolder(path);
+  if (holder && holder.host === hostname()) return pidAlive(holder.pid);
+  return now - mtime < staleMs;
+}

@@ -1,0 +1,106 @@
+// Faults on the real thing: worker processes on a real Redis. A worker SIGKILLed mid-stage has its
+// job taken over by another worker (stalled-job recovery) with a result identical to the in-process
+// runner's; Redis restarted mid-run, with and without persistence, never leaves the enqueuing
+// command waiting: it completes or fails with a clear message, and the worker survives.
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { dispatchRun } from "../../jobs/dispatch.ts";
+import { runPipeline } from "../../jobs/runner.ts";
+import { differingTables, freePort, mediumSource, OwnRedis, silent, spawnTs, stagingFolders, startWorker, waitFor, type Proc } from "./jobs-fixture.ts";
+
+const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const prefixBase = `test-faults-${process.pid}-${Date.now()}`;
+const procs: Proc[] = [];
+const redises: OwnRedis[] = [];
+let source = "";
+let reference = "";
+
+beforeAll(async () => {
+  source = await mediumSource();
+  const dataDir = mkdtempSync(join(tmpdir(), "faults-ref-"));
+  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+  const { meta } = await runPipeline({ dataDir, sourceDir: source, catalog, log: silent });
+  reference = snapshotDir(dataDir, meta.id);
+}, 120_000);
+
+afterAll(async () => {
+  for (const p of procs) if (p.child.exitCode === null) p.child.kill("SIGKILL");
+  for (const r of redises) await r.stop();
+  const r = new Redis(REDIS);
+  const keys = await r.keys(`${prefixBase}-*`);
+  if (keys.length) await r.del(...keys);
+  await r.quit();
+});
+
+/** The run's staging folder exists: the worker is inside the pipeline. */
+const midRun = (dataDir: string) => waitFor("a staging folder", () => stagingFolders(dataDir).length > 0, 60_000, 20);
+
+describe("worker killed mid-stage", () => {
+  it("is retried by another worker with a result identical to the in-process run, and leaves no staging behind", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "faults-kill-"));
+    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-kill` };
+    const a = startWorker(env);
+    procs.push(a);
+    await a.ready;
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000 });
+    await midRun(dataDir);
+    const killed = stagingFolders(dataDir);
+    a.child.kill("SIGKILL");
+    await a.exited;
+    const b = startWorker(env);
+    procs.push(b);
+    const r = await result;
+    expect(b.out.some((l) => l.startsWith("COMPLETED run."))).toBe(true);
+    expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
+    expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
+    // The dead worker's staging folder went when worker B started or published.
+    expect(stagingFolders(dataDir).filter((s) => killed.includes(s))).toEqual([]);
+    b.child.kill("SIGTERM");
+  }, 180_000);
+});
+
+for (const persist of [false, true]) {
+  describe(`Redis restarted mid-run ${persist ? "with" : "without"} persistence`, () => {
+    it("the run command exits with the run published or a clear failure, and the worker lives on", async () => {
+      const redis = new OwnRedis(await freePort(), persist);
+      redises.push(redis);
+      await redis.start();
+      const dataDir = mkdtempSync(join(tmpdir(), "faults-redis-"));
+      const env = { REDIS_URL: redis.url, DATA_DIR: dataDir, QUEUE_PREFIX: "restart" };
+      const w = startWorker(env);
+      procs.push(w);
+      await w.ready;
+      const cli = spawnTs("jobs/cli.ts", ["run", "--source", source, "--timeout", "90"], env);
+      procs.push(cli);
+      await midRun(dataDir);
+      await redis.stop();
+      await redis.start();
+      const code = await Promise.race([cli.exited, new Promise<"hung">((res) => setTimeout(() => res("hung"), 100_000))]);
+      const said = [...cli.out, ...cli.err].join("\n");
+      expect(code, said).not.toBe("hung");
+      if (code === 0) {
+        const id = /published snapshot (\S+)/.exec(said)?.[1];
+        expect(readManifest(dataDir)?.snapshotId).toBe(id);
+        expect(await differingTables(reference, snapshotDir(dataDir, id!))).toEqual([]);
+      } else {
+        expect(code).toBe(2);
+        expect(said).toMatch(/vanished from Redis|failed for good/);
+        expect(readManifest(dataDir)).toBeNull();
+      }
+      // No leftovers, and the worker is still there to take the next job.
+      await waitFor("no staging left", () => stagingFolders(dataDir).length === 0, 10_000);
+      expect(w.child.exitCode).toBeNull();
+      const again = spawnTs("jobs/cli.ts", ["run", "--source", source, "--timeout", "90", "--force"], env);
+      procs.push(again);
+      expect(await again.exited, [...again.out, ...again.err].join("\n")).toBe(0);
+      expect(readdirSync(join(dataDir, "snapshots")).length).toBeGreaterThan(0);
+      w.child.kill("SIGTERM");
+    }, 240_000);
+  });
+}

@@ -1,0 +1,106 @@
+// The enqueuing side never waits forever: no worker → a timeout naming the job and saying no worker
+// is connected; no Redis → a clear failure within the timeout; a job that fails for good says why
+// and that the published snapshot is unchanged.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Worker } from "bullmq";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { dispatchRun, JobFailedError, JobLostError, JobTimeoutError } from "../../jobs/dispatch.ts";
+import { pipelineQueue } from "../../jobs/queue.ts";
+import { runPipeline } from "../../jobs/runner.ts";
+import { startPipelineWorker } from "../../jobs/worker.ts";
+import { gatherStatus } from "../../jobs/status.ts";
+import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { freePort, silent, cleanUpQueues } from "./jobs-fixture.ts";
+
+const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const prefixBase = `test-wait-${process.pid}-${Date.now()}`;
+const workers: Worker[] = [];
+
+afterAll(() => cleanUpQueues(prefixBase, workers));
+
+async function store() {
+  const dataDir = mkdtempSync(join(tmpdir(), "wait-"));
+  return { dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")) };
+}
+
+describe("waiting on a queued job", () => {
+  it("times out when no worker takes the job, saying so, and leaves the job queued", async () => {
+    const { dataDir, catalog } = await store();
+    const prefix = `${prefixBase}-noworker`;
+    const notes: string[] = [];
+    const t0 = Date.now();
+    const err = await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 2_000, note: (l) => notes.push(l) }).catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(err).toBeInstanceOf(JobTimeoutError);
+    expect(err.message).toMatch(/^gave up waiting for job run\.[0-9a-f]{16}\.all after 2 s \(last seen waiting\)/);
+    expect(notes.some((n) => /no pipeline worker is connected/.test(n))).toBe(true);
+    const q = pipelineQueue(REDIS, prefix);
+    expect(await q.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    await q.close();
+    // status tells the same: one waiting, no worker, nothing running, nothing published yet
+    const st = await gatherStatus(dataDir, REDIS, prefix);
+    expect(st.snapshot).toBeNull();
+    expect(st.queue).toMatchObject({ counts: { waiting: 1, active: 0, failed: 0 }, workers: 0, running: [], scheduler: null });
+  });
+
+  it("a job lost from Redis before any worker took it is enqueued again once, then reported lost", async () => {
+    const { dataDir, catalog } = await store();
+    const prefix = `${prefixBase}-lost`;
+    const q = pipelineQueue(REDIS, prefix);
+    const notes: string[] = [];
+    const src = writeTinySource();
+    const pending = dispatchRun({ dataDir, sourceDir: src, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000, note: (l) => notes.push(l) });
+    // Lose the job as a Redis restart without persistence would (its keys gone), twice.
+    const lose = async () => {
+      const until = Date.now() + 10_000;
+      while (Date.now() < until && (await q.getJobCounts("waiting")).waiting === 0) await new Promise((r) => setTimeout(r, 50));
+      const [job] = await q.getWaiting();
+      await job.remove();
+      return job.id!;
+    };
+    const id = await lose();
+    const again = await lose();
+    expect(again).toBe(id);
+    const err = await pending.catch((e) => e);
+    expect(notes).toContain(`job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`);
+    expect(err).toBeInstanceOf(JobLostError);
+    expect(err.message).toBe(`job ${id} vanished from Redis (restarted without persistence?) 1 time(s); nothing was published by it — run the command again`);
+    // Lost once and then taken by a worker: the run completes.
+    const notes2: string[] = [];
+    const second = dispatchRun({ dataDir, sourceDir: src, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000, note: (l) => notes2.push(l) });
+    await lose();
+    const until = Date.now() + 10_000;
+    while (Date.now() < until && !notes2.some((n) => n.includes("enqueued again"))) await new Promise((r) => setTimeout(r, 50));
+    workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+    const r = await second;
+    expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
+    await q.close();
+  }, 60_000);
+
+  it("fails clearly within the timeout when Redis cannot be reached", async () => {
+    const { dataDir, catalog } = await store();
+    const t0 = Date.now();
+    const err = await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: `redis://127.0.0.1:${await freePort()}`, timeoutMs: 2_000 }).catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(err).toBeInstanceOf(JobFailedError);
+    expect(err.message).toBe("could not queue the job on Redis: no answer within 2 s");
+  });
+
+  it("a job that fails for good says why and leaves the published snapshot as it was", async () => {
+    const { dataDir, catalog } = await store();
+    const prefix = `${prefixBase}-fail`;
+    workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+    const good = await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
+    const bad = writeTinySource((f) => ({ "ratings.csv": f["ratings.csv"].replace("2024-01-01,AAA,5.0000", "2024-01-01,AAA,11.0000") }));
+    const err = await dispatchRun({ dataDir, sourceDir: bad, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 30_000 }).catch((e) => e);
+    expect(err).toBeInstanceOf(JobFailedError);
+    expect(err.message).toMatch(/failed for good after 1 attempt\(s\)/);
+    expect(err.message).toMatch(/total_rating/);
+    expect(err.message).toContain(`the published snapshot is unchanged (${good.meta.id})`);
+    expect(readManifest(dataDir)!.snapshotId).toBe(good.meta.id);
+  }, 60_000);
+});
