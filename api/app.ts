@@ -1,12 +1,14 @@
-// The Express app apart from the listening process: REST /data/v1 (fifteen endpoints), the
-// OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
+// The Express app apart from the listening process: REST /data/v1 (fifteen endpoints), GraphQL
+// at /graphiql, the OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import type pino from "pino";
 import type { Redis } from "ioredis";
-import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
+import type { CatalogReader, CatalogWriter } from "../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../pipeline/store/model.ts";
 import { accessLog, requestId } from "./access-log.ts";
 import { NotFound, toApiError } from "./errors.ts";
+import { graphqlHandler } from "./graphql/http.ts";
+import { GRAPHQL_PATH } from "./graphql/ide.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { BodyCache } from "./output/lru.ts";
@@ -26,6 +28,10 @@ export interface AppDeps {
   rateLimit?: { points: number; durationSec: number; redis?: Redis; prefix?: string };
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
   cache?: { maxEntries?: number; maxBytes?: number };
+  /** Catalog writes for GraphQL mutations (the catalog itself, usually); without it mutations answer an error. */
+  catalogWriter?: CatalogWriter;
+  /** Port to the job runner: a user portfolio changed, rebalance it (jobs/ implements it). */
+  requestRebalance?: (portfolioId: string) => void;
 }
 
 
@@ -51,13 +57,16 @@ export function createApp(deps: AppDeps): express.Express {
       res.end(openapi);
     },
   };
-  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter: createLimiter(deps.rateLimit), cache };
+  const limiter = createLimiter(deps.rateLimit); // one per app: REST and GraphQL count against the same limit
+  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
   app.use((req, res, next) => {
     observe(req, res);
     rest(req, res, next);
   });
+
+  app.use(GRAPHQL_PATH, graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger }));
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();

@@ -15,9 +15,11 @@ export interface Subject {
   returns: ReturnSeries;
 }
 
-export async function stockSubject(s: SnapshotRef, c: Company): Promise<Subject> {
-  return { kind: "stock", id: c.ticker, column: c.ticker, returns: await access.stockReturns(s, c.ticker) };
+/** A stock as a subject; `load` reads its returns (batched by GraphQL, direct for REST). */
+export async function stockSubject(c: Company, load: (ticker: string) => Promise<ReturnSeries>): Promise<Subject> {
+  return { kind: "stock", id: c.ticker, column: c.ticker, returns: await load(c.ticker) };
 }
+export const stockReturnsOf = (s: SnapshotRef) => (ticker: string) => access.stockReturns(s, ticker);
 
 /** The benchmark named by id; unknown → 400 naming the `benchmark` parameter. */
 export async function benchmarkOf(s: SnapshotRef, id: string | undefined | null): Promise<BenchmarkResult | undefined> {

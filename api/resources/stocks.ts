@@ -1,10 +1,10 @@
 // Stocks: the rated list of a rating date, one stock's rating as of a date, its rating history,
 // its identity and its financial statements.
 import { financialsResponse } from "../../pipeline/financials/index.ts";
-import type { FinancialType } from "../../pipeline/store/model.ts";
+import type { CompanyFinancials, FinancialType } from "../../pipeline/store/model.ts";
 import type { Company, RatingRow } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
-import type { OrderBy, Page, PageArgs, Ranges } from "./ordering.ts";
+import { comparator, matchesSearch, pageOf, type OrderBy, type Page, type PageArgs, type Ranges } from "./ordering.ts";
 import * as access from "./snapshot-access.ts";
 import type { SnapshotRef } from "./snapshot-access.ts";
 import { ratedStockItemOf, type RatedStockItem } from "./shapes.ts";
@@ -51,8 +51,24 @@ export async function ratingHistoryPage(s: SnapshotRef, c: Company, p: PageArgs 
   return { items: page.items.map((r: RatingRow) => ratedStockItemOf(r.date, c, r)), totalCount: page.totalCount };
 }
 
-/** The financials response object (arrays named by type; empty arrays for a stock without statements). */
-export async function stockFinancials(s: SnapshotRef, c: Company, type: FinancialType): Promise<Record<string, unknown>> {
-  const [fin] = await access.financialsOf(s, [c.ticker]);
-  return financialsResponse({ id: c.id, ticker: c.ticker, name: c.name }, fin, type);
+/**
+ * The financials response object (arrays named by type; empty arrays for a stock without
+ * statements). `load` lets a caller batch the statement reads of many stocks.
+ */
+export async function stockFinancials(
+  s: SnapshotRef,
+  c: Company,
+  type: FinancialType,
+  load: (ticker: string) => Promise<CompanyFinancials | undefined> = async (t) => (await access.financialsOf(s, [t]))[0],
+): Promise<Record<string, unknown>> {
+  return financialsResponse({ id: c.id, ticker: c.ticker, name: c.name }, await load(c.ticker), type);
+}
+
+/** Every stock of the snapshot, searched and ordered (by its latest rating for rating keys), one page. */
+export async function stocksPage(s: SnapshotRef, q: PageArgs & { search?: string; orderBy: OrderBy }): Promise<Page<Company>> {
+  const needle = q.search?.toUpperCase();
+  const all = (await access.companies(s)).filter((c) => !needle || matchesSearch(c, needle));
+  const latest = await access.ratingsAsOf(s, all.map((c) => c.ticker));
+  const sorted = all.map((company, i) => ({ company, ratings: latest[i] ?? null })).sort(comparator(q.orderBy));
+  return pageOf(sorted.map((e) => e.company), q);
 }

@@ -1,7 +1,7 @@
 // GET /stock_metrics/:ticker (benchmark, period) and GET /stock_performance/:ticker (type, benchmark)
 import { z } from "zod";
 import { metricsPayload, seriesPayload } from "../output/payload.ts";
-import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf, stockSubject } from "../resources/analytics.ts";
+import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf, stockReturnsOf, stockSubject } from "../resources/analytics.ts";
 import { stockByTicker } from "../resources/stocks.ts";
 import { metricsQuery, performanceQuery } from "./analytics-common.ts";
 import { MetricRowSchema, SeriesSchema } from "./resources.ts";
@@ -21,7 +21,7 @@ export const stockAnalyticsRoutes = [
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       return {
         key: JSON.stringify([c.ticker, bench?.id ?? null, ctx.params.period ?? null]),
-        build: async () => metricsPayload(await metricsOf(ctx.snapshot, await stockSubject(ctx.snapshot, c), bench, ctx.params.period)),
+        build: async () => metricsPayload(await metricsOf(ctx.snapshot, await stockSubject(c, stockReturnsOf(ctx.snapshot)), bench, ctx.params.period)),
       };
     },
   }),
@@ -39,7 +39,7 @@ export const stockAnalyticsRoutes = [
       checkRollingBeta(ctx.params.type, bench);
       return {
         key: JSON.stringify([c.ticker, ctx.params.type, bench?.id ?? null]),
-        build: async () => seriesPayload(seriesOf(ctx.params.type, c.ticker, (await stockSubject(ctx.snapshot, c)).returns, bench)),
+        build: async () => seriesPayload(seriesOf(ctx.params.type, c.ticker, (await stockSubject(c, stockReturnsOf(ctx.snapshot))).returns, bench)),
       };
     },
   }),

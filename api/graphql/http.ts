@@ -1,0 +1,99 @@
+// /graphiql: one address for every operation (contract §7, GraphQL over HTTP via graphql-http).
+// A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: key (header
+// api_key; absent or unknown → 401 with a GraphQL errors body), rate limit (429), snapshot (503),
+// then graphql-http parses, validates (with the depth and cost limits) and executes.
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { createHandler } from "graphql-http/lib/use/express";
+import type pino from "pino";
+import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-types.ts";
+import type { Snapshot } from "../../pipeline/store/model.ts";
+import { requestId } from "../access-log.ts";
+import { authenticate, type Caller } from "../auth.ts";
+import { ApiError, toApiError } from "../errors.ts";
+import type { Limiter } from "../rate-limit.ts";
+import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
+import { errorsBody, mapErrors } from "./errors.ts";
+import { ideStatic, idePage, wantsIde } from "./ide.ts";
+import { limitRules } from "./limits.ts";
+import { graphqlSchema } from "./schema.ts";
+
+export interface GraphqlEnv {
+  snapshot: () => Snapshot | null;
+  catalog: CatalogReader;
+  /** Catalog writes for mutations; without it mutations answer an error. */
+  writer?: CatalogWriter;
+  /** Hands a changed portfolio's rebalance to the job runner. */
+  requestRebalance?: RequestRebalance;
+  limiter: Limiter | null;
+  logger: pino.Logger;
+}
+
+/** Largest request body accepted (a query document with variables). */
+const MAX_BODY = "256kb";
+
+interface Prepared {
+  caller: Caller;
+  snapshot: Snapshot;
+}
+
+function sendErrors(res: Response, e: ApiError): void {
+  const code = e.status === 401 ? "UNAUTHENTICATED" : e.status === 429 ? "RATE_LIMITED" : e.status === 503 ? "UNAVAILABLE" : e.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
+  res.writeHead(e.status, { ...e.headers, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": requestId(res) });
+  res.end(errorsBody(e.message, code));
+}
+
+export function graphqlHandler(env: GraphqlEnv): RequestHandler {
+  const schema = graphqlSchema();
+  const prepared = new WeakMap<Response, Prepared>();
+  const gql = createHandler<Record<string, unknown>>({
+    schema,
+    context: (req) => {
+      const res = (req.context as { res: Response }).res;
+      const p = prepared.get(res)!;
+      const ctx: GqlContext = createContext({ snapshot: p.snapshot, catalog: env.catalog, caller: p.caller }, env.writer ?? null, env.requestRebalance ?? null);
+      return ctx as unknown as Record<string, unknown>;
+    },
+    validationRules: (_req, args, specified) => [...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
+    onOperation: (req, _args, result) => mapErrors(result, env.logger, requestId((req.context as { res: Response }).res)),
+  });
+  const readBody = express.text({ type: () => true, limit: MAX_BODY });
+
+  async function run(req: Request, res: Response): Promise<void> {
+    const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
+    const h = req.headers["api_key"];
+    const caller = authenticate(typeof h === "string" && h !== "" ? h : undefined, env.catalog);
+    const rate = env.limiter ? await env.limiter(caller.key.id) : undefined;
+    if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
+    if (!snapshot) throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
+    prepared.set(res, { caller, snapshot });
+    res.setHeader("X-Request-Id", requestId(res));
+    res.setHeader("Cache-Control", "no-store");
+    await gql(req, res, () => undefined);
+  }
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    res.locals.route = "graphql";
+    const path = req.path;
+    if (path.startsWith("/static/")) return ideStatic(req, res, next);
+    if (path !== "/") return next();
+    if (req.method === "GET" && wantsIde(req.headers.accept) && !("query" in (req.query as object))) {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "X-Request-Id": requestId(res) });
+      res.end(idePage());
+      return;
+    }
+    const go = () =>
+      run(req, res).catch((e: unknown) => {
+        const err = toApiError(e);
+        if (err.status >= 500 && err.code !== "unavailable") env.logger.error({ err: e, reqId: requestId(res) }, "graphql request failed");
+        if (res.headersSent) return void res.destroy();
+        sendErrors(res, err);
+      });
+    if (req.method !== "POST") return void go();
+    readBody(req, res, (e?: unknown) => {
+      const status = (e as { status?: number } | undefined)?.status;
+      if (status === 413) return sendErrors(res, new ApiError(413, "invalid_parameter", `request body larger than ${MAX_BODY}`));
+      if (e) return sendErrors(res, new ApiError(400, "invalid_parameter", "unreadable request body"));
+      void go();
+    });
+  };
+}
