@@ -5,7 +5,9 @@ export const PIPELINE_QUEUE = "pipeline";
 export const NIGHTLY_SCHEDULER = "nightly-run";
 
 /** `window` makes the run a backfill of that date range. */
-export type PipelineJob = { name: "run"; data: { sourceDir: string; window?: { from: string; to: string } } };
+export type PipelineJob =
+  | { name: "run"; data: { sourceDir: string; window?: { from: string; to: string } } }
+  | { name: "rebalance"; data: { portfolioId: string } };
 
 export interface RunJobResult {
   snapshotId: string;

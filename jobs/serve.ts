@@ -8,6 +8,7 @@ import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { Config } from "./config.ts";
 import { createAccessLogger } from "./logger.ts";
+import { inProcessRebalancer, queueRebalancer } from "./rebalance-requests.ts";
 
 export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog): Promise<AppDeps> {
   const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"));
@@ -19,7 +20,17 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
   // While Redis is away the insurance limiter counts per process; say so instead of an unhandled event.
   redis?.on("error", (e) => log.warn({ err: String(e) }, "rate-limit Redis unavailable; limiting per process"));
-  return { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis } };
+  // Mutations write the catalog here; a changed portfolio's rebalance goes to the job runner.
+  const rebalancer = config.redisUrl ? queueRebalancer(config.redisUrl, log) : inProcessRebalancer({ dataDir: config.dataDir, catalog, log });
+  return {
+    snapshot: () => holder.get(),
+    catalog,
+    catalogWriter: catalog,
+    requestRebalance: (id) => rebalancer.request(id),
+    logger: log,
+    accessLogger: createAccessLogger(log.level),
+    rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis },
+  };
 }
 
 /** Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes. */

@@ -1,10 +1,13 @@
-// A BullMQ worker running pipeline jobs with the same runner the in-process path uses.
+// A BullMQ worker running pipeline jobs with the same runner the in-process path uses, and the
+// API's portfolio rebalances (jobs/rebalance-requests.ts).
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { SourceRejectedError, formatReject } from "../pipeline/sources/report.ts";
 import type { Log } from "../pipeline/stages/context.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { PIPELINE_QUEUE, redisConnection, type RunJobResult } from "./queue.ts";
+import { rebalanceFromCatalog } from "./rebalance-requests.ts";
 import { runPipeline } from "./runner.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
 
 export interface WorkerDeps {
   redisUrl: string;
@@ -18,6 +21,12 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
   const worker = new Worker(
     PIPELINE_QUEUE,
     async (job: Job): Promise<RunJobResult> => {
+      if (job.name === "rebalance") {
+        // a user portfolio changed through the API: the catalog holds its current rules
+        await deps.catalog.refresh();
+        await rebalanceFromCatalog({ dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log }, String(job.data.portfolioId));
+        return { snapshotId: readManifest(deps.dataDir)?.snapshotId ?? "", totalMs: 0 };
+      }
       if (job.name !== "run") throw new UnrecoverableError(`unknown job ${job.name}`);
       try {
         const { meta } = await runPipeline({

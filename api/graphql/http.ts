@@ -3,6 +3,7 @@
 // api_key; absent or unknown → 401 with a GraphQL errors body), rate limit (429), snapshot (503),
 // then graphql-http parses, validates (with the depth and cost limits) and executes.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { GraphQLError } from "graphql";
 import { createHandler } from "graphql-http/lib/use/express";
 import type pino from "pino";
 import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-types.ts";
@@ -54,6 +55,11 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       return ctx as unknown as Record<string, unknown>;
     },
     validationRules: (_req, args, specified) => [...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
+    // graphql-http's words for "which operation?" say nothing of operationName; these do
+    formatError: (e) =>
+      e.message === "Unable to detect operation AST"
+        ? new GraphQLError("the document holds several operations (or none with the given operationName): name the one to run in operationName")
+        : e,
     onOperation: (req, _args, result) => mapErrors(result, env.logger, requestId((req.context as { res: Response }).res)),
   });
   const readBody = express.text({ type: () => true, limit: MAX_BODY });
