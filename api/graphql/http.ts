@@ -4,7 +4,7 @@
 // then graphql-http parses, validates (with the depth and cost limits) and executes.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { GraphQLError } from "graphql";
-import { createHandler } from "graphql-http/lib/use/express";
+import { createHandler } from "graphql-http";
 import type pino from "pino";
 import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../../pipeline/store/model.ts";
@@ -46,10 +46,12 @@ function sendErrors(res: Response, e: ApiError): void {
 export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   const schema = graphqlSchema();
   const prepared = new WeakMap<Response, Prepared>();
-  const gql = createHandler<Record<string, unknown>>({
+  // graphql-http's handler with our own adapter: the body is read (bounded) before it runs, and an
+  // empty body is an empty string (the stock Express adapter would wait for the stream again).
+  const gql = createHandler<Request, { res: Response }, Record<string, unknown>>({
     schema,
     context: (req) => {
-      const res = (req.context as { res: Response }).res;
+      const res = req.context.res;
       const p = prepared.get(res)!;
       const ctx: GqlContext = createContext({ snapshot: p.snapshot, catalog: env.catalog, caller: p.caller }, env.writer ?? null, env.requestRebalance ?? null);
       return ctx as unknown as Record<string, unknown>;
@@ -60,7 +62,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       e.message === "Unable to detect operation AST"
         ? new GraphQLError("the document holds several operations (or none with the given operationName): name the one to run in operationName")
         : e,
-    onOperation: (req, _args, result) => mapErrors(result, env.logger, requestId((req.context as { res: Response }).res)),
+    onOperation: (req, _args, result) => mapErrors(result, env.logger, requestId(req.context.res)),
   });
   const readBody = express.text({ type: () => true, limit: MAX_BODY });
 
@@ -74,7 +76,15 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     prepared.set(res, { caller, snapshot });
     res.setHeader("X-Request-Id", requestId(res));
     res.setHeader("Cache-Control", "no-store");
-    await gql(req, res, () => undefined);
+    const [body, init] = await gql({
+      url: req.url,
+      method: req.method,
+      headers: req.headers,
+      body: () => (typeof req.body === "string" ? req.body : ""),
+      raw: req,
+      context: { res },
+    });
+    res.writeHead(init.status, init.statusText, init.headers).end(body);
   }
 
   return (req: Request, res: Response, next: NextFunction) => {
