@@ -7,14 +7,15 @@ import { ownWatchlist } from "./watchlists.ts";
 import { fail, fieldErrors, guarded, MAX_OWNED, ok, writerOf, type FieldError, type WriteContext, type WriteResult } from "./write-results.ts";
 
 export interface StockRefs {
-  stockTickers?: readonly string[] | null;
-  stockIds?: readonly string[] | null;
+  stockTickers?: readonly (string | null)[] | null;
+  stockIds?: readonly (string | null)[] | null;
 }
+const listOf = (l: readonly (string | null)[] | null | undefined): string[] => (l ?? []).map((x) => x ?? "");
 
 /** Tickers named by tickers and ids, each known to the served snapshot; unknown ones are errors. */
 async function resolveStocks(ctx: WriteContext, refs: StockRefs): Promise<{ tickers: string[]; errors: FieldError[] }> {
-  const tickers = refs.stockTickers ?? [];
-  const ids = refs.stockIds ?? [];
+  const tickers = listOf(refs.stockTickers);
+  const ids = listOf(refs.stockIds);
   const errors: FieldError[] = [];
   const byTicker = await access.companiesByTicker(ctx.snapshot, tickers);
   const unknownT = tickers.filter((_, i) => !byTicker[i]);
@@ -79,11 +80,11 @@ export function removeFromWatchlist(ctx: WriteContext, input: { watchlistId: str
     const w = ownWatchlist(ctx, input.watchlistId);
     if (noRefs(input)) return fail("stockTickers", NEITHER);
     // a ticker the snapshot no longer knows can still be removed when it is in the watchlist
-    const tickers = (input.stockTickers ?? []).map((t) => t.toUpperCase());
+    const tickers = listOf(input.stockTickers).map((t) => t.toUpperCase());
     const errors: FieldError[] = [];
     const absent = tickers.filter((t) => !w.tickers.includes(t));
     if (absent.length) errors.push({ field: "stockTickers", messages: absent.map((t) => `${t} is not in watchlist ${w.id}`) });
-    const ids = input.stockIds ?? [];
+    const ids = listOf(input.stockIds);
     const byId = await access.companiesById(ctx.snapshot, ids);
     const badIds = ids.filter((_, i) => !byId[i] || !w.tickers.includes(byId[i]!.ticker.toUpperCase()));
     if (badIds.length) errors.push({ field: "stockIds", messages: badIds.map((id) => `stock id ${JSON.stringify(id)} is not in watchlist ${w.id}`) });

@@ -13,7 +13,8 @@ import { PortfolioNode } from "../types/portfolio.ts";
 import { WatchlistNode } from "../types/watchlist.ts";
 import { mutation } from "./payload.ts";
 
-const strings = () => new GraphQLList(new GraphQLNonNull(GraphQLString));
+// [String] as the interface writes it (a client may declare `$t: [String]`); null entries are unknown stocks
+const strings = () => new GraphQLList(GraphQLString);
 const ID = () => new GraphQLNonNull(GraphQLID);
 const stockRefs = { stockTickers: { type: strings() }, stockIds: { type: strings() } };
 const watchlistOut = { watchlist: { type: WatchlistNode, value: (w: Watchlist) => w } };
