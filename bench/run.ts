@@ -5,6 +5,7 @@ const sections: Record<string, () => Promise<void>> = {
   analytics: async () => (await import("./analytics.ts")).benchAnalytics(),
   portfolios: async () => (await import("./portfolios.ts")).benchPortfolios(),
   api: async () => (await import("./api.ts")).benchApi(),
+  graphql: async () => (await import("./graphql.ts")).benchGraphql(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);

@@ -13,6 +13,7 @@ import { authenticate, type Caller } from "../auth.ts";
 import { ApiError, toApiError } from "../errors.ts";
 import type { Limiter } from "../rate-limit.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
+import { answeredMediaType, DocumentCache, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
 import { ideStatic, idePage, wantsIde } from "./ide.ts";
 import { limitRules } from "./limits.ts";
@@ -35,6 +36,9 @@ const MAX_BODY = "256kb";
 interface Prepared {
   caller: Caller;
   snapshot: Snapshot;
+  /** response cache key when the request may be answered from (or stored into) the cache */
+  cacheKey?: string | null;
+  mediaType?: string | null;
 }
 
 function sendErrors(res: Response, e: ApiError): void {
@@ -46,6 +50,8 @@ function sendErrors(res: Response, e: ApiError): void {
 export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   const schema = graphqlSchema();
   const prepared = new WeakMap<Response, Prepared>();
+  const documents = new DocumentCache();
+  const responses = new ResponseCache();
   // graphql-http's handler with our own adapter: the body is read (bounded) before it runs, and an
   // empty body is an empty string (the stock Express adapter would wait for the stream again).
   const gql = createHandler<Request, { res: Response }, Record<string, unknown>>({
@@ -56,13 +62,29 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       const ctx: GqlContext = createContext({ snapshot: p.snapshot, catalog: env.catalog, caller: p.caller }, env.writer ?? null, env.requestRebalance ?? null);
       return ctx as unknown as Record<string, unknown>;
     },
-    validationRules: (_req, args, specified) => [...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
+    parse: documents.parse,
+    validate: documents.validate,
+    validationRules: (_req, args, specified) =>
+      documents.tag([...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)], args.variableValues, args.operationName),
+    // a cached response of a snapshot-only query skips parsing, validation and execution
+    onSubscribe: (req, params) => {
+      const p = prepared.get(req.context.res)!;
+      p.mediaType = answeredMediaType(req.raw.headers.accept);
+      p.cacheKey = p.mediaType && typeof params.query === "string" ? responses.key(p.snapshot.id, p.caller.key.scopes, p.mediaType, params.query, params.operationName, params.variables) : null;
+      const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
+      if (hit !== undefined) return [hit, { status: 200, statusText: "OK", headers: { "content-type": `${p.mediaType}; charset=utf-8` } }];
+    },
     // graphql-http's words for "which operation?" say nothing of operationName; these do
     formatError: (e) =>
       e.message === "Unable to detect operation AST"
         ? new GraphQLError("the document holds several operations (or none with the given operationName): name the one to run in operationName")
         : e,
-    onOperation: (req, _args, result) => mapErrors(result, env.logger, requestId(req.context.res)),
+    onOperation: (req, args, result) => {
+      const mapped = mapErrors(result, env.logger, requestId(req.context.res));
+      const p = prepared.get(req.context.res)!;
+      if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName)) responses.set(p.cacheKey, JSON.stringify(mapped));
+      return mapped;
+    },
   });
   const readBody = express.text({ type: () => true, limit: MAX_BODY });
 
