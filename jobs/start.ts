@@ -52,7 +52,7 @@ async function primary(config: Config): Promise<void> {
   }
   if (current) await waitHealthy(url, log);
   const keyLine = demo.key ? `demo API key (every scope): ${demo.key}` : "demo API key: the DEMO_API_KEY you set";
-  process.stdout.write(`\nserving ${url}/data/v1\n${keyLine}\ntry: curl '${url}/data/v1/stock_ratings?limit=5&api_key=${demo.key ?? "$DEMO_API_KEY"}'\n\n`);
+  process.stdout.write(`\nserving ${url}/data/v1 and ${url}/graphiql (GraphiQL in a browser; header api_key)\n${keyLine}\ntry: curl '${url}/data/v1/stock_ratings?limit=5&api_key=${demo.key ?? "$DEMO_API_KEY"}'\n\n`);
   const stop = async () => {
     await worker?.close();
     process.exit(0);

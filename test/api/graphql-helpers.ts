@@ -18,6 +18,10 @@ export async function gql(s: TestServer, query: string, variables?: object, opts
     headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...(key ? { api_key: key } : {}), ...opts.headers },
     body: JSON.stringify({ query, variables, operationName: opts.operationName }),
   });
+  return read(r);
+}
+
+async function read(r: Response): Promise<GqlRes> {
   const text = await r.text();
   let json: unknown;
   try {
@@ -31,13 +35,5 @@ export async function gql(s: TestServer, query: string, variables?: object, opts
 export async function gqlGet(s: TestServer, params: Record<string, string>, headers: Record<string, string> = { api_key: KEYS.alice, accept: "application/json" }): Promise<GqlRes> {
   const u = new URL(`${s.url}/graphiql`);
   for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
-  const r = await fetch(u, { headers });
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, headers: r.headers, json, text };
+  return read(await fetch(u, { headers }));
 }
