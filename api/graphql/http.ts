@@ -12,6 +12,7 @@ import { requestId } from "../access-log.ts";
 import { authenticate, type Caller } from "../auth.ts";
 import { ApiError, toApiError } from "../errors.ts";
 import type { Limiter } from "../rate-limit.ts";
+import { snapshotId } from "../resources/snapshot-access.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { answeredMediaType, DocumentCache, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
@@ -70,7 +71,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     onSubscribe: (req, params) => {
       const p = prepared.get(req.context.res)!;
       p.mediaType = answeredMediaType(req.raw.headers.accept);
-      p.cacheKey = p.mediaType && typeof params.query === "string" ? responses.key(p.snapshot.id, p.caller.key.scopes, p.mediaType, params.query, params.operationName, params.variables) : null;
+      p.cacheKey = p.mediaType && typeof params.query === "string" ? responses.key(snapshotId(p.snapshot), p.caller.key.scopes, p.mediaType, params.query, params.operationName, params.variables) : null;
       const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
       if (hit !== undefined) return [hit, { status: 200, statusText: "OK", headers: { "content-type": `${p.mediaType}; charset=utf-8` } }];
     },

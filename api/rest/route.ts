@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../../pipeline/store/model.ts";
 import type { ReadContext } from "../resources/context.ts";
+import { snapshotId } from "../resources/snapshot-access.ts";
 import { authenticate, ENDPOINT_SCOPES, presentedKey, queryKey, requireScopes, type Caller, type EndpointName } from "../auth.ts";
 import { Unavailable } from "../errors.ts";
 import { bodyEtag, etagMatches, requestEtag } from "../output/etag.ts";
@@ -78,9 +79,10 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     const inm = req.headers["if-none-match"];
     const id = requestId(res);
     if (r.key !== undefined) {
-      const ck = `${snapshot.id}|${p.format}|${def.id}|${r.key}`;
+      const sid = snapshotId(snapshot);
+      const ck = `${sid}|${p.format}|${def.id}|${r.key}`;
       let hit = env.cache.get(ck);
-      const etag = hit?.etag ?? requestEtag(snapshot.id, ck);
+      const etag = hit?.etag ?? requestEtag(sid, ck);
       if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
       if (!hit) {
         hit = { etag, body: serialize(await r.build(), p.format) };
