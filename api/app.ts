@@ -32,6 +32,8 @@ export interface AppDeps {
   catalogWriter?: CatalogWriter;
   /** Port to the job runner: a user portfolio changed, rebalance it (jobs/ implements it). */
   requestRebalance?: (portfolioId: string) => void;
+  /** GraphQL whole-response cache of snapshot-only queries; default on. */
+  graphqlResponseCache?: boolean;
 }
 
 
@@ -66,7 +68,7 @@ export function createApp(deps: AppDeps): express.Express {
     rest(req, res, next);
   });
 
-  app.use(GRAPHQL_PATH, graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger }));
+  app.use(GRAPHQL_PATH, graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger, responseCache: deps.graphqlResponseCache }));
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();

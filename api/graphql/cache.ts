@@ -89,10 +89,33 @@ export class ResponseCache {
     if (query.length > MAX_QUERY_CHARS) return null;
     return [snapshotId, [...scopes].sort().join(","), mediaType, operationName ?? "", JSON.stringify(variables ?? null), query].join("\u0000");
   }
-  get(key: string): string | undefined {
-    return this.bodies.get(key)?.body.toString("utf8");
+  get(key: string): Buffer | undefined {
+    return this.bodies.get(key)?.body;
   }
   set(key: string, body: string): void {
     this.bodies.set(key, { etag: "", body: Buffer.from(body, "utf8") });
+  }
+}
+
+const isMap = (v: unknown) => v == null || (typeof v === "object" && !Array.isArray(v));
+
+/**
+ * The GraphQL parameters of a well-formed request (what graphql-http would accept), for the
+ * response cache's key; null for anything else, which graphql-http then answers itself.
+ */
+export function requestParams(method: string, contentType: string | undefined, body: unknown, query: Record<string, unknown>): { query: string; operationName?: string | null; variables?: unknown } | null {
+  try {
+    let p: Record<string, unknown>;
+    if (method === "POST") {
+      if (!contentType?.startsWith("application/json") || typeof body !== "string" || !body) return null;
+      p = JSON.parse(body) as Record<string, unknown>;
+      if (!isMap(p)) return null;
+    } else {
+      p = { ...query, variables: typeof query.variables === "string" ? JSON.parse(query.variables) : query.variables, extensions: typeof query.extensions === "string" ? JSON.parse(query.extensions) : query.extensions };
+    }
+    if (typeof p.query !== "string" || !isMap(p.variables) || !isMap(p.extensions) || !(p.operationName == null || typeof p.operationName === "string")) return null;
+    return { query: p.query, operationName: p.operationName as string | null | undefined, variables: p.variables };
+  } catch {
+    return null;
   }
 }

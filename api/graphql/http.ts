@@ -14,7 +14,7 @@ import { ApiError, toApiError } from "../errors.ts";
 import type { Limiter } from "../rate-limit.ts";
 import { snapshotId } from "../resources/snapshot-access.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
-import { answeredMediaType, DocumentCache, ResponseCache, snapshotOnly } from "./cache.ts";
+import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
 import { ideStatic, idePage, wantsIde } from "./ide.ts";
 import { limitRules } from "./limits.ts";
@@ -29,6 +29,8 @@ export interface GraphqlEnv {
   requestRebalance?: RequestRebalance;
   limiter: Limiter | null;
   logger: pino.Logger;
+  /** Whole-response cache of snapshot-only queries (default on; the benchmark measures both). */
+  responseCache?: boolean;
 }
 
 /** Largest request body accepted (a query document with variables). */
@@ -52,7 +54,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   const schema = graphqlSchema();
   const prepared = new WeakMap<Response, Prepared>();
   const documents = new DocumentCache();
-  const responses = new ResponseCache();
+  const responses = env.responseCache === false ? null : new ResponseCache();
   // graphql-http's handler with our own adapter: the body is read (bounded) before it runs, and an
   // empty body is an empty string (the stock Express adapter would wait for the stream again).
   const gql = createHandler<Request, { res: Response }, Record<string, unknown>>({
@@ -67,14 +69,6 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     validate: documents.validate,
     validationRules: (_req, args, specified) =>
       documents.tag([...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)], args.variableValues, args.operationName),
-    // a cached response of a snapshot-only query skips parsing, validation and execution
-    onSubscribe: (req, params) => {
-      const p = prepared.get(req.context.res)!;
-      p.mediaType = answeredMediaType(req.raw.headers.accept);
-      p.cacheKey = p.mediaType && typeof params.query === "string" ? responses.key(snapshotId(p.snapshot), p.caller.key.scopes, p.mediaType, params.query, params.operationName, params.variables) : null;
-      const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
-      if (hit !== undefined) return [hit, { status: 200, statusText: "OK", headers: { "content-type": `${p.mediaType}; charset=utf-8` } }];
-    },
     // graphql-http's words for "which operation?" say nothing of operationName; these do
     formatError: (e) =>
       e.message === "Unable to detect operation AST"
@@ -83,7 +77,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     onOperation: (req, args, result) => {
       const mapped = mapErrors(result, env.logger, requestId(req.context.res));
       const p = prepared.get(req.context.res)!;
-      if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName)) responses.set(p.cacheKey, JSON.stringify(mapped));
+      if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName)) responses!.set(p.cacheKey, JSON.stringify(mapped));
       return mapped;
     },
   });
@@ -96,7 +90,20 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     const rate = env.limiter ? await env.limiter(caller.key.id) : undefined;
     if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
     if (!snapshot) throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
-    prepared.set(res, { caller, snapshot });
+    const p: Prepared = { caller, snapshot };
+    prepared.set(res, p);
+    // a cached response of a snapshot-only query skips graphql-http's parsing, validation and execution
+    if (responses) {
+      p.mediaType = answeredMediaType(req.headers.accept);
+      const params = p.mediaType ? requestParams(req.method, req.headers["content-type"], req.body, req.query as Record<string, unknown>) : null;
+      p.cacheKey = params && responses.key(snapshotId(snapshot), caller.key.scopes, p.mediaType!, params.query, params.operationName, params.variables);
+      const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
+      if (hit) {
+        res.writeHead(200, { "Content-Type": `${p.mediaType}; charset=utf-8`, "Content-Length": hit.length, "Cache-Control": "no-store", "X-Request-Id": requestId(res) });
+        res.end(hit);
+        return;
+      }
+    }
     res.setHeader("X-Request-Id", requestId(res));
     res.setHeader("Cache-Control", "no-store");
     const [body, init] = await gql({

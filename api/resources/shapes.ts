@@ -27,11 +27,17 @@ export type RatedStockItem = ReturnType<typeof ratedStockItem>;
 
 /** The item of a (date, company, rating row) built once and reused while the snapshot is served. */
 const itemMemo = new WeakMap<object, RatedStockItem>();
+const companyOfItem = new WeakMap<RatedStockItem, Company>();
 export function ratedStockItemOf(date: string, c: Company, r: RatingValues): RatedStockItem {
   let v = itemMemo.get(r);
-  if (!v || v.date !== date) itemMemo.set(r, (v = ratedStockItem(date, c, r)));
+  if (!v || v.date !== date) {
+    itemMemo.set(r, (v = ratedStockItem(date, c, r)));
+    companyOfItem.set(v, c);
+  }
   return v;
 }
+/** The company an item was built from (GraphQL's StockType reads it without another lookup). */
+export const itemCompany = (item: RatedStockItem): Company | undefined => companyOfItem.get(item);
 
 /** Watchlist item: no date; sector and industry as {id, name}. */
 export function watchlistItem(c: Company, r: RatingValues | null | undefined) {

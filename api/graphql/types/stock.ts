@@ -6,7 +6,7 @@ import type { FinancialType } from "../../../pipeline/store/model.ts";
 import type { Company } from "../../../pipeline/types.ts";
 import { stockSubject } from "../../resources/analytics.ts";
 import type { RatedStockItem } from "../../resources/shapes.ts";
-import { marketCapStr, ratedStockItemOf } from "../../resources/shapes.ts";
+import { itemCompany, marketCapStr, ratedStockItemOf } from "../../resources/shapes.ts";
 import { ratingHistoryPage, stockFinancials } from "../../resources/stocks.ts";
 import type { GqlContext } from "../context.ts";
 import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf } from "../relay.ts";
@@ -95,7 +95,7 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
 export const StockRatingNode: GraphQLObjectType<RatedStockItem, GqlContext> = new GraphQLObjectType<RatedStockItem, GqlContext>({
   name: "StockRatingNode",
   fields: () => ({
-    stock: { type: new GraphQLNonNull(StockType), resolve: async (r, _a, ctx) => ctx.batch.company(r.stock.ticker) },
+    stock: { type: new GraphQLNonNull(StockType), resolve: (r, _a, ctx) => itemCompany(r) ?? ctx.batch.company(r.stock.ticker) },
     date: { type: new GraphQLNonNull(GraphQLString) },
     ...ratingFields(),
   }),
