@@ -1,16 +1,18 @@
-// The Express app apart from the listening process: REST /data/v1 (fifteen endpoints), the
-// OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
+// The Express app apart from the listening process: REST /data/v1 (fifteen endpoints), GraphQL
+// at /graphiql, the OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
 import cors from "cors";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import type pino from "pino";
 import type { Redis } from "ioredis";
-import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
+import type { CatalogReader, CatalogWriter } from "../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../pipeline/store/model.ts";
 import { accessLog, requestId } from "./access-log.ts";
 import { createAuthGuard, type AuthFailureOptions } from "./auth-failures.ts";
 import { docsHandler } from "./docs.ts";
 import { adminGate } from "./admin.ts";
 import { NotFound, toApiError } from "./errors.ts";
+import { graphqlHandler } from "./graphql/http.ts";
+import { GRAPHQL_PATH } from "./graphql/ide.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { encodeFor } from "./output/compress.ts";
@@ -38,6 +40,12 @@ export interface AppDeps {
   cache?: { maxEntries?: number; maxBytes?: number };
   /** The queue dashboard (jobs/dashboard.ts), mounted at its path behind the `admin` scope. */
   admin?: { path: string; router: express.RequestHandler };
+  /** Catalog writes for GraphQL mutations (the catalog itself, usually); without it mutations answer an error. */
+  catalogWriter?: CatalogWriter;
+  /** Port to the job runner: a user portfolio changed, rebalance it (jobs/ implements it). */
+  requestRebalance?: (portfolioId: string) => void;
+  /** GraphQL whole-response cache of snapshot-only queries; default on. */
+  graphqlResponseCache?: boolean;
 }
 
 
@@ -68,7 +76,8 @@ export function createApp(deps: AppDeps): express.Express {
       res.end(body);
     },
   };
-  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter: createLimiter(deps.rateLimit), authGuard: createAuthGuard(deps.authFailureLimit), cache };
+  const limiter = createLimiter(deps.rateLimit); // one per app: REST and GraphQL count against the same limit
+  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard: createAuthGuard(deps.authFailureLimit), cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
   app.use((req, res, next) => {
@@ -85,6 +94,8 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get("/docs", docsHandler);
   app.get("/docs/redoc.standalone.js", docsHandler);
+
+  app.use(GRAPHQL_PATH, graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger, responseCache: deps.graphqlResponseCache }));
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();

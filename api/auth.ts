@@ -3,31 +3,27 @@
 import type { Request } from "express";
 import type { ApiKeyInfo, CatalogReader, Scope, User } from "../pipeline/store/catalog-types.ts";
 import { Forbidden, Unauthorized } from "./errors.ts";
+import { RESOURCE_SCOPES } from "./resources/scopes.ts";
 
 export interface Caller {
   user: User;
   key: ApiKeyInfo;
 }
 
-/**
- * Scopes per REST endpoint (contract §8 names the scopes, not their mapping; this is the mapping).
- * Portfolio metrics and performance are analytics of a portfolio: they need both scopes.
- * Watchlist items carry ratings, but they are the watchlist's content: watchlists:read suffices,
- * as portfolios:read suffices for holdings. Benchmarks are public reference data: any valid key.
- */
+/** Scopes per REST endpoint: each endpoint reads one resource (resources/scopes.ts has the mapping and why). */
 export const ENDPOINT_SCOPES = {
-  stock_ratings: ["ratings:read"],
-  stock_financials: ["financials:read"],
-  stock_metrics: ["analytics:read"],
-  stock_performance: ["analytics:read"],
-  portfolios: ["portfolios:read"],
-  portfolio_holdings: ["portfolios:read"],
-  portfolio_trades: ["portfolios:read"],
-  portfolio_metrics: ["portfolios:read", "analytics:read"],
-  portfolio_performance: ["portfolios:read", "analytics:read"],
-  watchlists: ["watchlists:read"],
-  watchlist_items: ["watchlists:read"],
-  benchmarks: [],
+  stock_ratings: RESOURCE_SCOPES.stockRatings,
+  stock_financials: RESOURCE_SCOPES.stockFinancials,
+  stock_metrics: RESOURCE_SCOPES.stockAnalytics,
+  stock_performance: RESOURCE_SCOPES.stockAnalytics,
+  portfolios: RESOURCE_SCOPES.portfolios,
+  portfolio_holdings: RESOURCE_SCOPES.portfolios,
+  portfolio_trades: RESOURCE_SCOPES.portfolios,
+  portfolio_metrics: RESOURCE_SCOPES.portfolioAnalytics,
+  portfolio_performance: RESOURCE_SCOPES.portfolioAnalytics,
+  watchlists: RESOURCE_SCOPES.watchlists,
+  watchlist_items: RESOURCE_SCOPES.watchlists,
+  benchmarks: RESOURCE_SCOPES.benchmarks,
 } as const satisfies Record<string, readonly Scope[]>;
 export type EndpointName = keyof typeof ENDPOINT_SCOPES;
 

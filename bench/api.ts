@@ -6,10 +6,10 @@
 import { fork } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { realpathSync } from "node:fs";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { runIfMain } from "./script.ts";
 import express from "express";
 import { createApp } from "../api/app.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
@@ -143,9 +143,4 @@ export async function benchApi(): Promise<void> {
   }
 }
 
-const self = fileURLToPath(import.meta.url);
-const invoked = process.argv[1] ? realpathSync(process.argv[1]) : "";
-if (invoked === self || invoked === self.replace(/\.ts$/, "")) {
-  if (process.argv.includes("--serve")) await serve();
-  else await benchApi();
-}
+await runIfMain(import.meta.url, serve, benchApi);

@@ -6,6 +6,7 @@ const sections: Record<string, () => Promise<void>> = {
   portfolios: async () => (await import("./portfolios.ts")).benchPortfolios(),
   api: async () => (await import("./api.ts")).benchApi(),
   jobs: async () => (await import("./jobs.ts")).benchJobs(),
+  graphql: async () => (await import("./graphql.ts")).benchGraphql(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);

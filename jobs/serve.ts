@@ -11,6 +11,7 @@ import { queueDashboard } from "./dashboard.ts";
 import { createAccessLogger } from "./logger.ts";
 import { logErrorsOncePerOutage } from "./redis-health.ts";
 import type { Closer } from "./shutdown.ts";
+import { inProcessRebalancer, queueRebalancer } from "./rebalance-requests.ts";
 
 /** Failed authentications per client address and minute before it gets 429s (key guessing). */
 export const AUTH_FAILURES_PER_MINUTE = 20;
@@ -32,8 +33,11 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   const admin = config.redisUrl ? queueDashboard(config.redisUrl, config.queuePrefix) : undefined;
   // While Redis is away the insurance limiter counts per process; one line per outage says so.
   if (redis) logErrorsOncePerOutage(redis, log, "rate limits (counting per process meanwhile)", { alreadyReported: opts.redisReportedDown });
-  const deps: AppDeps = { snapshot: () => holder.get(), catalog, logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined, admin };
+  // Mutations write the catalog here; a changed portfolio's rebalance goes to the job runner.
+  const rebalancer = config.redisUrl ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix) : inProcessRebalancer({ dataDir: config.dataDir, catalog, log });
+  const deps: AppDeps = { snapshot: () => holder.get(), catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined, admin };
   const closers: Closer[] = [
+    { name: "portfolio rebalances", close: () => rebalancer.close() },
     { name: "snapshot and catalog polling", close: () => (holder.stop(), clearInterval(catalogPoll)) },
     // quit() waits for a reply a dead Redis never sends; disconnect() does not.
     ...(redis ? [{ name: "rate-limit Redis", close: () => (redis.status === "ready" ? redis.quit() : redis.disconnect()) }] : []),

@@ -1,7 +1,8 @@
-// A BullMQ worker running pipeline jobs with the same stage code the in-process path uses.
-// Any number of these, on any machine that reaches the same Redis and mounts the same store and
-// source paths, share the queue: a job killed with its worker is taken over by another once its
-// lock lapses (stalled-job recovery), and publishing is guarded by the store's lock.
+// A BullMQ worker running pipeline jobs with the same stage code the in-process path uses, and
+// the API's portfolio rebalances (jobs/rebalance-requests.ts). Any number of these, on any machine
+// that reaches the same Redis and mounts the same store and source paths, share the queue: a job
+// killed with its worker is taken over by another once its lock lapses (stalled-job recovery),
+// and publishing is guarded by the store's lock.
 import { UnrecoverableError, Worker, type Job } from "bullmq";
 import { SourceRejectedError, formatReject } from "../pipeline/sources/report.ts";
 import type { Log } from "../pipeline/stages/context.ts";

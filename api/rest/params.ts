@@ -1,8 +1,8 @@
 // Query parameter schemas shared by the routers. Each carries its own 400 message, and the
 // OpenAPI document is generated from these same schemas (z.toJSONSchema, input side).
 import { z } from "zod";
-import { RATING_NAMES, type RatingName } from "../../pipeline/types.ts";
 import { InvalidParameter, type ErrorDetail } from "../errors.ts";
+import { ORDER_KEYS, ORDER_VALUES, parseRanges, type OrderBy } from "../resources/ordering.ts";
 
 const msg = (m: string) => ({ error: m });
 
@@ -30,10 +30,6 @@ export const searchParam = z
   .optional()
   .meta({ description: "Keeps stocks whose ticker or name contains the string (case-insensitive)" });
 
-export const ORDER_KEYS = ["ticker", "name", "market_cap", ...RATING_NAMES] as const;
-export type OrderKey = (typeof ORDER_KEYS)[number];
-export const ORDER_VALUES = [...ORDER_KEYS, ...ORDER_KEYS.map((k) => `-${k}` as const)] as const;
-export type OrderBy = (typeof ORDER_VALUES)[number];
 export const orderByParam = (def: OrderBy) =>
   z
     .enum(ORDER_VALUES, msg(`must be one of ${ORDER_KEYS.join(", ")}, optionally prefixed with -`))
@@ -54,32 +50,6 @@ export const dateParam = z
   .optional()
   .meta({ description: "Ratings as of the latest rating date on or before this date (YYYY-MM-DD); default the most recent" });
 
-export type Ranges = Partial<Record<RatingName, [number, number]>>;
-
-/** `{"return_rating":[8,10]}` or `{return_rating:[8,10]}`; bounds inclusive, 0 <= min <= max <= 10. */
-export function parseRanges(text: string): Ranges | string {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    try {
-      v = JSON.parse(text.replace(/([{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:/g, '$1"$2":'));
-    } catch {
-      return 'must be an object such as {"return_rating":[8,10]} or {return_rating:[8,10]}';
-    }
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return "must be an object of rating names to [min, max]";
-  const out: Ranges = {};
-  for (const [k, b] of Object.entries(v)) {
-    if (!(RATING_NAMES as readonly string[]).includes(k)) return `unknown rating ${JSON.stringify(k)}; known: ${RATING_NAMES.join(", ")}`;
-    if (!Array.isArray(b) || b.length !== 2 || !b.every((x) => typeof x === "number" && Number.isFinite(x)))
-      return `${k} must be a two-number array [min, max]`;
-    const [lo, hi] = b as [number, number];
-    if (!(lo >= 0 && lo <= hi && hi <= 10)) return `${k} bounds must satisfy 0 <= min <= max <= 10`;
-    out[k as RatingName] = [lo, hi];
-  }
-  return out;
-}
 export const rangesParam = z
   .string(msg("must be a string"))
   .transform((s, ctx) => {

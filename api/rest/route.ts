@@ -5,6 +5,8 @@ import type { Request, Response } from "express";
 import type { z } from "zod";
 import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
 import type { Snapshot } from "../../pipeline/store/model.ts";
+import type { ReadContext } from "../resources/context.ts";
+import { snapshotId } from "../resources/snapshot-access.ts";
 import { authenticate, ENDPOINT_SCOPES, presentedKey, queryKey, requireScopes, type Caller, type EndpointName } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { Unauthorized, Unavailable } from "../errors.ts";
@@ -14,14 +16,10 @@ import { sendBody, sendNotModified, type Format, type Payload } from "../output/
 import type { Limiter, RateHeaders } from "../rate-limit.ts";
 import { requestId } from "../access-log.ts";
 import type { DispatchEntry, PathHandler } from "./dispatch.ts";
-import { indexOf, type SnapshotIndex } from "./indexes.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
-export interface RouteContext<P> {
-  snapshot: Snapshot;
-  idx: SnapshotIndex;
-  caller: Caller;
-  catalog: CatalogReader;
+/** The resource readers' context, plus the route's validated parameters and path parameters. */
+export interface RouteContext<P> extends ReadContext {
   params: P;
   path: Record<string, string>;
 }
@@ -32,7 +30,7 @@ export interface Resolved {
    * Omitted for bodies that read the mutable catalog: those are built per request and tagged by content.
    */
   key?: string;
-  build(): Payload;
+  build(): Payload | Promise<Payload>;
 }
 
 export interface RouteDef<S extends z.ZodObject = z.ZodObject> {
@@ -45,7 +43,8 @@ export interface RouteDef<S extends z.ZodObject = z.ZodObject> {
   pathParams?: Record<string, string>;
   query: S;
   response: z.ZodType;
-  resolve(ctx: RouteContext<z.output<S>>): Resolved;
+  /** Lookups that decide 404s and semantic 400s; the body's own reads happen in build(). */
+  resolve(ctx: RouteContext<z.output<S>>): Promise<Resolved>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -75,25 +74,26 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
   // zod. A header key is read per request, since it is not part of the query string.
   const parsedCache = new Map<string, Parsed>();
 
-  function serve(req: Request, res: Response, snapshot: Snapshot | null, caller: Caller, p: Parsed | ZodInvalid, path: Record<string, string>, rate?: RateHeaders): void {
+  async function serve(req: Request, res: Response, snapshot: Snapshot | null, caller: Caller, p: Parsed | ZodInvalid, path: Record<string, string>, rate?: RateHeaders): Promise<void> {
     requireScopes(caller, scopes);
     if (!snapshot) throw new Unavailable();
     if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);
-    const r = def.resolve({ snapshot, idx: indexOf(snapshot), caller, catalog: env.catalog, params: p.params, path });
+    const r = await def.resolve({ snapshot, caller, catalog: env.catalog, params: p.params, path });
     const inm = req.headers["if-none-match"];
     const id = requestId(res);
     if (r.key !== undefined) {
-      const ck = `${snapshot.id}|${p.format}|${def.id}|${r.key}`;
+      const sid = snapshotId(snapshot);
+      const ck = `${sid}|${p.format}|${def.id}|${r.key}`;
       let hit = env.cache.get(ck);
-      const etag = hit?.etag ?? requestEtag(snapshot.id, ck);
+      const etag = hit?.etag ?? requestEtag(sid, ck);
       if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
       if (!hit) {
-        hit = { etag, body: serialize(r.build(), p.format) };
+        hit = { etag, body: serialize(await r.build(), p.format) };
         env.cache.set(ck, hit);
       }
       return sendBody(res, p.format, def.endpoint, hit.body, hit.etag, id, rate);
     }
-    const body = serialize(r.build(), p.format);
+    const body = serialize(await r.build(), p.format);
     const etag = bodyEtag(body);
     if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
     return sendBody(res, p.format, def.endpoint, body, etag, id, rate);
@@ -131,15 +131,13 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
       }
     } else caller = authenticate(presentedKey(req, p.queryKey), env.catalog);
     if (env.limiter)
-      return env.limiter(caller.key.id).then((rate) => {
-        try {
-          serve(req, res, snapshot, caller, p, path, rate);
-        } catch (e) {
-          if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v); // errors carry them too
+      return env.limiter(caller.key.id).then((rate) =>
+        serve(req, res, snapshot, caller, p, path, rate).catch((e: unknown) => {
+          if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v); // errors carry them too
           throw e;
-        }
-      });
-    serve(req, res, snapshot, caller, p, path);
+        }),
+      );
+    return serve(req, res, snapshot, caller, p, path);
   };
 }
 
@@ -158,5 +156,13 @@ export function restEntries(routes: AnyRoute[], env: RouteEnv): DispatchEntry[] 
 /** Upper-cased ticker path parameter. */
 export const tickerOf = (ctx: { path: Record<string, string> }) => String(ctx.path.ticker ?? "").toUpperCase();
 
-/** Page of a list. */
-export const page = <T>(list: T[], offset: number, limit: number) => list.slice(offset, offset + limit);
+/** limit/offset query parameters as a page request. */
+export const pageArgs = (p: { limit: number; offset: number }) => ({ offset: p.offset, limit: p.limit });
+
+/** JSON text of an item object, kept while the object lives (snapshot-backed items are reused). */
+const jsonMemo = new WeakMap<object, string>();
+export function jsonOf(value: object): { value: object; json: string } {
+  let json = jsonMemo.get(value);
+  if (json === undefined) jsonMemo.set(value, (json = JSON.stringify(value)));
+  return { value, json };
+}

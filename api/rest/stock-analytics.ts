@@ -1,18 +1,11 @@
 // GET /stock_metrics/:ticker (benchmark, period) and GET /stock_performance/:ticker (type, benchmark)
 import { z } from "zod";
-import { NotFound } from "../errors.ts";
+import { metricsPayload, seriesPayload } from "../output/payload.ts";
+import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf, stockReturnsOf, stockSubject } from "../resources/analytics.ts";
+import { stockByTicker } from "../resources/stocks.ts";
+import { metricsQuery, performanceQuery } from "./analytics-common.ts";
 import { MetricRowSchema, SeriesSchema } from "./resources.ts";
-import { defineRoute, tickerOf, type RouteContext } from "./route.ts";
-import { benchmarkOf, checkRollingBeta, metricsBody, metricsQuery, performanceBody, performanceQuery } from "./analytics-common.ts";
-
-const EMPTY = { dates: [] as string[], returns: new Float64Array() };
-
-function stockOf(ctx: Pick<RouteContext<unknown>, "snapshot" | "path">) {
-  const ticker = tickerOf(ctx);
-  const c = ctx.snapshot.companyByTicker.get(ticker);
-  if (!c) throw new NotFound(`unknown ticker ${ticker}`);
-  return { ticker: c.ticker, returns: ctx.snapshot.stockReturns.get(c.ticker) ?? EMPTY };
-}
+import { defineRoute, tickerOf } from "./route.ts";
 
 export const stockAnalyticsRoutes = [
   defineRoute({
@@ -23,12 +16,12 @@ export const stockAnalyticsRoutes = [
     pathParams: { ticker: "Ticker (case-insensitive)" },
     query: metricsQuery,
     response: z.array(MetricRowSchema),
-    resolve(ctx) {
-      const { ticker, returns } = stockOf(ctx);
-      const bench = benchmarkOf(ctx.snapshot, ctx.params.benchmark);
+    async resolve(ctx) {
+      const c = await stockByTicker(ctx.snapshot, tickerOf(ctx));
+      const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       return {
-        key: JSON.stringify([ticker, bench?.id ?? null, ctx.params.period ?? null]),
-        build: () => metricsBody(ctx.snapshot, "stock", ticker, ticker, returns, bench, ctx.params.period),
+        key: JSON.stringify([c.ticker, bench?.id ?? null, ctx.params.period ?? null]),
+        build: async () => metricsPayload(await metricsOf(ctx.snapshot, await stockSubject(c, stockReturnsOf(ctx.snapshot)), bench, ctx.params.period)),
       };
     },
   }),
@@ -40,13 +33,13 @@ export const stockAnalyticsRoutes = [
     pathParams: { ticker: "Ticker (case-insensitive)" },
     query: performanceQuery,
     response: z.array(SeriesSchema),
-    resolve(ctx) {
-      const { ticker, returns } = stockOf(ctx);
-      const bench = benchmarkOf(ctx.snapshot, ctx.params.benchmark);
+    async resolve(ctx) {
+      const c = await stockByTicker(ctx.snapshot, tickerOf(ctx));
+      const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       checkRollingBeta(ctx.params.type, bench);
       return {
-        key: JSON.stringify([ticker, ctx.params.type, bench?.id ?? null]),
-        build: () => performanceBody(ctx.params.type, ticker, returns, bench),
+        key: JSON.stringify([c.ticker, ctx.params.type, bench?.id ?? null]),
+        build: async () => seriesPayload(seriesOf(ctx.params.type, c.ticker, (await stockSubject(c, stockReturnsOf(ctx.snapshot))).returns, bench)),
       };
     },
   }),

@@ -1,8 +1,8 @@
 // GET /stock_financials/:ticker?type=annual|quarterly|ttm
 import { z } from "zod";
-import { financialsLongRows, financialsResponse } from "../../pipeline/financials/index.ts";
-import { NotFound } from "../errors.ts";
+import { financialsLongRows } from "../../pipeline/financials/index.ts";
 import { FINANCIAL_CSV_COLUMNS, longRowsPayload } from "../output/payload.ts";
+import { stockByTicker, stockFinancials } from "../resources/stocks.ts";
 import { FinancialsSchema } from "./resources.ts";
 import { defineRoute, tickerOf } from "./route.ts";
 
@@ -22,14 +22,12 @@ export const stockFinancialsRoutes = [
     pathParams: { ticker: "Ticker (case-insensitive)" },
     query: stockFinancialsQuery,
     response: FinancialsSchema,
-    resolve({ snapshot, params, path }) {
-      const ticker = tickerOf({ path });
-      const c = snapshot.companyByTicker.get(ticker);
-      if (!c) throw new NotFound(`unknown ticker ${ticker}`);
+    async resolve({ snapshot, params, path }) {
+      const c = await stockByTicker(snapshot, tickerOf({ path }));
       return {
-        key: JSON.stringify([ticker, params.type]),
-        build() {
-          const resp = financialsResponse({ id: c.id, ticker: c.ticker, name: c.name }, snapshot.financials.get(c.ticker), params.type);
+        key: JSON.stringify([c.ticker, params.type]),
+        async build() {
+          const resp = await stockFinancials(snapshot, c, params.type);
           return longRowsPayload(resp, () => financialsLongRows(resp, params.type), FINANCIAL_CSV_COLUMNS);
         },
       };

@@ -1,31 +1,13 @@
-// Watchlists (the caller's), one watchlist, and its items with the latest ratings.
-// Read from the mutable catalog on every request (no body cache; ETag from the body).
+// Watchlists (the caller's), one watchlist, and its items with the latest ratings. Thin wrappers
+// over resources/watchlists.ts; catalog-backed, so no body cache (ETag from the body).
 import { z } from "zod";
-import type { Watchlist } from "../../pipeline/store/catalog-types.ts";
-import { NotFound } from "../errors.ts";
 import { objectsPayload } from "../output/payload.ts";
-import { comparator, matchesSearch, type Sortable } from "./indexes.ts";
+import { visibleWatchlist, watchlistItemsPage, watchlistOf, watchlistsOfCaller } from "../resources/watchlists.ts";
 import { limitParam, offsetParam, orderByParam, searchParam } from "./params.ts";
-import { WATCHLIST_COLUMNS, WATCHLIST_ITEM_COLUMNS, watchlistItem, watchlistObject, WatchlistItemSchema, WatchlistSchema } from "./resources.ts";
-import { defineRoute, page, type RouteContext } from "./route.ts";
+import { WATCHLIST_COLUMNS, WATCHLIST_ITEM_COLUMNS, WatchlistItemSchema, WatchlistSchema } from "./resources.ts";
+import { defineRoute, pageArgs } from "./route.ts";
 
-/** Own watchlists, and other users' watchlists that are not private; else 404. */
-function visible(ctx: Pick<RouteContext<unknown>, "catalog" | "caller" | "path">): Watchlist {
-  const id = String(ctx.path.id ?? "");
-  const w = ctx.catalog.watchlist(id);
-  if (!w || (w.ownerId !== ctx.caller.user.id && w.private)) throw new NotFound(`unknown watchlist ${id}`);
-  return w;
-}
-
-/** Stocks of a watchlist that the snapshot knows (a delisted ticker drops out of count and items alike). */
-function stocksOf(ctx: Pick<RouteContext<unknown>, "snapshot" | "idx">, w: Watchlist): Sortable[] {
-  const out: Sortable[] = [];
-  for (const t of w.tickers) {
-    const company = ctx.snapshot.companyByTicker.get(t.toUpperCase());
-    if (company) out.push({ company, ratings: ctx.idx.ratingAsOf(company.ticker) ?? null });
-  }
-  return out;
-}
+const idOf = (ctx: { path: Record<string, string> }) => String(ctx.path.id ?? "");
 
 export const watchlistItemsQuery = z.object({ search: searchParam, order_by: orderByParam("ticker"), limit: limitParam, offset: offsetParam });
 
@@ -37,14 +19,8 @@ export const watchlistsRoutes = [
     summary: "The caller's watchlists",
     query: z.object({}),
     response: z.array(WatchlistSchema),
-    resolve(ctx) {
-      return {
-        build: () =>
-          objectsPayload(
-            ctx.catalog.watchlistsOf(ctx.caller.user.id).map((w) => watchlistObject(w, stocksOf(ctx, w).length)),
-            WATCHLIST_COLUMNS,
-          ),
-      };
+    async resolve(ctx) {
+      return { build: async () => objectsPayload(await watchlistsOfCaller(ctx), WATCHLIST_COLUMNS) };
     },
   }),
   defineRoute({
@@ -55,9 +31,9 @@ export const watchlistsRoutes = [
     pathParams: { id: "Watchlist id" },
     query: z.object({}),
     response: WatchlistSchema,
-    resolve(ctx) {
-      const w = visible(ctx);
-      return { build: () => objectsPayload(watchlistObject(w, stocksOf(ctx, w).length), WATCHLIST_COLUMNS) };
+    async resolve(ctx) {
+      const w = visibleWatchlist(ctx, idOf(ctx));
+      return { build: async () => objectsPayload(await watchlistOf(ctx, w), WATCHLIST_COLUMNS) };
     },
   }),
   defineRoute({
@@ -68,17 +44,11 @@ export const watchlistsRoutes = [
     pathParams: { id: "Watchlist id" },
     query: watchlistItemsQuery,
     response: z.array(WatchlistItemSchema),
-    resolve(ctx) {
-      const w = visible(ctx);
+    async resolve(ctx) {
+      const w = visibleWatchlist(ctx, idOf(ctx));
       const p = ctx.params;
       return {
-        build() {
-          let list = stocksOf(ctx, w);
-          const needle = p.search?.toUpperCase();
-          if (needle) list = list.filter((e) => matchesSearch(e.company, needle));
-          list.sort(comparator(p.order_by));
-          return objectsPayload(page(list, p.offset, p.limit).map((e) => watchlistItem(e.company, e.ratings)), WATCHLIST_ITEM_COLUMNS);
-        },
+        build: async () => objectsPayload((await watchlistItemsPage(ctx, w, { search: p.search, orderBy: p.order_by, ...pageArgs(p) })).items, WATCHLIST_ITEM_COLUMNS),
       };
     },
   }),

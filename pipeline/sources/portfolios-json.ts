@@ -23,7 +23,8 @@ const fraction = z
   .refine((x) => x > 0 && x <= 1, "must be a fraction in (0, 1]")
   .nullish()
   .transform((x) => x ?? null);
-const ruleFields = {
+/** The rule fields of a portfolio, as portfolios.json validates them (GraphQL mutations reuse them). */
+export const portfolioRuleFields = {
   rebalanceFrequency: z.number().int().positive(),
   maxStocks: z.number().int().positive(),
   maxStocksCriteria: criteria.default("total_rating"),
@@ -31,7 +32,7 @@ const ruleFields = {
   maxSectorConcentration: fraction,
   ranges,
 };
-const portfolio = z.object({ id: idString, name: z.string().min(1), description: z.string().default(""), ...ruleFields });
+const portfolio = z.object({ id: idString, name: z.string().min(1), description: z.string().default(""), ...portfolioRuleFields });
 const benchmark = z
   .object({
     id: idString,

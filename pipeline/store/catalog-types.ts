@@ -56,4 +56,27 @@ export interface CatalogReader {
   watchlist(id: string): Watchlist | null;
   userPortfoliosOf(userId: string): UserPortfolio[];
   userPortfolio(id: string): UserPortfolio | null;
+  /** When the latest change of a user portfolio asked for its rebalance (ISO); null when none is recorded. */
+  rebalanceRequestedAt?(portfolioId: string): string | null;
+}
+
+export interface WatchlistFields {
+  name: string;
+  description?: string;
+  private?: boolean;
+}
+
+/** The writes GraphQL mutations make. Each persists before it returns; reads see it at once. */
+export interface CatalogWriter {
+  updateUser(id: string, patch: Partial<Omit<User, "id">>): Promise<User>;
+  createWatchlist(ownerId: string, w: WatchlistFields & { tickers?: string[] }): Promise<Watchlist>;
+  updateWatchlist(id: string, patch: Partial<WatchlistFields>): Promise<Watchlist>;
+  deleteWatchlist(id: string): Promise<void>;
+  /** Adds tickers not yet present (upper-cased), in order. */
+  addToWatchlist(id: string, tickers: string[]): Promise<Watchlist>;
+  removeFromWatchlist(id: string, tickers: string[]): Promise<Watchlist>;
+  /** Also records the time the portfolio's rebalance is requested (rebalanceRequestedAt). */
+  createUserPortfolio(ownerId: string, rules: Omit<PortfolioRules, "id">): Promise<UserPortfolio>;
+  updateUserPortfolio(id: string, rules: PortfolioRules): Promise<UserPortfolio>;
+  deleteUserPortfolio(id: string): Promise<void>;
 }

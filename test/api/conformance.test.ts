@@ -1,5 +1,5 @@
-// Runs the shared structural conformance script (REST group) against a real server over the
-// fixture, when the script is present (CONFORMANCE_CHECK overrides its path).
+// Runs the shared structural conformance script (REST and GraphQL groups) against a real server
+// over the fixture, when the script is present (CONFORMANCE_CHECK overrides its path).
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from "./helpers.ts";
 const SCRIPT = process.env.CONFORMANCE_CHECK ?? "/work/shared/conformance/check.mjs";
 const csvCell = (v: unknown) => (/[",\r\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v));
 
-describe.skipIf(!existsSync(SCRIPT))("contract conformance script (REST)", () => {
+describe.skipIf(!existsSync(SCRIPT))("contract conformance script", () => {
   let s: TestServer;
   let dir: string;
   beforeAll(async () => {
@@ -31,12 +31,14 @@ describe.skipIf(!existsSync(SCRIPT))("contract conformance script (REST)", () =>
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("passes every REST check", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, "rest", s.url, KEYS.alice, dir, KEYS.aliceRatingsOnly]).catch(
-      (e: { stdout: string }) => ({ stdout: e.stdout }),
-    );
-    const fails = stdout.split("\n").filter((l) => l.startsWith("FAIL"));
-    expect(fails).toEqual([]);
-    expect(stdout).toMatch(/\d+ passed, 0 failed/);
-  }, 120_000);
+  for (const group of ["rest", "graphql"]) {
+    it(`passes every ${group} check`, async () => {
+      const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, group, s.url, KEYS.alice, dir, KEYS.aliceRatingsOnly]).catch(
+        (e: { stdout: string }) => ({ stdout: e.stdout }),
+      );
+      const fails = stdout.split("\n").filter((l) => l.startsWith("FAIL"));
+      expect(fails).toEqual([]);
+      expect(stdout).toMatch(/\d+ passed, 0 failed/);
+    }, 120_000);
+  }
 });

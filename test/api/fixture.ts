@@ -8,7 +8,7 @@
 //     user portfolio per user (201 alice, 202 bob), with holdings selected like the contract says;
 //   - financials for the first three tickers; full-period metric rows for every stock (optional).
 import { createHash } from "node:crypto";
-import type { ApiKeyInfo, CatalogReader, Scope, User, UserPortfolio, Watchlist } from "../../pipeline/store/catalog-types.ts";
+import type { ApiKeyInfo, CatalogReader, CatalogWriter, Scope, User, UserPortfolio, Watchlist, WatchlistFields } from "../../pipeline/store/catalog-types.ts";
 import { SCOPES } from "../../pipeline/store/catalog-types.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, PortfolioResult, Snapshot } from "../../pipeline/store/model.ts";
 import { metricsKey } from "../../pipeline/store/model.ts";
@@ -324,8 +324,12 @@ export const KEYS = {
   revoked: "srk_revoked_key_0123456789abcdef000",
 } as const;
 
-/** CatalogReader over plain maps; keys are held only as SHA-256 hashes, as the real catalog does. */
-export class MemoryCatalog implements CatalogReader {
+/**
+ * CatalogReader and CatalogWriter over plain maps; keys are held only as SHA-256 hashes, as the
+ * real catalog does. Writes follow the real catalog's rules (ids from counters, tickers
+ * upper-cased and not repeated, duplicate email refused); test/store/catalog.test.ts covers those.
+ */
+export class MemoryCatalog implements CatalogReader, CatalogWriter {
   users = new Map(USERS.map((u) => [u.id, u]));
   keysByHash = new Map<string, ApiKeyInfo>();
   watchlists = new Map<string, Watchlist>();
@@ -367,6 +371,77 @@ export class MemoryCatalog implements CatalogReader {
   }
   userPortfolio(id: string) {
     return this.portfolios.get(id) ?? null;
+  }
+  changedAt = new Map<string, string>();
+  rebalanceRequestedAt(id: string) {
+    return this.changedAt.get(id) ?? null;
+  }
+
+  // ---- writes
+  private nextWatchlist = 100;
+  private nextPortfolio = 5001;
+  /** Every write, in order (what a test asserts did or did not happen). */
+  writes: string[] = [];
+  async updateUser(id: string, patch: Partial<Omit<User, "id">>) {
+    const u = this.users.get(id)!;
+    if (patch.email && [...this.users.values()].some((o) => o.id !== id && o.email.toLowerCase() === patch.email!.toLowerCase()))
+      throw Object.assign(new Error("email taken"), { code: "conflict" });
+    const next = { ...u, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
+    this.users.set(id, next);
+    this.authMemo.clear();
+    this.writes.push(`updateUser ${id}`);
+    return next;
+  }
+  async createWatchlist(ownerId: string, w: WatchlistFields & { tickers?: string[] }) {
+    const id = String(this.nextWatchlist++);
+    const tickers = [...new Set((w.tickers ?? []).map((t) => t.toUpperCase()))];
+    this.watchlists.set(id, { id, ownerId, name: w.name, description: w.description ?? "", private: w.private ?? true, createdAt: new Date().toISOString(), tickers });
+    this.writes.push(`createWatchlist ${id}`);
+    return this.watchlists.get(id)!;
+  }
+  async updateWatchlist(id: string, patch: Partial<WatchlistFields>) {
+    const w = this.watchlists.get(id)!;
+    this.watchlists.set(id, { ...w, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) });
+    this.writes.push(`updateWatchlist ${id}`);
+    return this.watchlists.get(id)!;
+  }
+  async deleteWatchlist(id: string) {
+    this.watchlists.delete(id);
+    this.writes.push(`deleteWatchlist ${id}`);
+  }
+  async addToWatchlist(id: string, tickers: string[]) {
+    const w = this.watchlists.get(id)!;
+    const fresh = [...new Set(tickers.map((t) => t.toUpperCase()))].filter((t) => !w.tickers.includes(t));
+    this.watchlists.set(id, { ...w, tickers: [...w.tickers, ...fresh] });
+    this.writes.push(`addToWatchlist ${id} ${fresh.join(",")}`);
+    return this.watchlists.get(id)!;
+  }
+  async removeFromWatchlist(id: string, tickers: string[]) {
+    const w = this.watchlists.get(id)!;
+    const drop = new Set(tickers.map((t) => t.toUpperCase()));
+    this.watchlists.set(id, { ...w, tickers: w.tickers.filter((t) => !drop.has(t)) });
+    this.writes.push(`removeFromWatchlist ${id} ${[...drop].join(",")}`);
+    return this.watchlists.get(id)!;
+  }
+  async createUserPortfolio(ownerId: string, rules: Omit<PortfolioRules, "id">) {
+    const id = String(this.nextPortfolio++);
+    const now = new Date().toISOString();
+    this.portfolios.set(id, { ...rules, id, ownerId, createdAt: now });
+    this.changedAt.set(id, now);
+    this.writes.push(`createUserPortfolio ${id}`);
+    return this.portfolios.get(id)!;
+  }
+  async updateUserPortfolio(id: string, rules: PortfolioRules) {
+    const p = this.portfolios.get(id)!;
+    this.portfolios.set(id, { ...rules, id, ownerId: p.ownerId, createdAt: p.createdAt });
+    this.changedAt.set(id, new Date().toISOString());
+    this.writes.push(`updateUserPortfolio ${id}`);
+    return this.portfolios.get(id)!;
+  }
+  async deleteUserPortfolio(id: string) {
+    this.portfolios.delete(id);
+    this.changedAt.delete(id);
+    this.writes.push(`deleteUserPortfolio ${id}`);
   }
 }
 

@@ -29,7 +29,7 @@ export function fixtureWithMetrics(opts: FixtureOptions = {}): Fixture {
   return buildFixture({ metrics: metricRows, alignBenchmark, ...opts });
 }
 
-export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps["rateLimit"]; snapshot?: "none"; deps?: Partial<AppDeps> } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps["rateLimit"]; snapshot?: "none"; requestRebalance?: AppDeps["requestRebalance"]; deps?: Partial<AppDeps> } = {}): Promise<TestServer> {
   const fx = opts.fx ?? fixtureWithMetrics();
   const catalog = buildCatalog(fx);
   const logs: string[] = [];
@@ -43,7 +43,7 @@ export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps[
   const logger = createLogger("debug", stream);
   const accessLogger = createAccessLogger("debug", stream);
   const current = { snapshot: opts.snapshot === "none" ? null : (fx.snapshot as Snapshot | null) };
-  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, logger, accessLogger, rateLimit: opts.rateLimit, ...opts.deps } });
+  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, catalogWriter: catalog, requestRebalance: opts.requestRebalance, logger, accessLogger, rateLimit: opts.rateLimit, ...opts.deps } });
   const get = async (path: string, params: Record<string, string | number> = {}, headers: Record<string, string> = {}): Promise<Res> => {
     const u = new URL(srv.url + path);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));

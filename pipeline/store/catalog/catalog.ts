@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ApiKeyInfo, CatalogReader, Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
+import type { ApiKeyInfo, CatalogReader, CatalogWriter, Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
 import { SCOPES } from "../catalog-types.ts";
 import { lit, openDuck, rows, type Conn } from "../duck.ts";
 import { generateKey, hashKey, keyHint } from "./keys.ts";
@@ -24,14 +24,18 @@ interface Mirror {
   keys: ApiKeyInfo[];
   watchlists: Map<string, Watchlist>;
   portfolios: Map<string, UserPortfolio>;
+  /** user portfolio id → its last change (create or update): when its rebalance was requested */
+  changedAt: Map<string, string>;
 }
 
 /** Presented keys remembered per mirror (see authenticate). */
 const AUTH_MEMO_MAX = 10_000;
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString());
 
-export class Catalog implements CatalogReader {
-  private mirror: Mirror = { users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map() };
+const emptyMirror = (): Mirror => ({ users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map(), changedAt: new Map() });
+
+export class Catalog implements CatalogReader, CatalogWriter {
+  private mirror: Mirror = emptyMirror();
   private authMemo = new Map<string, { user: User; key: ApiKeyInfo } | null>();
   private version = "";
   private constructor(readonly path: string) {}
@@ -105,7 +109,7 @@ export class Catalog implements CatalogReader {
     const wls = await rows<Record<string, unknown>>(conn, "select * from watchlists");
     const items = await rows<{ watchlist_id: string; ticker: string }>(conn, "select watchlist_id, ticker from watchlist_items order by watchlist_id, position");
     const ups = await rows<Record<string, unknown>>(conn, "select * from user_portfolios");
-    const m: Mirror = { users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map() };
+    const m = emptyMirror();
     for (const u of users) m.users.set(u.id, { id: u.id, email: u.email, firstName: u.first_name, lastName: u.last_name, phoneNumber: u.phone });
     for (const k of keys) {
       const info: ApiKeyInfo = { id: String(k.id), userId: String(k.user_id), scopes: String(k.scopes).split(",").filter(Boolean) as Scope[], createdAt: iso(k.created_at)!, revokedAt: iso(k.revoked_at) };
@@ -114,7 +118,10 @@ export class Catalog implements CatalogReader {
     }
     for (const w of wls) m.watchlists.set(String(w.id), { id: String(w.id), ownerId: String(w.owner_id), name: String(w.name), description: String(w.description), private: Boolean(w.private), createdAt: iso(w.created_at)!, tickers: [] });
     for (const it of items) m.watchlists.get(it.watchlist_id)?.tickers.push(it.ticker);
-    for (const p of ups) m.portfolios.set(String(p.id), { ...(JSON.parse(String(p.rules)) as PortfolioRules), id: String(p.id), ownerId: String(p.owner_id), createdAt: iso(p.created_at)! });
+    for (const p of ups) {
+      m.portfolios.set(String(p.id), { ...(JSON.parse(String(p.rules)) as PortfolioRules), id: String(p.id), ownerId: String(p.owner_id), createdAt: iso(p.created_at)! });
+      m.changedAt.set(String(p.id), iso(p.updated_at)!);
+    }
     this.mirror = m;
     this.authMemo = new Map();
     this.version = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -156,6 +163,9 @@ export class Catalog implements CatalogReader {
   userPortfolio(id: string) {
     return this.mirror.portfolios.get(id) ?? null;
   }
+  rebalanceRequestedAt(id: string): string | null {
+    return this.mirror.changedAt.get(id) ?? null;
+  }
   allUserPortfolios(): UserPortfolio[] {
     return [...this.mirror.portfolios.values()];
   }
@@ -168,6 +178,15 @@ export class Catalog implements CatalogReader {
       await conn.run(`insert into users values (${lit(String(id))}, ${lit(u.email)}, ${lit(u.firstName)}, ${lit(u.lastName)}, ${lit(u.phoneNumber)}, now())`);
       return String(id);
     });
+    return this.getUser(id)!;
+  }
+
+  async updateUser(id: string, patch: Partial<Omit<User, "id">>): Promise<User> {
+    if (!this.getUser(id)) throw new CatalogError("not_found", `no user ${id}`);
+    if (patch.email !== undefined && this.userByEmail(patch.email) && this.userByEmail(patch.email)!.id !== id) throw new CatalogError("conflict", `a user with email ${patch.email} exists`);
+    const cols: Record<string, string | undefined> = { email: patch.email, first_name: patch.firstName, last_name: patch.lastName, phone: patch.phoneNumber };
+    const sets = Object.entries(cols).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} = ${lit(v!)}`);
+    if (sets.length) await this.tx((conn) => conn.run(`update users set ${sets.join(", ")} where id = ${lit(id)}`));
     return this.getUser(id)!;
   }
 

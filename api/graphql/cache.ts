@@ -1,0 +1,121 @@
+// Caches for the GraphQL read path, all bounded:
+// - parsed documents per query text, and validation results per (document, variables,
+//   operationName): the cost limit depends on the variables, everything else on the document;
+// - whole responses of queries that read only the snapshot (stock ratings, stocks, benchmarks,
+//   introspection), per snapshot id and the caller's scopes, like REST's serialized-body LRU.
+//   Queries that touch the catalog (portfolios, watchlists, profile) are built per request.
+import { Kind, parse, specifiedRules, validate, type DocumentNode, type Source, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from "graphql";
+import { BodyCache } from "../output/lru.ts";
+
+/** Root fields whose whole subtree reads only the published snapshot (or the schema). */
+const SNAPSHOT_ONLY_ROOTS = new Set(["stockRatings", "stock", "stocks", "benchmarks", "__schema", "__type", "__typename"]);
+
+class Lru<V> {
+  private map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) {
+      this.map.delete(k);
+      this.map.set(k, v);
+    }
+    return v;
+  }
+  set(k: string, v: V): void {
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
+    this.map.set(k, v);
+  }
+}
+
+const MAX_QUERY_CHARS = 20_000; // longer documents are parsed every time, not kept
+
+export class DocumentCache {
+  private docs = new Lru<DocumentNode>(500);
+  private validated = new WeakMap<DocumentNode, Lru<readonly GraphQLError[]>>();
+  /** rules array of one request → its cache key (set by `rulesFor`, read by `validate`) */
+  private keys = new WeakMap<readonly ValidationRule[], string>();
+
+  parse = (source: string | Source): DocumentNode => {
+    if (typeof source !== "string" || source.length > MAX_QUERY_CHARS) return parse(source);
+    const query = source;
+    let d = this.docs.get(query);
+    if (!d) this.docs.set(query, (d = parse(query)));
+    return d;
+  };
+
+  /** Tags a request's rules with what its validation result depends on besides the document. */
+  tag(rules: readonly ValidationRule[], variables: unknown, operationName: string | null | undefined): readonly ValidationRule[] {
+    this.keys.set(rules, `${operationName ?? ""}\u0000${JSON.stringify(variables ?? null)}`);
+    return rules;
+  }
+
+  validate = (schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[] = specifiedRules): readonly GraphQLError[] => {
+    const key = this.keys.get(rules);
+    if (key === undefined || key.length > 4096) return validate(schema, document, rules);
+    let per = this.validated.get(document);
+    if (!per) this.validated.set(document, (per = new Lru(50)));
+    let errs = per.get(key);
+    if (!errs) per.set(key, (errs = validate(schema, document, rules)));
+    return errs;
+  };
+}
+
+/** The operation `operationName` picks, or the only one; undefined when ambiguous. */
+function operationOf(doc: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
+  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  return operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+}
+
+/** A query whose root fields all read only the snapshot (fragments at the root are not looked into). */
+export function snapshotOnly(doc: DocumentNode, operationName: string | null | undefined): boolean {
+  const op = operationOf(doc, operationName);
+  return !!op && op.operation === "query" && op.selectionSet.selections.every((s) => s.kind === Kind.FIELD && SNAPSHOT_ONLY_ROOTS.has(s.name.value));
+}
+
+/** The media type graphql-http answers with for an Accept header (its own rule), or null. */
+export function answeredMediaType(accept: string | undefined): string | null {
+  for (const part of (accept || "*/*").replace(/\s/g, "").toLowerCase().split(",")) {
+    const [type, ...params] = part.split(";");
+    const charset = params.find((p) => p.includes("charset=")) ?? "charset=utf-8";
+    if (type === "application/graphql-response+json" && charset === "charset=utf-8") return type;
+    if ((type === "application/json" || type === "application/*" || type === "*/*") && (charset === "charset=utf-8" || charset === "charset=utf8")) return "application/json";
+  }
+  return null;
+}
+
+export class ResponseCache {
+  private bodies = new BodyCache(2000, 32 * 1024 * 1024);
+  key(snapshotId: string, scopes: readonly string[], mediaType: string, query: string, operationName: string | null | undefined, variables: unknown): string | null {
+    if (query.length > MAX_QUERY_CHARS) return null;
+    return [snapshotId, [...scopes].sort().join(","), mediaType, operationName ?? "", JSON.stringify(variables ?? null), query].join("\u0000");
+  }
+  get(key: string): Buffer | undefined {
+    return this.bodies.get(key)?.body;
+  }
+  set(key: string, body: string): void {
+    this.bodies.set(key, { etag: "", body: Buffer.from(body, "utf8") });
+  }
+}
+
+const isMap = (v: unknown) => v == null || (typeof v === "object" && !Array.isArray(v));
+
+/**
+ * The GraphQL parameters of a well-formed request (what graphql-http would accept), for the
+ * response cache's key; null for anything else, which graphql-http then answers itself.
+ */
+export function requestParams(method: string, contentType: string | undefined, body: unknown, query: Record<string, unknown>): { query: string; operationName?: string | null; variables?: unknown } | null {
+  try {
+    let p: Record<string, unknown>;
+    if (method === "POST") {
+      if (!contentType?.startsWith("application/json") || typeof body !== "string" || !body) return null;
+      p = JSON.parse(body) as Record<string, unknown>;
+      if (!isMap(p)) return null;
+    } else {
+      p = { ...query, variables: typeof query.variables === "string" ? JSON.parse(query.variables) : query.variables, extensions: typeof query.extensions === "string" ? JSON.parse(query.extensions) : query.extensions };
+    }
+    if (typeof p.query !== "string" || !isMap(p.variables) || !isMap(p.extensions) || !(p.operationName == null || typeof p.operationName === "string")) return null;
+    return { query: p.query, operationName: p.operationName as string | null | undefined, variables: p.variables };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,18 @@
+// What every resolver receives: the resource readers' context (snapshot read once per request,
+// catalog, caller), per-request batch readers, and the write ports for mutations.
+import type { CatalogWriter } from "../../pipeline/store/catalog-types.ts";
+import { createBatchReaders, type BatchReaders } from "../resources/batch.ts";
+import type { ReadContext } from "../resources/context.ts";
+
+/** Hands a portfolio's rebalance to the job runner (jobs/ implements it; api/ only asks). */
+export type RequestRebalance = (portfolioId: string) => void;
+
+export interface GqlContext extends ReadContext {
+  batch: BatchReaders;
+  writer: CatalogWriter | null;
+  requestRebalance: RequestRebalance | null;
+}
+
+export function createContext(read: ReadContext, writer: CatalogWriter | null, requestRebalance: RequestRebalance | null): GqlContext {
+  return { ...read, batch: createBatchReaders(read.snapshot), writer, requestRebalance };
+}

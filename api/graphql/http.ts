@@ -1,0 +1,145 @@
+// /graphiql: one address for every operation (contract §7, GraphQL over HTTP via graphql-http).
+// A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: key (header
+// api_key; absent or unknown → 401 with a GraphQL errors body), rate limit (429), snapshot (503),
+// then graphql-http parses, validates (with the depth and cost limits) and executes.
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { GraphQLError } from "graphql";
+import { createHandler } from "graphql-http";
+import type pino from "pino";
+import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-types.ts";
+import type { Snapshot } from "../../pipeline/store/model.ts";
+import { requestId } from "../access-log.ts";
+import { authenticate, type Caller } from "../auth.ts";
+import { ApiError, toApiError } from "../errors.ts";
+import type { Limiter } from "../rate-limit.ts";
+import { snapshotId } from "../resources/snapshot-access.ts";
+import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
+import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
+import { errorsBody, mapErrors } from "./errors.ts";
+import { ideStatic, idePage, wantsIde } from "./ide.ts";
+import { limitRules } from "./limits.ts";
+import { graphqlSchema } from "./schema.ts";
+
+export interface GraphqlEnv {
+  snapshot: () => Snapshot | null;
+  catalog: CatalogReader;
+  /** Catalog writes for mutations; without it mutations answer an error. */
+  writer?: CatalogWriter;
+  /** Hands a changed portfolio's rebalance to the job runner. */
+  requestRebalance?: RequestRebalance;
+  limiter: Limiter | null;
+  logger: pino.Logger;
+  /** Whole-response cache of snapshot-only queries (default on; the benchmark measures both). */
+  responseCache?: boolean;
+}
+
+/** Largest request body accepted (a query document with variables). */
+const MAX_BODY = "256kb";
+
+interface Prepared {
+  caller: Caller;
+  snapshot: Snapshot;
+  /** response cache key when the request may be answered from (or stored into) the cache */
+  cacheKey?: string | null;
+  mediaType?: string | null;
+}
+
+function sendErrors(res: Response, e: ApiError): void {
+  const code = e.status === 401 ? "UNAUTHENTICATED" : e.status === 429 ? "RATE_LIMITED" : e.status === 503 ? "UNAVAILABLE" : e.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
+  res.writeHead(e.status, { ...e.headers, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": requestId(res) });
+  res.end(errorsBody(e.message, code));
+}
+
+export function graphqlHandler(env: GraphqlEnv): RequestHandler {
+  const schema = graphqlSchema();
+  const prepared = new WeakMap<Response, Prepared>();
+  const documents = new DocumentCache();
+  const responses = env.responseCache === false ? null : new ResponseCache();
+  // graphql-http's handler with our own adapter: the body is read (bounded) before it runs, and an
+  // empty body is an empty string (the stock Express adapter would wait for the stream again).
+  const gql = createHandler<Request, { res: Response }, Record<string, unknown>>({
+    schema,
+    context: (req) => {
+      const res = req.context.res;
+      const p = prepared.get(res)!;
+      const ctx: GqlContext = createContext({ snapshot: p.snapshot, catalog: env.catalog, caller: p.caller }, env.writer ?? null, env.requestRebalance ?? null);
+      return ctx as unknown as Record<string, unknown>;
+    },
+    parse: documents.parse,
+    validate: documents.validate,
+    validationRules: (_req, args, specified) =>
+      documents.tag([...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)], args.variableValues, args.operationName),
+    // graphql-http's words for "which operation?" say nothing of operationName; these do
+    formatError: (e) =>
+      e.message === "Unable to detect operation AST"
+        ? new GraphQLError("the document holds several operations (or none with the given operationName): name the one to run in operationName")
+        : e,
+    onOperation: (req, args, result) => {
+      const mapped = mapErrors(result, env.logger, requestId(req.context.res));
+      const p = prepared.get(req.context.res)!;
+      if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName)) responses!.set(p.cacheKey, JSON.stringify(mapped));
+      return mapped;
+    },
+  });
+  const readBody = express.text({ type: () => true, limit: MAX_BODY });
+
+  async function run(req: Request, res: Response): Promise<void> {
+    const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
+    const h = req.headers["api_key"];
+    const caller = authenticate(typeof h === "string" && h !== "" ? h : undefined, env.catalog);
+    const rate = env.limiter ? await env.limiter(caller.key.id) : undefined;
+    if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
+    if (!snapshot) throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
+    const p: Prepared = { caller, snapshot };
+    prepared.set(res, p);
+    // a cached response of a snapshot-only query skips graphql-http's parsing, validation and execution
+    if (responses) {
+      p.mediaType = answeredMediaType(req.headers.accept);
+      const params = p.mediaType ? requestParams(req.method, req.headers["content-type"], req.body, req.query as Record<string, unknown>) : null;
+      p.cacheKey = params && responses.key(snapshotId(snapshot), caller.key.scopes, p.mediaType!, params.query, params.operationName, params.variables);
+      const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
+      if (hit) {
+        res.writeHead(200, { "Content-Type": `${p.mediaType}; charset=utf-8`, "Content-Length": hit.length, "Cache-Control": "no-store", "X-Request-Id": requestId(res) });
+        res.end(hit);
+        return;
+      }
+    }
+    res.setHeader("X-Request-Id", requestId(res));
+    res.setHeader("Cache-Control", "no-store");
+    const [body, init] = await gql({
+      url: req.url,
+      method: req.method,
+      headers: req.headers,
+      body: () => (typeof req.body === "string" ? req.body : ""),
+      raw: req,
+      context: { res },
+    });
+    res.writeHead(init.status, init.statusText, init.headers).end(body);
+  }
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    res.locals.route = "graphql";
+    const path = req.path;
+    if (path.startsWith("/static/")) return ideStatic(req, res, next);
+    if (path !== "/") return next();
+    if (req.method === "GET" && wantsIde(req.headers.accept) && !("query" in (req.query as object))) {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "X-Request-Id": requestId(res) });
+      res.end(idePage());
+      return;
+    }
+    const go = () =>
+      run(req, res).catch((e: unknown) => {
+        const err = toApiError(e);
+        if (err.status >= 500 && err.code !== "unavailable") env.logger.error({ err: e, reqId: requestId(res) }, "graphql request failed");
+        if (res.headersSent) return void res.destroy();
+        sendErrors(res, err);
+      });
+    if (req.method !== "POST") return void go();
+    readBody(req, res, (e?: unknown) => {
+      const status = (e as { status?: number } | undefined)?.status;
+      if (status === 413) return sendErrors(res, new ApiError(413, "invalid_parameter", `request body larger than ${MAX_BODY}`));
+      if (e) return sendErrors(res, new ApiError(400, "invalid_parameter", "unreadable request body"));
+      void go();
+    });
+  };
+}

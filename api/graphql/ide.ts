@@ -1,0 +1,42 @@
+// The GraphiQL IDE (ruru, a GraphiQL distribution) for a browser GET on /graphiql: the HTML page
+// and its static files are served from ruru's in-memory bundle, never from a CDN. The api_key
+// header goes into the IDE's headers editor.
+import type { RequestHandler } from "express";
+import { ruruHTML, type RuruServerConfig } from "ruru/server";
+import { getStaticFile } from "ruru/static";
+
+export const GRAPHQL_PATH = "/graphiql";
+const STATIC_PATH = `${GRAPHQL_PATH}/static/`;
+
+let html: string | undefined;
+export function idePage(): string {
+  return (html ??= ruruHTML({
+    endpoint: GRAPHQL_PATH,
+    htmlParts: { titleTag: "<title>GraphiQL · stock ratings service</title>" },
+    staticPath: STATIC_PATH,
+    clientConfig: {
+      initialHeaders: JSON.stringify({ api_key: "" }, null, 2),
+      initialQuery: "# GraphiQL for the stock ratings service: put your key in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
+    } as RuruServerConfig["clientConfig"],
+  }));
+}
+
+/** Static files of the IDE under /graphiql/static/ (brotli in memory; decompressed for clients without br). */
+export const ideStatic: RequestHandler = (req, res, next) => {
+  Promise.resolve(getStaticFile({ staticPath: STATIC_PATH, urlPath: req.originalUrl, acceptEncoding: req.headers["accept-encoding"], disallowDevAssets: true }))
+    .then((file) => {
+      if (!file) return next();
+      res.writeHead(200, { ...file.headers, "Cache-Control": "public, max-age=86400" });
+      res.end(file.content);
+    })
+    .catch(next);
+};
+
+/** A browser asking for a page (Accept: text/html before any JSON type), not a GraphQL client. */
+export function wantsIde(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const html = accept.indexOf("text/html");
+  if (html < 0) return false;
+  const json = accept.search(/application\/(graphql-response\+)?json/);
+  return json < 0 || html < json;
+}

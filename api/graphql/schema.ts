@@ -1,0 +1,12 @@
+// The GraphQL schema (contract §7), code-first; `npm run graphql-schema` prints it to
+// schema.graphql, and a test fails when the committed file drifts from it.
+import { GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
+import { MutationType } from "./mutations/index.ts";
+import { QueryType } from "./query.ts";
+
+let built: GraphQLSchema | undefined;
+export function graphqlSchema(): GraphQLSchema {
+  return (built ??= new GraphQLSchema({ query: QueryType, mutation: MutationType }));
+}
+
+export const printedSchema = () => printSchema(lexicographicSortSchema(graphqlSchema())) + "\n";

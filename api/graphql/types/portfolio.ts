@@ -1,0 +1,105 @@
+// Portfolios: the Portfolio resource's fields, its rebalance status (PENDING until the served
+// snapshot holds its backtest for the current rules), holdings, trades, metrics and performance.
+import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from "graphql";
+import { InvalidParameter } from "../../errors.ts";
+import { isOrderBy, type OrderBy } from "../../resources/ordering.ts";
+import { holdingsPage, portfolioSubject, rebalanceStatus, tradesOf, type VisiblePortfolio } from "../../resources/portfolios.ts";
+import type { GqlContext } from "../context.ts";
+import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf } from "../relay.ts";
+import { scoped } from "../scopes.ts";
+import { metricsField, performanceField } from "./analytics.ts";
+import { RatingRanges } from "./common.ts";
+import { StockRatingNodeConnection } from "./stock.ts";
+
+export function orderByArg(v: string | null | undefined, def: OrderBy): OrderBy {
+  if (v == null) return def;
+  if (!isOrderBy(v)) throw InvalidParameter.one("orderBy", "must be ticker, name, market_cap or a snake_case rating name, optionally prefixed with -");
+  return v;
+}
+const searchArg = (v: string | null | undefined) => {
+  if (v != null && v.length > 200) throw InvalidParameter.one("search", "must be at most 200 characters");
+  return v || undefined;
+};
+export const listArgs = (def: OrderBy) => ({
+  ...connectionArgs,
+  search: { type: GraphQLString, description: "Keeps stocks whose ticker or name contains the string (case-insensitive)" },
+  orderBy: { type: GraphQLString, defaultValue: def, description: "ticker, name, market_cap or a snake_case rating name; a leading - means descending" },
+});
+export type ListArgs = { first?: number; after?: string; search?: string | null; orderBy?: string | null };
+export const listQuery = (a: ListArgs, def: OrderBy) => ({ search: searchArg(a.search), orderBy: orderByArg(a.orderBy, def) });
+
+const PortfolioStatusEnum = new GraphQLEnumType({
+  name: "PortfolioStatus",
+  values: {
+    PENDING: { description: "A change asked for a rebalance that the served snapshot does not hold yet" },
+    READY: { description: "The served snapshot holds this portfolio's backtest for its current rules" },
+  },
+});
+const Owner = new GraphQLObjectType({ name: "PortfolioOwner", fields: { id: { type: new GraphQLNonNull(GraphQLString) } } });
+
+const TradeType = new GraphQLObjectType({
+  name: "PortfolioTrade",
+  fields: {
+    date: { type: new GraphQLNonNull(GraphQLString) },
+    id: { type: GraphQLInt, description: "Stock id" },
+    ticker: { type: new GraphQLNonNull(GraphQLString) },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    price: { type: new GraphQLNonNull(GraphQLFloat) },
+    quantity: { type: new GraphQLNonNull(GraphQLFloat) },
+    value: { type: new GraphQLNonNull(GraphQLFloat), description: "USD" },
+    pct: { type: new GraphQLNonNull(GraphQLFloat) },
+    orderType: { type: new GraphQLNonNull(GraphQLString), resolve: (t: { order_type: string }) => t.order_type },
+  },
+});
+const TradeConnection = connectionType("PortfolioTrade", TradeType);
+const RebalancePeriodEnum = new GraphQLEnumType({ name: "RebalancePeriod", values: { LAST_REBALANCE_DATE: { value: "last_rebalance_date" }, TODAY: { value: "today" } } });
+
+const obj = (v: VisiblePortfolio) => v.object as Record<string, unknown>;
+export const PortfolioNode: GraphQLObjectType<VisiblePortfolio, GqlContext> = new GraphQLObjectType<VisiblePortfolio, GqlContext>({
+  name: "PortfolioNode",
+  fields: () => ({
+    id: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.id },
+    owner: { type: new GraphQLNonNull(Owner), resolve: (v) => v.object.owner },
+    name: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.name },
+    description: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.description },
+    private: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (v) => v.object.private },
+    createdAt: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.createdAt },
+    rebalanceFrequency: { type: new GraphQLNonNull(GraphQLInt), description: "Months", resolve: (v) => v.object.rebalanceFrequency },
+    maxStocks: { type: new GraphQLNonNull(GraphQLInt), resolve: (v) => v.object.maxStocks },
+    maxStocksCriteria: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.maxStocksCriteria },
+    maxStocksCriteriaOrder: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.maxStocksCriteriaOrder },
+    maxSectorConcentration: { type: GraphQLString, description: "Decimal fraction; null when not set", resolve: (v) => obj(v).maxSectorConcentration ?? null },
+    nextRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.nextRebalanceDate },
+    previousRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.previousRebalanceDate },
+    ranges: { type: new GraphQLNonNull(RatingRanges), resolve: (v) => v.object.ranges },
+    status: { type: new GraphQLNonNull(PortfolioStatusEnum), resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).status },
+    rebalanceRequestedAt: { type: GraphQLString, description: "When the latest change asked for a rebalance (user portfolios)", resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).requestedAt },
+    holdings: {
+      type: new GraphQLNonNull(StockRatingNodeConnection),
+      description: "The selection of previousRebalanceDate with that date's ratings",
+      args: listArgs("ticker"),
+      extensions: { complexity: connectionCost },
+      resolve: (v, args: ListArgs, ctx) => connection(pageArgsOf(args), (p) => holdingsPage(ctx, v, { ...listQuery(args, "ticker"), ...p })),
+    },
+    trades: {
+      type: new GraphQLNonNull(TradeConnection),
+      description: "Buy orders from cash for the latest rebalance (contract §5)",
+      args: {
+        ...connectionArgs,
+        value: { type: new GraphQLNonNull(GraphQLFloat), description: "Portfolio value in USD, a positive integer" },
+        allowFractional: { type: GraphQLBoolean, defaultValue: false },
+        rebalancePeriod: { type: RebalancePeriodEnum, defaultValue: "last_rebalance_date" },
+      },
+      extensions: { complexity: connectionCost },
+      async resolve(v, args: { first?: number; after?: string; value: number; allowFractional: boolean; rebalancePeriod: "last_rebalance_date" | "today" }, ctx) {
+        if (!(Number.isSafeInteger(args.value) && args.value > 0)) throw InvalidParameter.one("value", "must be a positive integer (USD)");
+        const p = pageArgsOf(args);
+        const all = await tradesOf(ctx, v, { value: args.value, allowFractional: args.allowFractional, rebalancePeriod: args.rebalancePeriod });
+        return connection(p, async (q) => ({ items: all.slice(q.offset, q.offset + q.limit), totalCount: async () => all.length }));
+      },
+    },
+    metrics: scoped("portfolioAnalytics", metricsField<VisiblePortfolio>(async (v) => portfolioSubject(v))),
+    performance: scoped("portfolioAnalytics", performanceField<VisiblePortfolio>(async (v) => portfolioSubject(v))),
+  }),
+});
+export const PortfolioNodeConnection = connectionType("PortfolioNode", PortfolioNode);

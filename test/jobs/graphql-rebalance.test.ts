@@ -1,0 +1,103 @@
+// A portfolio created by a GraphQL mutation reaches READY through the job runner and its holdings
+// are served by REST: real catalog file, real pipeline on the tiny source, real server, both the
+// in-process runner and BullMQ workers on a real Redis (127.0.0.1:6379, as .ci/run guarantees).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import type { Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, it } from "vitest";
+import { startServer } from "../../api/server.ts";
+import { dispatchRun } from "../../jobs/dispatch.ts";
+import { createLogger } from "../../jobs/logger.ts";
+import { inProcessRebalancer, queueRebalancer, type Rebalancer } from "../../jobs/rebalance-requests.ts";
+import { startPipelineWorker } from "../../jobs/worker.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { SCOPES } from "../../pipeline/store/catalog-types.ts";
+import { SnapshotHolder } from "../../pipeline/store/holder.ts";
+import { writeTinySource } from "../fixtures/tiny-source.ts";
+
+const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const silent = { info: () => undefined, warn: () => undefined };
+const prefixBase = `test-gqlrb-${process.pid}-${Date.now()}`;
+const closers: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const c of closers.reverse()) await c();
+  const r = new Redis(REDIS);
+  const keys = await r.keys(`${prefixBase}-*`);
+  if (keys.length) await r.del(...keys);
+  await r.quit();
+});
+
+for (const mode of ["in-process", "bullmq"] as const) {
+  describe(`portfolio mutations through the job runner (${mode})`, () => {
+    it("PENDING after each change, READY once the snapshot serving it is published; REST serves its holdings", async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), `gql-rebalance-${mode}-`));
+      const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+      await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: null });
+      const user = await catalog.createUser({ email: "p@example.com", firstName: "P", lastName: "Q", phoneNumber: "+1 555 0000" });
+      const { key } = await catalog.createKey(user.id, [...SCOPES]);
+      const holder = new SnapshotHolder(dataDir);
+      await holder.refresh();
+
+      let rebalancer: Rebalancer;
+      if (mode === "bullmq") {
+        const prefix = `${prefixBase}-${mode}`;
+        const worker: Worker = startPipelineWorker({ redisUrl: REDIS, dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")), log: silent, prefix });
+        closers.push(() => worker.close());
+        rebalancer = queueRebalancer(REDIS, catalog, silent, prefix);
+      } else rebalancer = inProcessRebalancer({ dataDir, catalog, log: silent });
+      closers.push(() => rebalancer.close());
+      const logger = createLogger("silent", new Writable({ write: (_c, _e, cb) => cb() }));
+      const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => holder.get(), catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger } });
+      closers.push(() => srv.close());
+
+      const gql = async (query: string) => {
+        const r = await fetch(`${srv.url}/graphiql`, { method: "POST", headers: { "content-type": "application/json", api_key: key }, body: JSON.stringify({ query }) });
+        return (await r.json()) as { data: Record<string, Record<string, unknown>>; errors?: unknown[] };
+      };
+      const rest = async (path: string) => (await fetch(`${srv.url}/data/v1/${path}${path.includes("?") ? "&" : "?"}api_key=${key}`)).json();
+      const status = async (id: string) => ((await gql(`{ portfolio(id: "${id}") { status } }`)).data.portfolio as { status: string }).status;
+      /** Waits until the runner has published and the server serves the new snapshot. */
+      const settle = async (id: string) => {
+        await rebalancer.idle();
+        for (let i = 0; i < 300; i++) {
+          await holder.refresh();
+          if ((await status(id)) === "READY") return;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error(`portfolio ${id} never became READY`);
+      };
+      const holdings = async (id: string) => ((await rest(`portfolio_holdings/${id}`)) as { stock: { ticker: string } }[]).map((h) => h.stock.ticker);
+
+      // Tiny source ratings (test/fixtures/tiny-source.ts): total = 5,6,7,8 and return = 6,7,8,9 for AAA..DDD.
+      // returnRating in [7, 10] keeps BBB, CCC, DDD; the two best by total rating: CCC (7) and DDD (8).
+      const created = await gql(`mutation { createPortfolio(input: {name: "Two best", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { success errors { field messages } portfolio { id status rebalanceRequestedAt } } }`);
+      const p = created.data.createPortfolio.portfolio as { id: string; status: string; rebalanceRequestedAt: string };
+      expect(created.data.createPortfolio.success).toBe(true);
+      expect(p.status).toBe("PENDING");
+      expect(await holdings(p.id)).toEqual([]);
+      await settle(p.id);
+      expect(await holdings(p.id)).toEqual(["CCC", "DDD"]);
+      const restOne = (await rest(`portfolios/${p.id}`)) as { previousRebalanceDate: string; name: string };
+      expect(restOne).toMatchObject({ name: "Two best", previousRebalanceDate: "2024-02-01" });
+
+      // ascending by total rating: BBB (6), CCC (7)
+      const updated = await gql(`mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { success portfolio { status } } }`);
+      expect(updated.data.updatePortfolio).toEqual({ success: true, portfolio: { status: "PENDING" } });
+      await settle(p.id);
+      expect(await holdings(p.id)).toEqual(["BBB", "CCC"]);
+
+      const deleted = await gql(`mutation { deletePortfolio(input: {portfolioId: "${p.id}"}) { success } }`);
+      expect(deleted.data.deletePortfolio.success).toBe(true);
+      await rebalancer.idle();
+      for (let i = 0; i < 300 && holder.get()!.portfolios.has(p.id); i++) {
+        await holder.refresh();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(holder.get()!.portfolios.has(p.id)).toBe(false);
+      expect(holder.get()!.portfolios.has("101")).toBe(true); // the predefined one is untouched
+    }, 120_000);
+  });
+}
