@@ -15,6 +15,8 @@ import type { StagedSource } from "../pipeline/sources/index.ts";
 import { appendTable, exportParquet } from "../pipeline/store/write.ts";
 import { RATING_NAMES } from "../pipeline/types.ts";
 import { resolve } from "node:path";
+import { defaultWorkers, runPartitionJobs } from "./partition-pool.ts";
+import type { PartitionJob } from "../pipeline/stages/partition-jobs.ts";
 
 export interface RunOptions {
   dataDir: string;
@@ -24,6 +26,10 @@ export interface RunOptions {
   progress?: StageContext["progress"];
   /** Backfill: the source replaces only this window of the published history. */
   window?: DateWindow;
+  /** Worker threads for partition jobs (0: inline); default `defaultWorkers()`. */
+  workers?: number;
+  /** Companies per partition job; default TICKERS_PER_PARTITION. */
+  tickersPerPartition?: number;
 }
 
 export interface RunResult {
@@ -38,7 +44,9 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const id = newSnapshotId();
   const out = stagingDir(opts.dataDir, id);
   const db = await openDuck();
-  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress };
+  const workers = opts.workers ?? defaultWorkers();
+  const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => runPartitionJobs<R>(jobs, workers, onDone);
+  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition };
   try {
     let t = performance.now();
     let sourceId = sourceFingerprint(opts.sourceDir);
@@ -65,7 +73,12 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     const { portfolios, benchmarks } = await portfoliosStage(ctx, frames, source.portfolios, opts.catalog.allUserPortfolios());
     lap("portfolios", t);
     t = performance.now();
-    await analyticsStage(ctx, frames, portfolios, benchmarks);
+    const counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
+    const lastPriceDate = frames.panel.dates.at(-1) ?? "";
+    // The panel and ratings are done with: metrics read their returns per partition.
+    frames.panel.close.length = 0;
+    frames.ratings = [];
+    await analyticsStage(ctx, portfolios, benchmarks);
     lap("analytics", t);
     lap("total", t0);
     const meta: SnapshotMeta = {
@@ -73,8 +86,8 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
       createdAt: new Date().toISOString(),
       sourceId,
       sourceDir: resolve(opts.sourceDir),
-      lastPriceDate: frames.panel.dates.at(-1) ?? "",
-      counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, portfolios: portfolios.size, benchmarks: benchmarks.length },
+      lastPriceDate,
+      counts: { ...counts, portfolios: portfolios.size, benchmarks: benchmarks.length },
       timingsMs: timings,
     };
     const manifest = publishSnapshot(opts.dataDir, out, meta);

@@ -1,13 +1,14 @@
 // Stage: recompute one portfolio against the published snapshot and publish the result as a new
 // snapshot. Every other table is hard-linked from the current snapshot, so a user's change
 // costs one backtest, not a pipeline run.
-import { existsSync, linkSync, readdirSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse } from "../portfolios/index.ts";
 import { lit, openDuck } from "../store/duck.ts";
 import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
 import { newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, discardStaging, type SnapshotMeta } from "../store/snapshots.ts";
-import { subjectMetrics } from "./analytics.ts";
+import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
+import { subjectMetricRows } from "./metrics-partition.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
 import { exportPortfolioTables, runBacktests, stagePortfolioTables } from "./portfolios.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
@@ -37,7 +38,7 @@ export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio:
   const pq = (t: string) => `read_parquet(${lit(join(from, `${t}.parquet`))})`;
   try {
     const t0 = performance.now();
-    for (const f of readdirSync(from)) if (!REWRITTEN.has(f)) linkSync(join(from, f), join(out, f));
+    linkTree(from, out, (f) => REWRITTEN.has(f));
     for (const t of ["companies", "prices", "ratings"]) await conn.run(`create view ${t} as select * from ${pq(t)}`);
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
@@ -47,17 +48,16 @@ export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio:
     await conn.run(`create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from ${pq("portfolios")} where id <> ${lit(pid)}`);
     await conn.run(`create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
-    await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where not starts_with(key, ${lit(`portfolio:${pid}|`)})`);
+    await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where subject <> ${lit(pid)}`);
     if (opts.portfolio) {
       const [done] = runBacktests(universe, [opts.portfolio]).values();
       await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances }], "_new");
       for (const t of ["portfolios", "holdings", "portfolio_returns"]) await conn.run(`insert into ${t} by name select * from ${t}_new`);
-      const metrics = subjectMetrics("portfolio", pid, "Portfolio", done.result.returns, benchmarks);
-      await appendTable(conn, "m_new", [["key", "varchar"], ["rows", "varchar"]], metrics.map(([k, v]) => [k, JSON.stringify(v)]));
-      await conn.run(`insert into portfolio_metrics select * from m_new`);
+      await appendTable(conn, "m_new", METRIC_COLS, subjectMetricRows(pid, done.result.returns, benchmarks));
+      await conn.run(`insert into portfolio_metrics by name select * from m_new`);
     }
     await exportPortfolioTables(conn, out);
-    await exportParquet(conn, "portfolio_metrics", out, [], "key");
+    await exportParquet(conn, "portfolio_metrics", out, [], METRIC_ORDER);
     const prev = readMeta(opts.dataDir, m.snapshotId);
     const meta: SnapshotMeta = { ...prev, id, createdAt: new Date().toISOString(), timingsMs: { rebalance: Math.round(performance.now() - t0), total: Math.round(performance.now() - t0) } };
     publishSnapshot(opts.dataDir, out, meta);
@@ -68,5 +68,16 @@ export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio:
     throw e;
   } finally {
     db.close();
+  }
+}
+
+/** Hard-links every file of `from` into `to`, folders (partitioned tables) file by file. */
+function linkTree(from: string, to: string, skip: (name: string) => boolean): void {
+  for (const f of readdirSync(from)) {
+    if (skip(f)) continue;
+    if (statSync(join(from, f)).isDirectory()) {
+      mkdirSync(join(to, f), { recursive: true });
+      linkTree(join(from, f), join(to, f), () => false);
+    } else linkSync(join(from, f), join(to, f));
   }
 }

@@ -6,6 +6,8 @@ import { RATING_NAMES, type HoldingRow, type LevelSeries, type MetricRow, type P
 import { columns, lit, openDuck, type Conn } from "./duck.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "./model.ts";
 import { readMeta, snapshotDir } from "./snapshots.ts";
+import { readMetricRows } from "./metric-tables.ts";
+import { financialTable, readFinancialTables } from "./financial-tables.ts";
 
 const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
 
@@ -50,10 +52,8 @@ async function loadHoldings(conn: Conn, dir: string): Promise<Map<string, { reba
   return out;
 }
 
-async function loadMetrics(conn: Conn, dir: string, table: string, into: Map<string, MetricRow[]>) {
-  const [keys = [], data = []] = (await columns(conn, `select key, rows from ${pq(dir, table)}`)) as [string[], string[]];
-  keys.forEach((k, i) => into.set(k, JSON.parse(data[i]) as MetricRow[]));
-}
+/** A table stored whole (`<t>.parquet`) or partitioned (`<t>/part-*.parquet`), as a relation. */
+export const tableOf = (dir: string, t: string) => (existsSync(join(dir, t)) ? `read_parquet(${lit(join(dir, t, "*.parquet"))})` : pq(dir, t));
 
 /** Benchmarks with their value index, from a snapshot folder. */
 export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<BenchmarkResult[]> {
@@ -113,13 +113,13 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
     });
 
     const metrics = new Map<string, MetricRow[]>();
-    await loadMetrics(conn, dir, "stock_metrics", metrics);
-    await loadMetrics(conn, dir, "portfolio_metrics", metrics);
-    const financials = new Map<string, CompanyFinancials>();
-    if (existsSync(join(dir, "financials.parquet"))) {
-      const [ft = [], fd = []] = (await columns(conn, `select ticker, data from ${pq(dir, "financials")}`)) as [string[], string[]];
-      ft.forEach((t, i) => financials.set(t, JSON.parse(fd[i]) as CompanyFinancials));
-    }
+    const benchName = new Map(benchmarks.map((b) => [b.id, b.name]));
+    const nameOf = (id: string) => benchName.get(id) ?? id;
+    await readMetricRows(conn, tableOf(dir, "stock_metrics"), "stock", (t) => t, nameOf, metrics);
+    await readMetricRows(conn, tableOf(dir, "portfolio_metrics"), "portfolio", () => "Portfolio", nameOf, metrics);
+    const financials: Map<string, CompanyFinancials> = existsSync(join(dir, financialTable("income")))
+      ? await readFinancialTables(conn, (s) => tableOf(dir, financialTable(s)))
+      : new Map();
     return {
       id,
       createdAt: meta.createdAt,
