@@ -14,6 +14,7 @@ import { mergeWindow, type DateWindow } from "../pipeline/stages/backfill.ts";
 import type { StagedSource } from "../pipeline/sources/index.ts";
 import { appendTable, exportParquet } from "../pipeline/store/write.ts";
 import { RATING_NAMES } from "../pipeline/types.ts";
+import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { defaultWorkers, runPartitionJobs } from "./partition-pool.ts";
 import type { PartitionJob } from "../pipeline/stages/partition-jobs.ts";
@@ -43,7 +44,8 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const lap = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
   const id = newSnapshotId();
   const out = stagingDir(opts.dataDir, id);
-  const db = await openDuck();
+  // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
+  const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1500MB", temp_directory: `${out}.tmp` });
   const workers = opts.workers ?? defaultWorkers();
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => runPartitionJobs<R>(jobs, workers, onDone);
   const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition };
@@ -98,5 +100,6 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     throw e;
   } finally {
     db.close();
+    rmSync(`${out}.tmp`, { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
 import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
+import { seriesOf } from "../store/series-read.ts";
 import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
 import { appendTable, exportParquetFile, type Cell } from "../store/write.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
@@ -16,19 +17,6 @@ export interface MetricsJob {
 }
 
 const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
-
-/** Long (id, date, value) rows → one series per id (dates cross as text, once per distinct date). */
-export async function seriesOf(conn: Conn, sql: string): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
-  const [ids = [], ds = [], v = []] = (await columns(conn, sql)) as [string[], string[], number[]];
-  const out = new Map<string, { dates: string[]; values: Float64Array }>();
-  let start = 0;
-  for (let i = 1; i <= ids.length; i++) {
-    if (i < ids.length && ids[i] === ids[start]) continue;
-    out.set(ids[start], { dates: ds.slice(start, i), values: Float64Array.from(v.slice(start, i)) });
-    start = i;
-  }
-  return out;
-}
 
 export async function benchmarkLevels(conn: Conn, out: string): Promise<{ id: string; levels: LevelSeries }[]> {
   const s = await seriesOf(conn, `select id, strftime(date, '%Y-%m-%d'), level from ${pq(out, "benchmark_levels")} order by id, date`);
