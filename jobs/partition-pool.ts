@@ -1,5 +1,7 @@
-// Runs partition jobs of one stage on worker threads (both cores of the in-process runner), or
-// inline when `workers` is 0. The jobs are the same plain-JSON jobs a queue would carry.
+// Runs partition jobs on worker threads (both cores of the in-process runner), or inline when
+// the pool has no workers. The jobs are the same plain-JSON jobs a queue would carry. Workers
+// start when the pool is made (they load the stage modules while the run's first SQL work goes
+// on) and serve every stage of the run.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { runPartitionsInline, type PartitionJob } from "../pipeline/stages/partition-jobs.ts";
@@ -12,44 +14,77 @@ export function defaultWorkers(): number {
 }
 
 export class PartitionJobError extends Error {
-  constructor(message: string, readonly stack_?: string) {
+  constructor(
+    message: string,
+    readonly workerStack?: string,
+  ) {
     super(message);
     this.name = "PartitionJobError";
   }
 }
 
-/** Results in job order. A failed job rejects the whole batch after the others stop. */
-export async function runPartitionJobs<R>(jobs: PartitionJob[], workers: number, onDone?: (done: number) => void): Promise<R[]> {
-  if (workers <= 0 || jobs.length <= 1) return runPartitionsInline<R>(jobs, onDone);
-  const results = new Array<R>(jobs.length);
-  const n = Math.min(workers, jobs.length);
-  const pool = Array.from({ length: n }, () => new Worker(new URL("./partition-worker.mjs", import.meta.url)));
-  let next = 0;
-  let done = 0;
-  try {
-    await Promise.all(
-      pool.map(
-        (w) =>
-          new Promise<void>((resolve, reject) => {
-            const take = () => {
-              if (next >= jobs.length) return resolve();
-              const id = next++;
-              w.postMessage({ id, job: jobs[id] });
-            };
-            w.on("message", (m: { id: number; ok: boolean; result?: R; error?: { message: string; stack?: string } }) => {
-              if (!m.ok) return reject(new PartitionJobError(`partition job ${jobs[m.id].stage} #${m.id} failed: ${m.error?.message}`, m.error?.stack));
-              results[m.id] = m.result as R;
-              onDone?.(++done);
+type Reply = { id: number; ok: boolean; result?: unknown; error?: { message: string; stack?: string } };
+
+export class PartitionPool {
+  private readonly workers: Worker[];
+  private closed = false;
+
+  constructor(size: number) {
+    this.workers = Array.from({ length: Math.max(0, size) }, () => new Worker(new URL("./partition-worker.mjs", import.meta.url)));
+    // A worker's error rejects the batch it serves; between batches it must not crash the process.
+    for (const w of this.workers) w.on("error", () => undefined);
+  }
+
+  /** Results in job order; the first failure rejects the batch. */
+  async run<R>(jobs: PartitionJob[], onDone?: (done: number) => void): Promise<R[]> {
+    if (this.workers.length === 0 || jobs.length <= 1) return runPartitionsInline<R>(jobs, onDone);
+    const results = new Array<R>(jobs.length);
+    let next = 0;
+    let done = 0;
+    const active = this.workers.slice(0, jobs.length);
+    const listeners: (() => void)[] = [];
+    try {
+      await Promise.all(
+        active.map(
+          (w) =>
+            new Promise<void>((resolve, reject) => {
+              const take = () => {
+                if (next >= jobs.length) return resolve();
+                const id = next++;
+                w.postMessage({ id, job: jobs[id] });
+              };
+              const onMessage = (m: Reply) => {
+                if (!m.ok) return reject(new PartitionJobError(`partition job ${jobs[m.id].stage} #${m.id} failed: ${m.error?.message}`, m.error?.stack));
+                results[m.id] = m.result as R;
+                onDone?.(++done);
+                take();
+              };
+              const onExit = (code: number) => reject(new PartitionJobError(`partition worker exited with code ${code}`));
+              w.on("message", onMessage);
+              w.on("error", reject);
+              w.on("exit", onExit);
+              listeners.push(() => {
+                w.off("message", onMessage);
+                w.off("error", reject);
+                w.off("exit", onExit);
+              });
               take();
-            });
-            w.on("error", reject);
-            w.on("exit", (code) => (code !== 0 ? reject(new PartitionJobError(`partition worker exited with code ${code}`)) : undefined));
-            take();
-          }),
-      ),
-    );
-    return results;
-  } finally {
-    await Promise.all(pool.map((w) => w.terminate()));
+            }),
+        ),
+      );
+      return results;
+    } catch (e) {
+      // Jobs still running on other workers would write into a staging folder about to go.
+      await this.close();
+      throw e;
+    } finally {
+      for (const off of listeners) off();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.workers.map((w) => w.terminate()));
   }
 }

@@ -16,7 +16,7 @@ import { appendTable, exportParquet } from "../pipeline/store/write.ts";
 import { RATING_NAMES } from "../pipeline/types.ts";
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
-import { defaultWorkers, runPartitionJobs } from "./partition-pool.ts";
+import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import type { PartitionJob } from "../pipeline/stages/partition-jobs.ts";
 
 export interface RunOptions {
@@ -46,8 +46,8 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const out = stagingDir(opts.dataDir, id);
   // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
   const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1500MB", temp_directory: `${out}.tmp` });
-  const workers = opts.workers ?? defaultWorkers();
-  const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => runPartitionJobs<R>(jobs, workers, onDone);
+  const pool = new PartitionPool(opts.workers ?? defaultWorkers());
+  const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
   const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition };
   try {
     let t = performance.now();
@@ -99,6 +99,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     discardStaging(out);
     throw e;
   } finally {
+    await pool.close();
     db.close();
     rmSync(`${out}.tmp`, { recursive: true, force: true });
   }

@@ -28,8 +28,19 @@ async function stageFiles(conn: Conn, raw: string, loc: LocatedTable): Promise<v
     await conn.run(`create or replace temp table ${raw}_${i} as select * from ${readExpr(loc.format, f)}`);
     parts.push(`select *, ${lit(f)} as filename, (rowid + 1)::integer as __row from ${raw}_${i}`);
   }
-  await conn.run(`create or replace temp table ${raw}_n as ${parts.join(" union all by name ")}`);
-  for (let i = 0; i < loc.files.length; i++) await conn.run(`drop table ${raw}_${i}`);
+  // One file (the usual case) is a view over its table: no second copy of a big price file.
+  if (parts.length === 1) await conn.run(`create or replace temp view ${raw}_n as ${parts[0]}`);
+  else {
+    await conn.run(`create or replace temp table ${raw}_n as ${parts.join(" union all by name ")}`);
+    for (let i = 0; i < loc.files.length; i++) await conn.run(`drop table ${raw}_${i}`);
+  }
+}
+
+async function dropStaged(conn: Conn, raw: string, loc: LocatedTable): Promise<void> {
+  if (loc.files.length === 1) {
+    await conn.run(`drop view ${raw}_n`);
+    await conn.run(`drop table ${raw}_0`);
+  } else await conn.run(`drop table ${raw}_n`);
 }
 
 function cellCheck(c: ColumnSpec, v: string): { cond: string; reason: string }[] {
@@ -72,7 +83,10 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     if (found) source.set(c.name, found);
     else if (c.required) rejects.push({ file, row: 0, column: c.name, reason: "required column is missing" });
   }
-  if (rejects.length) return { rejects, rejectCount: rejects.length, rowCount: 0 };
+  if (rejects.length) {
+    await dropStaged(conn, raw, loc);
+    return { rejects, rejectCount: rejects.length, rowCount: 0 };
+  }
 
   const value = (c: ColumnSpec) => (source.has(c.name) ? ident(source.get(c.name)!) : "null");
   const checks = spec.columns.flatMap((c) => (source.has(c.name) ? cellCheck(c, value(c)).map((k) => ({ ...k, column: c.name })) : []));
@@ -102,7 +116,7 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     const select = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
     await conn.run(`create or replace table ${spec.table} as select ${select.join(", ")} from ${raw}_n order by __row`);
   }
-  await conn.run(`drop table ${raw}_n`);
+  await dropStaged(conn, raw, loc);
   return { rejects, rejectCount, rowCount };
 }
 
