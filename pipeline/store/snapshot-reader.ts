@@ -75,7 +75,9 @@ export class SnapshotReader {
   static async open(dataDir: string, id: string, opts: ReaderOptions = {}): Promise<SnapshotReader> {
     const dir = snapshotDir(dataDir, id);
     const meta = readMeta(dataDir, id);
-    const db = await openDuck(":memory:", { threads: "2", memory_limit: "256MB" });
+    // The object cache keeps each Parquet file's footer after the first read, so a request
+    // costs the row groups of its ticker, not the file's metadata again.
+    const db = await openDuck(":memory:", { threads: "2", memory_limit: "256MB", enable_object_cache: "true" });
     const conns = [db.conn, await db.connect()];
     try {
       const c = db.conn;
