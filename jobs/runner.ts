@@ -48,7 +48,8 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "2GB", temp_directory: `${out}.tmp` });
   const pool = new PartitionPool(opts.workers ?? defaultWorkers());
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
-  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition };
+  const published = readManifest(opts.dataDir);
+  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, published: published ? snapshotDir(opts.dataDir, published.snapshotId) : undefined };
   try {
     let t = performance.now();
     let sourceId = sourceFingerprint(opts.sourceDir);

@@ -20,6 +20,8 @@ export interface StageContext {
    * Runs one stage's partition jobs and returns their results in order: inline, on worker
    * threads, or as queue jobs; the stage neither knows nor cares (default: inline, in order).
    */
+  /** The published snapshot's folder, if any: unchanged inputs reuse its tables (hard links). */
+  published?: string;
   /** Companies per partition job (default TICKERS_PER_PARTITION). */
   tickersPerPartition?: number;
   runPartitions?: <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => Promise<R[]>;

@@ -1,7 +1,10 @@
 // Stage 1: read and validate every source table; nothing is computed until the whole source is
 // clean. Fundamentals are validated and built per ticker range (financials-partition.ts), so the
 // statements of the whole universe are never in one heap.
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { sourceFingerprint } from "../sources/fingerprint.ts";
+import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
+import { linkTree } from "../store/link.ts";
 import { join } from "node:path";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import { SourceRejectedError, stageSource, type StagedSource } from "../sources/index.ts";
@@ -15,7 +18,7 @@ import { boundsOf, sortedKeys, tickerRanges } from "./partitions.ts";
 
 export interface IngestResult {
   source: StagedSource;
-  /** Companies with statements. */
+  /** Companies with statements; -1 when the published snapshot's tables were reused. */
   financials: number;
 }
 
@@ -38,8 +41,28 @@ export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: 
   return { source, financials: fin.companies };
 }
 
+const INPUTS = "inputs.json";
+
+/**
+ * Fundamentals identical (by bytes) to the published snapshot's are not read again: its
+ * financial tables are hard-linked. A nightly run that only adds trading days skips the stage.
+ */
+function reusePublished(ctx: StageContext, fundamentalsId: string): boolean {
+  writeFileSync(join(ctx.out, INPUTS), JSON.stringify({ fundamentals: fundamentalsId }));
+  const prev = ctx.published;
+  if (!prev || !existsSync(join(prev, INPUTS))) return false;
+  const was = (JSON.parse(readFileSync(join(prev, INPUTS), "utf8")) as { fundamentals?: string }).fundamentals;
+  if (was !== fundamentalsId || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
+  for (const s of FINANCIAL_STATEMENTS) linkTree(join(prev, financialTable(s)), join(ctx.out, financialTable(s)));
+  return true;
+}
+
 /** Splits the fundamentals by ticker range and runs one partition job per range. */
 async function financialsStage(ctx: StageContext, dir: string) {
+  if (reusePublished(ctx, existsSync(dir) ? sourceFingerprint(dir) : "none")) {
+    ctx.log.info({}, "fundamentals unchanged: financial tables reused from the published snapshot");
+    return { companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 };
+  }
   const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(Boolean);
   const ranges = tickerRanges(tickers, ctx.tickersPerPartition);
   const splitDir = join(ctx.out, ".fundamentals-split");

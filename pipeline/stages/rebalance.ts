@@ -1,7 +1,8 @@
 // Stage: recompute one portfolio against the published snapshot and publish the result as a new
 // snapshot. Every other table is hard-linked from the current snapshot, so a user's change
 // costs one backtest, not a pipeline run.
-import { existsSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { linkTree } from "../store/link.ts";
 import { join } from "node:path";
 import { buildUniverse } from "../portfolios/index.ts";
 import { lit, openDuck } from "../store/duck.ts";
@@ -71,13 +72,3 @@ export async function rebalanceOne(opts: { dataDir: string; log: Log; portfolio:
   }
 }
 
-/** Hard-links every file of `from` into `to`, folders (partitioned tables) file by file. */
-function linkTree(from: string, to: string, skip: (name: string) => boolean): void {
-  for (const f of readdirSync(from)) {
-    if (skip(f)) continue;
-    if (statSync(join(from, f)).isDirectory()) {
-      mkdirSync(join(to, f), { recursive: true });
-      linkTree(join(from, f), join(to, f), () => false);
-    } else linkSync(join(from, f), join(to, f));
-  }
-}

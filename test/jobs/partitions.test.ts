@@ -1,7 +1,7 @@
 // Partitioned stages: the same snapshot whether the per-ticker work runs as one partition inline
 // or as one-company partitions on two worker threads; the fundamentals splitter keeps each
 // record's row number in its file, so a reject names the same row as an unsplit read.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { readFundamentals } from "../../pipeline/financials/index.ts";
 import { splitFundamentals, partitionOf } from "../../pipeline/sources/fundamentals-split.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { tickerRanges, boundsOf } from "../../pipeline/stages/partitions.ts";
 
@@ -73,4 +74,34 @@ describe("partitioned stages", () => {
     expect(err).toBeInstanceOf(SourceRejectedError);
     expect((err as SourceRejectedError).rejects).toEqual([{ file: "us-income-annual.csv", row: 3, column: "Fiscal Year", reason: "not a year" }]);
   }, 120_000);
+
+  it("a run whose fundamentals are the published snapshot's bytes links its financial tables instead of rebuilding them", async () => {
+    const src = mkdtempSync(join(tmpdir(), "parts-reuse-"));
+    await generateSample(src, { companies: 20, years: 2, seed: 5 });
+    const dataDir = mkdtempSync(join(tmpdir(), "parts-reuse-store-"));
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const go = async () => (await runPipeline({ dataDir, sourceDir: src, catalog, log: silent, workers: 0 })).meta.id;
+    const inode = (id: string) => {
+      const d = join(snapshotDir(dataDir, id), "financial_income");
+      return statSync(join(d, readdirSync(d)[0])).ino;
+    };
+    const first = await go();
+    const second = await go();
+    expect(inode(second)).toBe(inode(first));
+    expect((await loadSnapshot(dataDir, second)).financials).toEqual((await loadSnapshot(dataDir, first)).financials);
+    // One changed revenue figure: the tables are built again and carry it.
+    const f = join(src, "fundamentals", "us-income-annual.csv");
+    const lines = readFileSync(f, "utf8").split("\n");
+    const head = lines[0].split(";");
+    const cells = lines[1].split(";");
+    cells[head.indexOf("Revenue")] = "123456789";
+    lines[1] = cells.join(";");
+    writeFileSync(f, lines.join("\n"));
+    const third = await go();
+    expect(inode(third)).not.toBe(inode(first));
+    const ticker = cells[0].toUpperCase();
+    const fy = Number(cells[head.indexOf('"Fiscal Year"')]);
+    const row = (await loadSnapshot(dataDir, third)).financials.get(ticker)!.annual.income.find((r) => r["Fiscal Year"] === fy)!;
+    expect(row.Revenue).toBe(123456789);
+  }, 180_000);
 });
