@@ -45,7 +45,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const id = newSnapshotId();
   const out = stagingDir(opts.dataDir, id);
   // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
-  const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "2GB", temp_directory: `${out}.tmp` });
+  const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1536MB", temp_directory: `${out}.tmp` });
   const pool = new PartitionPool(opts.workers ?? defaultWorkers());
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
   const published = readManifest(opts.dataDir);

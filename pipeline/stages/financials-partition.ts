@@ -21,7 +21,7 @@ export const REJECTS_LISTED = 1000;
 export async function financialsPartition(job: FinancialsJob): Promise<{ companies: number; rejects: RejectedRow[]; rejectCount: number }> {
   const { byTicker, rejects } = await readFundamentals(job.sliceDir, { rowMaps: true });
   if (rejects.length) return { companies: 0, rejects: rejects.slice(0, REJECTS_LISTED), rejectCount: rejects.length };
-  const db = await openDuck(":memory:", { threads: "1", memory_limit: "1GB" });
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
   try {
     await stageFinancialTables(db.conn, byTicker);
     for (const s of FINANCIAL_STATEMENTS) {

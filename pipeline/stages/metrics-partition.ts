@@ -32,7 +32,7 @@ export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks:
 }
 
 export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
-  const db = await openDuck(":memory:", { threads: "1", memory_limit: "1GB" });
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
   try {
     const benchmarks = await benchmarkLevels(db.conn, job.out);
     const returns = await seriesOf(db.conn, `select id, strftime(date, '%Y-%m-%d'), ret from ${pq(job.out, "stock_returns")} where ${inRange("id", job.range)} order by id, date`);

@@ -11,7 +11,7 @@ export interface TickerRange {
 }
 
 /** Companies per partition: small enough to bound memory, large enough to amortise a DuckDB open. */
-export const TICKERS_PER_PARTITION = 400;
+export const TICKERS_PER_PARTITION = 250;
 
 /** Splits sorted `tickers` into ranges of about `per` each; the bounds are tickers themselves. */
 export function tickerRanges(tickers: readonly string[], per = TICKERS_PER_PARTITION): TickerRange[] {
