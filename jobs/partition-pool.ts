@@ -1,7 +1,7 @@
 // Runs partition jobs on worker threads (both cores of the in-process runner), or inline when
-// the pool has no workers. The jobs are the same plain-JSON jobs a queue would carry. Workers
-// start when the pool is made (they load the stage modules while the run's first SQL work goes
-// on) and serve every stage of the run.
+// the pool has no workers or a stage has one job. The jobs are the same plain-JSON jobs a queue
+// would carry. Workers start with the first stage that has several jobs (a small source never
+// pays for them) and serve every later stage of the run.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { runPartitionsInline, type PartitionJob } from "../pipeline/stages/partition-jobs.ts";
@@ -26,18 +26,22 @@ export class PartitionJobError extends Error {
 type Reply = { id: number; ok: boolean; result?: unknown; error?: { message: string; stack?: string } };
 
 export class PartitionPool {
-  private readonly workers: Worker[];
+  private workers: Worker[] = [];
   private closed = false;
 
-  constructor(size: number) {
-    this.workers = Array.from({ length: Math.max(0, size) }, () => new Worker(new URL("./partition-worker.mjs", import.meta.url)));
+  constructor(private readonly size: number) {}
+
+  private start(): void {
+    if (this.workers.length || this.closed) return;
+    this.workers = Array.from({ length: this.size }, () => new Worker(new URL("./partition-worker.mjs", import.meta.url)));
     // A worker's error rejects the batch it serves; between batches it must not crash the process.
     for (const w of this.workers) w.on("error", () => undefined);
   }
 
   /** Results in job order; the first failure rejects the batch. */
   async run<R>(jobs: PartitionJob[], onDone?: (done: number) => void): Promise<R[]> {
-    if (this.workers.length === 0 || jobs.length <= 1) return runPartitionsInline<R>(jobs, onDone);
+    if (this.size <= 0 || jobs.length <= 1 || this.closed) return runPartitionsInline<R>(jobs, onDone);
+    this.start();
     const results = new Array<R>(jobs.length);
     let next = 0;
     let done = 0;
