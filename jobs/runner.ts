@@ -16,7 +16,10 @@ import { mergeWindow, type DateWindow } from "../pipeline/stages/backfill.ts";
 import type { StagedSource } from "../pipeline/sources/index.ts";
 import { appendTable, exportParquet } from "../pipeline/store/write.ts";
 import { RATING_NAMES } from "../pipeline/types.ts";
+import { rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
+import type { PartitionJob } from "../pipeline/stages/partition-jobs.ts";
 
 export interface RunOptions {
   dataDir: string;
@@ -28,6 +31,10 @@ export interface RunOptions {
   window?: DateWindow;
   /** The BullMQ job running this, recorded with the staging folder and the publish. */
   job?: string;
+  /** Worker threads for partition jobs (0: inline); default `defaultWorkers()`. */
+  workers?: number;
+  /** Companies per partition job; default TICKERS_PER_PARTITION. */
+  tickersPerPartition?: number;
 }
 
 export interface RunResult {
@@ -44,17 +51,21 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const base = readManifest(opts.dataDir);
   const out = stagingDir(opts.dataDir, id, opts.job);
   let lease: { stop(): void } | null = null;
-  const db = await openDuck();
-  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress };
+  // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
+  const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1536MB", temp_directory: `${out}.tmp` });
+  const pool = new PartitionPool(opts.workers ?? defaultWorkers());
+  const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
+  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
   try {
     let t = performance.now();
     let sourceId = sourceFingerprint(opts.sourceDir);
     let merge: ((s: StagedSource) => Promise<void>) | undefined;
     await opts.catalog.refresh();
+    // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
+    if (base) lease = takeLease(opts.dataDir, base.snapshotId);
     if (opts.window) {
       const current = base;
       if (!current) throw new Error("backfill needs a published snapshot to merge into; run the pipeline first");
-      lease = takeLease(opts.dataDir, current.snapshotId);
       const w = opts.window;
       merge = (s) => mergeWindow(db.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
       sourceId = `${current.sourceId}+${sourceId}@${w.from}..${w.to}`;
@@ -78,8 +89,13 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     const { portfolios, benchmarks } = await portfoliosStage(ctx, frames, source.portfolios, opts.catalog.allUserPortfolios());
     lap("portfolios", t);
     t = performance.now();
+    const counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
+    const lastPriceDate = frames.panel.dates.at(-1) ?? "";
+    // The panel and ratings are done with: metrics read their returns per partition.
+    frames.panel.close.length = 0;
+    frames.ratings = [];
     opts.progress?.("analytics", 0, 1);
-    await analyticsStage(ctx, frames, portfolios, benchmarks);
+    await analyticsStage(ctx, portfolios, benchmarks);
     lap("analytics", t);
     lap("total", t0);
     const meta: SnapshotMeta = {
@@ -87,8 +103,8 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
       createdAt: new Date().toISOString(),
       sourceId,
       sourceDir: resolve(opts.sourceDir),
-      lastPriceDate: frames.panel.dates.at(-1) ?? "",
-      counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, portfolios: portfolios.size, benchmarks: benchmarks.length },
+      lastPriceDate,
+      counts: { ...counts, portfolios: portfolios.size, benchmarks: benchmarks.length },
       timingsMs: timings,
     };
     // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
@@ -101,6 +117,8 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     throw e;
   } finally {
     lease?.stop();
+    await pool.close();
     db.close();
+    rmSync(`${out}.tmp`, { recursive: true, force: true });
   }
 }

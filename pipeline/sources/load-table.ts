@@ -31,8 +31,19 @@ async function stageFiles(conn: Conn, raw: string, loc: LocatedTable): Promise<v
     await conn.run(`create or replace temp table ${raw}_${i} as select * from ${readExpr(loc.format, f)}`);
     parts.push(`select *, ${lit(f)} as filename, (rowid + 1)::integer as __row from ${raw}_${i}`);
   }
-  await conn.run(`create or replace temp table ${raw}_n as ${parts.join(" union all by name ")}`);
-  for (let i = 0; i < loc.files.length; i++) await conn.run(`drop table ${raw}_${i}`);
+  // One file (the usual case) is a view over its table: no second copy of a big price file.
+  if (parts.length === 1) await conn.run(`create or replace temp view ${raw}_n as ${parts[0]}`);
+  else {
+    await conn.run(`create or replace temp table ${raw}_n as ${parts.join(" union all by name ")}`);
+    for (let i = 0; i < loc.files.length; i++) await conn.run(`drop table ${raw}_${i}`);
+  }
+}
+
+async function dropStaged(conn: Conn, raw: string, loc: LocatedTable): Promise<void> {
+  if (loc.files.length === 1) {
+    await conn.run(`drop view ${raw}_n`);
+    await conn.run(`drop table ${raw}_0`);
+  } else await conn.run(`drop table ${raw}_n`);
 }
 
 function cellCheck(c: ColumnSpec, v: string): { cond: string; reason: string }[] {
@@ -60,29 +71,69 @@ function typedExpr(c: ColumnSpec, v: string): string {
  * Loads `loc` into table `spec.table` of `conn` when it is clean. Rejects are returned, not
  * thrown, so the caller can report every table's problems at once.
  */
-export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult> {
-  const raw = `raw_${spec.table}`;
-  await stageFiles(conn, raw, loc);
-  const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${raw}_n)`)).map((r) => r.column_name).filter((h) => h !== "filename" && h !== "__row");
-  const rejects: RejectedRow[] = [];
-  const file = loc.files.length === 1 ? basename(loc.files[0]) : `${spec.table}/`;
-
+/** How a staged relation maps onto the spec: columns found, missing ones, cell checks, key. */
+async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: string) {
+  const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${relation})`)).map((r) => r.column_name).filter((h) => h !== "filename" && h !== "__row");
+  const missing: RejectedRow[] = [];
   // Map each spec column to the header it came from (name or alias, case-insensitive).
   const source = new Map<string, string>();
   for (const c of spec.columns) {
     const names = [c.name, ...(c.aliases ?? [])].map((n) => n.toLowerCase());
     const found = header.find((h) => names.includes(h.toLowerCase()));
     if (found) source.set(c.name, found);
-    else if (c.required) rejects.push({ file, row: 0, column: c.name, reason: "required column is missing" });
+    else if (c.required) missing.push({ file, row: 0, column: c.name, reason: "required column is missing" });
   }
-  if (rejects.length) return { rejects, rejectCount: rejects.length, rowCount: 0, tickers: false };
-
   const value = (c: ColumnSpec) => (source.has(c.name) ? ident(source.get(c.name)!) : "null");
   const checks = spec.columns.flatMap((c) => (source.has(c.name) ? cellCheck(c, value(c)).map((k) => ({ ...k, column: c.name })) : []));
   const keyExpr = spec.key.map((k) => typedOrText(spec, k, value)).join(", ");
   // One scan answers "is anything wrong?"; the per-check report runs only when something is.
-  const anyBad = checks.length ? `exists (select 1 from ${raw}_n where ${checks.map((k) => `(${k.cond})`).join(" or ")})` : "false";
-  const dupKeys = `exists (select 1 from ${raw}_n group by ${keyExpr} having count(*) > 1)`;
+  const anyBad = checks.length ? `exists (select 1 from ${relation} where ${checks.map((k) => `(${k.cond})`).join(" or ")})` : "false";
+  const dupKeys = `exists (select 1 from ${relation} group by ${keyExpr} having count(*) > 1)`;
+  const typed = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
+  const tickerExpr = source.has("ticker") && spec.columns.some((c) => c.name === "ticker") ? ident(source.get("ticker")!) : null;
+  return { missing, checks, keyExpr, anyBad, dupKeys, typed, tickerExpr };
+}
+
+/**
+ * One file, read straight from the file by a view (no staged copy): when every check passes, the
+ * typed table is made from the file in one more scan. Anything wrong returns null, and the
+ * staged path below (with row numbers) reports it.
+ */
+async function loadIfClean(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult | null> {
+  const view = `raw_${spec.table}_v`;
+  await conn.run(`create or replace temp view ${view} as select * from ${readExpr(loc.format, loc.files[0])}`);
+  try {
+    const p = await planChecks(conn, spec, view, basename(loc.files[0]));
+    if (p.missing.length) return null;
+    const [[bad], [dup]] = (await readColumns(conn, `select ${p.anyBad}, ${p.dupKeys}`)) as [boolean[], boolean[]];
+    if (bad || dup) return null;
+    await conn.run(`create or replace table ${spec.table} as select ${p.typed.join(", ")} from ${view}`);
+    const rowCount = Number((await readColumns(conn, `select count(*) from ${spec.table}`))[0][0]);
+    if (p.tickerExpr) await tickerCounts(conn, spec.table, spec.table, "ticker");
+    return { rejects: [], rejectCount: 0, rowCount, tickers: p.tickerExpr !== null };
+  } finally {
+    await conn.run(`drop view ${view}`);
+  }
+}
+
+/**
+ * Loads `loc` into table `spec.table` of `conn` when it is clean. Rejects are returned, not
+ * thrown, so the caller can report every table's problems at once.
+ */
+export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult> {
+  if (loc.files.length === 1) {
+    const clean = await loadIfClean(conn, spec, loc);
+    if (clean) return clean;
+  }
+  const raw = `raw_${spec.table}`;
+  await stageFiles(conn, raw, loc);
+  const file = loc.files.length === 1 ? basename(loc.files[0]) : `${spec.table}/`;
+  const { missing, checks, keyExpr, anyBad, dupKeys, typed, tickerExpr } = await planChecks(conn, spec, `${raw}_n`, file);
+  const rejects: RejectedRow[] = [...missing];
+  if (rejects.length) {
+    await dropStaged(conn, raw, loc);
+    return { rejects, rejectCount: rejects.length, rowCount: 0, tickers: false };
+  }
   const [[bad], [dup]] = (await readColumns(conn, `select ${anyBad}, ${dupKeys}`)) as [boolean[], boolean[]];
   const union = [
     ...(bad ? checks.map((k) => `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`) : []),
@@ -101,14 +152,18 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
   for (let i = 0; i < files.length; i++) rejects.push({ file: basename(files[i]), row: Number(rowNos[i]), column: cols[i], reason: reasons[i] });
   const rejectCount = ns.length ? Number(ns[0]) : 0;
   const rowCount = Number((await readColumns(conn, `select count(*) from ${raw}_n`))[0][0]);
-  if (rejectCount === 0) {
-    const select = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
-    await conn.run(`create or replace table ${spec.table} as select ${select.join(", ")} from ${raw}_n order by __row`);
-  }
-  const ticker = spec.columns.find((c) => c.name === "ticker" && source.has(c.name));
-  if (ticker) await conn.run(`create or replace temp table ${spec.table}_tickers as select upper(trim(${value(ticker)})) as ticker, count(*) as n from ${raw}_n where ${value(ticker)} is not null group by 1`);
-  await conn.run(`drop table ${raw}_n`);
-  return { rejects, rejectCount, rowCount, tickers: ticker !== undefined };
+  if (rejectCount === 0) await conn.run(`create or replace table ${spec.table} as select ${typed.join(", ")} from ${raw}_n order by __row`);
+  if (tickerExpr) await tickerCounts(conn, spec.table, `${raw}_n`, tickerExpr);
+  await dropStaged(conn, raw, loc);
+  return { rejects, rejectCount, rowCount, tickers: tickerExpr !== null };
+}
+
+/**
+ * `<table>_tickers`: distinct tickers with their row counts, made even when rows are rejected, so
+ * unknown tickers are reported in the same round as row errors.
+ */
+async function tickerCounts(conn: Conn, table: string, relation: string, tickerExpr: string): Promise<void> {
+  await conn.run(`create or replace temp table ${table}_tickers as select upper(trim(${tickerExpr})) as ticker, count(*) as n from ${relation} where ${tickerExpr} is not null group by 1`);
 }
 
 /** Keys compare on their typed value, so `AAPL` and ` aapl` are the same ticker. */

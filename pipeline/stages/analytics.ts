@@ -1,51 +1,35 @@
-// Stage: daily returns of every stock and full-period metric rows of every stock and portfolio,
-// without a benchmark and against each benchmark.
-import { alignBenchmark, metricRows, stockReturns } from "../analytics/index.ts";
-import { metricsKey, type BenchmarkResult, type PortfolioResult } from "../store/model.ts";
+// Stage: daily returns of every stock (SQL), then full-period metric tables of every stock (one
+// partition job per ticker range) and every portfolio, plain and against each benchmark.
+import { join } from "node:path";
+import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
+import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
 import { appendTable, exportParquet, type Cell } from "../store/write.ts";
-import type { MetricRow, ReturnSeries } from "../types.ts";
 import type { StageContext } from "./context.ts";
-import type { Frames } from "./frames.ts";
+import { subjectMetricRows, type MetricsJob } from "./metrics-partition.ts";
+import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
+import { sortedKeys, tickerRanges } from "./partitions.ts";
+import { stockReturnsStage } from "./returns.ts";
+import { lit } from "../store/duck.ts";
 
-export function allStockReturns(frames: Frames): Map<string, ReturnSeries> {
-  const out = new Map<string, ReturnSeries>();
-  frames.panel.tickers.forEach((t, i) => out.set(t, stockReturns(frames.panel.dates, frames.panel.close[i])));
-  return out;
+/** Metric table rows of portfolios (few: computed in the calling thread). */
+export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "out">, portfolios: Iterable<[string, PortfolioResult]>, benchmarks: BenchmarkResult[]): Promise<void> {
+  const list = [...portfolios];
+  const bs = benchmarks.map((b) => ({ id: b.id, levels: b.levels }));
+  function* rowsOut(): Generator<Cell[]> {
+    for (const [id, p] of list) yield* subjectMetricRows(id, p.returns, bs);
+  }
+  await appendTable(ctx.conn, "portfolio_metrics", METRIC_COLS, rowsOut());
+  await exportParquet(ctx.conn, "portfolio_metrics", ctx.out, [], METRIC_ORDER);
 }
 
-/** Metric rows for one subject: plain, then once per benchmark. */
-export function subjectMetrics(kind: "stock" | "portfolio", id: string, column: string, r: ReturnSeries, benchmarks: BenchmarkResult[]): [string, MetricRow[]][] {
-  if (r.dates.length === 0) return [];
-  const out: [string, MetricRow[]][] = [[metricsKey(kind, id), metricRows(r, column)]];
-  for (const b of benchmarks) out.push([metricsKey(kind, id, b.id), metricRows(r, column, { name: b.name, returns: alignBenchmark(r.dates, b.levels) })]);
-  return out;
-}
-
-export async function writeMetrics(ctx: StageContext, table: string, entries: Iterable<[string, MetricRow[]]>): Promise<void> {
-  function* metricCells(): Generator<Cell[]> {
-    for (const [key, rowsOf] of entries) yield [key, JSON.stringify(rowsOf)];
-  }
-  await appendTable(ctx.conn, table, [["key", "varchar"], ["rows", "varchar"]], metricCells());
-  await exportParquet(ctx.conn, table, ctx.out, [], "key");
-}
-
-export async function analyticsStage(ctx: StageContext, frames: Frames, portfolios: Map<string, PortfolioResult>, benchmarks: BenchmarkResult[]) {
-  const returns = allStockReturns(frames);
-  function* returnCells(): Generator<Cell[]> {
-    for (const [t, r] of returns) for (let i = 0; i < r.dates.length; i++) yield [t, r.dates[i], r.returns[i]];
-  }
-  await appendTable(ctx.conn, "stock_returns", [["id", "varchar"], ["date", "date"], ["ret", "double"]], returnCells());
-  await exportParquet(ctx.conn, "stock_returns", ctx.out, ["date"], "id, date");
-
-  const stockMetrics: [string, MetricRow[]][] = [];
-  let done = 0;
-  for (const [t, r] of returns) {
-    stockMetrics.push(...subjectMetrics("stock", t, t, r, benchmarks));
-    if (++done % 50 === 0) ctx.progress?.("metrics", done, returns.size);
-  }
-  await writeMetrics(ctx, "stock_metrics", stockMetrics);
-  const portfolioMetrics = [...portfolios].flatMap(([id, p]) => subjectMetrics("portfolio", id, "Portfolio", p.returns, benchmarks));
-  await writeMetrics(ctx, "portfolio_metrics", portfolioMetrics);
-  ctx.log.info({ stocks: returns.size, metricSets: stockMetrics.length + portfolioMetrics.length }, "analytics computed");
-  return { returns, metrics: new Map([...stockMetrics, ...portfolioMetrics]) };
+/** Needs the staged prices and the benchmark tables already in `ctx.out`. */
+export async function analyticsStage(ctx: StageContext, portfolios: Map<string, PortfolioResult>, benchmarks: BenchmarkResult[]): Promise<{ stocks: number }> {
+  await stockReturnsStage(ctx.conn, ctx.out);
+  const tickers = await sortedKeys(ctx.conn, `read_parquet(${lit(join(ctx.out, "stock_returns.parquet"))})`, "id");
+  const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
+  const run = ctx.runPartitions ?? runPartitionsInline;
+  await run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
+  await writePortfolioMetrics(ctx, portfolios, benchmarks);
+  ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "analytics computed");
+  return { stocks: tickers.length };
 }

@@ -2,6 +2,7 @@
 // the catalog, a logger and a progress callback. Stages know nothing of queues or HTTP.
 import type { Catalog } from "../store/catalog/catalog.ts";
 import type { Conn } from "../store/duck.ts";
+import type { PartitionJob } from "./partition-jobs.ts";
 
 export interface Log {
   info(obj: object | string, msg?: string): void;
@@ -15,4 +16,13 @@ export interface StageContext {
   catalog: Catalog;
   log: Log;
   progress?: (stage: string, done: number, total: number) => void;
+  /**
+   * Runs one stage's partition jobs and returns their results in order: inline, on worker
+   * threads, or as queue jobs; the stage neither knows nor cares (default: inline, in order).
+   */
+  /** The published snapshot's folder, if any: unchanged inputs reuse its tables (hard links). */
+  published?: string;
+  /** Companies per partition job (default TICKERS_PER_PARTITION). */
+  tickersPerPartition?: number;
+  runPartitions?: <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => Promise<R[]>;
 }

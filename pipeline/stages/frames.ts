@@ -1,5 +1,5 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
-import { columns, type Conn } from "../store/duck.ts";
+import { columns, eachChunk, type Conn } from "../store/duck.ts";
 import { RATING_NAMES, type Company, type LevelSeries, type PricePanel, type RatingRow } from "../types.ts";
 
 export interface Frames {
@@ -34,14 +34,17 @@ export async function loadCompanies(conn: Conn): Promise<Company[]> {
 export async function loadPanel(conn: Conn, table = "prices"): Promise<PricePanel> {
   const [dates] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [string[]];
   const [tickers] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
-  const [di = [], ti = [], px = []] = (await columns(
+  const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
+  await eachChunk(
     conn,
     `with d as (select date, (row_number() over (order by date) - 1)::integer di from (select distinct date from ${table})),
           t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti from (select distinct ticker from ${table}))
-     select di, ti, coalesce(adj_close, "close") from ${table} join d using (date) join t using (ticker)`,
-  )) as [number[], number[], number[]];
-  const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
-  for (let k = 0; k < di.length; k++) close[ti[k]][di[k]] = px[k];
+     select di, ti, coalesce(adj_close, "close")::double from ${table} join d using (date) join t using (ticker)`,
+    (cols, n) => {
+      const [di, ti, px] = cols as [number[], number[], number[]];
+      for (let k = 0; k < n; k++) close[ti[k]][di[k]] = px[k];
+    },
+  );
   return { dates: dates ?? [], tickers: tickers ?? [], close };
 }
 

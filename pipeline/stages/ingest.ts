@@ -1,15 +1,25 @@
-// Stage 1: read and validate every source table; nothing is computed until the whole source is clean.
+// Stage 1: read and validate every source table; nothing is computed until the whole source is
+// clean. Fundamentals are validated and built per ticker range (financials-partition.ts), so the
+// statements of the whole universe are never in one heap.
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { sourceFingerprint } from "../sources/fingerprint.ts";
+import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
+import { linkTree } from "../store/link.ts";
 import { join } from "node:path";
-import { readFundamentals } from "../sources/fundamentals.ts";
+import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import { SourceRejectedError, stageSource, type StagedSource } from "../sources/index.ts";
 import { columns, type Conn } from "../store/duck.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
-import type { CompanyFinancials } from "../store/model.ts";
 import type { StageContext } from "./context.ts";
+import type { FinancialsJob } from "./financials-partition.ts";
+import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
+import type { RejectedRow } from "../sources/report.ts";
+import { boundsOf, sortedKeys, tickerRanges } from "./partitions.ts";
 
 export interface IngestResult {
   source: StagedSource;
-  financials: Map<string, CompanyFinancials>;
+  /** Companies with statements; -1 when the published snapshot's tables were reused. */
+  financials: number;
 }
 
 /** `merge` runs on the clean staged tables before anything is derived (backfill uses it). */
@@ -17,9 +27,9 @@ export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: 
   const step = (name: string, done: number, total: number) => ctx.progress?.(`ingest: ${name}`, done, total);
   const source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step });
   step("fundamentals", 0, 2);
-  const fundamentals = await readFundamentals(join(sourceDir, "fundamentals"));
-  const rejects = [...source.rejects, ...fundamentals.rejects];
-  if (source.rejectCount + fundamentals.rejects.length > 0) throw new SourceRejectedError(rejects, source.rejectCount + fundamentals.rejects.length);
+  const fin = await financialsStage(ctx, join(sourceDir, "fundamentals"));
+  const rejects = [...source.rejects, ...fin.rejects];
+  if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
   await merge?.(source);
   step("writing tables", 1, 2);
   await companiesWithIds(ctx);
@@ -30,10 +40,52 @@ export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: 
     await ctx.conn.run(`create or replace view benchmark_source as select * from benchmarks`);
     await exportParquet(ctx.conn, "benchmark_source", ctx.out, [], "benchmark, date");
   }
-  await appendTable(ctx.conn, "financials", [["ticker", "varchar"], ["data", "varchar"]], [...fundamentals.byTicker].map(([t, f]) => [t.toUpperCase(), JSON.stringify(f)]));
-  await exportParquet(ctx.conn, "financials", ctx.out, [], "ticker");
-  ctx.log.info({ rows: source.rowCounts, fundamentals: fundamentals.byTicker.size }, "source ingested");
-  return { source, financials: fundamentals.byTicker };
+  ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
+  return { source, financials: fin.companies };
+}
+
+const INPUTS = "inputs.json";
+
+/**
+ * Fundamentals identical (by bytes) to the published snapshot's are not read again: its
+ * financial tables are hard-linked. A nightly run that only adds trading days skips the stage.
+ */
+function reusePublished(ctx: StageContext, fundamentalsId: string): boolean {
+  writeFileSync(join(ctx.out, INPUTS), JSON.stringify({ fundamentals: fundamentalsId }));
+  const prev = ctx.published;
+  if (!prev || !existsSync(join(prev, INPUTS))) return false;
+  const was = (JSON.parse(readFileSync(join(prev, INPUTS), "utf8")) as { fundamentals?: string }).fundamentals;
+  if (was !== fundamentalsId || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
+  for (const s of FINANCIAL_STATEMENTS) linkTree(join(prev, financialTable(s)), join(ctx.out, financialTable(s)));
+  return true;
+}
+
+/** Splits the fundamentals by ticker range and runs one partition job per range. */
+async function financialsStage(ctx: StageContext, dir: string) {
+  if (reusePublished(ctx, existsSync(dir) ? sourceFingerprint(dir) : "none")) {
+    ctx.log.info({}, "fundamentals unchanged: financial tables reused from the published snapshot");
+    return { companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 };
+  }
+  const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(Boolean);
+  const ranges = tickerRanges(tickers, ctx.tickersPerPartition);
+  const splitDir = join(ctx.out, ".fundamentals-split");
+  try {
+    const slices = await splitFundamentals(dir, splitDir, boundsOf(ranges));
+    const jobs: PartitionJob[] = slices.map((sliceDir, part) => ({ stage: "financials", data: { out: ctx.out, sliceDir, part } satisfies FinancialsJob }));
+    const run = ctx.runPartitions ?? runPartitionsInline;
+    const results = await run<{ companies: number; rejects: RejectedRow[]; rejectCount: number }>(jobs, (d) => ctx.progress?.("financials", d, jobs.length));
+    // A file-level reject (missing column) is found in every slice: report it once.
+    const seen = new Set<string>();
+    const rejects = results.flatMap((r) => r.rejects).filter((r) => {
+      if (r.row !== 0) return true;
+      const k = `${r.file}|${r.column}|${r.reason}`;
+      return !seen.has(k) && (seen.add(k), true);
+    });
+    const dupes = results.reduce((a, r) => a + r.rejects.length, 0) - rejects.length;
+    return { companies: results.reduce((a, r) => a + r.companies, 0), rejects, rejectCount: results.reduce((a, r) => a + r.rejectCount, 0) - dupes };
+  } finally {
+    rmSync(splitDir, { recursive: true, force: true });
+  }
 }
 
 /**

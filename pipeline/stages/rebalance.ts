@@ -3,14 +3,15 @@
 // costs one backtest, not a pipeline run. The publish is compare-and-swap: when another publish
 // moved the manifest meanwhile, the rebalance is computed again on the snapshot now current, so
 // it never brings back the older snapshot's other tables.
-import { linkSync, readdirSync } from "node:fs";
+import { linkTree } from "../store/link.ts";
 import { join } from "node:path";
 import { buildUniverse } from "../portfolios/index.ts";
 import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
 import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
 import { ManifestMovedError, newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, discardStaging, type SnapshotMeta } from "../store/snapshots.ts";
 import { withLease } from "../store/leases.ts";
-import { subjectMetrics } from "./analytics.ts";
+import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
+import { subjectMetricRows } from "./metrics-partition.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
 import { exportPortfolioTables, runBacktests, stagePortfolioTables } from "./portfolios.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
@@ -78,7 +79,7 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     const t0 = performance.now();
     const pid = opts.portfolioId ?? opts.portfolio?.rules.id ?? opts.dropId!;
     const portfolio = opts.portfolioId !== undefined ? await lookupPortfolio(conn, pq("portfolios"), pid, opts.lookup) : opts.portfolio;
-    for (const f of readdirSync(from)) if (!REWRITTEN.has(f)) linkSync(join(from, f), join(out, f));
+    linkTree(from, out, (f) => REWRITTEN.has(f));
     for (const t of ["companies", "prices", "ratings"]) await conn.run(`create view ${t} as select * from ${pq(t)}`);
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
@@ -87,17 +88,16 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     await conn.run(`create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from ${pq("portfolios")} where id <> ${lit(pid)}`);
     await conn.run(`create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
-    await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where not starts_with(key, ${lit(`portfolio:${pid}|`)})`);
+    await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where subject <> ${lit(pid)}`);
     if (portfolio) {
       const [done] = runBacktests(universe, [portfolio]).values();
       await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances }], "_new");
       for (const t of ["portfolios", "holdings", "portfolio_returns"]) await conn.run(`insert into ${t} by name select * from ${t}_new`);
-      const metrics = subjectMetrics("portfolio", pid, "Portfolio", done.result.returns, benchmarks);
-      await appendTable(conn, "m_new", [["key", "varchar"], ["rows", "varchar"]], metrics.map(([k, v]) => [k, JSON.stringify(v)]));
-      await conn.run(`insert into portfolio_metrics select * from m_new`);
+      await appendTable(conn, "m_new", METRIC_COLS, subjectMetricRows(pid, done.result.returns, benchmarks));
+      await conn.run(`insert into portfolio_metrics by name select * from m_new`);
     }
     await exportPortfolioTables(conn, out);
-    await exportParquet(conn, "portfolio_metrics", out, [], "key");
+    await exportParquet(conn, "portfolio_metrics", out, [], METRIC_ORDER);
     const prev = readMeta(opts.dataDir, baseId);
     const meta: SnapshotMeta = { ...prev, id, createdAt: new Date().toISOString(), timingsMs: { rebalance: Math.round(performance.now() - t0), total: Math.round(performance.now() - t0) } };
     await publishSnapshot(opts.dataDir, out, meta, { kind: "rebalance", portfolio: pid, job: opts.job, expect: baseId });

@@ -3,12 +3,20 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 
 export type Conn = DuckDBConnection;
 
-export async function openDuck(path = ":memory:", opts: Record<string, string> = {}): Promise<{ conn: Conn; close(): void }> {
+export async function openDuck(path = ":memory:", opts: Record<string, string> = {}): Promise<{ conn: Conn; connect(): Promise<Conn>; close(): void }> {
   const instance = await DuckDBInstance.create(path, { threads: "2", ...opts });
   const conn = await instance.connect();
+  const more: Conn[] = [];
   return {
     conn,
+    /** Another connection to the same database (one query runs per connection at a time). */
+    async connect() {
+      const c = await instance.connect();
+      more.push(c);
+      return c;
+    },
     close() {
+      for (const c of more) c.closeSync();
       conn.closeSync();
       instance.closeSync();
     },
@@ -34,4 +42,14 @@ export async function columns(conn: Conn, sql: string): Promise<unknown[][]> {
 export async function scalar<T>(conn: Conn, sql: string): Promise<T> {
   const r = await conn.runAndReadAll(sql);
   return r.getRowsJS()[0]?.[0] as T;
+}
+
+/** Calls `fn` with each result chunk's columns (about 2,048 rows): big reads never sit whole in JS. */
+export async function eachChunk(conn: Conn, sql: string, fn: (cols: unknown[][], rows: number) => void): Promise<void> {
+  const result = await conn.stream(sql);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    fn(chunk.getColumns() as unknown[][], chunk.rowCount);
+  }
 }

@@ -6,6 +6,8 @@ import { RATING_NAMES, type HoldingRow, type LevelSeries, type MetricRow, type P
 import { columns, lit, openDuck, type Conn } from "./duck.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "./model.ts";
 import { readMeta, snapshotDir } from "./snapshots.ts";
+import { readMetricRows } from "./metric-tables.ts";
+import { financialTable, readFinancialTables } from "./financial-tables.ts";
 
 const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
 
@@ -33,10 +35,10 @@ async function seriesById(conn: Conn, source: string, valueCol: string): Promise
   return out;
 }
 
-const asReturns = (s: { dates: string[]; values: Float64Array } | undefined): ReturnSeries => ({ dates: s?.dates ?? [], returns: s?.values ?? new Float64Array() });
+export const asReturns = (s: { dates: string[]; values: Float64Array } | undefined): ReturnSeries => ({ dates: s?.dates ?? [], returns: s?.values ?? new Float64Array() });
 
-async function loadHoldings(conn: Conn, dir: string): Promise<Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>> {
-  const cols = await columns(conn, `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings")} order by portfolio_id, kind, date, ticker`);
+async function loadHoldings(conn: Conn, dir: string, where = ""): Promise<Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>> {
+  const cols = await columns(conn, `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings")} ${where} order by portfolio_id, kind, date, ticker`);
   const [pid = [], kind = [], date = [], ticker = [], price = []] = cols as [string[], string[], string[], string[], number[]];
   const out = new Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>();
   for (let i = 0; i < pid.length; i++) {
@@ -50,10 +52,8 @@ async function loadHoldings(conn: Conn, dir: string): Promise<Map<string, { reba
   return out;
 }
 
-async function loadMetrics(conn: Conn, dir: string, table: string, into: Map<string, MetricRow[]>) {
-  const [keys = [], data = []] = (await columns(conn, `select key, rows from ${pq(dir, table)}`)) as [string[], string[]];
-  keys.forEach((k, i) => into.set(k, JSON.parse(data[i]) as MetricRow[]));
-}
+/** A table stored whole (`<t>.parquet`) or partitioned (`<t>/part-*.parquet`), as a relation. */
+export const tableOf = (dir: string, t: string) => (existsSync(join(dir, t)) ? `read_parquet(${lit(join(dir, t, "*.parquet"))})` : pq(dir, t));
 
 /** Benchmarks with their value index, from a snapshot folder. */
 export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<BenchmarkResult[]> {
@@ -73,6 +73,33 @@ export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<B
   });
 }
 
+/** Portfolios with returns and holdings (`id`: one portfolio only), from a snapshot folder. */
+export async function readPortfolios(conn: Conn, dir: string, id?: string): Promise<Map<string, PortfolioResult>> {
+  const one = (col: string) => (id === undefined ? "" : `where ${col} = ${lit(id)}`);
+  const pret = await seriesById(conn, `(select * from ${pq(dir, "portfolio_returns")} ${one("id")})`, "ret");
+  const holdings = await loadHoldings(conn, dir, one("portfolio_id"));
+  const [pId = [], owner = [], created = [], rules = [], prev = [], next = [], today = []] = (await columns(
+    conn,
+    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d'), strftime(next_rebalance_date, '%Y-%m-%d'), strftime(today_date, '%Y-%m-%d') from ${pq(dir, "portfolios")} ${one("id")}`,
+  )) as (string | null)[][];
+  const portfolios = new Map<string, PortfolioResult>();
+  pId.forEach((pid, i) => {
+    const h = holdings.get(pid!);
+    portfolios.set(pid!, {
+      rules: JSON.parse(rules[i]!) as PortfolioRules,
+      ownerId: owner[i],
+      createdAt: created[i]!,
+      previousRebalanceDate: prev[i],
+      nextRebalanceDate: next[i],
+      returns: asReturns(pret.get(pid!)),
+      holdings: (prev[i] && h?.rebalance.get(prev[i]!)) || [],
+      todayDate: today[i],
+      todayHoldings: h?.today ?? [],
+    });
+  });
+  return portfolios;
+}
+
 export async function loadSnapshot(dataDir: string, id: string): Promise<Snapshot> {
   const dir = snapshotDir(dataDir, id);
   const meta = readMeta(dataDir, id);
@@ -90,36 +117,16 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
     const stockReturns = new Map([...(await seriesById(conn, pq(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]));
     const benchmarks = await loadSnapshotBenchmarks(conn, dir);
 
-    const pret = await seriesById(conn, pq(dir, "portfolio_returns"), "ret");
-    const holdings = await loadHoldings(conn, dir);
-    const [pId = [], owner = [], created = [], rules = [], prev = [], next = [], today = []] = (await columns(
-      conn,
-      `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d'), strftime(next_rebalance_date, '%Y-%m-%d'), strftime(today_date, '%Y-%m-%d') from ${pq(dir, "portfolios")}`,
-    )) as (string | null)[][];
-    const portfolios = new Map<string, PortfolioResult>();
-    pId.forEach((pid, i) => {
-      const h = holdings.get(pid!);
-      portfolios.set(pid!, {
-        rules: JSON.parse(rules[i]!) as PortfolioRules,
-        ownerId: owner[i],
-        createdAt: created[i]!,
-        previousRebalanceDate: prev[i],
-        nextRebalanceDate: next[i],
-        returns: asReturns(pret.get(pid!)),
-        holdings: (prev[i] && h?.rebalance.get(prev[i]!)) || [],
-        todayDate: today[i],
-        todayHoldings: h?.today ?? [],
-      });
-    });
+    const portfolios = await readPortfolios(conn, dir);
 
     const metrics = new Map<string, MetricRow[]>();
-    await loadMetrics(conn, dir, "stock_metrics", metrics);
-    await loadMetrics(conn, dir, "portfolio_metrics", metrics);
-    const financials = new Map<string, CompanyFinancials>();
-    if (existsSync(join(dir, "financials.parquet"))) {
-      const [ft = [], fd = []] = (await columns(conn, `select ticker, data from ${pq(dir, "financials")}`)) as [string[], string[]];
-      ft.forEach((t, i) => financials.set(t, JSON.parse(fd[i]) as CompanyFinancials));
-    }
+    const benchName = new Map(benchmarks.map((b) => [b.id, b.name]));
+    const nameOf = (id: string) => benchName.get(id) ?? id;
+    await readMetricRows(conn, tableOf(dir, "stock_metrics"), "stock", (t) => t, nameOf, metrics);
+    await readMetricRows(conn, tableOf(dir, "portfolio_metrics"), "portfolio", () => "Portfolio", nameOf, metrics);
+    const financials: Map<string, CompanyFinancials> = existsSync(join(dir, financialTable("income")))
+      ? await readFinancialTables(conn, (s) => tableOf(dir, financialTable(s)))
+      : new Map();
     return {
       id,
       createdAt: meta.createdAt,

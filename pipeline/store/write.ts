@@ -1,5 +1,6 @@
 // Writing JS-computed rows into snapshot Parquet files through DuckDB's appender.
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ident, lit, type Conn } from "./duck.ts";
 
 export type ColKind = "varchar" | "double" | "integer" | "date" | "boolean";
@@ -30,7 +31,13 @@ export async function appendTable(conn: Conn, table: string, cols: [string, ColK
 
 /** Exports a table of `conn` to `<dir>/<table>.parquet`, casting staged date text to DATE. */
 export async function exportParquet(conn: Conn, table: string, dir: string, dateCols: string[] = [], orderBy?: string): Promise<void> {
+  await exportParquetFile(conn, table, join(dir, `${table}.parquet`), dateCols, orderBy);
+}
+
+/** Exports a table of `conn` to the Parquet file `file` (a partition of a table folder). */
+export async function exportParquetFile(conn: Conn, table: string, file: string, dateCols: string[] = [], orderBy?: string): Promise<void> {
+  mkdirSync(dirname(file), { recursive: true });
   const replace = dateCols.length ? ` replace (${dateCols.map((c) => `cast(${ident(c)} as date) as ${ident(c)}`).join(", ")})` : "";
   const order = orderBy ? ` order by ${orderBy}` : "";
-  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(join(dir, `${table}.parquet`))} (format parquet, compression zstd)`);
+  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(file)} (format parquet, compression zstd)`);
 }

@@ -8,7 +8,8 @@
 // with two run-time patches where the contract (§6) differs from 0.0.62: `stats.cagr` over calendar
 // days / 365 (0.0.62 divides by 252), and `stats.conditional_value_at_risk` = mean of the returns
 // below the VaR, per column (0.0.62 falls back to the VaR itself). See the fixture's `producedBy`,
-// `call` and `patches`.
+// `call` and `patches`. Every fixture series has returns below its VaR, so the patch does not
+// change a value here; the per-series fallback the project now follows is in cvar-fallback.test.ts.
 //
 // Fixture series (numpy default_rng(20261122), Student-t(4) daily returns scaled to a mean/sd, on
 // business days, first return 0.0; the exact values are stored in each case):

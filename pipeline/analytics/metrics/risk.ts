@@ -64,7 +64,10 @@ export function valueAtRisk(r: ArrayLike<number>): number {
   const sd = std(r);
   return sd > 0 ? mean(r) + sd * Z_05 : NaN;
 }
-/** Expected shortfall: the mean of the returns below the VaR (NaN when none are; no fallback). */
+/**
+ * Expected shortfall: the mean of the returns below the VaR; when none lies below it, the VaR
+ * itself, as QuantStats' `conditional_value_at_risk` falls back (per series).
+ */
 export function conditionalVaR(r: ArrayLike<number>): number {
   const v = valueAtRisk(r);
   let s = 0, k = 0;
@@ -72,7 +75,7 @@ export function conditionalVaR(r: ArrayLike<number>): number {
     s += r[i];
     k++;
   }
-  return k ? s / k : NaN;
+  return k ? s / k : v;
 }
 export const dailyVaR = (ctx: SeriesContext) => -Math.abs(valueAtRisk(ctx.r));
 export const cVaR = (ctx: SeriesContext) => -Math.abs(conditionalVaR(ctx.r));

@@ -96,34 +96,56 @@ const WITH_BENCHMARK_TAIL: Row[] = [
   { label: "Treynor Ratio", kind: "pair", f: bm.treynor, fmt: "percent", benchDash: true },
 ];
 
-function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): string {
+/** A cell's published text and, where it is a number, the number behind it (null otherwise). */
+type Cell = [display: string, value: number | null];
+const num = (fmt: MetricFormat, v: number): Cell => [formatMetric(fmt, v), Number.isNaN(v) ? null : v];
+
+function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): Cell {
   switch (row.kind) {
     case "start":
-      return c.dates[0] ?? "-";
+      return [c.dates[0] ?? "-", null];
     case "end":
-      return c.dates[c.n - 1] ?? "-";
+      return [c.dates[c.n - 1] ?? "-", null];
     case "rf":
-      return "0.0%";
+      return ["0.0%", 0];
     case "cum":
-      return formatMetric("cumulative", rt.cumulativeReturn(c));
+      return num("cumulative", rt.cumulativeReturn(c));
     case "pair":
-      return row.benchDash && isBenchmark ? "-" : formatMetric(row.fmt, row.f(pair!));
+      return row.benchDash && isBenchmark ? ["-", null] : num(row.fmt, row.f(pair!));
     case "one":
-      return formatMetric(row.fmt, row.f(c));
+      return num(row.fmt, row.f(c));
   }
 }
 
-export function metricRows(subject: ReturnSeries, column: string, benchmark?: { name: string; returns: ReturnSeries }): MetricRow[] {
+/** The metric table in columns: labels in order, the subject's cells, the benchmark's (when given). */
+export interface MetricCells {
+  labels: string[];
+  subject: Cell[];
+  benchmark: Cell[] | null;
+}
+
+export function metricCells(subject: ReturnSeries, benchmark?: ReturnSeries): MetricCells {
   if (!benchmark) {
     const c = new SeriesContext(subject);
-    return [...HEAD, ...BODY].map((row) => ({ metric: row.label, [column]: cell(row, c) }) as MetricRow);
+    const rows = [...HEAD, ...BODY];
+    return { labels: rows.map((r) => r.label), subject: rows.map((row) => cell(row, c)), benchmark: null };
   }
-  const from = bm.matchStart(subject.returns, benchmark.returns.returns);
+  const from = bm.matchStart(subject.returns, benchmark.returns);
   const zeroed = (r: Float64Array) => (from === 0 ? r : r.map((x, i) => (i < from ? 0 : x)));
   const s = new SeriesContext({ dates: subject.dates, returns: zeroed(subject.returns) });
-  const b = new SeriesContext({ dates: subject.dates, returns: zeroed(benchmark.returns.returns) });
+  const b = new SeriesContext({ dates: subject.dates, returns: zeroed(benchmark.returns) });
   const pair: bm.Pair = { r: s.r, b: b.r };
-  return [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL].map(
-    (row) => ({ metric: row.label, [column]: cell(row, s, pair), [benchmark.name]: cell(row, b, pair, true) }) as MetricRow,
-  );
+  const rows = [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL];
+  return { labels: rows.map((r) => r.label), subject: rows.map((row) => cell(row, s, pair)), benchmark: rows.map((row) => cell(row, b, pair, true)) };
+}
+
+/** Rows `{metric, <column>: text[, <benchmark name>: text]}` from the table's labels and texts. */
+export function metricRowsOf(labels: string[], column: string, subject: string[], benchmarkName?: string, benchmark?: string[]): MetricRow[] {
+  if (benchmarkName === undefined || !benchmark) return labels.map((label, i) => ({ metric: label, [column]: subject[i] }) as MetricRow);
+  return labels.map((label, i) => ({ metric: label, [column]: subject[i], [benchmarkName]: benchmark[i] }) as MetricRow);
+}
+
+export function metricRows(subject: ReturnSeries, column: string, benchmark?: { name: string; returns: ReturnSeries }): MetricRow[] {
+  const t = metricCells(subject, benchmark?.returns);
+  return metricRowsOf(t.labels, column, t.subject.map((c) => c[0]), benchmark?.name, t.benchmark?.map((c) => c[0]));
 }

@@ -1,0 +1,80 @@
+// `npm run bench -- scale`: the figures of issue 11, each beside a baseline from the same run.
+//   SCALE_SOURCE=/path/to/source   the big universe (e.g. `npm run generate -- --out DIR
+//                                  --companies 5000 --years 25`); absent: a 300 × 8 universe is
+//                                  generated into a temp folder so the section runs anywhere
+//   SCALE_DATA=/path               where the stores of the runs go (default: a temp folder)
+// Every run is a child process (bench/scale-child.ts) so each peak RSS is that process's own.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { generateSample } from "../data/generate.ts";
+import { openDuck, lit } from "../pipeline/store/duck.ts";
+import { SHARED_DATA } from "./real-source.ts";
+import { existsSync } from "node:fs";
+
+const CHILD = resolve(import.meta.dirname, "scale-child.ts");
+const TSX = resolve(import.meta.dirname, "../node_modules/.bin/tsx");
+
+function child(args: string[]): Record<string, unknown> & { ms?: number; peakMB?: number } {
+  const t = performance.now();
+  const out = execFileSync(TSX, [CHILD, ...args], { encoding: "utf8", maxBuffer: 1 << 24, env: process.env });
+  const line = out.trim().split("\n").at(-1)!;
+  return { ...JSON.parse(line), wallMs: Math.round(performance.now() - t) };
+}
+
+/** Baseline: DuckDB reading the source's price file into a typed table (the floor of any run). */
+async function plainRead(sourceDir: string): Promise<number> {
+  const db = await openDuck();
+  const t = performance.now();
+  await db.conn.run(`create table p as select * from read_csv(${lit(join(sourceDir, "prices.csv"))})`);
+  const ms = performance.now() - t;
+  db.close();
+  return Math.round(ms);
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const ratio = (x: number, base: number) => `${(x / base).toFixed(1)}× baseline`;
+
+export async function benchScale(): Promise<void> {
+  console.log("\n== scale (issue 11): partitioned pipeline, lazy reader; note: wall figures on a shared box");
+  const store = process.env.SCALE_DATA ?? mkdtempSync(join(tmpdir(), "bench-scale-"));
+  mkdirSync(store, { recursive: true });
+
+  const real = join(SHARED_DATA, "real-source");
+  if (existsSync(real)) {
+    const base = await plainRead(real);
+    const dir = join(store, "real");
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const r = child(["run", real, dir]);
+    console.log(`real source: DuckDB plain read of prices ${base} ms (baseline) | whole run ${r.ms} ms in-process, ${r.wallMs} ms with process start (${ratio(r.ms!, base)}; target < 5000 ms) | peak RSS ${r.peakMB} MB | stages ${JSON.stringify(r.timings)}`);
+  } else console.log("real source absent (../shared/data/real-source): skipped");
+
+  let big = process.env.SCALE_SOURCE;
+  if (!big) {
+    big = mkdtempSync(join(tmpdir(), "bench-scale-src-"));
+    await generateSample(big, { companies: 300, years: 8 });
+    console.log(`SCALE_SOURCE unset: generated a 300 × 8 universe in ${big}`);
+  }
+  const base = await plainRead(big);
+  const dir = join(store, "big");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const r = child(["run", big, dir]);
+  console.log(`universe ${big}: DuckDB plain read of prices ${s(base)} (baseline) | whole run ${s(r.ms!)} (${ratio(r.ms!, base)}; target < 300 s at 5,000 × 25) | peak RSS ${r.peakMB} MB (target < 4096 MB) | counts ${JSON.stringify(r.counts)} | stages ${JSON.stringify(r.timings)}`);
+
+  const load = child(["read", dir, "load"]);
+  const lazy = child(["read", dir, "lazy"]);
+  console.log(`API read of that snapshot — whole in-memory loader (baseline, today's server) vs lazy reader:`);
+  console.log(`  open ${s(load.openMs as number)} vs ${s(lazy.openMs as number)} | event-loop stall while opening ${load.openStallMs} ms vs ${lazy.openStallMs} ms | RSS after reads ${load.rssMB} MB vs ${lazy.rssMB} MB (target < 1024 MB)`);
+  console.log(`  swap under load (requests every 5 ms while the next snapshot opens): ready in ${s(load.swapMs as number)} vs ${s(lazy.swapMs as number)}; slowest request ${load.slowestRequestDuringSwapMs} ms vs ${lazy.slowestRequestDuringSwapMs} ms, longest event-loop block (what a request arriving then waits) ${load.swapLoopStallMs} ms vs ${lazy.swapLoopStallMs} ms (target < 100 ms)`);
+  for (const k of Object.keys(lazy.latency as object)) {
+    const a = (load.latency as Record<string, { p50: number; p99: number }>)[k];
+    const b = (lazy.latency as Record<string, { p50: number; p99: number }>)[k];
+    console.log(`  ${k}: p50 ${a.p50} ms vs ${b.p50} ms, p99 ${a.p99} ms vs ${b.p99} ms`);
+  }
+  if (!process.env.SCALE_DATA) rmSync(store, { recursive: true, force: true });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchScale();

@@ -1,0 +1,35 @@
+// Partitioned financials: one ticker range's slice of the fundamentals files (see
+// sources/fundamentals-split.ts) validated, built into statements and written as the four
+// `financial_<statement>/part-<k>.parquet` tables. Memory is the range's companies only.
+import { join } from "node:path";
+import { readFundamentals } from "../sources/fundamentals.ts";
+import type { RejectedRow } from "../sources/report.ts";
+import { openDuck } from "../store/duck.ts";
+import { FINANCIAL_STATEMENTS, financialDateColumns, financialTable, stageFinancialTables } from "../store/financial-tables.ts";
+import { exportParquetFile } from "../store/write.ts";
+import { partFile } from "./partitions.ts";
+
+export interface FinancialsJob {
+  out: string;
+  /** This partition's slice of the fundamentals folder. */
+  sliceDir: string;
+  part: number;
+}
+
+export const REJECTS_LISTED = 1000;
+
+export async function financialsPartition(job: FinancialsJob): Promise<{ companies: number; rejects: RejectedRow[]; rejectCount: number }> {
+  const { byTicker, rejects } = await readFundamentals(job.sliceDir, { rowMaps: true });
+  if (rejects.length) return { companies: 0, rejects: rejects.slice(0, REJECTS_LISTED), rejectCount: rejects.length };
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
+  try {
+    await stageFinancialTables(db.conn, byTicker);
+    for (const s of FINANCIAL_STATEMENTS) {
+      const t = financialTable(s);
+      await exportParquetFile(db.conn, t, join(job.out, t, partFile(job.part)), financialDateColumns(s), "ticker, type, ord");
+    }
+    return { companies: byTicker.size, rejects: [], rejectCount: 0 };
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,48 @@
+// Partitioned stock metrics: one ticker range's full-period metric tables (plain and against each
+// benchmark), read from the staged stock_returns and benchmark_levels Parquet and written as
+// `stock_metrics/part-<k>.parquet`. Memory is the range's returns plus the benchmarks.
+import { join } from "node:path";
+import { alignBenchmark, metricCells } from "../analytics/index.ts";
+import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
+import { seriesOf } from "../store/series-read.ts";
+import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
+import { appendTable, exportParquetFile, type Cell } from "../store/write.ts";
+import type { LevelSeries, ReturnSeries } from "../types.ts";
+import { inRange, partFile, type TickerRange } from "./partitions.ts";
+
+export interface MetricsJob {
+  /** The staging folder holding stock_returns.parquet and benchmark_levels.parquet. */
+  out: string;
+  range: TickerRange;
+}
+
+const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
+
+export async function benchmarkLevels(conn: Conn, out: string): Promise<{ id: string; levels: LevelSeries }[]> {
+  const s = await seriesOf(conn, `select id, strftime(date, '%Y-%m-%d'), level from ${pq(out, "benchmark_levels")} order by id, date`);
+  const [ids = []] = (await columns(conn, `select id from ${pq(out, "benchmark_defs")} order by id::integer`)) as [string[]];
+  return ids.map((id) => ({ id, levels: { dates: s.get(id)?.dates ?? [], levels: s.get(id)?.values ?? new Float64Array() } }));
+}
+
+/** Metric table rows of one subject: plain, then once per benchmark (none for an empty series). */
+export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks: { id: string; levels: LevelSeries }[]): Generator<Cell[]> {
+  if (r.dates.length === 0) return;
+  yield* metricTableRows(subject, null, metricCells(r));
+  for (const b of benchmarks) yield* metricTableRows(subject, b.id, metricCells(r, alignBenchmark(r.dates, b.levels)));
+}
+
+export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
+  try {
+    const benchmarks = await benchmarkLevels(db.conn, job.out);
+    const returns = await seriesOf(db.conn, `select id, strftime(date, '%Y-%m-%d'), ret from ${pq(job.out, "stock_returns")} where ${inRange("id", job.range)} order by id, date`);
+    function* rowsOut(): Generator<Cell[]> {
+      for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
+    }
+    await appendTable(db.conn, "stock_metrics", METRIC_COLS, rowsOut());
+    await exportParquetFile(db.conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER);
+    return { subjects: returns.size };
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,26 @@
+// The partitioned stages by name: what a worker thread (or a queue job) runs for one partition.
+import { financialsPartition, type FinancialsJob } from "./financials-partition.ts";
+import { metricsPartition, type MetricsJob } from "./metrics-partition.ts";
+
+export type PartitionJob = { stage: "metrics"; data: MetricsJob } | { stage: "financials"; data: FinancialsJob };
+
+export type PartitionResult<J extends PartitionJob> = J extends { stage: "metrics" } ? Awaited<ReturnType<typeof metricsPartition>> : Awaited<ReturnType<typeof financialsPartition>>;
+
+export async function runPartitionJob(job: PartitionJob): Promise<unknown> {
+  switch (job.stage) {
+    case "metrics":
+      return metricsPartition(job.data);
+    case "financials":
+      return financialsPartition(job.data);
+  }
+}
+
+/** Runs jobs one after another in this thread (the default when no pool is given). */
+export async function runPartitionsInline<R>(jobs: PartitionJob[], onDone?: (done: number) => void): Promise<R[]> {
+  const out: R[] = [];
+  for (const j of jobs) {
+    out.push((await runPartitionJob(j)) as R);
+    onDone?.(out.length);
+  }
+  return out;
+}

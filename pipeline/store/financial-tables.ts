@@ -1,0 +1,87 @@
+// Financial statements as four wide typed tables, one column per interface key:
+//   financial_income / financial_balance / financial_cashflow / financial_derived
+//     (ticker, type 'annual'|'quarterly'|'ttm', ord, "Fiscal Year" integer, "Fiscal Period",
+//      "Report Date" date, <items> double …)
+// Derived ratios are published as fixed-decimal text; they are stored as DOUBLE and formatted
+// back with the same `ratio` function, which round-trips every 4-decimal text exactly.
+import { DERIVED_KEYS, DERIVED_RATIOS, ITEMS, PERIOD_KEYS, ratio, type Statement } from "../financials/items.ts";
+import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "./model.ts";
+import { columns, ident, type Conn } from "./duck.ts";
+import { appendTable, type Cell, type ColKind } from "./write.ts";
+
+export type FinancialStatement = keyof FinancialSet;
+export const FINANCIAL_STATEMENTS: FinancialStatement[] = ["income", "balance", "cashflow", "derived"];
+const TYPES: FinancialType[] = ["annual", "quarterly", "ttm"];
+export const financialTable = (s: FinancialStatement) => `financial_${s}`;
+
+const RATIOS = new Set<string>(DERIVED_RATIOS);
+const TEXT = new Set(["Fiscal Period"]);
+const DATES = new Set(["Report Date", "Publish Date", "Restated Date"]);
+
+type Kind = "int" | "text" | "date" | "ratio" | "num";
+const kindOf = (k: string): Kind => (k === "Fiscal Year" ? "int" : TEXT.has(k) ? "text" : DATES.has(k) ? "date" : RATIOS.has(k) ? "ratio" : "num");
+
+/** Keys of a statement's rows in the interface's order. */
+export const financialKeys = (s: FinancialStatement): readonly string[] => (s === "derived" ? DERIVED_KEYS : [...PERIOD_KEYS, ...ITEMS[s as Statement]]);
+
+const COL_KIND: Record<Kind, ColKind> = { int: "integer", text: "varchar", date: "date", ratio: "double", num: "double" };
+
+export function financialColumns(s: FinancialStatement): [string, ColKind][] {
+  return [["ticker", "varchar"], ["type", "varchar"], ["ord", "integer"], ...financialKeys(s).map((k): [string, ColKind] => [k, COL_KIND[kindOf(k)]])];
+}
+export const financialDateColumns = (s: FinancialStatement) => financialKeys(s).filter((k) => kindOf(k) === "date");
+
+/** Stages the four tables (as `<table><suffix>` in `conn`) from per-ticker financials. */
+export async function stageFinancialTables(conn: Conn, byTicker: Iterable<[string, CompanyFinancials]>, suffix = ""): Promise<void> {
+  const list = [...byTicker];
+  for (const s of FINANCIAL_STATEMENTS) {
+    const keys = financialKeys(s);
+    const kinds = keys.map(kindOf);
+    function* cells(): Generator<Cell[]> {
+      for (const [ticker, fin] of list) {
+        for (const type of TYPES) {
+          const rowsOf = fin[type][s];
+          for (let i = 0; i < rowsOf.length; i++) {
+            const r = rowsOf[i];
+            const out: Cell[] = [ticker, type, i];
+            for (let k = 0; k < keys.length; k++) {
+              const v = r[keys[k]];
+              out.push(v === null || v === undefined ? null : kinds[k] === "ratio" ? Number(v) : v);
+            }
+            yield out;
+          }
+        }
+      }
+    }
+    await appendTable(conn, `${financialTable(s)}${suffix}`, financialColumns(s), cells());
+  }
+}
+
+/** Reads the four tables (`source(statement)`: a SQL relation) into per-ticker financials. */
+export async function readFinancialTables(conn: Conn, source: (s: FinancialStatement) => string, where = ""): Promise<Map<string, CompanyFinancials>> {
+  const out = new Map<string, CompanyFinancials>();
+  const get = (t: string) => {
+    let f = out.get(t);
+    if (!f) out.set(t, (f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() }));
+    return f;
+  };
+  for (const s of FINANCIAL_STATEMENTS) {
+    const keys = financialKeys(s);
+    const kinds = keys.map(kindOf);
+    const sel = keys.map((k, i) => (kinds[i] === "date" ? `strftime(${ident(k)}, '%Y-%m-%d')` : ident(k))).join(", ");
+    const cols = await columns(conn, `select ticker, type, ${sel} from ${source(s)} ${where} order by ticker, type, ord`);
+    const [tickers = [], types = []] = cols as string[][];
+    const template: FinancialRow = Object.fromEntries(keys.map((k) => [k, null]));
+    for (let i = 0; i < tickers.length; i++) {
+      const row: FinancialRow = { ...template };
+      for (let k = 0; k < keys.length; k++) {
+        const v = cols[k + 2][i] as string | number | null;
+        row[keys[k]] = v === null ? null : kinds[k] === "ratio" ? ratio(v as number) : kinds[k] === "int" ? Number(v) : v;
+      }
+      get(tickers[i])[types[i] as FinancialType][s].push(row);
+    }
+  }
+  return out;
+}
+
+const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });

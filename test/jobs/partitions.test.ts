@@ -1,0 +1,107 @@
+// Partitioned stages: the same snapshot whether the per-ticker work runs as one partition inline
+// or as one-company partitions on two worker threads; the fundamentals splitter keeps each
+// record's row number in its file, so a reject names the same row as an unsplit read.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generateSample } from "../../data/generate.ts";
+import { runPipeline } from "../../jobs/runner.ts";
+import { readFundamentals } from "../../pipeline/financials/index.ts";
+import { splitFundamentals, partitionOf } from "../../pipeline/sources/fundamentals-split.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { SourceRejectedError } from "../../pipeline/sources/report.ts";
+import { tickerRanges, boundsOf } from "../../pipeline/stages/partitions.ts";
+
+const silent = { info: () => undefined, warn: () => undefined };
+
+async function run(sourceDir: string, workers: number, tickersPerPartition?: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), "parts-"));
+  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+  const { meta } = await runPipeline({ dataDir, sourceDir, catalog, log: silent, workers, tickersPerPartition });
+  const { id: _id, createdAt: _c, ...snap } = await loadSnapshot(dataDir, meta.id);
+  return snap;
+}
+
+describe("partitioned stages", () => {
+  it("publish the same snapshot inline and on worker threads, one company per partition", async () => {
+    const src = mkdtempSync(join(tmpdir(), "parts-src-"));
+    await generateSample(src, { companies: 20, years: 2, seed: 7 });
+    const whole = await run(src, 0);
+    const split = await run(src, 2, 1);
+    expect(whole.companies.length).toBe(20);
+    expect(whole.financials.size).toBeGreaterThan(0);
+    expect(whole.financials.values().next().value!.quarterly.income.length).toBeGreaterThan(0);
+    expect(whole.metrics.size).toBe(split.metrics.size);
+    expect(split).toEqual(whole);
+  }, 120_000);
+
+  it("ranges cover every ticker once and the splitter routes by them", () => {
+    const tickers = ["A", "B", "C", "D", "E"];
+    const ranges = tickerRanges(tickers, 2);
+    expect(ranges.map((r) => [r.from, r.to])).toEqual([[null, "C"], ["C", "E"], ["E", null]]);
+    expect(tickers.map((t) => partitionOf(boundsOf(ranges), t))).toEqual([0, 0, 1, 1, 2]);
+  });
+
+  it("a bad row in a later partition is reported with its row in the original file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "parts-fund-"));
+    const head = `Ticker;"Fiscal Year";"Fiscal Period";"Report Date";Revenue`;
+    const lines = [head, "AAA;2020;FY;2020-12-31;1", "ZZZ;2020;FY;2020-12-31;2", "BBB;2020;FY;2020-12-31;3", "ZZZ;2021;FY;2021-12-31;oops"];
+    mkdirSync(join(dir, "f"), { recursive: true });
+    writeFileSync(join(dir, "f", "us-income-annual.csv"), lines.join("\n") + "\n");
+    const unsplit = await readFundamentals(join(dir, "f"));
+    const slices = await splitFundamentals(join(dir, "f"), join(dir, "split"), ["M"]);
+    expect(readFileSync(join(slices[1], "us-income-annual.csv"), "utf8")).toBe(`${head}\nZZZ;2020;FY;2020-12-31;2\nZZZ;2021;FY;2021-12-31;oops\n`);
+    const got = await Promise.all(slices.map((s) => readFundamentals(s, { rowMaps: true })));
+    // Row 4 of the file (data rows counted from 1) is the bad one, in both reads.
+    expect(unsplit.rejects).toEqual([{ file: "us-income-annual.csv", row: 4, column: "Revenue", reason: "not a number" }]);
+    expect(got.flatMap((g) => g.rejects)).toEqual(unsplit.rejects);
+    expect([...got[0].byTicker.keys(), ...got[1].byTicker.keys()]).toEqual(["AAA", "BBB", "ZZZ"]);
+  });
+
+  it("a rejected fundamentals row in a later partition fails the run and names its row", async () => {
+    const src = mkdtempSync(join(tmpdir(), "parts-bad-"));
+    await generateSample(src, { companies: 20, years: 2, seed: 7 });
+    const f = join(src, "fundamentals", "us-income-annual.csv");
+    const text = readFileSync(f, "utf8").split("\n");
+    const cells = text[3].split(";");
+    cells[3] = "20x0"; // Fiscal Year
+    text[3] = cells.join(";");
+    writeFileSync(f, text.join("\n"));
+    const err = await run(src, 2, 3).catch((e) => e);
+    expect(err).toBeInstanceOf(SourceRejectedError);
+    expect((err as SourceRejectedError).rejects).toEqual([{ file: "us-income-annual.csv", row: 3, column: "Fiscal Year", reason: "not a year" }]);
+  }, 120_000);
+
+  it("a run whose fundamentals are the published snapshot's bytes links its financial tables instead of rebuilding them", async () => {
+    const src = mkdtempSync(join(tmpdir(), "parts-reuse-"));
+    await generateSample(src, { companies: 20, years: 2, seed: 5 });
+    const dataDir = mkdtempSync(join(tmpdir(), "parts-reuse-store-"));
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const go = async () => (await runPipeline({ dataDir, sourceDir: src, catalog, log: silent, workers: 0 })).meta.id;
+    const inode = (id: string) => {
+      const d = join(snapshotDir(dataDir, id), "financial_income");
+      return statSync(join(d, readdirSync(d)[0])).ino;
+    };
+    const first = await go();
+    const second = await go();
+    expect(inode(second)).toBe(inode(first));
+    expect((await loadSnapshot(dataDir, second)).financials).toEqual((await loadSnapshot(dataDir, first)).financials);
+    // One changed revenue figure: the tables are built again and carry it.
+    const f = join(src, "fundamentals", "us-income-annual.csv");
+    const lines = readFileSync(f, "utf8").split("\n");
+    const head = lines[0].split(";");
+    const cells = lines[1].split(";");
+    cells[head.indexOf("Revenue")] = "123456789";
+    lines[1] = cells.join(";");
+    writeFileSync(f, lines.join("\n"));
+    const third = await go();
+    expect(inode(third)).not.toBe(inode(first));
+    const ticker = cells[0].toUpperCase();
+    const fy = Number(cells[head.indexOf('"Fiscal Year"')]);
+    const row = (await loadSnapshot(dataDir, third)).financials.get(ticker)!.annual.income.find((r) => r["Fiscal Year"] === fy)!;
+    expect(row.Revenue).toBe(123456789);
+  }, 180_000);
+});

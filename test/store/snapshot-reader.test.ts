@@ -1,0 +1,78 @@
+// The lazy reader answers every per-request slice with exactly the values the in-memory loader
+// holds for the same published snapshot (a generated 20-company source, a real pipeline run).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSample } from "../../data/generate.ts";
+import { runPipeline } from "../../jobs/runner.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { metricsKey, type Snapshot } from "../../pipeline/store/model.ts";
+import { LruCache, SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+
+let snap: Snapshot;
+let reader: SnapshotReader;
+
+beforeAll(async () => {
+  const src = mkdtempSync(join(tmpdir(), "reader-src-"));
+  await generateSample(src, { companies: 20, years: 2, seed: 11 });
+  const dataDir = mkdtempSync(join(tmpdir(), "reader-"));
+  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+  const { meta } = await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0 });
+  snap = await loadSnapshot(dataDir, meta.id);
+  reader = await SnapshotReader.open(dataDir, meta.id, { cacheEntries: 8 });
+}, 120_000);
+afterAll(() => reader?.close());
+
+describe("SnapshotReader", () => {
+  it("opens with companies, rating dates, benchmarks and portfolio ids", () => {
+    expect(reader.companies).toEqual(snap.companies);
+    expect(reader.ratingDates).toEqual(snap.ratingDates);
+    expect(reader.benchmarks).toEqual(snap.benchmarks);
+    expect(reader.portfolioIds).toEqual([...snap.portfolios.keys()].sort());
+    expect(reader.companyByTicker.get(snap.companies[3].ticker.toUpperCase())).toEqual(snap.companies[3]);
+  });
+
+  it("returns, metric rows and financials of every stock as the loader has them", async () => {
+    for (const c of snap.companies) {
+      expect(await reader.stockReturns(c.ticker)).toEqual(snap.stockReturns.get(c.ticker));
+      for (const b of [null, ...snap.benchmarks.map((x) => x.id)]) {
+        expect(await reader.metricRows("stock", c.ticker, b)).toEqual(snap.metrics.get(metricsKey("stock", c.ticker, b)));
+      }
+      for (const type of ["annual", "quarterly", "ttm"] as const) {
+        expect(await reader.financials(c.ticker.toUpperCase(), type)).toEqual(snap.financials.get(c.ticker.toUpperCase())?.[type]);
+      }
+    }
+    expect(await reader.stockReturns("NOPE")).toBeUndefined();
+    expect(await reader.metricRows("stock", "NOPE")).toBeUndefined();
+  });
+
+  it("ratings of a date, paged by ticker, and every portfolio with its metrics", async () => {
+    for (const d of snap.ratingDates) expect(await reader.ratingsOn(d)).toEqual(snap.ratingsByDate.get(d));
+    const last = snap.ratingDates.at(-1)!;
+    expect(await reader.ratingsOn(last, { offset: 2, limit: 3 })).toEqual(snap.ratingsByDate.get(last)!.slice(2, 5));
+    for (const [id, p] of snap.portfolios) {
+      expect(await reader.portfolio(id)).toEqual(p);
+      for (const b of [null, ...snap.benchmarks.map((x) => x.id)]) expect(await reader.metricRows("portfolio", id, b)).toEqual(snap.metrics.get(metricsKey("portfolio", id, b)));
+    }
+  });
+
+  it("answers concurrent requests on its connection pool", async () => {
+    const tickers = snap.companies.map((c) => c.ticker);
+    const got = await Promise.all(tickers.map((t) => reader.stockReturns(t)));
+    expect(got).toEqual(tickers.map((t) => snap.stockReturns.get(t)));
+  });
+});
+
+describe("LruCache", () => {
+  it("keeps the most recently used entries up to its size", () => {
+    const c = new LruCache<string, number>(2);
+    c.set("a", 1);
+    c.set("b", 2);
+    expect(c.get("a")).toBe(1); // a is now the most recent
+    c.set("c", 3);
+    expect(c.get("b")).toBeUndefined();
+    expect([c.get("a"), c.get("c"), c.size]).toEqual([1, 3, 2]);
+  });
+});
