@@ -7,6 +7,9 @@ import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const TSX = join(ROOT, "node_modules/.bin/tsx");
+// Node itself with tsx's loader (not the tsx CLI, which runs Node as a second process): a kill
+// then reaches the process under test, so a failed test cannot leave a server running.
+const NODE_TSX = [process.execPath, "--import", "tsx"] as const;
 
 export interface Proc {
   child: ChildProcess;
@@ -17,7 +20,7 @@ export interface Proc {
 }
 
 export function spawnScript(script: string, args: string[], env: Record<string, string>): Proc {
-  const child = spawn(TSX, [script, ...args], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: "", REDIS_URL: "", SOURCE_DIR: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NODE_TSX[0], [...NODE_TSX.slice(1), script, ...args], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: "", REDIS_URL: "", SOURCE_DIR: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (b) => (out += b));
   child.stderr!.on("data", (b) => (out += b));
@@ -46,7 +49,7 @@ export function spawnScript(script: string, args: string[], env: Record<string, 
 
 /** Runs a script to its end; stdout and stderr apart. */
 export function runScript(script: string, args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(TSX, [script, ...args], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: "", REDIS_URL: "", SOURCE_DIR: "", ...env }, encoding: "utf8", timeout: 40_000 });
+  const r = spawnSync(NODE_TSX[0], [...NODE_TSX.slice(1), script, ...args], { cwd: ROOT, env: { ...process.env, LOG_FORMAT: "", REDIS_URL: "", SOURCE_DIR: "", ...env }, encoding: "utf8", timeout: 40_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
