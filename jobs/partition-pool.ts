@@ -23,10 +23,10 @@ export class PartitionJobError extends Error {
   }
 }
 
-// dist/jobs/partition-pool.js starts dist/jobs/partition-worker.js; the sources (tests, tsx) start
-// the .ts entry through tsx's loader.
+// dist/jobs/partition-pool.js starts dist/jobs/partition-worker.js; from the sources (tests, tsx)
+// a small bootstrap registers tsx in the thread first (a worker does not inherit the loader).
 const FROM_SOURCES = import.meta.url.endsWith(".ts");
-const WORKER_ENTRY = new URL(FROM_SOURCES ? "./partition-worker.ts" : "./partition-worker.js", import.meta.url);
+const WORKER_ENTRY = new URL(FROM_SOURCES ? "./partition-worker-tsx.mjs" : "./partition-worker.js", import.meta.url);
 
 type Reply = { id: number; ok: boolean; result?: unknown; error?: { message: string; stack?: string } };
 
@@ -38,7 +38,7 @@ export class PartitionPool {
 
   private start(): void {
     if (this.workers.length || this.closed) return;
-    this.workers = Array.from({ length: this.size }, () => new Worker(WORKER_ENTRY, FROM_SOURCES ? { execArgv: ["--import", "tsx"] } : {}));
+    this.workers = Array.from({ length: this.size }, () => new Worker(WORKER_ENTRY));
     // A worker's error rejects the batch it serves; between batches it must not crash the process.
     for (const w of this.workers) w.on("error", () => undefined);
   }

@@ -16,7 +16,7 @@ import { snapshotId } from "../resources/snapshot-access.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
-import { ideStatic, idePage, wantsIde } from "./ide.ts";
+import { ideCsp, ideStatic, idePage, wantsIde } from "./ide.ts";
 import { limitRules } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
 
@@ -123,7 +123,8 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     if (path.startsWith("/static/")) return ideStatic(req, res, next);
     if (path !== "/") return next();
     if (req.method === "GET" && wantsIde(req.headers.accept) && !("query" in (req.query as object))) {
-      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "X-Request-Id": requestId(res) });
+      const csp = res.getHeader("Content-Security-Policy");
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "X-Request-Id": requestId(res), ...(typeof csp === "string" ? { "Content-Security-Policy": ideCsp(csp) } : {}) });
       res.end(idePage());
       return;
     }

@@ -1,6 +1,7 @@
 // The GraphiQL IDE (ruru, a GraphiQL distribution) for a browser GET on /graphiql: the HTML page
 // and its static files are served from ruru's in-memory bundle, never from a CDN. The api_key
 // header goes into the IDE's headers editor.
+import { createHash } from "node:crypto";
 import type { RequestHandler } from "express";
 import { ruruHTML, type RuruServerConfig } from "ruru/server";
 import { getStaticFile } from "ruru/static";
@@ -19,6 +20,23 @@ export function idePage(): string {
       initialQuery: "# GraphiQL for the stock ratings service: put your key in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
     } as RuruServerConfig["clientConfig"],
   }));
+}
+
+const cspFor = new Map<string, string>();
+/**
+ * The IDE page's Content-Security-Policy: the server's policy (security-headers.ts) with the page's
+ * inline scripts allowed by their hashes, so the IDE runs without 'unsafe-inline'.
+ */
+export function ideCsp(base: string): string {
+  let csp = cspFor.get(base);
+  if (csp === undefined) {
+    const hashes = [...idePage().matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`);
+    const directives = base.split(";").map((d) => d.trim()).filter(Boolean);
+    const others = directives.filter((d) => !d.startsWith("script-src "));
+    csp = [...others, `script-src 'self' ${hashes.join(" ")}`].join(";");
+    cspFor.set(base, csp);
+  }
+  return csp;
 }
 
 /** Static files of the IDE under /graphiql/static/ (brotli in memory; decompressed for clients without br). */
