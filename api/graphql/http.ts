@@ -16,6 +16,7 @@ import { snapshotId } from "../resources/snapshot-access.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
+import { executeCompiled } from "./jit.ts";
 import { ideStatic, idePage, wantsIde } from "./ide.ts";
 import { limitRules } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
@@ -66,6 +67,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       return ctx as unknown as Record<string, unknown>;
     },
     parse: documents.parse,
+    execute: executeCompiled,
     validate: documents.validate,
     validationRules: (_req, args, specified) =>
       documents.tag([...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)], args.variableValues, args.operationName),
