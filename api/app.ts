@@ -8,7 +8,7 @@ import type { Snapshot } from "../pipeline/store/model.ts";
 import { accessLog, requestId } from "./access-log.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { graphqlHandler } from "./graphql/http.ts";
-import { GRAPHQL_PATH } from "./graphql/ide.ts";
+import { isGraphqlUrl } from "./graphql/ide.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { BodyCache } from "./output/lru.ts";
@@ -63,12 +63,12 @@ export function createApp(deps: AppDeps): express.Express {
   const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
+  const graphql = graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger, responseCache: deps.graphqlResponseCache });
   app.use((req, res, next) => {
     observe(req, res);
+    if (isGraphqlUrl(req.url)) return graphql(req, res, next); // /graphiql in the same one layer
     rest(req, res, next);
   });
-
-  app.use(GRAPHQL_PATH, graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger, responseCache: deps.graphqlResponseCache }));
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();

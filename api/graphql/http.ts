@@ -17,7 +17,7 @@ import { createContext, type GqlContext, type RequestRebalance } from "./context
 import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
 import { executeCompiled } from "./jit.ts";
-import { ideStatic, idePage, wantsIde } from "./ide.ts";
+import { GRAPHQL_PATH, ideStatic, idePage, wantsIde } from "./ide.ts";
 import { limitRules } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
 
@@ -139,7 +139,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     res.locals.route = "graphql";
     const q = req.url.indexOf("?");
-    const path = q < 0 ? req.url : req.url.slice(0, q); // under the /graphiql mount
+    const path = (q < 0 ? req.url : req.url.slice(0, q)).slice(GRAPHQL_PATH.length) || "/"; // after /graphiql
     if (path.startsWith("/static/")) return ideStatic(req, res, next);
     if (path !== "/") return next();
     if (req.method === "GET" && wantsIde(req.headers.accept) && !("query" in (req.query as object))) {
