@@ -12,7 +12,7 @@ import { docsHandler } from "./docs.ts";
 import { adminGate } from "./admin.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { graphqlHandler } from "./graphql/http.ts";
-import { GRAPHQL_PATH } from "./graphql/ide.ts";
+import { isGraphqlUrl } from "./graphql/ide.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { encodeFor } from "./output/compress.ts";
@@ -80,12 +80,15 @@ export function createApp(deps: AppDeps): express.Express {
   const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard: createAuthGuard(deps.authFailureLimit), cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
+  const graphql = graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger, responseCache: deps.graphqlResponseCache });
   app.use((req, res, next) => {
     res.locals.baseHeaders = baseHeaders; // REST responses add them in their writeHead (output/payload.ts)
     observe(req, res);
+    // /graphiql in the same one layer; its responses take the security headers through setHeader
+    const route = isGraphqlUrl(req.url) ? () => (setAll(res, baseHeaders), graphql(req, res, next)) : () => rest(req, res, next);
     // CORS only when asked: a request without Origin skips the middleware and its setHeader calls
-    if (corsLayer !== null && req.headers.origin !== undefined) corsLayer(req, res, () => rest(req, res, next));
-    else rest(req, res, next);
+    if (corsLayer !== null && req.headers.origin !== undefined) corsLayer(req, res, route);
+    else route();
   });
   app.use((_req, res, next) => {
     setAll(res, baseHeaders);
@@ -94,8 +97,6 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get("/docs", docsHandler);
   app.get("/docs/redoc.standalone.js", docsHandler);
-
-  app.use(GRAPHQL_PATH, graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger, responseCache: deps.graphqlResponseCache }));
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();

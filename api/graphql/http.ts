@@ -2,7 +2,7 @@
 // A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: key (header
 // api_key; absent or unknown → 401 with a GraphQL errors body), rate limit (429), snapshot (503),
 // then graphql-http parses, validates (with the depth and cost limits) and executes.
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { GraphQLError } from "graphql";
 import { createHandler } from "graphql-http";
 import type pino from "pino";
@@ -16,7 +16,8 @@ import { snapshotId } from "../resources/snapshot-access.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
-import { ideCsp, ideStatic, idePage, wantsIde } from "./ide.ts";
+import { executeCompiled } from "./jit.ts";
+import { GRAPHQL_PATH, ideCsp, ideStatic, idePage, wantsIde } from "./ide.ts";
 import { limitRules } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
 
@@ -34,7 +35,25 @@ export interface GraphqlEnv {
 }
 
 /** Largest request body accepted (a query document with variables). */
-const MAX_BODY = "256kb";
+const MAX_BODY = 256 * 1024;
+
+/**
+ * The request body as UTF-8 text, at most MAX_BODY bytes (null when larger). A plain reader:
+ * graphql-http checks the content type itself, and body-parser's generality cost a measurable
+ * share of a cached read.
+ */
+function readBody(req: Request): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on("end", () => resolve(size > MAX_BODY ? null : chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
 
 interface Prepared {
   caller: Caller;
@@ -66,6 +85,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       return ctx as unknown as Record<string, unknown>;
     },
     parse: documents.parse,
+    execute: executeCompiled,
     validate: documents.validate,
     validationRules: (_req, args, specified) =>
       documents.tag([...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)], args.variableValues, args.operationName),
@@ -81,7 +101,6 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       return mapped;
     },
   });
-  const readBody = express.text({ type: () => true, limit: MAX_BODY });
 
   async function run(req: Request, res: Response): Promise<void> {
     const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
@@ -95,7 +114,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     // a cached response of a snapshot-only query skips graphql-http's parsing, validation and execution
     if (responses) {
       p.mediaType = answeredMediaType(req.headers.accept);
-      const params = p.mediaType ? requestParams(req.method, req.headers["content-type"], req.body, req.query as Record<string, unknown>) : null;
+      const params = p.mediaType ? requestParams(req.method, req.headers["content-type"], req.body, req.method === "POST" ? {} : (req.query as Record<string, unknown>)) : null;
       p.cacheKey = params && responses.key(snapshotId(snapshot), caller.key.scopes, p.mediaType!, params.query, params.operationName, params.variables);
       const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
       if (hit) {
@@ -119,7 +138,8 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
 
   return (req: Request, res: Response, next: NextFunction) => {
     res.locals.route = "graphql";
-    const path = req.path;
+    const q = req.url.indexOf("?");
+    const path = (q < 0 ? req.url : req.url.slice(0, q)).slice(GRAPHQL_PATH.length) || "/"; // after /graphiql
     if (path.startsWith("/static/")) return ideStatic(req, res, next);
     if (path !== "/") return next();
     if (req.method === "GET" && wantsIde(req.headers.accept) && !("query" in (req.query as object))) {
@@ -136,11 +156,13 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
         sendErrors(res, err);
       });
     if (req.method !== "POST") return void go();
-    readBody(req, res, (e?: unknown) => {
-      const status = (e as { status?: number } | undefined)?.status;
-      if (status === 413) return sendErrors(res, new ApiError(413, "invalid_parameter", `request body larger than ${MAX_BODY}`));
-      if (e) return sendErrors(res, new ApiError(400, "invalid_parameter", "unreadable request body"));
-      void go();
-    });
+    readBody(req).then(
+      (body) => {
+        if (body === null) return sendErrors(res, new ApiError(413, "invalid_parameter", `request body larger than ${MAX_BODY / 1024} KiB`));
+        req.body = body;
+        void go();
+      },
+      () => sendErrors(res, new ApiError(400, "invalid_parameter", "unreadable request body")),
+    );
   };
 }

@@ -9,6 +9,13 @@ import { getStaticFile } from "ruru/static";
 export const GRAPHQL_PATH = "/graphiql";
 const STATIC_PATH = `${GRAPHQL_PATH}/static/`;
 
+/** /graphiql, /graphiql/…, /graphiql?… (not /graphiqlx). */
+export function isGraphqlUrl(url: string): boolean {
+  if (!url.startsWith(GRAPHQL_PATH)) return false;
+  const c = url.charCodeAt(GRAPHQL_PATH.length);
+  return Number.isNaN(c) || c === 47 /* / */ || c === 63 /* ? */;
+}
+
 let html: string | undefined;
 export function idePage(): string {
   return (html ??= ruruHTML({

@@ -1,14 +1,8 @@
 // POST/GET helpers for /graphiql against a test server.
 import { KEYS } from "./fixture.ts";
-import type { TestServer } from "./helpers.ts";
+import { readRes, type Res, type TestServer } from "./helpers.ts";
 
-export interface GqlRes {
-  status: number;
-  headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  json: any;
-  text: string;
-}
+export type GqlRes = Res;
 
 export async function gql(s: TestServer, query: string, variables?: object, opts: { key?: string | null; operationName?: string; headers?: Record<string, string> } = {}): Promise<GqlRes> {
   const key = opts.key === undefined ? KEYS.alice : opts.key;
@@ -18,22 +12,11 @@ export async function gql(s: TestServer, query: string, variables?: object, opts
     headers: { "content-type": "application/json", accept: "application/graphql-response+json", ...(key ? { api_key: key } : {}), ...opts.headers },
     body: JSON.stringify({ query, variables, operationName: opts.operationName }),
   });
-  return read(r);
-}
-
-async function read(r: Response): Promise<GqlRes> {
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, headers: r.headers, json, text };
+  return readRes(r);
 }
 
 export async function gqlGet(s: TestServer, params: Record<string, string>, headers: Record<string, string> = { api_key: KEYS.alice, accept: "application/json" }): Promise<GqlRes> {
   const u = new URL(`${s.url}/graphiql`);
   for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
-  return read(await fetch(u, { headers }));
+  return readRes(await fetch(u, { headers }));
 }

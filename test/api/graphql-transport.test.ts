@@ -36,3 +36,14 @@ it("a request body over 256 KiB is refused with 413 and nothing runs", async () 
   expect(r.status).toBe(413);
   expect(r.json.errors[0].extensions.code).toBe("PAYLOAD_TOO_LARGE");
 });
+
+it("/graphiql with a trailing slash is the same endpoint; /graphiqlx and /graphiql/other are not", async () => {
+  s = await startTestServer();
+  const post = (path: string) =>
+    fetch(`${s!.url}${path}`, { method: "POST", headers: { "content-type": "application/json", api_key: "srk_alice_full_key_0123456789abcdef" }, body: JSON.stringify({ query: "{ benchmarks { id } }" }) });
+  const slash = await post("/graphiql/");
+  expect(slash.status).toBe(200);
+  expect(await slash.json()).toEqual({ data: { benchmarks: [{ id: "1" }] } });
+  expect((await post("/graphiqlx")).status).toBe(404);
+  expect((await post("/graphiql/other")).status).toBe(404);
+});

@@ -47,15 +47,7 @@ export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps[
   const get = async (path: string, params: Record<string, string | number> = {}, headers: Record<string, string> = {}): Promise<Res> => {
     const u = new URL(srv.url + path);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
-    const r = await fetch(u, { headers });
-    const text = await r.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: r.status, headers: r.headers, text, json };
+    return readRes(await fetch(u, { headers }));
   };
   return {
     ...srv,
@@ -66,6 +58,18 @@ export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps[
     get,
     api: (path, params = {}, headers = {}) => get(`/data/v1/${path}`, { api_key: KEYS.alice, ...params }, headers),
   };
+}
+
+/** Status, headers, text and (when it parses) JSON of a response. */
+export async function readRes(r: Response): Promise<Res> {
+  const text = await r.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: r.status, headers: r.headers, text, json };
 }
 
 /** Minimal RFC 4180 reader for assertions. */
