@@ -2,18 +2,12 @@
 // Redis like the per-key limits). Past the limit the address is refused with 429 until the window
 // ends, whatever key it presents: if a right guess still got through, a guesser could tell it
 // from the refused ones. Requests that authenticate do not count.
-import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
 import { RateLimited, type ApiError } from "./errors.ts";
+import { storeLimiter, type RateLimitOptions } from "./rate-limit.ts";
 
-export interface AuthFailureOptions {
-  /** Failed authentications allowed per address and window. */
-  points: number;
-  durationSec: number;
-  redis?: Redis;
-  /** Redis key prefix (default rl:auth-fail): servers sharing it share the counts. */
-  prefix?: string;
-}
+/** Failed authentications allowed per address (`points`) and window; Redis key prefix default rl:auth-fail. */
+export type AuthFailureOptions = RateLimitOptions;
 
 export interface AuthGuard {
   /** Throws 429 while the address is blocked: a Map lookup, so the read path pays next to nothing. */
@@ -31,10 +25,7 @@ const refusal = (ms: number) => {
 
 export function createAuthGuard(opts: AuthFailureOptions | undefined): AuthGuard | null {
   if (!opts) return null;
-  const base = { points: opts.points, duration: opts.durationSec, keyPrefix: opts.prefix ?? "rl:auth-fail" };
-  const limiter: RateLimiterAbstract = opts.redis
-    ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) })
-    : new RateLimiterMemory(base);
+  const limiter = storeLimiter(opts, "rl:auth-fail");
   // address → blocked until (ms); known locally once a failure here went over the shared count
   const blocked = new Map<string, number>();
   return {

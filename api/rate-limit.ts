@@ -19,12 +19,15 @@ export type RateHeaders = Record<"X-RateLimit-Limit" | "X-RateLimit-Remaining" |
 /** Consumes one point for the key; resolves to the headers, or rejects with RateLimited carrying them. */
 export type Limiter = (keyId: string) => Promise<RateHeaders | undefined>;
 
+/** `points` per `durationSec` per key, in memory, or in Redis with an in-memory insurance limiter. */
+export function storeLimiter(opts: RateLimitOptions, defaultPrefix: string): RateLimiterAbstract {
+  const base = { points: opts.points, duration: opts.durationSec, keyPrefix: opts.prefix ?? defaultPrefix };
+  return opts.redis ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) }) : new RateLimiterMemory(base);
+}
+
 export function createLimiter(opts: RateLimitOptions | undefined): Limiter | null {
   if (!opts) return null;
-  const base = { points: opts.points, duration: opts.durationSec, keyPrefix: opts.prefix ?? "rl:data-v1" };
-  const limiter: RateLimiterAbstract = opts.redis
-    ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) })
-    : new RateLimiterMemory(base);
+  const limiter = storeLimiter(opts, "rl:data-v1");
   const limit = String(opts.points);
   const headers = (r: RateLimiterRes): RateHeaders => ({
     "X-RateLimit-Limit": limit,

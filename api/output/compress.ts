@@ -18,13 +18,22 @@ const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } };
 // negotiator 1.x takes { preferred } (its type definitions predate it)
 type WithPreferred = { encoding(available: readonly string[], opts: { preferred: readonly string[] }): string | undefined };
 
+const negotiated = new Map<string, Coding | null>();
 const forms = new WeakMap<Buffer, Partial<Record<Coding, Buffer>>>();
 
 /** The coding to send `size` bytes in, or null for identity. */
 export function codingFor(req: IncomingMessage, size: number): Coding | null {
-  if (size < COMPRESS_MIN_BYTES || req.headers["accept-encoding"] === undefined) return null;
-  const c = (new Negotiator(req) as WithPreferred).encoding(CODINGS, { preferred: CODINGS }); // equal q: br first
-  return c === "br" || c === "gzip" ? c : null;
+  const accept = req.headers["accept-encoding"];
+  if (size < COMPRESS_MIN_BYTES || accept === undefined) return null;
+  // Clients send few distinct Accept-Encoding values: negotiate each once.
+  let c = negotiated.get(accept);
+  if (c === undefined) {
+    const pick = (new Negotiator(req) as WithPreferred).encoding(CODINGS, { preferred: CODINGS }); // equal q: br first
+    c = pick === "br" || pick === "gzip" ? pick : null;
+    if (negotiated.size >= 256) negotiated.clear();
+    if (accept.length <= 256) negotiated.set(accept, c);
+  }
+  return c;
 }
 
 /** `body` in `coding`, compressed once per Buffer. */
