@@ -77,10 +77,11 @@ export function createApp(deps: AppDeps): express.Express {
     },
   };
   const limiter = createLimiter(deps.rateLimit); // one per app: REST and GraphQL count against the same limit
-  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard: createAuthGuard(deps.authFailureLimit), cache };
+  const authGuard = createAuthGuard(deps.authFailureLimit); // one per app: REST and GraphQL failures count together
+  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard, cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
-  const graphql = graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, logger: deps.logger, responseCache: deps.graphqlResponseCache });
+  const graphql = graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, authGuard, logger: deps.logger, responseCache: deps.graphqlResponseCache });
   app.use((req, res, next) => {
     res.locals.baseHeaders = baseHeaders; // REST responses add them in their writeHead (output/payload.ts)
     observe(req, res);

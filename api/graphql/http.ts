@@ -10,7 +10,8 @@ import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-
 import type { Snapshot } from "../../pipeline/store/model.ts";
 import { requestId } from "../access-log.ts";
 import { authenticate, type Caller } from "../auth.ts";
-import { ApiError, toApiError } from "../errors.ts";
+import type { AuthGuard } from "../auth-failures.ts";
+import { ApiError, toApiError, Unauthorized } from "../errors.ts";
 import type { Limiter } from "../rate-limit.ts";
 import { snapshotId } from "../resources/snapshot-access.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
@@ -29,6 +30,8 @@ export interface GraphqlEnv {
   /** Hands a changed portfolio's rebalance to the job runner. */
   requestRebalance?: RequestRebalance;
   limiter: Limiter | null;
+  /** Failed authentications per client address, shared with REST (api/auth-failures.ts). */
+  authGuard?: AuthGuard | null;
   logger: pino.Logger;
   /** Whole-response cache of snapshot-only queries (default on; the benchmark measures both). */
   responseCache?: boolean;
@@ -105,7 +108,15 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   async function run(req: Request, res: Response): Promise<void> {
     const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
     const h = req.headers["api_key"];
-    const caller = authenticate(typeof h === "string" && h !== "" ? h : undefined, env.catalog);
+    const address = req.socket.remoteAddress;
+    env.authGuard?.check(address);
+    let caller: Caller;
+    try {
+      caller = authenticate(typeof h === "string" && h !== "" ? h : undefined, env.catalog);
+    } catch (e) {
+      if (env.authGuard && e instanceof Unauthorized) return env.authGuard.fail(address, e);
+      throw e;
+    }
     const rate = env.limiter ? await env.limiter(caller.key.id) : undefined;
     if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
     if (!snapshot) throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });

@@ -142,3 +142,26 @@ describe("oversized request heads", () => {
     expect((await s.api("benchmarks")).status).toBe(200);
   });
 });
+
+describe("failed authentications through GraphQL", () => {
+  it("count with REST's against the same address: 401 with a GraphQL errors body, then 429", async () => {
+    const srv = await startTestServer({ fx: s.fx, deps: { authFailureLimit: { points: 3, durationSec: 60 } } });
+    const post = (key: string) =>
+      fetch(`${srv.url}/graphiql`, { method: "POST", headers: { "content-type": "application/json", api_key: key }, body: JSON.stringify({ query: "{ __typename }" }) });
+    try {
+      expect((await guess(srv, 0)).status).toBe(401); // REST failure 1
+      const first = await post("srk_guess_gql_1_00000000000000000000");
+      expect(first.status).toBe(401);
+      expect(((await first.json()) as { errors: unknown[] }).errors).toHaveLength(1);
+      expect((await post("srk_guess_gql_2_00000000000000000000")).status).toBe(401); // failure 3
+      const refused = await post("srk_guess_gql_3_00000000000000000000");
+      expect(refused.status).toBe(429);
+      expect(JSON.stringify(await refused.json())).toMatch(/too many failed authentications/);
+      // the valid key from the blocked address is refused on both transports
+      expect((await post(KEYS.alice)).status).toBe(429);
+      expect((await srv.api("benchmarks")).status).toBe(429);
+    } finally {
+      await srv.close();
+    }
+  });
+});
