@@ -8,8 +8,8 @@ import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/demo.ts";
-import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
+import { hasTypedTables, loadSnapshot } from "../pipeline/store/load-snapshot.ts";
+import { readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { dispatchRun, JobFailedError } from "./dispatch.ts";
@@ -29,7 +29,9 @@ async function primary(config: Config): Promise<void> {
   const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log }) : null;
 
   const manifest = readManifest(config.dataDir);
-  if (manifest?.sourceId !== sourceFingerprint(sourceDir)) {
+  // A snapshot from before the typed tables (metrics and statements as JSON text) is rebuilt too.
+  const typed = manifest !== null && hasTypedTables(snapshotDir(config.dataDir, manifest.snapshotId));
+  if (manifest?.sourceId !== sourceFingerprint(sourceDir) || !typed) {
     log.info({ sourceDir }, "no snapshot of this source is published yet: running the pipeline");
     try {
       await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl });
