@@ -1,6 +1,5 @@
 // Child process of the scale benchmark, so each figure has its own process and peak RSS:
 //   run <sourceDir> <dataDir>            a whole pipeline run
-//   incremental <sourceDir> <dataDir>    an incremental run on the published snapshot
 //   read <dataDir> <load|lazy>           open the published snapshot the old way (whole, in memory)
 //                                        or lazily, and time per-request reads while a swap happens
 // Prints one JSON line.
@@ -17,10 +16,10 @@ const rssMB = () => Math.round(process.memoryUsage().rss / 1e6);
 const peakMB = () => Math.round(process.resourceUsage().maxRSS / 1e3);
 const [mode, a, b] = process.argv.slice(2);
 
-async function run(sourceDir: string, dataDir: string, incremental: boolean) {
+async function run(sourceDir: string, dataDir: string) {
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const t = performance.now();
-  const { meta } = await runPipeline({ dataDir, sourceDir, catalog, log: silent, ...(incremental ? { incremental: true } : {}) });
+  const { meta } = await runPipeline({ dataDir, sourceDir, catalog, log: silent });
   return { ms: Math.round(performance.now() - t), peakMB: peakMB(), timings: meta.timingsMs, counts: meta.counts };
 }
 
@@ -82,6 +81,6 @@ async function read(dataDir: string, how: "load" | "lazy") {
   return out;
 }
 
-const result = mode === "read" ? await read(a, b as "load" | "lazy") : await run(a, b, mode === "incremental");
+const result = mode === "read" ? await read(a, b as "load" | "lazy") : await run(a, b);
 console.log(JSON.stringify(result));
 process.exit(0);

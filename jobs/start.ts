@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/demo.ts";
-import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
+import { hasTypedTables, loadSnapshot } from "../pipeline/store/load-snapshot.ts";
+import { readManifest, readMeta, snapshotDir } from "../pipeline/store/snapshots.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import { startBanner } from "./banner.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
@@ -68,10 +68,14 @@ async function primary(config: Config): Promise<void> {
   closers.push({ name: "catalog", close: () => catalog.idle() });
 
   const manifest = readManifest(config.dataDir);
-  if (sourceDir && !isPublished(manifest, sourceDir)) {
-    log.info({ sourceDir }, "no snapshot of this source is published yet: running the pipeline");
+  // A snapshot from before the typed tables (metrics and statements as JSON text) cannot be served:
+  // it is rebuilt from its own source unless another source is published now anyway.
+  const typed = manifest === null || hasTypedTables(snapshotDir(config.dataDir, manifest.snapshotId));
+  const runSource = sourceDir && !isPublished(manifest, sourceDir) ? sourceDir : !typed ? (sourceDir ?? readMeta(config.dataDir, manifest!.snapshotId).sourceDir) : null;
+  if (runSource) {
+    log.info({ sourceDir: runSource }, typed ? "no snapshot of this source is published yet: running the pipeline" : "the published snapshot predates the typed tables: rebuilding it");
     try {
-      await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: redisDown ? null : config.redisUrl, prefix: config.queuePrefix, progress: progress.update, note: progress.note });
+      await dispatchRun({ dataDir: config.dataDir, sourceDir: runSource, catalog, log, redisUrl: redisDown ? null : config.redisUrl, prefix: config.queuePrefix, progress: progress.update, note: progress.note, force: !typed });
     } catch (e) {
       progress.stop();
       if (e instanceof SourceRejectedError) {

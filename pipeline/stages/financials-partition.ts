@@ -6,7 +6,7 @@ import { readFundamentals } from "../sources/fundamentals.ts";
 import type { RejectedRow } from "../sources/report.ts";
 import { openDuck } from "../store/duck.ts";
 import { FINANCIAL_STATEMENTS, financialDateColumns, financialTable, stageFinancialTables } from "../store/financial-tables.ts";
-import { exportParquetFile } from "../store/write.ts";
+import { exportParquetFile, KEYED_ROW_GROUP } from "../store/write.ts";
 import { partFile } from "./partitions.ts";
 
 export interface FinancialsJob {
@@ -26,7 +26,7 @@ export async function financialsPartition(job: FinancialsJob): Promise<{ compani
     await stageFinancialTables(db.conn, byTicker);
     for (const s of FINANCIAL_STATEMENTS) {
       const t = financialTable(s);
-      await exportParquetFile(db.conn, t, join(job.out, t, partFile(job.part)), financialDateColumns(s), "ticker, type, ord");
+      await exportParquetFile(db.conn, t, join(job.out, t, partFile(job.part)), financialDateColumns(s), "ticker, type, ord", KEYED_ROW_GROUP);
     }
     return { companies: byTicker.size, rejects: [], rejectCount: 0 };
   } finally {

@@ -6,7 +6,7 @@ import { alignBenchmark, metricCells } from "../analytics/index.ts";
 import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
 import { seriesOf } from "../store/series-read.ts";
 import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
-import { appendTable, exportParquetFile, type Cell } from "../store/write.ts";
+import { appendTable, exportParquetFile, KEYED_ROW_GROUP, type Cell } from "../store/write.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
 import { inRange, partFile, type TickerRange } from "./partitions.ts";
 
@@ -40,7 +40,7 @@ export async function metricsPartition(job: MetricsJob): Promise<{ subjects: num
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }
     await appendTable(db.conn, "stock_metrics", METRIC_COLS, rowsOut());
-    await exportParquetFile(db.conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER);
+    await exportParquetFile(db.conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER, KEYED_ROW_GROUP);
     return { subjects: returns.size };
   } finally {
     db.close();

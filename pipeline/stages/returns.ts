@@ -9,5 +9,5 @@ export async function stockReturnsStage(conn: Conn, out: string): Promise<void> 
       select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
       from (select ticker, date, coalesce(adj_close, "close")::double as p from prices)
       order by id, date
-    ) to ${lit(join(out, "stock_returns.parquet"))} (format parquet, compression zstd)`);
+    ) to ${lit(join(out, "stock_returns.parquet"))} (format parquet, compression zstd, row_group_size 16384)`);
 }

@@ -52,6 +52,12 @@ async function loadHoldings(conn: Conn, dir: string, where = ""): Promise<Map<st
   return out;
 }
 
+/**
+ * Whether a snapshot folder has the typed tables this loader reads (`docs/snapshot.md`); one
+ * written before them (metric rows and statements as JSON text) must be rebuilt by a run.
+ */
+export const hasTypedTables = (dir: string) => existsSync(join(dir, "stock_metrics"));
+
 /** A table stored whole (`<t>.parquet`) or partitioned (`<t>/part-*.parquet`), as a relation. */
 export const tableOf = (dir: string, t: string) => (existsSync(join(dir, t)) ? `read_parquet(${lit(join(dir, t, "*.parquet"))})` : pq(dir, t));
 

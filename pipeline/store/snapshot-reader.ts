@@ -37,6 +37,18 @@ export class LruCache<K, V> {
   }
 }
 
+/** Tables stored in ticker-range parts, with their key column. */
+const PARTITIONED: [string, string][] = [["stock_metrics", "subject"], ...(["income", "balance", "cashflow", "derived"] as const).map((s): [string, string] => [financialTable(s), "ticker"])];
+
+/** Each part file's [min, max] of `key`, read from the Parquet row-group statistics. */
+async function partRanges(c: Conn, dir: string, key: string): Promise<{ file: string; min: string; max: string }[]> {
+  const [files = [], mins = [], maxs = []] = (await columns(
+    c,
+    `select file_name, min(stats_min_value), max(stats_max_value) from parquet_metadata(${lit(join(dir, "*.parquet"))}) where path_in_schema = ${lit(key)} group by file_name`,
+  )) as [string[], string[], string[]];
+  return files.map((file, i) => ({ file, min: mins[i], max: maxs[i] })).filter((p) => p.min !== null && p.max !== null);
+}
+
 export interface ReaderOptions {
   /** Entries per cache (returns, metric tables, financials, rating dates, portfolios). */
   cacheEntries?: number;
@@ -62,6 +74,8 @@ export class SnapshotReader {
     readonly ratingDates: string[],
     readonly benchmarks: BenchmarkResult[],
     readonly portfolioIds: string[],
+    /** Per partitioned table, each part file's key range (from the Parquet statistics). */
+    private readonly parts: Map<string, { file: string; min: string; max: string }[]>,
     opts: ReaderOptions,
   ) {
     const n = opts.cacheEntries ?? 2000;
@@ -86,7 +100,9 @@ export class SnapshotReader {
       const [dates = []] = (await columns(c, `select distinct strftime(date, '%Y-%m-%d') from read_parquet(${lit(join(dir, "ratings.parquet"))}) order by 1`)) as [string[]];
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
       const [pids = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`)) as [string[]];
-      return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, opts);
+      const parts = new Map<string, { file: string; min: string; max: string }[]>();
+      for (const [t, key] of PARTITIONED) if (existsSync(join(dir, t))) parts.set(t, await partRanges(c, join(dir, t), key));
+      return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, parts, opts);
     } catch (e) {
       db.close();
       throw e;
@@ -97,8 +113,12 @@ export class SnapshotReader {
     return this.conns[this.next++ % this.conns.length];
   }
 
-  private rel(t: string): string {
-    return tableOf(this.dir, t);
+  /** The table as a relation; for a partitioned table and a key, only the part that can hold it. */
+  private rel(t: string, key?: string): string {
+    const parts = this.parts.get(t);
+    if (key === undefined || !parts) return tableOf(this.dir, t);
+    const hit = parts.filter((p) => p.min <= key && key <= p.max).map((p) => lit(p.file));
+    return hit.length ? `read_parquet([${hit.join(", ")}])` : tableOf(this.dir, t);
   }
 
   /** Daily returns of a ticker (as stored), or undefined. */
@@ -120,7 +140,7 @@ export class SnapshotReader {
       const into = new Map<string, MetricRow[]>();
       const names = new Map(this.benchmarks.map((b) => [b.id, b.name]));
       const bench = benchmarkId ? `benchmark = ${lit(benchmarkId)}` : "benchmark is null";
-      await readMetricRows(this.conn(), this.rel(`${kind}_metrics`), kind, (s) => (kind === "stock" ? s : "Portfolio"), (b) => names.get(b) ?? b, into, `where subject = ${lit(id)} and ${bench}`);
+      await readMetricRows(this.conn(), this.rel(`${kind}_metrics`, id), kind, (s) => (kind === "stock" ? s : "Portfolio"), (b) => names.get(b) ?? b, into, `where subject = ${lit(id)} and ${bench}`);
       rows = into.get(key) ?? null;
       this.metricsCache.set(key, rows);
     }
@@ -133,7 +153,7 @@ export class SnapshotReader {
     if (f === undefined) {
       f = null;
       if (existsSync(join(this.dir, financialTable("income")))) {
-        const m = await readFinancialTables(this.conn(), (s) => this.rel(financialTable(s)), `where ticker = ${lit(ticker)}`);
+        const m = await readFinancialTables(this.conn(), (s) => this.rel(financialTable(s), ticker), `where ticker = ${lit(ticker)}`);
         f = m.get(ticker) ?? null;
       }
       this.financialsCache.set(ticker, f);

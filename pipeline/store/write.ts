@@ -34,10 +34,17 @@ export async function exportParquet(conn: Conn, table: string, dir: string, date
   await exportParquetFile(conn, table, join(dir, `${table}.parquet`), dateCols, orderBy);
 }
 
-/** Exports a table of `conn` to the Parquet file `file` (a partition of a table folder). */
-export async function exportParquetFile(conn: Conn, table: string, file: string, dateCols: string[] = [], orderBy?: string): Promise<void> {
+/**
+ * Exports a table of `conn` to the Parquet file `file` (a partition of a table folder). Small row
+ * groups (`rowGroupSize`) let a reader asking for one ticker decode only the groups that hold it.
+ */
+export async function exportParquetFile(conn: Conn, table: string, file: string, dateCols: string[] = [], orderBy?: string, rowGroupSize?: number): Promise<void> {
   mkdirSync(dirname(file), { recursive: true });
   const replace = dateCols.length ? ` replace (${dateCols.map((c) => `cast(${ident(c)} as date) as ${ident(c)}`).join(", ")})` : "";
   const order = orderBy ? ` order by ${orderBy}` : "";
-  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(file)} (format parquet, compression zstd)`);
+  const groups = rowGroupSize ? `, row_group_size ${rowGroupSize}` : "";
+  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(file)} (format parquet, compression zstd${groups})`);
 }
+
+/** Row groups of the per-ticker tables: a few dozen companies each. */
+export const KEYED_ROW_GROUP = 4096;

@@ -1,5 +1,6 @@
 // The lazy reader answers every per-request slice with exactly the values the in-memory loader
-// holds for the same published snapshot (a generated 20-company source, a real pipeline run).
+// holds for the same published snapshot (a generated 20-company source, a real pipeline run,
+// tables in parts of 6 companies so the reader routes each key to its part).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ beforeAll(async () => {
   await generateSample(src, { companies: 20, years: 2, seed: 11 });
   const dataDir = mkdtempSync(join(tmpdir(), "reader-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-  const { meta } = await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0 });
+  const { meta } = await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0, tickersPerPartition: 6 });
   snap = await loadSnapshot(dataDir, meta.id);
   reader = await SnapshotReader.open(dataDir, meta.id, { cacheEntries: 8 });
 }, 120_000);
