@@ -1,5 +1,6 @@
-// The job system's cost: the same source run in-process (baseline) and as a queued job taken by
-// worker processes on the same machine and Redis (enqueue, take, progress, publish, result back).
+// The job system's cost: `npm run pipeline -- run` on the same source, each time a fresh process:
+// without REDIS_URL (in-process, the baseline) and with it, the run queued to worker processes
+// already waiting on the same machine and Redis (enqueue, take, progress, publish, result back).
 // A whole run is one job today, so 2 workers cannot share it: the 2-worker figure is the baseline
 // the partitioned flow (issue #12 item 1) must beat by 1.7×. Sources: the generated sample, and
 // JOBS_BENCH_SOURCE (e.g. the 5,000 × 25 universe) when set. JOBS_BENCH_ROUNDS: rounds on the sample (2).
@@ -9,24 +10,26 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { generateSample } from "../data/generate.ts";
-import { dispatchRun } from "../jobs/dispatch.ts";
-import { runPipeline } from "../jobs/runner.ts";
-import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 
-const silent = { info: () => undefined, warn: () => undefined };
 const ROOT = resolve(import.meta.dirname, "..");
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 async function store() {
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-jobs-"));
-  return { dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")) };
+  return { dataDir: mkdtempSync(join(tmpdir(), "bench-jobs-")) };
+}
+
+/** The `run` command as a user starts it, in a fresh process (so both sides start with a cold JIT). */
+async function runCommand(sourceDir: string, env: Record<string, string>): Promise<number> {
+  const t = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "jobs/cli.ts"), "run", "--source", sourceDir, "--force"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", REDIS_URL: "", ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const code = await new Promise<number | null>((res) => child.once("exit", res));
+  if (code !== 0) throw new Error(`run exited ${code}`);
+  return performance.now() - t;
 }
 
 async function inProcess(sourceDir: string): Promise<number> {
-  const { dataDir, catalog } = await store();
-  const t = performance.now();
-  await runPipeline({ dataDir, sourceDir, catalog, log: silent });
-  return performance.now() - t;
+  const { dataDir } = await store();
+  return runCommand(sourceDir, { DATA_DIR: dataDir });
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
@@ -38,13 +41,11 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
 }
 
 async function queued(sourceDir: string, workers: number): Promise<number> {
-  const { dataDir, catalog } = await store();
+  const { dataDir } = await store();
   const prefix = `bench-jobs-${process.pid}-${Date.now()}`;
   const procs = await Promise.all(Array.from({ length: workers }, () => startWorker({ REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix })));
   try {
-    const t = performance.now();
-    await dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 3_600_000 });
-    return performance.now() - t;
+    return await runCommand(sourceDir, { DATA_DIR: dataDir, REDIS_URL: REDIS, QUEUE_PREFIX: prefix });
   } finally {
     for (const p of procs) p.kill("SIGTERM");
     const r = new Redis(REDIS);

@@ -9,12 +9,15 @@ import type { Enqueued } from "./enqueue.ts";
 import type { JobProgress, JobResult } from "./job-types.ts";
 
 export class JobFailedError extends Error {
+  /** For an HTTP caller (e.g. a GraphQL mutation waiting on its rebalance): the work upstream failed. */
+  readonly status: number = 502;
   constructor(message: string) {
     super(message);
     this.name = "JobFailedError";
   }
 }
 export class JobTimeoutError extends JobFailedError {
+  override readonly status = 504;
   constructor(message: string) {
     super(message);
     this.name = "JobTimeoutError";
