@@ -5,33 +5,17 @@
 //   introspection), per snapshot id and the caller's scopes, like REST's serialized-body LRU.
 //   Queries that touch the catalog (portfolios, watchlists, profile) are built per request.
 import { Kind, parse, specifiedRules, validate, type DocumentNode, type Source, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from "graphql";
+import { LruCache } from "../../pipeline/store/snapshot-reader.ts";
 import { BodyCache } from "../output/lru.ts";
 
 /** Root fields whose whole subtree reads only the published snapshot (or the schema). */
 const SNAPSHOT_ONLY_ROOTS = new Set(["stockRatings", "stock", "stocks", "benchmarks", "__schema", "__type", "__typename"]);
 
-class Lru<V> {
-  private map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(k: string): V | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
-  }
-  set(k: string, v: V): void {
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
-    this.map.set(k, v);
-  }
-}
-
 const MAX_QUERY_CHARS = 20_000; // longer documents are parsed every time, not kept
 
 export class DocumentCache {
-  private docs = new Lru<DocumentNode>(500);
-  private validated = new WeakMap<DocumentNode, Lru<readonly GraphQLError[]>>();
+  private docs = new LruCache<string, DocumentNode>(500);
+  private validated = new WeakMap<DocumentNode, LruCache<string, readonly GraphQLError[]>>();
   /** rules array of one request → its cache key (set by `rulesFor`, read by `validate`) */
   private keys = new WeakMap<readonly ValidationRule[], string>();
 
@@ -53,7 +37,7 @@ export class DocumentCache {
     const key = this.keys.get(rules);
     if (key === undefined || key.length > 4096) return validate(schema, document, rules);
     let per = this.validated.get(document);
-    if (!per) this.validated.set(document, (per = new Lru(50)));
+    if (!per) this.validated.set(document, (per = new LruCache<string, readonly GraphQLError[]>(50)));
     let errs = per.get(key);
     if (!errs) per.set(key, (errs = validate(schema, document, rules)));
     return errs;
