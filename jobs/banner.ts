@@ -15,6 +15,7 @@ export function startBanner({ url, demoKey, hint }: BannerInfo): string {
   return [
     "",
     `serving ${url}/data/v1`,
+    `GraphQL: ${url}/graphiql   (GraphiQL in a browser; the key goes in the header api_key)`,
     `API reference: ${url}/docs   (OpenAPI document: ${url}/data/v1/openapi.json)`,
     ...(hint ? [hint] : []),
     key,

@@ -20,4 +20,10 @@ describe("start banner", () => {
     expect(text).toContain("http://127.0.0.1:8080/data/v1/openapi.json");
     expect(text).toContain("the DEMO_API_KEY you set");
   });
+
+  it("names the GraphQL endpoint, and the switch hint when another source is kept", () => {
+    const text = startBanner({ url: "http://127.0.0.1:8080", demoKey: null, hint: "to serve another source: SOURCE_DIR=DIR npm start" });
+    expect(text).toContain("GraphQL: http://127.0.0.1:8080/graphiql");
+    expect(text).toContain("to serve another source: SOURCE_DIR=DIR npm start");
+  });
 });
