@@ -10,6 +10,7 @@ import { columns, lit, openDuck, type Conn } from "./duck.ts";
 import { financialTable, readFinancialTables } from "./financial-tables.ts";
 import { asReturns, loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
+import { latestRatings, ratedCount, ratedPage, ratingHistory, type RatedQuery } from "./rating-queries.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, PortfolioResult } from "./model.ts";
 import { metricsKey } from "./model.ts";
 import { seriesOf } from "./series-read.ts";
@@ -32,6 +33,9 @@ export class LruCache<K, V> {
     this.map.set(k, v);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
   }
+  delete(k: K): void {
+    this.map.delete(k);
+  }
   get size(): number {
     return this.map.size;
   }
@@ -42,12 +46,21 @@ export interface ReaderOptions {
   cacheEntries?: number;
 }
 
+const n0 = (o: ReaderOptions) => o.cacheEntries ?? 2000;
+
 export class SnapshotReader {
   private readonly returnsCache: LruCache<string, ReturnSeries | null>;
   private readonly metricsCache: LruCache<string, MetricRow[] | null>;
   private readonly financialsCache: LruCache<string, CompanyFinancials | null>;
   private readonly ratingsCache: LruCache<string, RatingRow[]>;
   private readonly portfolioCache: LruCache<string, PortfolioResult | null>;
+  private readonly historyCache: LruCache<string, RatingRow[]>;
+  private readonly asOfCache: LruCache<string, RatingRow | null>;
+  readonly companyById: Map<string, Company>;
+  /** Queries running now; a retired reader closes once this is 0. */
+  private inFlight = 0;
+  private lastUsed = Date.now();
+  private closed = false;
   /** DuckDB runs one query per connection at a time: a small pool lets requests overlap. */
   private next = 0;
 
@@ -62,8 +75,15 @@ export class SnapshotReader {
     readonly ratingDates: string[],
     readonly benchmarks: BenchmarkResult[],
     readonly portfolioIds: string[],
+    /** Ids of the predefined portfolios (no owner). */
+    readonly predefinedIds: string[],
+    /** Every ticker's latest rating (upper-case ticker): one row per stock, read at open. */
+    readonly latest: Map<string, RatingRow>,
     opts: ReaderOptions,
   ) {
+    this.companyById = new Map(companies.map((c) => [c.id, c]));
+    this.historyCache = new LruCache(Math.ceil(n0(opts) / 4));
+    this.asOfCache = new LruCache(n0(opts) * 4);
     const n = opts.cacheEntries ?? 2000;
     this.returnsCache = new LruCache(n);
     this.metricsCache = new LruCache(n);
@@ -82,11 +102,15 @@ export class SnapshotReader {
     try {
       const c = db.conn;
       await c.run(`create view companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
+      await c.run(`create view ratings as select * from read_parquet(${lit(join(dir, "ratings.parquet"))})`);
       const companies = await loadCompanies(c);
       const [dates = []] = (await columns(c, `select distinct strftime(date, '%Y-%m-%d') from read_parquet(${lit(join(dir, "ratings.parquet"))}) order by 1`)) as [string[]];
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
       const [pids = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`)) as [string[]];
-      return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, opts);
+      const latest = await latestRatings(c);
+      // file order, as the in-memory loader lists them
+      const [pre = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) where owner_id is null`)) as [string[]];
+      return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, pre, latest, opts);
     } catch (e) {
       db.close();
       throw e;
@@ -97,6 +121,55 @@ export class SnapshotReader {
     return this.conns[this.next++ % this.conns.length];
   }
 
+  /** Runs one read on the next pooled connection, counted so a retired reader waits for it. */
+  private async query<T>(fn: (c: Conn) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error(`snapshot ${this.id} is closed`);
+    this.inFlight++;
+    try {
+      return await fn(this.conn());
+    } finally {
+      this.inFlight--;
+      this.lastUsed = Date.now();
+    }
+  }
+
+  /** One page of a rating date's rated stocks, filtered and ordered in SQL. */
+  async ratedPage(q: RatedQuery, offset: number, limit: number): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
+    return this.query((c) => ratedPage(c, q, offset, limit));
+  }
+  async ratedCount(q: RatedQuery): Promise<number> {
+    return this.query((c) => ratedCount(c, q));
+  }
+
+  /** Each (upper-case) ticker's latest rating on or before `date`; latest overall without one. */
+  async ratingsAsOf(upperTickers: readonly string[], date?: string): Promise<(RatingRow | undefined)[]> {
+    if (date === undefined) return upperTickers.map((t) => this.latest.get(t));
+    const missing = [...new Set(upperTickers.filter((t) => this.asOfCache.get(`${date}|${t}`) === undefined))];
+    if (missing.length) {
+      // a long list scans the date's history once instead of naming every ticker
+      const got = await this.query((c) => latestRatings(c, date, missing.length > 500 ? undefined : missing));
+      for (const t of missing) this.asOfCache.set(`${date}|${t}`, got.get(t) ?? null);
+      return upperTickers.map((t) => (got.has(t) ? got.get(t) : (this.asOfCache.get(`${date}|${t}`) ?? undefined)));
+    }
+    return upperTickers.map((t) => this.asOfCache.get(`${date}|${t}`) ?? undefined);
+  }
+
+  /** An (upper-case) ticker's rating rows, ascending by date. */
+  async ratingHistory(upperTicker: string): Promise<RatingRow[]> {
+    let h = this.historyCache.get(upperTicker);
+    if (!h) {
+      h = await this.query((c) => ratingHistory(c, upperTicker));
+      this.historyCache.set(upperTicker, h);
+    }
+    return h;
+  }
+
+  /** All statement types of one ticker (the financials key: upper-case ticker), or undefined. */
+  async companyFinancials(ticker: string): Promise<CompanyFinancials | undefined> {
+    await this.financials(ticker, "annual");
+    return this.financialsCache.get(ticker) ?? undefined;
+  }
+
   private rel(t: string): string {
     return tableOf(this.dir, t);
   }
@@ -105,7 +178,7 @@ export class SnapshotReader {
   async stockReturns(ticker: string): Promise<ReturnSeries | undefined> {
     let r = this.returnsCache.get(ticker);
     if (r === undefined) {
-      const s = await seriesOf(this.conn(), `select id, strftime(date, '%Y-%m-%d'), ret from ${this.rel("stock_returns")} where id = ${lit(ticker)} order by date`);
+      const s = await this.query((c) => seriesOf(c, `select id, strftime(date, '%Y-%m-%d'), ret from ${this.rel("stock_returns")} where id = ${lit(ticker)} order by date`));
       r = s.has(ticker) ? asReturns(s.get(ticker)) : null;
       this.returnsCache.set(ticker, r);
     }
@@ -120,7 +193,7 @@ export class SnapshotReader {
       const into = new Map<string, MetricRow[]>();
       const names = new Map(this.benchmarks.map((b) => [b.id, b.name]));
       const bench = benchmarkId ? `benchmark = ${lit(benchmarkId)}` : "benchmark is null";
-      await readMetricRows(this.conn(), this.rel(`${kind}_metrics`), kind, (s) => (kind === "stock" ? s : "Portfolio"), (b) => names.get(b) ?? b, into, `where subject = ${lit(id)} and ${bench}`);
+      await this.query((c) => readMetricRows(c, this.rel(`${kind}_metrics`), kind, (s) => (kind === "stock" ? s : "Portfolio"), (b) => names.get(b) ?? b, into, `where subject = ${lit(id)} and ${bench}`));
       rows = into.get(key) ?? null;
       this.metricsCache.set(key, rows);
     }
@@ -133,7 +206,7 @@ export class SnapshotReader {
     if (f === undefined) {
       f = null;
       if (existsSync(join(this.dir, financialTable("income")))) {
-        const m = await readFinancialTables(this.conn(), (s) => this.rel(financialTable(s)), `where ticker = ${lit(ticker)}`);
+        const m = await this.query((c) => readFinancialTables(c, (s) => this.rel(financialTable(s)), `where ticker = ${lit(ticker)}`));
         f = m.get(ticker) ?? null;
       }
       this.financialsCache.set(ticker, f);
@@ -145,7 +218,7 @@ export class SnapshotReader {
   async ratingsOn(date: string, page: { offset?: number; limit?: number } = {}): Promise<RatingRow[]> {
     let all = this.ratingsCache.get(date);
     if (!all) {
-      all = await loadRatings(this.conn(), `(select * from read_parquet(${lit(join(this.dir, "ratings.parquet"))}) where date = ${lit(date)}::date)`);
+      all = await this.query((c) => loadRatings(c, `(select * from read_parquet(${lit(join(this.dir, "ratings.parquet"))}) where date = ${lit(date)}::date)`));
       this.ratingsCache.set(date, all);
     }
     const from = page.offset ?? 0;
@@ -156,13 +229,27 @@ export class SnapshotReader {
   async portfolio(id: string): Promise<PortfolioResult | undefined> {
     let p = this.portfolioCache.get(id);
     if (p === undefined) {
-      p = (await readPortfolios(this.conn(), this.dir, id)).get(id) ?? null;
+      p = (await this.query((c) => readPortfolios(c, this.dir, id))).get(id) ?? null;
       this.portfolioCache.set(id, p);
     }
     return p ?? undefined;
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.db.close();
+  }
+
+  /**
+   * After a swap: closes once nothing has been read for `graceMs` (a request that took the old
+   * reference may still be between two reads; its queries finish on this reader).
+   */
+  retire(graceMs = 5000, onClosed: () => void = () => undefined): void {
+    this.lastUsed = Date.now();
+    const t = setInterval(() => {
+      if (this.inFlight === 0 && Date.now() - this.lastUsed >= graceMs) (clearInterval(t), this.close(), onClosed());
+    }, Math.max(10, graceMs / 2));
+    t.unref();
   }
 }
