@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
 import { columns, lit, openDuck, type Conn } from "./duck.ts";
-import { financialTable, readFinancialTables } from "./financial-tables.ts";
+import { FINANCIAL_STATEMENTS, financialTable, readFinancialTables } from "./financial-tables.ts";
 import { asReturns, loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
 import { latestRatings, ratedCount, ratedPage, ratingHistory, type RatedQuery } from "./rating-queries.ts";
@@ -47,6 +47,7 @@ export interface ReaderOptions {
 }
 
 const n0 = (o: ReaderOptions) => o.cacheEntries ?? 2000;
+const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });
 
 export class SnapshotReader {
   private readonly returnsCache: LruCache<string, ReturnSeries | null>;
@@ -98,7 +99,7 @@ export class SnapshotReader {
     // The object cache keeps each Parquet file's footer after the first read, so a request
     // costs the row groups of its ticker, not the file's metadata again.
     const db = await openDuck(":memory:", { threads: "2", memory_limit: "256MB", enable_object_cache: "true" });
-    const conns = [db.conn, await db.connect()];
+    const conns = [db.conn, await db.connect(), await db.connect(), await db.connect()];
     try {
       const c = db.conn;
       await c.run(`create view companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
@@ -206,8 +207,12 @@ export class SnapshotReader {
     if (f === undefined) {
       f = null;
       if (existsSync(join(this.dir, financialTable("income")))) {
-        const m = await this.query((c) => readFinancialTables(c, (s) => this.rel(financialTable(s)), `where ticker = ${lit(ticker)}`));
-        f = m.get(ticker) ?? null;
+        // one statement per pooled connection, in parallel: a cold read costs one table's query
+        const parts = await Promise.all(FINANCIAL_STATEMENTS.map((st) => this.query((c) => readFinancialTables(c, (s) => this.rel(financialTable(s)), `where ticker = ${lit(ticker)}`, [st])).then((m) => m.get(ticker))));
+        if (parts.some((x) => x)) {
+          f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() };
+          for (const [i, st] of FINANCIAL_STATEMENTS.entries()) for (const type of ["annual", "quarterly", "ttm"] as const) f[type][st] = parts[i]?.[type][st] ?? [];
+        }
       }
       this.financialsCache.set(ticker, f);
     }
