@@ -5,20 +5,8 @@
 import type { RatedOrderKey } from "../../pipeline/store/rating-queries.ts";
 import { LruCache, type SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import type { Page, PageArgs } from "./ordering.ts";
+import { asOf } from "./snapshot-index.ts";
 import { EMPTY_RETURNS, type RatedStock, type RatedStockQuery, type SnapshotSource } from "./snapshot-source.ts";
-
-/** Index of the latest element <= key in an ascending array; -1 before the first. */
-function asOf(list: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  let ans = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid] <= key) (ans = mid), (lo = mid + 1);
-    else hi = mid - 1;
-  }
-  return ans;
-}
 
 export class ReaderSource implements SnapshotSource {
   /** Hot pages of rated-stock lists (the REST body cache sits above this; GraphQL pages reuse it). */
@@ -36,7 +24,7 @@ export class ReaderSource implements SnapshotSource {
 
   async ratingDateOnOrBefore(date?: string) {
     const d = this.reader.ratingDates;
-    const i = date === undefined ? d.length - 1 : asOf(d, date);
+    const i = date === undefined ? d.length - 1 : asOf(d, date, (x) => x);
     return i < 0 ? null : d[i];
   }
 

@@ -15,7 +15,7 @@ export function haystackOf(c: Company): string {
 }
 
 /** Index of the latest element <= key in an ascending array; -1 before the first. */
-function asOf<T>(list: readonly T[], key: string, get: (t: T) => string): number {
+export function asOf<T>(list: readonly T[], key: string, get: (t: T) => string): number {
   let lo = 0;
   let hi = list.length - 1;
   let ans = -1;

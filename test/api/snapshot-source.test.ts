@@ -3,13 +3,7 @@
 // fixtures use and the lazy DuckDB reader the server holds. Expected values are brute force over
 // the loader's plain tables (filter, sort with the contract's comparator, slice), not either
 // implementation. Then a real server over each: every REST body byte-identical.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSample } from "../../data/generate.ts";
-import { runPipeline } from "../../jobs/runner.ts";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { metricsKey, type Snapshot } from "../../pipeline/store/model.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
@@ -18,6 +12,7 @@ import { MemorySource } from "../../api/resources/memory-source.ts";
 import { comparator, inRanges, ORDER_VALUES, type OrderBy, type Ranges } from "../../api/resources/ordering.ts";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
 import type { SnapshotSource } from "../../api/resources/snapshot-source.ts";
+import { generatedStore } from "../store/published.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 let snap: Snapshot;
@@ -25,13 +20,10 @@ let reader: SnapshotReader;
 const impls: Record<string, () => SnapshotSource> = { memory: () => new MemorySource(snap), reader: () => new ReaderSource(reader) };
 
 beforeAll(async () => {
-  const src = mkdtempSync(join(tmpdir(), "source-conf-src-"));
-  await generateSample(src, { companies: 20, years: 2, seed: 5 });
-  const dataDir = mkdtempSync(join(tmpdir(), "source-conf-"));
-  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-  const { meta } = await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0 });
-  snap = await loadSnapshot(dataDir, meta.id);
-  reader = await SnapshotReader.open(dataDir, meta.id, { cacheEntries: 8 });
+  const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 5 });
+  const id = await run();
+  snap = await loadSnapshot(dataDir, id);
+  reader = await SnapshotReader.open(dataDir, id, { cacheEntries: 8 });
 }, 120_000);
 afterAll(() => reader?.close());
 

@@ -1,23 +1,13 @@
 // The server's holder over the lazy reader: a publish swaps the reference to a newly opened
 // reader; the replaced reader keeps answering the requests that took it, and closes (ending its
 // lease, so prune may take its folder) only once nothing has read it for the grace period.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { expect, it } from "vitest";
-import { generateSample } from "../../data/generate.ts";
-import { runPipeline } from "../../jobs/runner.ts";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { lazyReader, SnapshotHolder } from "../../pipeline/store/holder.ts";
 import { liveLeases } from "../../pipeline/store/leases.ts";
+import { generatedStore } from "./published.ts";
 
 it("swaps readers on publish; the old one closes after its reads, then its lease ends", async () => {
-  const src = mkdtempSync(join(tmpdir(), "holder-src-"));
-  await generateSample(src, { companies: 20, years: 2, seed: 3 });
-  const dataDir = mkdtempSync(join(tmpdir(), "holder-"));
-  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-  const run = async () => (await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0 })).meta.id;
-
+  const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 3 });
   const first = await run();
   const holder = new SnapshotHolder(dataDir, (e) => { throw e; }, lazyReader(200));
   const a = (await holder.refresh())!;
