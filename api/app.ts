@@ -5,7 +5,7 @@ import express, { type ErrorRequestHandler, type Request, type Response } from "
 import type pino from "pino";
 import type { Redis } from "ioredis";
 import type { CatalogReader, CatalogWriter } from "../pipeline/store/catalog-types.ts";
-import type { Snapshot } from "../pipeline/store/model.ts";
+import type { SnapshotRef } from "./resources/snapshot-access.ts";
 import { accessLog, requestId } from "./access-log.ts";
 import { createAuthGuard, type AuthFailureOptions } from "./auth-failures.ts";
 import { docsHandler } from "./docs.ts";
@@ -25,7 +25,7 @@ import { securityHeaders, setAll } from "./security-headers.ts";
 
 export interface AppDeps {
   /** The published snapshot, read once at the start of every request; null before the first. */
-  snapshot: () => Snapshot | null;
+  snapshot: () => SnapshotRef | null;
   catalog: CatalogReader;
   logger: pino.Logger;
   /** Access log lines (one per response); default: `logger`. */

@@ -1,12 +1,12 @@
 // Prometheus metrics (prom-client), one registry per app: request count and latency per route,
 // snapshot age, body cache size. Route labels are the endpoint ids (bounded cardinality).
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { Snapshot } from "../pipeline/store/model.ts";
+import type { SnapshotRef } from "./resources/snapshot-access.ts";
 import type { OnFinish } from "./access-log.ts";
 import type { BodyCache } from "./output/lru.ts";
 import { RequestMetrics } from "./request-metrics.ts";
 
-export function createMetrics(snapshot: () => Snapshot | null, cache: BodyCache) {
+export function createMetrics(snapshot: () => SnapshotRef | null, cache: BodyCache) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new RequestMetrics();

@@ -3,6 +3,7 @@
 // child process (so the load generator does not share their event loop); autocannon drives them
 // with 32 connections for BENCH_SECONDS (default 3) each.
 //   npx tsx bench/api.ts          or          npm run bench -- api
+//   BENCH_STORE=DIR: the API serves that published store through the lazy reader (as `npm start`)
 import { fork } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +16,9 @@ import { createApp } from "../api/app.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
 import { alignBenchmark, metricRows } from "../pipeline/analytics/index.ts";
 import { metricsKey } from "../pipeline/store/model.ts";
+import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
+import { ReaderSource } from "../api/resources/reader-source.ts";
 import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
 
 const STOCKS = Number(process.env.BENCH_STOCKS ?? 500);
@@ -47,8 +51,11 @@ async function serve(): Promise<void> {
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   // As `npm start` serves: its loggers at info (into a sink instead of stdout), per-key rate limiting
   // in memory (with a limit the load cannot reach: every request pays for the check, none is refused).
+  // BENCH_STORE=DIR: serve that published store through the lazy reader, as `npm start` does
+  const store = process.env.BENCH_STORE;
+  const lazy = store ? new ReaderSource(await SnapshotReader.open(store, readManifest(store)!.snapshotId)) : null;
   const app = createApp({
-    snapshot: () => fx.snapshot,
+    snapshot: () => lazy ?? fx.snapshot,
     catalog: buildCatalog(fx),
     logger: createLogger("info", sink),
     accessLogger: createAccessLogger("info", sink),
@@ -57,9 +64,9 @@ async function serve(): Promise<void> {
   const apiPort = await listen(http.createServer(app));
   const paths: [string, string][] = [
     ["stock_ratings (50 items)", "/data/v1/stock_ratings?limit=50"],
-    ["portfolio_holdings", "/data/v1/portfolio_holdings/101"],
-    ["stock_performance cumulative_return", `/data/v1/stock_performance/${ticker}`],
-    ["stock_metrics", `/data/v1/stock_metrics/${ticker}`],
+    ["portfolio_holdings", `/data/v1/portfolio_holdings/${lazy ? lazy.reader.predefinedIds[0] : 101}`],
+    ["stock_performance cumulative_return", `/data/v1/stock_performance/${lazy ? lazy.reader.companies[0].ticker : ticker}`],
+    ["stock_metrics", `/data/v1/stock_metrics/${lazy ? lazy.reader.companies[0].ticker : ticker}`],
   ];
   const targets: Target[] = [];
   for (const [name, path] of paths) {
@@ -83,7 +90,7 @@ async function serve(): Promise<void> {
     );
     targets.push({ name, path, api: url, express: `http://127.0.0.1:${ePort}/`, http: `http://127.0.0.1:${hPort}/`, bytes: body.length });
   }
-  process.send!({ targets, built, days: fx.dates.length, stocks: fx.snapshot.companies.length });
+  process.send!({ targets, built, days: fx.dates.length, stocks: fx.snapshot.companies.length, store: store ? `published store ${store} through the lazy reader` : null });
 }
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -100,12 +107,12 @@ async function measure(url: string): Promise<Measured> {
 export async function benchApi(): Promise<void> {
   const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv, stdio: "inherit" });
   try {
-    const ready = await new Promise<{ targets: Target[]; built: number; days: number; stocks: number }>((resolve, reject) => {
+    const ready = await new Promise<{ targets: Target[]; built: number; days: number; stocks: number; store: string | null }>((resolve, reject) => {
       child.once("message", (m) => resolve(m as never));
       child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
     });
     console.log(
-      `\nREST API reads — snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms); ` +
+      `\nREST API reads — ${ready.store ?? `snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms)`}; ` +
         `${CONNECTIONS} connections, ${SECONDS} s per run, median of ${ROUNDS} interleaved runs, servers in one child process`,
     );
     const rows: string[][] = [["endpoint", "server", "bytes", "req/s (median)", "p99 ms", "vs bare Express: median of rounds (min–max)"]];

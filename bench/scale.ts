@@ -74,7 +74,27 @@ export async function benchScale(): Promise<void> {
     const b = (lazy.latency as Record<string, { p50: number; p99: number }>)[k];
     console.log(`  ${k}: p50 ${a.p50} ms vs ${b.p50} ms, p99 ${a.p99} ms vs ${b.p99} ms`);
   }
+  apiSwap(dir);
   if (!process.env.SCALE_DATA) rmSync(store, { recursive: true, force: true });
+}
+
+const API_SWAP = resolve(import.meta.dirname, "api-swap.ts");
+/** The REST API over a published store: whole in-memory snapshot (baseline) vs the lazy reader the server holds. */
+function apiSwap(dataDir: string): void {
+  const one = (how: string) => JSON.parse(execFileSync(TSX, [API_SWAP, dataDir, how], { encoding: "utf8", maxBuffer: 1 << 24 }).trim().split("\n").at(-1)!);
+  const [a, b] = [one("load"), one("lazy")];
+  console.log(`REST API over that snapshot — in-memory snapshot (baseline) vs lazy reader (what the server holds):`);
+  console.log(`  healthy after ${s(a.openMs)} vs ${s(b.openMs)} | swap ready in ${s(a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${a.rssMB} MB vs ${b.rssMB} MB, peak ${a.peakMB} vs ${b.peakMB} MB (target < 1024 MB)`);
+  console.log(`  ${b.requestsAroundSwap} requests (5 endpoints, uncached bodies) around the swap: slowest ${a.slowestRequestAroundSwapMs} ms vs ${b.slowestRequestAroundSwapMs} ms, p99 ${a.p99AroundSwapMs} vs ${b.p99AroundSwapMs} ms (target: none > 100 ms)`);
+  for (const k of Object.keys(b.latency)) console.log(`  ${k}: cold p50 ${a.latency[k].coldP50} vs ${b.latency[k].coldP50} ms, cold p99 ${a.latency[k].coldP99} vs ${b.latency[k].coldP99} ms, hot p50 ${a.latency[k].hotP50} vs ${b.latency[k].hotP50} ms`);
+}
+
+/** `SCALE_STORE=DIR npm run bench -- scale-api`: only the API figures, over an already published store. */
+export async function benchScaleApi(): Promise<void> {
+  const dir = process.env.SCALE_STORE;
+  if (!dir) throw new Error("SCALE_STORE=DIR (a store with manifest.json) is required");
+  console.log(`\n== scale (issue 11): the API over ${dir}`);
+  apiSwap(dir);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchScale();

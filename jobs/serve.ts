@@ -5,7 +5,9 @@ import { Redis } from "ioredis";
 import type { AppDeps } from "../api/app.ts";
 import { startServer, type RunningServer } from "../api/server.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { SnapshotHolder } from "../pipeline/store/holder.ts";
+import { lazyReader, SnapshotHolder } from "../pipeline/store/holder.ts";
+import type { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
+import { ReaderSource } from "../api/resources/reader-source.ts";
 import type { Config } from "./config.ts";
 import { queueDashboard } from "./dashboard.ts";
 import { createAccessLogger } from "./logger.ts";
@@ -23,7 +25,16 @@ export interface ServeOptions {
 }
 
 export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog, opts: ServeOptions = {}): Promise<{ deps: AppDeps; closers: Closer[] }> {
-  const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"));
+  // The lazy reader: a swap opens the new snapshot's small tables (seconds), then one reference moves.
+  const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"), lazyReader());
+  const sources = new WeakMap<SnapshotReader, ReaderSource>();
+  const served = () => {
+    const r = holder.get();
+    if (!r) return null;
+    let src = sources.get(r);
+    if (!src) sources.set(r, (src = new ReaderSource(r)));
+    return src;
+  };
   holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
   await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
   holder.watch(1000);
@@ -35,7 +46,7 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   if (redis) logErrorsOncePerOutage(redis, log, "rate limits (counting per process meanwhile)", { alreadyReported: opts.redisReportedDown });
   // Mutations write the catalog here; a changed portfolio's rebalance goes to the job runner.
   const rebalancer = config.redisUrl ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix) : inProcessRebalancer({ dataDir: config.dataDir, catalog, log });
-  const deps: AppDeps = { snapshot: () => holder.get(), catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined, admin };
+  const deps: AppDeps = { snapshot: served, catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined, admin };
   const closers: Closer[] = [
     { name: "portfolio rebalances", close: () => rebalancer.close() },
     { name: "snapshot and catalog polling", close: () => (holder.stop(), clearInterval(catalogPoll)) },

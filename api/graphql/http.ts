@@ -7,13 +7,12 @@ import { GraphQLError } from "graphql";
 import { createHandler } from "graphql-http";
 import type pino from "pino";
 import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-types.ts";
-import type { Snapshot } from "../../pipeline/store/model.ts";
 import { requestId } from "../access-log.ts";
 import { authenticate, type Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { ApiError, toApiError, Unauthorized } from "../errors.ts";
 import type { Limiter } from "../rate-limit.ts";
-import { snapshotId } from "../resources/snapshot-access.ts";
+import { snapshotId, type SnapshotRef } from "../resources/snapshot-access.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
@@ -23,7 +22,7 @@ import { limitRules } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
 
 export interface GraphqlEnv {
-  snapshot: () => Snapshot | null;
+  snapshot: () => SnapshotRef | null;
   catalog: CatalogReader;
   /** Catalog writes for mutations; without it mutations answer an error. */
   writer?: CatalogWriter;
@@ -60,7 +59,7 @@ function readBody(req: Request): Promise<string | null> {
 
 interface Prepared {
   caller: Caller;
-  snapshot: Snapshot;
+  snapshot: SnapshotRef;
   /** response cache key when the request may be answered from (or stored into) the cache */
   cacheKey?: string | null;
   mediaType?: string | null;

@@ -1,14 +1,10 @@
 // Per-snapshot lazy indexes over the in-memory Snapshot (WeakMap: dropped with the snapshot):
 // rating dates as-of lookup, per-date rated stocks, sorted orders per order_by, per-ticker
-// rating history. Only snapshot-access.ts uses this.
+// rating history. Only memory-source.ts uses this.
 import type { Snapshot } from "../../pipeline/store/model.ts";
 import type { Company, RatingRow } from "../../pipeline/types.ts";
 import { comparator, type OrderBy } from "./ordering.ts";
-
-export interface RatedStock {
-  company: Company;
-  ratings: RatingRow;
-}
+import type { RatedStock } from "./snapshot-source.ts";
 
 /** Upper-case "TICKER\u0000NAME" per company, for search. */
 const haystacks = new WeakMap<Company, string>();
@@ -19,7 +15,7 @@ export function haystackOf(c: Company): string {
 }
 
 /** Index of the latest element <= key in an ascending array; -1 before the first. */
-function asOf<T>(list: readonly T[], key: string, get: (t: T) => string): number {
+export function asOf<T>(list: readonly T[], key: string, get: (t: T) => string): number {
   let lo = 0;
   let hi = list.length - 1;
   let ans = -1;

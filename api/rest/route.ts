@@ -4,9 +4,8 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
 import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
-import type { Snapshot } from "../../pipeline/store/model.ts";
 import type { ReadContext } from "../resources/context.ts";
-import { snapshotId } from "../resources/snapshot-access.ts";
+import { snapshotId, type SnapshotRef } from "../resources/snapshot-access.ts";
 import { authenticate, ENDPOINT_SCOPES, presentedKey, queryKey, requireScopes, type Caller, type EndpointName } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { Unauthorized, Unavailable } from "../errors.ts";
@@ -52,7 +51,7 @@ export type AnyRoute = RouteDef<any>;
 export const defineRoute = <S extends z.ZodObject>(def: RouteDef<S>): AnyRoute => def as AnyRoute;
 
 export interface RouteEnv {
-  snapshot: () => Snapshot | null;
+  snapshot: () => SnapshotRef | null;
   catalog: CatalogReader;
   limiter: Limiter | null;
   /** Failed authentications per client address; null: not limited. */
@@ -74,7 +73,7 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
   // zod. A header key is read per request, since it is not part of the query string.
   const parsedCache = new Map<string, Parsed>();
 
-  async function serve(req: Request, res: Response, snapshot: Snapshot | null, caller: Caller, p: Parsed | ZodInvalid, path: Record<string, string>, rate?: RateHeaders): Promise<void> {
+  async function serve(req: Request, res: Response, snapshot: SnapshotRef | null, caller: Caller, p: Parsed | ZodInvalid, path: Record<string, string>, rate?: RateHeaders): Promise<void> {
     requireScopes(caller, scopes);
     if (!snapshot) throw new Unavailable();
     if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);

@@ -57,15 +57,15 @@ export async function stageFinancialTables(conn: Conn, byTicker: Iterable<[strin
   }
 }
 
-/** Reads the four tables (`source(statement)`: a SQL relation) into per-ticker financials. */
-export async function readFinancialTables(conn: Conn, source: (s: FinancialStatement) => string, where = ""): Promise<Map<string, CompanyFinancials>> {
+/** Reads the four tables (`source(statement)`: a SQL relation; `statements`: some of them) into per-ticker financials. */
+export async function readFinancialTables(conn: Conn, source: (s: FinancialStatement) => string, where = "", statements: readonly FinancialStatement[] = FINANCIAL_STATEMENTS): Promise<Map<string, CompanyFinancials>> {
   const out = new Map<string, CompanyFinancials>();
   const get = (t: string) => {
     let f = out.get(t);
     if (!f) out.set(t, (f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() }));
     return f;
   };
-  for (const s of FINANCIAL_STATEMENTS) {
+  for (const s of statements) {
     const keys = financialKeys(s);
     const kinds = keys.map(kindOf);
     const sel = keys.map((k, i) => (kinds[i] === "date" ? `strftime(${ident(k)}, '%Y-%m-%d')` : ident(k))).join(", ");

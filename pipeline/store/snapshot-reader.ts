@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
 import { columns, lit, openDuck, type Conn } from "./duck.ts";
-import { financialTable, readFinancialTables } from "./financial-tables.ts";
+import { FINANCIAL_STATEMENTS, financialTable, readFinancialTables } from "./financial-tables.ts";
 import { asReturns, loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
+import { latestRatings, ratedCount, ratedPage, ratingHistory, type RatedQuery } from "./rating-queries.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, PortfolioResult } from "./model.ts";
 import { metricsKey } from "./model.ts";
 import { seriesOf } from "./series-read.ts";
@@ -31,6 +32,9 @@ export class LruCache<K, V> {
     this.map.delete(k);
     this.map.set(k, v);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+  delete(k: K): void {
+    this.map.delete(k);
   }
   get size(): number {
     return this.map.size;
@@ -54,12 +58,22 @@ export interface ReaderOptions {
   cacheEntries?: number;
 }
 
+const n0 = (o: ReaderOptions) => o.cacheEntries ?? 2000;
+const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });
+
 export class SnapshotReader {
   private readonly returnsCache: LruCache<string, ReturnSeries | null>;
   private readonly metricsCache: LruCache<string, MetricRow[] | null>;
   private readonly financialsCache: LruCache<string, CompanyFinancials | null>;
   private readonly ratingsCache: LruCache<string, RatingRow[]>;
   private readonly portfolioCache: LruCache<string, PortfolioResult | null>;
+  private readonly historyCache: LruCache<string, RatingRow[]>;
+  private readonly asOfCache: LruCache<string, RatingRow | null>;
+  readonly companyById: Map<string, Company>;
+  /** Queries running now; a retired reader closes once this is 0. */
+  private inFlight = 0;
+  private lastUsed = Date.now();
+  private closed = false;
   /** DuckDB runs one query per connection at a time: a small pool lets requests overlap. */
   private next = 0;
 
@@ -76,8 +90,15 @@ export class SnapshotReader {
     readonly portfolioIds: string[],
     /** Per partitioned table, each part file's key range (from the Parquet statistics). */
     private readonly parts: Map<string, { file: string; min: string; max: string }[]>,
+    /** Ids of the predefined portfolios (no owner). */
+    readonly predefinedIds: string[],
+    /** Every ticker's latest rating (upper-case ticker): one row per stock, read at open. */
+    readonly latest: Map<string, RatingRow>,
     opts: ReaderOptions,
   ) {
+    this.companyById = new Map(companies.map((c) => [c.id, c]));
+    this.historyCache = new LruCache(Math.ceil(n0(opts) / 4));
+    this.asOfCache = new LruCache(n0(opts) * 4);
     const n = opts.cacheEntries ?? 2000;
     this.returnsCache = new LruCache(n);
     this.metricsCache = new LruCache(n);
@@ -92,17 +113,21 @@ export class SnapshotReader {
     // The object cache keeps each Parquet file's footer after the first read, so a request
     // costs the row groups of its ticker, not the file's metadata again.
     const db = await openDuck(":memory:", { threads: "2", memory_limit: "256MB", enable_object_cache: "true" });
-    const conns = [db.conn, await db.connect()];
+    const conns = [db.conn, await db.connect(), await db.connect(), await db.connect()];
     try {
       const c = db.conn;
       await c.run(`create view companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
+      await c.run(`create view ratings as select * from read_parquet(${lit(join(dir, "ratings.parquet"))})`);
       const companies = await loadCompanies(c);
       const [dates = []] = (await columns(c, `select distinct strftime(date, '%Y-%m-%d') from read_parquet(${lit(join(dir, "ratings.parquet"))}) order by 1`)) as [string[]];
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
       const [pids = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`)) as [string[]];
       const parts = new Map<string, { file: string; min: string; max: string }[]>();
       for (const [t, key] of PARTITIONED) if (existsSync(join(dir, t))) parts.set(t, await partRanges(c, join(dir, t), key));
-      return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, parts, opts);
+      const latest = await latestRatings(c);
+      // file order, as the in-memory loader lists them
+      const [pre = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) where owner_id is null`)) as [string[]];
+      return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, parts, pre, latest, opts);
     } catch (e) {
       db.close();
       throw e;
@@ -111,6 +136,55 @@ export class SnapshotReader {
 
   private conn(): Conn {
     return this.conns[this.next++ % this.conns.length];
+  }
+
+  /** Runs one read on the next pooled connection, counted so a retired reader waits for it. */
+  private async query<T>(fn: (c: Conn) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error(`snapshot ${this.id} is closed`);
+    this.inFlight++;
+    try {
+      return await fn(this.conn());
+    } finally {
+      this.inFlight--;
+      this.lastUsed = Date.now();
+    }
+  }
+
+  /** One page of a rating date's rated stocks, filtered and ordered in SQL. */
+  async ratedPage(q: RatedQuery, offset: number, limit: number): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
+    return this.query((c) => ratedPage(c, q, offset, limit));
+  }
+  async ratedCount(q: RatedQuery): Promise<number> {
+    return this.query((c) => ratedCount(c, q));
+  }
+
+  /** Each (upper-case) ticker's latest rating on or before `date`; latest overall without one. */
+  async ratingsAsOf(upperTickers: readonly string[], date?: string): Promise<(RatingRow | undefined)[]> {
+    if (date === undefined) return upperTickers.map((t) => this.latest.get(t));
+    const missing = [...new Set(upperTickers.filter((t) => this.asOfCache.get(`${date}|${t}`) === undefined))];
+    if (missing.length) {
+      // a long list scans the date's history once instead of naming every ticker
+      const got = await this.query((c) => latestRatings(c, date, missing.length > 500 ? undefined : missing));
+      for (const t of missing) this.asOfCache.set(`${date}|${t}`, got.get(t) ?? null);
+      return upperTickers.map((t) => (got.has(t) ? got.get(t) : (this.asOfCache.get(`${date}|${t}`) ?? undefined)));
+    }
+    return upperTickers.map((t) => this.asOfCache.get(`${date}|${t}`) ?? undefined);
+  }
+
+  /** An (upper-case) ticker's rating rows, ascending by date. */
+  async ratingHistory(upperTicker: string): Promise<RatingRow[]> {
+    let h = this.historyCache.get(upperTicker);
+    if (!h) {
+      h = await this.query((c) => ratingHistory(c, upperTicker));
+      this.historyCache.set(upperTicker, h);
+    }
+    return h;
+  }
+
+  /** All statement types of one ticker (the financials key: upper-case ticker), or undefined. */
+  async companyFinancials(ticker: string): Promise<CompanyFinancials | undefined> {
+    await this.financials(ticker, "annual");
+    return this.financialsCache.get(ticker) ?? undefined;
   }
 
   /** The table as a relation; for a partitioned table and a key, only the part that can hold it. */
@@ -125,7 +199,7 @@ export class SnapshotReader {
   async stockReturns(ticker: string): Promise<ReturnSeries | undefined> {
     let r = this.returnsCache.get(ticker);
     if (r === undefined) {
-      const s = await seriesOf(this.conn(), `select id, strftime(date, '%Y-%m-%d'), ret from ${this.rel("stock_returns")} where id = ${lit(ticker)} order by date`);
+      const s = await this.query((c) => seriesOf(c, `select id, strftime(date, '%Y-%m-%d'), ret from ${this.rel("stock_returns")} where id = ${lit(ticker)} order by date`));
       r = s.has(ticker) ? asReturns(s.get(ticker)) : null;
       this.returnsCache.set(ticker, r);
     }
@@ -140,7 +214,7 @@ export class SnapshotReader {
       const into = new Map<string, MetricRow[]>();
       const names = new Map(this.benchmarks.map((b) => [b.id, b.name]));
       const bench = benchmarkId ? `benchmark = ${lit(benchmarkId)}` : "benchmark is null";
-      await readMetricRows(this.conn(), this.rel(`${kind}_metrics`, id), kind, (s) => (kind === "stock" ? s : "Portfolio"), (b) => names.get(b) ?? b, into, `where subject = ${lit(id)} and ${bench}`);
+      await this.query((c) => readMetricRows(c, this.rel(`${kind}_metrics`, id), kind, (s) => (kind === "stock" ? s : "Portfolio"), (b) => names.get(b) ?? b, into, `where subject = ${lit(id)} and ${bench}`));
       rows = into.get(key) ?? null;
       this.metricsCache.set(key, rows);
     }
@@ -153,8 +227,12 @@ export class SnapshotReader {
     if (f === undefined) {
       f = null;
       if (existsSync(join(this.dir, financialTable("income")))) {
-        const m = await readFinancialTables(this.conn(), (s) => this.rel(financialTable(s), ticker), `where ticker = ${lit(ticker)}`);
-        f = m.get(ticker) ?? null;
+        // one statement per pooled connection, in parallel: a cold read costs one table's query
+        const parts = await Promise.all(FINANCIAL_STATEMENTS.map((st) => this.query((c) => readFinancialTables(c, (s) => this.rel(financialTable(s), ticker), `where ticker = ${lit(ticker)}`, [st])).then((m) => m.get(ticker))));
+        if (parts.some((x) => x)) {
+          f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() };
+          for (const [i, st] of FINANCIAL_STATEMENTS.entries()) for (const type of ["annual", "quarterly", "ttm"] as const) f[type][st] = parts[i]?.[type][st] ?? [];
+        }
       }
       this.financialsCache.set(ticker, f);
     }
@@ -165,7 +243,7 @@ export class SnapshotReader {
   async ratingsOn(date: string, page: { offset?: number; limit?: number } = {}): Promise<RatingRow[]> {
     let all = this.ratingsCache.get(date);
     if (!all) {
-      all = await loadRatings(this.conn(), `(select * from read_parquet(${lit(join(this.dir, "ratings.parquet"))}) where date = ${lit(date)}::date)`);
+      all = await this.query((c) => loadRatings(c, `(select * from read_parquet(${lit(join(this.dir, "ratings.parquet"))}) where date = ${lit(date)}::date)`));
       this.ratingsCache.set(date, all);
     }
     const from = page.offset ?? 0;
@@ -176,13 +254,27 @@ export class SnapshotReader {
   async portfolio(id: string): Promise<PortfolioResult | undefined> {
     let p = this.portfolioCache.get(id);
     if (p === undefined) {
-      p = (await readPortfolios(this.conn(), this.dir, id)).get(id) ?? null;
+      p = (await this.query((c) => readPortfolios(c, this.dir, id))).get(id) ?? null;
       this.portfolioCache.set(id, p);
     }
     return p ?? undefined;
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.db.close();
+  }
+
+  /**
+   * After a swap: closes once nothing has been read for `graceMs` (a request that took the old
+   * reference may still be between two reads; its queries finish on this reader).
+   */
+  retire(graceMs = 5000, onClosed: () => void = () => undefined): void {
+    this.lastUsed = Date.now();
+    const t = setInterval(() => {
+      if (this.inFlight === 0 && Date.now() - this.lastUsed >= graceMs) (clearInterval(t), this.close(), onClosed());
+    }, Math.max(10, graceMs / 2));
+    t.unref();
   }
 }

@@ -1,28 +1,20 @@
 // The lazy reader answers every per-request slice with exactly the values the in-memory loader
 // holds for the same published snapshot (a generated 20-company source, a real pipeline run,
 // tables in parts of 6 companies so the reader routes each key to its part).
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSample } from "../../data/generate.ts";
-import { runPipeline } from "../../jobs/runner.ts";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { metricsKey, type Snapshot } from "../../pipeline/store/model.ts";
 import { LruCache, SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+import { generatedStore } from "./published.ts";
 
 let snap: Snapshot;
 let reader: SnapshotReader;
 
 beforeAll(async () => {
-  const src = mkdtempSync(join(tmpdir(), "reader-src-"));
-  await generateSample(src, { companies: 20, years: 2, seed: 11 });
-  const dataDir = mkdtempSync(join(tmpdir(), "reader-"));
-  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-  const { meta } = await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0, tickersPerPartition: 6 });
-  snap = await loadSnapshot(dataDir, meta.id);
-  reader = await SnapshotReader.open(dataDir, meta.id, { cacheEntries: 8 });
+  const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 11, tickersPerPartition: 6 });
+  const id = await run();
+  snap = await loadSnapshot(dataDir, id);
+  reader = await SnapshotReader.open(dataDir, id, { cacheEntries: 8 });
 }, 120_000);
 afterAll(() => reader?.close());
 

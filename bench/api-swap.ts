@@ -1,0 +1,82 @@
+// Child process of the scale benchmark (`tsx bench/api-swap.ts <dataDir> <load|lazy>`): the REST
+// API over the published snapshot of a store, served the old way (the whole Snapshot in memory)
+// or the new way (the lazy reader). Times cold and hot requests, then a swap under load: requests
+// keep arriving every 5 ms (each for a different ticker, so no cached body answers it) while the
+// next snapshot opens, the reference moves and the new reader's caches are still cold. Prints one
+// JSON line: open/swap time, slowest request around the swap, RSS.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { createApp } from "../api/app.ts";
+import { ReaderSource } from "../api/resources/reader-source.ts";
+import type { SnapshotRef } from "../api/resources/snapshot-access.ts";
+import { createAccessLogger, createLogger } from "../jobs/logger.ts";
+import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
+import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
+import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
+
+const [dataDir, how] = process.argv.slice(2) as [string, "load" | "lazy"];
+const id = readManifest(dataDir)!.snapshotId;
+const open = async (): Promise<SnapshotRef> => (how === "load" ? loadSnapshot(dataDir, id) : new ReaderSource(await SnapshotReader.open(dataDir, id)));
+const rssMB = () => Math.round(process.memoryUsage().rss / 1e6);
+const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
+
+let t = performance.now();
+let current = await open();
+const openMs = Math.round(performance.now() - t);
+const fx = buildFixture({ stocks: 20, days: 300, seed: 1, id: "keys" }); // only for the catalog's API keys
+const sink = new Writable({ write: (_c, _e, cb) => cb() });
+const app = createApp({ snapshot: () => current, catalog: buildCatalog(fx), logger: createLogger("info", sink), accessLogger: createAccessLogger("info", sink), rateLimit: { points: 1e9, durationSec: 60 } });
+const server = http.createServer(app);
+await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/data/v1/`;
+
+const companies = how === "load" ? (current as Awaited<ReturnType<typeof loadSnapshot>>).companies : (current as ReaderSource).reader.companies;
+const pick = (i: number) => companies[(i * 7919) % companies.length].ticker;
+const paths = [
+  (i: number) => `stock_performance/${pick(i)}?type=cumulative_return`,
+  (i: number) => `stock_metrics/${pick(i)}`,
+  (i: number) => `stock_financials/${pick(i)}?type=quarterly`,
+  (i: number) => `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 200}`,
+  (i: number) => `stock_ratings/${pick(i)}`,
+];
+async function get(path: string): Promise<number> {
+  const s = performance.now();
+  const r = await fetch(`${base}${path}${path.includes("?") ? "&" : "?"}api_key=${KEYS.alice}`);
+  await r.arrayBuffer();
+  if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+  return performance.now() - s;
+}
+
+const latency: Record<string, { coldP50: number; coldP99: number; hotP50: number }> = {};
+for (const [k, f] of paths.entries()) {
+  const cold: number[] = [];
+  for (let i = 0; i < 100; i++) cold.push(await get(f(i + 10_000 * k)));
+  const hot: number[] = [];
+  for (let i = 0; i < 100; i++) hot.push(await get(f(10_000 * k))); // the same body again: the body cache answers
+  latency[f(0).split(/[/?]/)[0]] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1) };
+}
+const rssAfterReads = rssMB();
+
+const during: number[] = [];
+let stop = false;
+const load = (async () => {
+  for (let i = 0; !stop; i++) {
+    during.push(...(await Promise.all(paths.map((f) => get(f(50_000 + i))))));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+})();
+await new Promise((r) => setTimeout(r, 1000));
+t = performance.now();
+const next = await open();
+const old = current;
+current = next; // the swap: one reference
+const swapMs = Math.round(performance.now() - t);
+if (old instanceof ReaderSource) old.reader.retire(1000);
+await new Promise((r) => setTimeout(r, 3000)); // the new snapshot's cold reads, still under load
+stop = true;
+await load;
+console.log(JSON.stringify({ how, openMs, swapMs, rssAfterReadsMB: rssAfterReads, rssMB: rssMB(), requestsAroundSwap: during.length, slowestRequestAroundSwapMs: Math.round(Math.max(...during)), p99AroundSwapMs: Math.round(pct(during, 0.99)), latency, peakMB: Math.round(process.resourceUsage().maxRSS / 1e3) }));
+server.close();
+process.exit(0);

@@ -1,0 +1,74 @@
+// SQL over a snapshot's `ratings` and `companies` views for the lazy reader: one rating date's
+// rated stocks filtered, ordered and paged in DuckDB (same order as the API's comparator: missing
+// values last in both directions, ties by ticker then id), each ticker's latest rating, ratings
+// as of a date and one ticker's history. Only the requested rows cross into JS.
+import { RATING_NAMES, type RatingName, type RatingRow } from "../types.ts";
+import { columns, lit, type Conn } from "./duck.ts";
+
+export type RatedOrderKey = "ticker" | "name" | "market_cap" | RatingName;
+export interface RatedQuery {
+  date: string;
+  key: RatedOrderKey;
+  descending: boolean;
+  /** upper-case needle matched against ticker and name */
+  search?: string;
+  ranges?: Partial<Record<RatingName, [number, number]>>;
+}
+
+const RATING_COLS = RATING_NAMES.map((n) => `r.${n}`).join(", ");
+/** A number column with NaN read as missing (the comparator treats both alike). */
+const numeric = (col: string) => `(case when isnan(cast(${col} as double)) then null else ${col} end)`;
+const JOIN = `ratings r join companies c on upper(r.ticker) = upper(c.ticker)`;
+
+function where(q: RatedQuery): string {
+  const parts = [`r.date = ${lit(q.date)}::date`];
+  if (q.search) parts.push(`(strpos(upper(c.ticker), ${lit(q.search)}) > 0 or strpos(upper(c.name), ${lit(q.search)}) > 0)`);
+  for (const n of RATING_NAMES) {
+    const b = q.ranges?.[n];
+    if (b) parts.push(`(r.${n} >= ${Number(b[0])} and r.${n} <= ${Number(b[1])})`);
+  }
+  return parts.join(" and ");
+}
+
+function orderBy(q: RatedQuery): string {
+  const dir = q.descending ? "desc" : "asc";
+  if (q.key === "ticker") return `c.ticker ${dir}, c.id`;
+  if (q.key === "name") return `lower(c.name) ${dir}, c.ticker, c.id`;
+  const col = q.key === "market_cap" ? "c.market_cap" : `r.${q.key}`;
+  return `${numeric(col)} ${dir} nulls last, c.ticker, c.id`;
+}
+
+function ratingRows(cols: unknown[][], offset = 0): RatingRow[] {
+  const [dates = [], tickers = []] = cols as string[][];
+  return dates.map((d, i) => {
+    const r = { date: d, ticker: tickers[i] } as RatingRow;
+    RATING_NAMES.forEach((n, k) => (r[n] = Number((cols[k + 2 + offset] as number[])[i])));
+    return r;
+  });
+}
+const SELECT_ROW = `strftime(r.date, '%Y-%m-%d'), r.ticker, ${RATING_COLS}`;
+
+/** One page of a date's rated stocks: their rating rows and the upper-case company ticker of each. */
+export async function ratedPage(conn: Conn, q: RatedQuery, offset: number, limit: number): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
+  const cols = await columns(conn, `select ${SELECT_ROW}, upper(c.ticker) from ${JOIN} where ${where(q)} order by ${orderBy(q)} limit ${Math.max(0, Math.floor(limit))} offset ${Math.max(0, Math.floor(offset))}`);
+  return { rows: ratingRows(cols), companyTickers: (cols[2 + RATING_NAMES.length] ?? []) as string[] };
+}
+
+export async function ratedCount(conn: Conn, q: RatedQuery): Promise<number> {
+  const [[n] = []] = await columns(conn, `select count(*)::integer from ${JOIN} where ${where(q)}`);
+  return Number(n ?? 0);
+}
+
+/** Each ticker's latest rating on or before `date` (every ticker's latest when no date), keyed by upper-case ticker. */
+export async function latestRatings(conn: Conn, date?: string, upperTickers?: readonly string[]): Promise<Map<string, RatingRow>> {
+  const cond = [date === undefined ? "" : `r.date <= ${lit(date)}::date`, upperTickers ? `upper(r.ticker) in (${upperTickers.map(lit).join(", ") || "null"})` : ""].filter(Boolean);
+  const cols = await columns(conn, `select ${SELECT_ROW}, upper(r.ticker) from ratings r ${cond.length ? `where ${cond.join(" and ")}` : ""} qualify row_number() over (partition by upper(r.ticker) order by r.date desc) = 1`);
+  const rows = ratingRows(cols);
+  const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
+  return new Map(rows.map((r, i) => [keys[i], r]));
+}
+
+/** A ticker's rating rows (ticker matched case-insensitively), ascending by date. */
+export async function ratingHistory(conn: Conn, upperTicker: string): Promise<RatingRow[]> {
+  return ratingRows(await columns(conn, `select ${SELECT_ROW} from ratings r where upper(r.ticker) = ${lit(upperTicker)} order by r.date`));
+}
