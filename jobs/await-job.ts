@@ -87,7 +87,8 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
       continue;
     }
     lastState = state;
-    if (state === "completed") return job!.returnvalue as JobResult;
+    // The job was read before its state: fetched while active, its returnvalue is still null then.
+    if (state === "completed") return (job!.returnvalue ?? (await within(queue.getJob(id), 5_000))?.returnvalue) as JobResult;
     if (state === "failed") {
       const current = readManifest(opts.dataDir)?.snapshotId;
       const reason = await withChildReason(queue, job!.failedReason);
