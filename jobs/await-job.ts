@@ -41,6 +41,8 @@ export interface WaitOptions {
   /** Adds the job again (same id) after Redis lost it. */
   reenqueue: () => Promise<Job>;
   maxReenqueues?: number;
+  /** Progress of a job that reports none itself (a flow's parent: its finished children). */
+  progressOf?: (job: Job) => Promise<JobProgress | null>;
 }
 
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
@@ -88,17 +90,19 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
       continue;
     }
     lastState = state;
-    if (state === "completed") return job!.returnvalue as JobResult;
+    // The job was read before its state: fetched while active, its returnvalue is still null then.
+    if (state === "completed") return (job!.returnvalue ?? (await within(queue.getJob(id), 5_000))?.returnvalue) as JobResult;
     if (state === "failed") {
       const current = readManifest(opts.dataDir)?.snapshotId;
-      throw new JobFailedError(`job ${id} failed for good after ${job!.attemptsMade} attempt(s): ${job!.failedReason}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
+      const reason = await withChildReason(queue, job!.failedReason);
+      throw new JobFailedError(`job ${id} failed for good after ${job!.attemptsMade} attempt(s): ${reason}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
     }
     if (state === "delayed" && job!.attemptsMade > 0) note(`attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`);
     else if (state === "waiting" || state === "prioritized") {
       const workers = await within(queue.getWorkersCount(), 5_000).catch(() => -1);
       note(workers === 0 ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)` : `job ${id} queued`);
     } else if (state === "active") note(`job ${id} running`);
-    const p = job!.progress as JobProgress | number;
+    const p = opts.progressOf ? await within(opts.progressOf(job!), 5_000).catch(() => null) : (job!.progress as JobProgress | number);
     if (typeof p === "object" && p && JSON.stringify(p) !== lastProgress) {
       lastProgress = JSON.stringify(p);
       opts.onProgress?.(p);
@@ -111,4 +115,13 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
 function publishedBy(dataDir: string, jobId: string, since: number, kind: PublishKind): string | null {
   const m = readManifest(dataDir);
   return m?.log?.find((e) => e.job === jobId && e.version > since && e.kind === kind)?.snapshotId ?? null;
+}
+
+/** A flow's parent fails with "child <key> failed": the child's own reason is what says why. */
+async function withChildReason(queue: Queue, reason: string): Promise<string> {
+  const m = /child (\S+) failed/.exec(reason ?? "");
+  if (!m) return reason;
+  const childId = m[1].split(":").at(-1)!;
+  const child = await within(queue.getJob(childId), 5_000).catch(() => null);
+  return child?.failedReason ? `${reason}: ${child.failedReason}` : reason;
 }

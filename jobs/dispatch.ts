@@ -11,6 +11,9 @@ import { awaitJob, JobFailedError } from "./await-job.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { backfillVersion, jobId, versionOf, WHOLE, type JobProgress, type JobResult, type Stage } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
+import { addRunFlow, flowProgress, runFlowIds } from "./flow.ts";
+import type { Job, Queue } from "bullmq";
+import type { PublishKind } from "../pipeline/store/snapshots.ts";
 import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
 
@@ -32,6 +35,8 @@ export interface DispatchOptions {
   timeoutMs?: number;
   /** Recompute even when the published snapshot already holds this source (or this backfill). */
   force?: boolean;
+  /** A queued run as a flow of partition jobs, or (default) as one `run` job. */
+  flow?: boolean;
 }
 
 export interface DispatchResult extends JobResult {
@@ -47,10 +52,24 @@ export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult
   const current = readManifest(opts.dataDir);
   if (!opts.force && current && alreadyHolds(current.sourceId, sourceVersion, opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
   if (!opts.redisUrl) return inProcess(opts);
+  // A run as a flow of partition jobs that any number of workers share; a backfill is one job.
+  if (!opts.window && useFlow(opts)) {
+    const ids = runFlowIds(sourceVersion);
+    return viaQueue(opts, "publish", {}, ids.parent, (q) => addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }));
+  }
   const stage: Stage = opts.window ? "backfill" : "run";
   const id = jobId(stage, opts.window ? backfillVersion(sourceVersion, opts.window) : sourceVersion, WHOLE);
   const data = { sourceDir: opts.sourceDir, sourceVersion, partition: WHOLE, ...(opts.window ? { window: opts.window } : {}) };
   return viaQueue(opts, stage, data, id);
+}
+
+/**
+ * The flow when asked (`flow: true`, or PIPELINE_FLOW=1); else the single `run` job. Not yet the
+ * default: a flow's Redis-loss handling (a vanished parent while its staging heartbeat is fresh)
+ * still waits out the heartbeat's stale time instead of re-enqueuing at once.
+ */
+function useFlow(opts: DispatchOptions): boolean {
+  return opts.flow ?? process.env.PIPELINE_FLOW === "1";
 }
 
 /** A run publishes the source's fingerprint as sourceId; a backfill appends `+fp@from..to`. */
@@ -97,24 +116,30 @@ export async function dispatchRebalance(opts: RebalanceDispatch): Promise<Dispat
   return viaQueue({ ...opts, sourceDir: "" }, "rebalance", { portfolioId: opts.portfolioId, definitionVersion }, id);
 }
 
-async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string }, stage: Stage, data: object, id: string): Promise<DispatchResult> {
+/** Adds the job (or the flow whose parent is the job) with the given id. */
+type Adder = (queue: Queue) => Promise<Job>;
+
+async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string }, stage: Stage, data: object, id: string, add?: Adder): Promise<DispatchResult> {
+  const addJob: Adder = add ?? ((q) => q.add(stage, data, { jobId: id }));
   const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
   try {
     // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait.
     const limit = Math.min(ENQUEUE_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const enq = await Promise.race([
-      enqueueIdempotent(queue, stage, data, id, opts.dataDir),
+      enqueueIdempotent(queue, id, opts.dataDir, () => addJob(queue)),
       new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref()),
     ]);
     if (enq.joined === "done") return { ...(enq.job.returnvalue as JobResult), skipped: true };
     if (enq.joined) opts.note?.(`an equal job ${id} is already queued or running; waiting for it`);
     return await awaitJob(queue, enq, {
       dataDir: opts.dataDir,
-      kind: stage,
+      // A flow's parent publishes the run.
+      kind: stage === "publish" ? "run" : (stage as PublishKind),
       timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       onNote: opts.note ?? ((line) => opts.log.info({ job: id }, line)),
       onProgress: (p: JobProgress) => opts.progress?.(p.stage, p.done, p.total),
-      reenqueue: () => queue.add(stage, data, { jobId: id }),
+      reenqueue: () => addJob(queue),
+      ...(stage === "publish" ? { progressOf: flowProgress } : {}),
     });
   } catch (e) {
     if (e instanceof JobFailedError) throw e;

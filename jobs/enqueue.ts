@@ -13,7 +13,7 @@ export interface Enqueued {
   sinceVersion: number;
 }
 
-export async function enqueueIdempotent(queue: Queue, name: string, data: object, id: string, dataDir: string): Promise<Enqueued> {
+export async function enqueueIdempotent(queue: Queue, id: string, dataDir: string, add: () => Promise<Job>): Promise<Enqueued> {
   const sinceVersion = readManifest(dataDir)?.version ?? 0;
   const existing = await queue.getJob(id);
   if (existing) {
@@ -26,6 +26,6 @@ export async function enqueueIdempotent(queue: Queue, name: string, data: object
     else if (state !== "unknown") return { job: existing, joined: true, sinceVersion };
   }
   // Two dispatchers racing here add the same id: BullMQ keeps one job and returns it to both.
-  const job = await queue.add(name, data, { jobId: id });
+  const job = await add();
   return { job, joined: false, sinceVersion };
 }

@@ -1,10 +1,9 @@
 // The in-process runner: composes the pipeline stages into one run that ends in an atomic
 // publish, or in nothing at all. BullMQ workers call the same function.
-import { computeRatings } from "../pipeline/ratings/computed.ts";
 import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
 import { analyticsStage } from "../pipeline/stages/analytics.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { loadFrames } from "../pipeline/stages/frames.ts";
+import { computedRatingsStage, loadFrames } from "../pipeline/stages/frames.ts";
 import { ingestStage } from "../pipeline/stages/ingest.ts";
 import { portfoliosStage } from "../pipeline/stages/portfolios.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
@@ -14,8 +13,6 @@ import { takeLease } from "../pipeline/store/leases.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
 import { mergeWindow, type DateWindow } from "../pipeline/stages/backfill.ts";
 import type { StagedSource } from "../pipeline/sources/index.ts";
-import { appendTable, exportParquet } from "../pipeline/store/write.ts";
-import { RATING_NAMES } from "../pipeline/types.ts";
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
@@ -77,12 +74,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     t = performance.now();
     opts.progress?.("frames", 0, 1);
     const frames = await loadFrames(db.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
-    if (!source.tables.has("ratings")) {
-      frames.ratings = computeRatings(frames.panel, frames.companies);
-      await appendTable(db.conn, "ratings", [["date", "date"], ["ticker", "varchar"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])], frames.ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]));
-      await exportParquet(db.conn, "ratings", out, ["date"], "date, ticker");
-      opts.log.info({ rows: frames.ratings.length }, "no vendor ratings: computed from prices");
-    }
+    if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
     lap("frames", t);
     t = performance.now();
     opts.progress?.("portfolios", 0, 1);

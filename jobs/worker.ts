@@ -14,6 +14,10 @@ import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobD
 import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
 import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
+import { FLOW_JOBS } from "./flow.ts";
+import { processFlowJob } from "./flow-worker.ts";
+
+const FLOW_JOB_NAMES = new Set<string>(Object.values(FLOW_JOBS));
 
 export interface WorkerDeps {
   redisUrl: string;
@@ -48,7 +52,7 @@ function progressReporter(job: Job, onStage: (s: string) => void) {
 }
 
 export function startPipelineWorker(deps: WorkerDeps): Worker {
-  const processJob = async (job: Job): Promise<JobResult> => {
+  const processJob = async (job: Job): Promise<JobResult | { done: string }> => {
     let stage = job.name;
     const progress = progressReporter(job, (s) => (stage = s));
     try {
@@ -67,6 +71,7 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         const meta = await rebalanceOne({ dataDir: deps.dataDir, log: deps.log, portfolioId: data.portfolioId, lookup: catalogLookup(deps.catalog), job: job.id });
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
       }
+      if (FLOW_JOB_NAMES.has(job.name)) return await processFlowJob(job, deps, progress);
       throw new UnrecoverableError(`unknown job ${job.name}`);
     } catch (e) {
       // What stays wrong on retry fails at once, with the report in the reason.
@@ -87,7 +92,7 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
     maxStalledCount: 2,
   });
   worker.on("failed", (job, err) => deps.log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed"));
-  worker.on("completed", (job, r: JobResult) => deps.log.info({ job: job.id, snapshot: r.snapshotId }, "pipeline job completed"));
+  worker.on("completed", (job, r: JobResult | { done: string }) => deps.log.info({ job: job.id, ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}) }, "pipeline job completed"));
   // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process.
   worker.on("error", (err) => deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"));
   // Staging folders of runs that died (this machine's or another's) go now rather than at the next publish.

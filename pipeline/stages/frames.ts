@@ -1,5 +1,8 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
+import { computeRatings } from "../ratings/computed.ts";
 import { columns, eachChunk, type Conn } from "../store/duck.ts";
+import { appendTable, exportParquet } from "../store/write.ts";
+import type { StageContext } from "./context.ts";
 import { RATING_NAMES, type Company, type LevelSeries, type PricePanel, type RatingRow } from "../types.ts";
 
 export interface Frames {
@@ -78,4 +81,12 @@ export async function loadFrames(conn: Conn, has: { ratings: boolean; benchmarks
     ratings: has.ratings ? await loadRatings(conn) : [],
     indexSeries: has.benchmarks ? await loadIndexSeries(conn) : new Map(),
   };
+}
+
+/** A source without vendor ratings: ratings computed from prices, into `frames` and the staging folder. */
+export async function computedRatingsStage(ctx: Pick<StageContext, "conn" | "out" | "log">, frames: Frames): Promise<void> {
+  frames.ratings = computeRatings(frames.panel, frames.companies);
+  await appendTable(ctx.conn, "ratings", [["date", "date"], ["ticker", "varchar"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])], frames.ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]));
+  await exportParquet(ctx.conn, "ratings", ctx.out, ["date"], "date, ticker");
+  ctx.log.info({ rows: frames.ratings.length }, "no vendor ratings: computed from prices");
 }

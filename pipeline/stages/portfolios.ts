@@ -57,7 +57,16 @@ export async function portfoliosStage(ctx: StageContext, frames: Frames, defs: P
   const done = runBacktests(universe, list);
   ctx.progress?.("portfolios", done.size, list.length);
 
-  const benchmarks: BenchmarkResult[] = defs.benchmarks.map((b) => {
+  const benchmarks = computeBenchmarks(frames, universe, defs);
+  await writePortfolioTables(ctx, [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances })));
+  await writeBenchmarkTables(ctx, benchmarks);
+  ctx.log.info({ portfolios: done.size, benchmarks: benchmarks.length }, "portfolios backtested");
+  return { portfolios: new Map([...done].map(([id, d]) => [id, d.result])), benchmarks };
+}
+
+/** Index benchmarks from the source's series, rule benchmarks backtested on the universe. */
+export function computeBenchmarks(frames: Pick<Frames, "indexSeries">, universe: Universe, defs: PortfolioSource): BenchmarkResult[] {
+  return defs.benchmarks.map((b) => {
     if (b.series !== undefined) {
       const levels = frames.indexSeries.get(b.series);
       if (!levels) throw new Error(`benchmark ${b.id} names index series '${b.series}', which the benchmarks table does not have`);
@@ -66,10 +75,6 @@ export async function portfoliosStage(ctx: StageContext, frames: Frames, defs: P
     const rules: PortfolioRules = { id: `benchmark-${b.id}`, name: b.name, description: b.description, ...b.rules! };
     return { ...b, levels: levelsFromReturns(backtestPortfolio(rules, universe).returns) };
   });
-  await writePortfolioTables(ctx, [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances })));
-  await writeBenchmarkTables(ctx, benchmarks);
-  ctx.log.info({ portfolios: done.size, benchmarks: benchmarks.length }, "portfolios backtested");
-  return { portfolios: new Map([...done].map(([id, d]) => [id, d.result])), benchmarks };
 }
 
 export type PortfolioItem = { result: PortfolioResult; rebalances: { date: string; holdings: HoldingRow[] }[] };
@@ -105,7 +110,7 @@ export async function writePortfolioTables(ctx: StageContext, items: PortfolioIt
   await exportPortfolioTables(ctx.conn, ctx.out);
 }
 
-async function writeBenchmarkTables(ctx: StageContext, benchmarks: BenchmarkResult[]): Promise<void> {
+export async function writeBenchmarkTables(ctx: Pick<StageContext, "conn" | "out">, benchmarks: BenchmarkResult[]): Promise<void> {
   const { conn, out } = ctx;
   await appendTable(
     conn,

@@ -2,7 +2,7 @@
 // mtime every few seconds; anyone sharing the store (another process, another machine on the same
 // volume) judges it alive while the mtime is fresh. On the owner's own host a dead pid settles it
 // at once, so a SIGKILLed worker's leftovers need not wait out the stale time.
-import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 
@@ -17,13 +17,24 @@ export interface HolderInfo {
 export interface Heartbeat {
   readonly path: string;
   stop(): void;
+  /** Stops touching the file but leaves it (a flow's next job takes it over). */
+  pause(): void;
+}
+
+export interface HeartbeatExtra {
+  job?: string;
+  /** Holder host; a name that is no machine's makes liveness go by the file's age alone. */
+  host?: string;
+  /** Recreated when removed under us only while this path exists. */
+  whileExists?: string;
 }
 
 export const HEARTBEAT_MS = 5_000;
 
-export function startHeartbeat(path: string, extra: { job?: string } = {}, intervalMs = HEARTBEAT_MS): Heartbeat {
+export function startHeartbeat(path: string, extra: HeartbeatExtra = {}, intervalMs = HEARTBEAT_MS): Heartbeat {
   mkdirSync(dirname(path), { recursive: true });
-  const info: HolderInfo = { host: hostname(), pid: process.pid, startedAt: new Date().toISOString(), ...extra };
+  const { whileExists, ...rest } = extra;
+  const info: HolderInfo = { host: hostname(), pid: process.pid, startedAt: new Date().toISOString(), ...rest };
   writeFileSync(path, JSON.stringify(info));
   const timer = setInterval(() => {
     const now = new Date();
@@ -32,7 +43,7 @@ export function startHeartbeat(path: string, extra: { job?: string } = {}, inter
     } catch {
       // removed under us (prune judged it dead after a long stall): recreate, the holder is alive
       try {
-        writeFileSync(path, JSON.stringify(info));
+        if (whileExists === undefined || existsSync(whileExists)) writeFileSync(path, JSON.stringify(info));
       } catch {
         /* the store itself is gone; nothing to keep alive */
       }
@@ -44,6 +55,9 @@ export function startHeartbeat(path: string, extra: { job?: string } = {}, inter
     stop() {
       clearInterval(timer);
       rmSync(path, { force: true });
+    },
+    pause() {
+      clearInterval(timer);
     },
   };
 }

@@ -52,7 +52,9 @@ export const snapshotsDir = (dataDir: string) => join(dataDir, "snapshots");
 export const snapshotDir = (dataDir: string, id: string) => join(snapshotsDir(dataDir), id);
 export const manifestPath = (dataDir: string) => join(dataDir, "manifest.json");
 const STAGING = ".staging-";
-const stagingBeat = (dataDir: string, id: string) => join(locksDir(dataDir), `staging-${id}.alive`);
+export const stagingBeat = (dataDir: string, id: string) => join(locksDir(dataDir), `staging-${id}.alive`);
+/** The staging folder of id `id` (stagingDir also starts its heartbeat; a flow's jobs keep their own). */
+export const stagingPath = (dataDir: string, id: string) => join(snapshotsDir(dataDir), `${STAGING}${id}`);
 
 export function newSnapshotId(now = new Date()): string {
   return `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;

@@ -102,10 +102,13 @@ export class OwnRedis {
 
 const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x));
 
-/** Every Parquet table of two snapshots, row for row (order-independent); returns the differing table names. */
+/** Parquet tables of a snapshot: `<t>.parquet` files and `<t>/` folders of parts. */
+const tablesOf = (dir: string) => readdirSync(dir, { withFileTypes: true }).filter((e) => (e.isFile() ? e.name.endsWith(".parquet") : e.isDirectory() && readdirSync(join(dir, e.name)).some((f) => f.endsWith(".parquet")))).map((e) => (e.isFile() ? e.name : `${e.name}/*.parquet`)).sort();
+
+/** Every Parquet table of two snapshots (part folders as one table), row for row (order-independent); returns the differing table names. */
 export async function differingTables(dirA: string, dirB: string): Promise<string[]> {
-  const files = readdirSync(dirA).filter((f) => f.endsWith(".parquet")).sort();
-  const other = readdirSync(dirB).filter((f) => f.endsWith(".parquet")).sort();
+  const files = tablesOf(dirA);
+  const other = tablesOf(dirB);
   const differ = files.filter((f) => !other.includes(f)).concat(other.filter((f) => !files.includes(f)));
   const db = await openDuck();
   try {
@@ -131,4 +134,15 @@ export async function cleanUpQueues(prefixBase: string, workers: { close(): Prom
   const keys = await r.keys(`${prefixBase}-*`);
   if (keys.length) await r.del(...keys);
   await r.quit();
+}
+
+/** The in-process runner's snapshot of `source` in a fresh store: what a queued run must equal. */
+export async function inProcessSnapshot(source: string): Promise<string> {
+  const { Catalog } = await import("../../pipeline/store/catalog/catalog.ts");
+  const { runPipeline } = await import("../../jobs/runner.ts");
+  const { snapshotDir } = await import("../../pipeline/store/snapshots.ts");
+  const dataDir = mkdtempSync(join(tmpdir(), "reference-"));
+  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+  const { meta } = await runPipeline({ dataDir, sourceDir: source, catalog, log: silent });
+  return snapshotDir(dataDir, meta.id);
 }

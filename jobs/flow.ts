@@ -1,0 +1,79 @@
+// A run as a BullMQ flow: the parent `publish.<fp>.all` waits for its children — first
+// `ingest.<fp>.all`, which (once the source is staged and the partitions are known) adds
+// `analytics.<fp>.tickers-NNNN` per ticker range and `backtest.<fp>.portfolio-<id>` per portfolio
+// to the same parent. Every job of a run shares its staging folder on the store, named from the
+// source version: job data is plain JSON, so any worker on any machine mounting the store may take
+// any job, and equal ids dedupe across dispatchers.
+import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
+import type { TickerRange } from "../pipeline/stages/partitions.ts";
+import { jobId, WHOLE, type JobProgress } from "./job-types.ts";
+import { JOB_DEFAULTS } from "./queue.ts";
+
+export interface FlowData {
+  sourceDir: string;
+  /** sourceFingerprint(sourceDir) when enqueued; names the jobs and the staging folder. */
+  sourceVersion: string;
+}
+export interface AnalyticsData extends FlowData {
+  range: TickerRange;
+}
+export interface BacktestData extends FlowData {
+  portfolioId: string;
+}
+
+export const FLOW_JOBS = { parent: "publish", ingest: "ingest", analytics: "analytics", backtest: "backtest" } as const;
+
+export function runFlowIds(sourceVersion: string) {
+  return {
+    parent: jobId("publish", sourceVersion, WHOLE),
+    ingest: jobId("ingest", sourceVersion, WHOLE),
+    analytics: (r: TickerRange) => jobId("analytics", sourceVersion, `tickers-${String(r.part).padStart(4, "0")}`),
+    backtest: (portfolioId: string) => jobId("backtest", sourceVersion, `portfolio-${portfolioId}`),
+  };
+}
+
+/** The staging folder's id (`snapshots/.staging-<id>`), the same on every machine. */
+export const flowStagingId = (sourceVersion: string) => `flow-${sourceVersion.replace(/[^\w-]/g, "_").slice(0, 40)}`;
+
+/**
+ * Children: a child that fails for good fails the run (the parent says which); a finished child is
+ * removed at once (the parent keeps its count), so a later run of the same source reuses no stale child.
+ */
+export const CHILD_OPTS: JobsOptions = { ...JOB_DEFAULTS, failParentOnFailure: true, removeOnComplete: true };
+
+/** Adds the flow (parent + ingest); the parent's Job is returned. */
+export async function addRunFlow(queue: Queue, data: FlowData): Promise<Job> {
+  const ids = runFlowIds(data.sourceVersion);
+  const producer = new FlowProducer({ connection: queue.opts.connection, prefix: queue.opts.prefix });
+  producer.on("error", () => undefined);
+  try {
+    const node = await producer.add({
+      name: FLOW_JOBS.parent,
+      queueName: queue.name,
+      data,
+      opts: { ...JOB_DEFAULTS, jobId: ids.parent },
+      children: [{ name: FLOW_JOBS.ingest, queueName: queue.name, data, opts: { ...CHILD_OPTS, jobId: ids.ingest } }],
+    });
+    return node.job;
+  } finally {
+    await producer.close().catch(() => undefined);
+  }
+}
+
+/** The partitions of a run added under its parent (called by the ingest job). Equal ids are one job. */
+export async function addPartitionJobs(queue: Queue, parent: { id: string; queueKey: string }, data: FlowData, ranges: TickerRange[], portfolioIds: string[]): Promise<void> {
+  const ids = runFlowIds(data.sourceVersion);
+  const opts: JobsOptions = { ...CHILD_OPTS, parent: { id: parent.id, queue: parent.queueKey } };
+  await queue.addBulk([
+    // Backtests first: each loads the whole universe, the longest jobs go first.
+    ...portfolioIds.map((portfolioId) => ({ name: FLOW_JOBS.backtest, data: { ...data, portfolioId } satisfies BacktestData, opts: { ...opts, jobId: ids.backtest(portfolioId) } })),
+    ...ranges.map((range) => ({ name: FLOW_JOBS.analytics, data: { ...data, range } satisfies AnalyticsData, opts: { ...opts, jobId: ids.analytics(range) } })),
+  ]);
+}
+
+/** What the enqueuing command shows while the parent waits: its finished children of all known so far. */
+export async function flowProgress(job: Job): Promise<JobProgress | null> {
+  const c = await job.getDependenciesCount({ processed: true, unprocessed: true });
+  const done = c.processed ?? 0;
+  return { stage: "flow: partition jobs", done, total: done + (c.unprocessed ?? 0) };
+}

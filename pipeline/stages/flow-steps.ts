@@ -1,0 +1,153 @@
+// The run split into steps that talk only through files in the staging folder, so each step may
+// run in another process on another machine that mounts the same store: ingest (source tables,
+// ratings, benchmarks, stock returns and the plan), the partitions (stock metrics per ticker
+// range, one backtest per portfolio), and the merge that turns the partition outputs into the
+// snapshot's tables. The same stage functions as the in-process runner: the snapshot is identical.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildUniverse, type Universe } from "../portfolios/index.ts";
+import type { UserPortfolio } from "../store/catalog-types.ts";
+import { lit, openDuck, type Conn } from "../store/duck.ts";
+import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
+import { appendTable, exportParquet, exportParquetFile, type Cell } from "../store/write.ts";
+import type { PortfolioRules } from "../types.ts";
+import type { StageContext } from "./context.ts";
+import { computedRatingsStage, loadFrames } from "./frames.ts";
+import { ingestStage } from "./ingest.ts";
+import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
+import { sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
+import { computeBenchmarks, exportPortfolioTables, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
+import { stockReturnsStage } from "./returns.ts";
+
+/** Where the steps keep what is not a snapshot table; removed by the merge. */
+const FLOW_DIR = ".flow";
+const PLAN = "plan.json";
+const PORTFOLIO_PARTS = "portfolios";
+const PORTFOLIO_TABLES = ["portfolios", "holdings", "portfolio_returns", "portfolio_metrics"] as const;
+
+type PortfolioEntry = { rules: PortfolioRules; ownerId: string | null; createdAt: string | null };
+
+/** What ingest leaves for the later steps (plain JSON in the staging folder). */
+export interface FlowPlan {
+  counts: { companies: number; priceDates: number; ratings: number; benchmarks: number };
+  lastPriceDate: string;
+  /** Stock metric partitions (ticker ranges of stock_returns). */
+  ranges: TickerRange[];
+  /** Portfolio ids in the order the in-process runner backtests them. */
+  portfolioIds: string[];
+  portfolios: PortfolioEntry[];
+}
+
+const planPath = (out: string) => join(out, FLOW_DIR, PLAN);
+
+export function readPlan(out: string): FlowPlan {
+  if (!existsSync(planPath(out))) throw new Error(`the run's staging folder ${out} has no plan: it was removed (pruned after every worker of the run stopped) or ingest never finished; run the command again`);
+  return JSON.parse(readFileSync(planPath(out), "utf8")) as FlowPlan;
+}
+
+/** Step 1: everything the partitions read, written to `ctx.out`; returns the plan. */
+export async function flowIngestStep(ctx: StageContext, sourceDir: string, users: UserPortfolio[]): Promise<FlowPlan> {
+  ctx.progress?.("ingest: reading and validating the source", 0, 1);
+  const { source } = await ingestStage(ctx, sourceDir);
+  ctx.progress?.("frames", 0, 1);
+  const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+  if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
+  // Benchmarks first: every stock and portfolio metric table is computed against them.
+  const benchmarks = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
+  await writeBenchmarkTables(ctx, benchmarks);
+  await stockReturnsStage(ctx.conn, ctx.out);
+  const tickers = await sortedKeys(ctx.conn, `read_parquet(${lit(join(ctx.out, "stock_returns.parquet"))})`, "id");
+  const portfolios: PortfolioEntry[] = [
+    ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
+    ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
+  ];
+  const plan: FlowPlan = {
+    counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, benchmarks: benchmarks.length },
+    lastPriceDate: frames.panel.dates.at(-1) ?? "",
+    ranges: tickerRanges(tickers, ctx.tickersPerPartition),
+    // A later definition of the same id replaces the earlier one, as in the runner's Map.
+    portfolioIds: [...new Map(portfolios.map((p) => [p.rules.id, p])).keys()],
+    portfolios,
+  };
+  mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
+  writeFileSync(planPath(ctx.out), JSON.stringify(plan));
+  return plan;
+}
+
+// A worker taking several backtests of one run loads its universe once.
+let cached: { out: string; universe: Promise<Universe> } | null = null;
+
+async function stagedUniverse(out: string): Promise<Universe> {
+  if (cached?.out !== out) {
+    const universe = (async () => {
+      const db = await openDuck(":memory:", { threads: "1", memory_limit: "1GB" });
+      try {
+        const pq = (t: string) => `read_parquet(${lit(join(out, `${t}.parquet`))})`;
+        await db.conn.run(`create view companies as select * from ${pq("companies")}`);
+        await db.conn.run(`create view prices as select * from ${pq("prices")}`);
+        await db.conn.run(`create view ratings as select * from ${pq("ratings")}`);
+        const frames = await loadFrames(db.conn, { ratings: true, benchmarks: false });
+        return buildUniverse(frames.panel, frames.companies, frames.ratings);
+      } finally {
+        db.close();
+      }
+    })();
+    cached = { out, universe };
+    universe.catch(() => (cached = null));
+  }
+  return cached!.universe;
+}
+
+const partDir = (out: string, id: string) => join(out, FLOW_DIR, PORTFOLIO_PARTS, encodeURIComponent(id));
+
+/** Step 2b: one portfolio's backtest and metric tables, as Parquet parts (dates still text). */
+export async function flowBacktestStep(out: string, portfolioId: string): Promise<void> {
+  const plan = readPlan(out);
+  // The last definition of an id wins, as in the runner.
+  const entry = [...plan.portfolios].reverse().find((p) => p.rules.id === portfolioId);
+  if (!entry) throw new Error(`portfolio ${portfolioId} is not in the run's plan`);
+  const done = runBacktests(await stagedUniverse(out), [entry]).get(portfolioId)!;
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
+  try {
+    await stagePortfolioTables(db.conn, [{ result: done.result, rebalances: done.bt.rebalances }]);
+    const benchmarks = await benchmarkLevels(db.conn, out);
+    await appendTable(db.conn, "portfolio_metrics", METRIC_COLS, subjectMetricRows(portfolioId, done.result.returns, benchmarks) as Iterable<Cell[]>);
+    const dir = partDir(out, portfolioId);
+    for (const t of PORTFOLIO_TABLES) await exportParquetFile(db.conn, t, join(dir, `${t}.parquet`));
+  } finally {
+    db.close();
+  }
+}
+
+/** Step 3: the portfolio parts merged into the snapshot's tables; the flow's own files removed. */
+export async function flowMergeStep(out: string): Promise<FlowPlan> {
+  const plan = readPlan(out);
+  const db = await openDuck(":memory:", { threads: "2", memory_limit: "1GB" });
+  try {
+    const conn: Conn = db.conn;
+    const parts = plan.portfolioIds.map((id) => partDir(out, id));
+    const missing = parts.filter((d) => !existsSync(join(d, "portfolio_metrics.parquet")));
+    if (missing.length) throw new Error(`${missing.length} portfolio backtest(s) left no output in ${out}`);
+    if (parts.length) {
+      for (const t of PORTFOLIO_TABLES) {
+        const files = parts.map((d) => lit(join(d, `${t}.parquet`))).join(", ");
+        await conn.run(`create table ${t} as select * from read_parquet([${files}])`);
+      }
+    } else {
+      await stagePortfolioTables(conn, []);
+      await appendTable(conn, "portfolio_metrics", METRIC_COLS, []);
+    }
+    await exportPortfolioTables(conn, out);
+    await exportParquet(conn, "portfolio_metrics", out, [], METRIC_ORDER);
+  } finally {
+    db.close();
+  }
+  rmSync(join(out, FLOW_DIR), { recursive: true, force: true });
+  return plan;
+}
+
+/** Stock metric part files present (a check before publishing). */
+export function stockMetricParts(out: string): number {
+  const d = join(out, "stock_metrics");
+  return existsSync(d) ? readdirSync(d).filter((f) => f.endsWith(".parquet")).length : 0;
+}

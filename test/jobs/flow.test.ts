@@ -1,0 +1,125 @@
+// A run as a flow of partition jobs (issue #12 item 1) on the real Redis: two worker processes
+// share one run and publish a snapshot identical, table by table, to the in-process runner's; a
+// worker SIGKILLed in the middle of a partition job has that partition retried by another worker,
+// with the same result; the same run enqueued twice is one flow.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
+import { dispatchRun } from "../../jobs/dispatch.ts";
+import { addRunFlow, runFlowIds } from "../../jobs/flow.ts";
+import { pipelineQueue } from "../../jobs/queue.ts";
+import { cleanUpQueues, differingTables, inProcessSnapshot, mediumSource, silent, stagingFolders, startWorker, waitFor, type Proc } from "./jobs-fixture.ts";
+
+const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const prefixBase = `test-flow-${process.pid}-${Date.now()}`;
+const procs: Proc[] = [];
+let source = "";
+let reference = "";
+// Small partitions: the 60 companies make 6 stock-metric jobs besides the backtests.
+const PARTITION = { TICKERS_PER_PARTITION: "10" };
+
+beforeAll(async () => {
+  source = await mediumSource();
+  reference = await inProcessSnapshot(source);
+}, 120_000);
+
+afterAll(async () => {
+  for (const p of procs) if (p.child.exitCode === null) p.child.kill("SIGKILL");
+  await cleanUpQueues(prefixBase);
+});
+
+const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).map((l) => l.slice("COMPLETED ".length));
+
+describe("a run as a flow", () => {
+  it("is shared by two worker processes and publishes the in-process runner's snapshot", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "flow-two-"));
+    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-two`, ...PARTITION };
+    const [a, b] = [startWorker(env), startWorker(env)];
+    procs.push(a, b);
+    await Promise.all([a.ready, b.ready]);
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const progress: number[] = [];
+    const r = await dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true, progress: (_s, done) => progress.push(done) });
+    expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
+    expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
+    const ids = runFlowIds(sourceFingerprint(source));
+    const all = [...completed(a), ...completed(b)];
+    // One ingest, one publish (the parent, published under its id), 6 ticker ranges, one backtest per portfolio.
+    expect(all.filter((j) => j === ids.ingest || j === ids.parent).sort()).toEqual([ids.ingest, ids.parent].sort());
+    expect(all.filter((j) => j.startsWith("analytics.")).sort()).toEqual([0, 1, 2, 3, 4, 5].map((part) => ids.analytics({ part, from: null, to: null })));
+    const backtests = all.filter((j) => j.startsWith("backtest."));
+    expect(backtests.length).toBe(readMeta(dataDir, r.snapshotId).counts.portfolios);
+    // Both processes took partition jobs of the one run.
+    expect(completed(a).length).toBeGreaterThan(0);
+    expect(completed(b).length).toBeGreaterThan(0);
+    expect(readManifest(dataDir)!.log![0].job).toBe(ids.parent);
+    expect(Math.max(...progress)).toBeGreaterThan(1);
+    expect(stagingFolders(dataDir)).toEqual([]);
+    a.child.kill("SIGTERM");
+    b.child.kill("SIGTERM");
+  }, 180_000);
+
+  it("retries a partition whose worker was SIGKILLed mid-job on another worker, with an identical result", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "flow-kill-"));
+    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-kill`, ...PARTITION };
+    const a = startWorker(env);
+    procs.push(a);
+    await a.ready;
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
+    const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
+    let victim = "";
+    try {
+      victim = await waitFor("a partition job running", async () => (await queue.getActive()).find((j) => j.name === "analytics" || j.name === "backtest")?.id, 60_000, 5);
+      a.child.kill("SIGKILL");
+      await a.exited;
+    } finally {
+      await queue.close();
+    }
+    // Killed before it could finish that job (else the test proves nothing).
+    expect(completed(a)).not.toContain(victim);
+    // A worker started now (its start-up prune runs) finds the run's staging folder intact.
+    const b = startWorker(env);
+    procs.push(b);
+    const r = await result;
+    expect(completed(b)).toContain(victim);
+    expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
+    expect(stagingFolders(dataDir)).toEqual([]);
+    b.child.kill("SIGTERM");
+  }, 180_000);
+
+  it("is one flow when the same run is enqueued twice", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "flow-twice-"));
+    const prefix = `${prefixBase}-twice`;
+    const queue = pipelineQueue(REDIS, prefix);
+    try {
+      const data = { sourceDir: source, sourceVersion: sourceFingerprint(source) };
+      const [p1, p2] = await Promise.all([addRunFlow(queue, data), addRunFlow(queue, data)]);
+      await addRunFlow(queue, data);
+      const ids = runFlowIds(data.sourceVersion);
+      expect([p1.id, p2.id]).toEqual([ids.parent, ids.parent]);
+      const counts = await queue.getJobCounts("waiting-children", "waiting", "active", "completed", "failed", "delayed");
+      expect(counts).toEqual({ "waiting-children": 1, waiting: 1, active: 0, completed: 0, failed: 0, delayed: 0 });
+      expect((await queue.getWaiting()).map((j) => j.id)).toEqual([ids.ingest]);
+      // And through the dispatcher: two commands for one source share the flow and its one publish.
+      const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix, ...PARTITION };
+      const w = startWorker(env);
+      procs.push(w);
+      await w.ready;
+      const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+      const ask = () => dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 120_000, flow: true });
+      const [r1, r2] = await Promise.all([ask(), ask()]);
+      expect(r1.snapshotId).toBe(r2.snapshotId);
+      expect(readManifest(dataDir)!.version).toBe(1);
+      expect(completed(w).filter((j) => j === ids.parent)).toEqual([ids.parent]);
+      w.child.kill("SIGTERM");
+    } finally {
+      await queue.close();
+    }
+  }, 180_000);
+});
+
