@@ -113,7 +113,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
       plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios());
     } finally {
       lease?.stop();
-      await pool.close();
+      await pool.close(true);
       db.close();
       rmSync(`${out}.tmp`, { recursive: true, force: true });
     }

@@ -28,6 +28,24 @@ export class PartitionJobError extends Error {
 const FROM_SOURCES = import.meta.url.endsWith(".ts");
 const WORKER_ENTRY = new URL(FROM_SOURCES ? "./partition-worker-tsx.mjs" : "./partition-worker.js", import.meta.url);
 
+const CLOSE_WAIT_MS = 2000;
+
+function closeScratchOf(w: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      w.off("message", onMessage);
+      w.off("exit", done);
+      resolve();
+    };
+    const onMessage = (m: { closed?: boolean }) => m.closed && done();
+    const timer = setTimeout(done, CLOSE_WAIT_MS);
+    w.on("message", onMessage);
+    w.on("exit", done);
+    w.postMessage({ id: -1, close: true });
+  });
+}
+
 type Reply = { id: number; ok: boolean; result?: unknown; error?: { message: string; stack?: string } };
 
 export class PartitionPool {
@@ -91,9 +109,15 @@ export class PartitionPool {
     }
   }
 
-  async close(): Promise<void> {
+  /** `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. */
+  async close(graceful = false): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    await Promise.all(
+      this.workers.map(async (w) => {
+        if (graceful) await closeScratchOf(w);
+        await w.terminate();
+      }),
+    );
   }
 }

@@ -1,6 +1,6 @@
 // The in-process runner: composes the pipeline stages into one run that ends in an atomic
 // publish, or in nothing at all. BullMQ workers call the same function.
-import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { sourceFingerprintAsync } from "../pipeline/sources/fingerprint.ts";
 import { analyticsStage } from "../pipeline/stages/analytics.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
 import { computedRatingsStage, loadFrames } from "../pipeline/stages/frames.ts";
@@ -50,12 +50,16 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   let lease: { stop(): void } | null = null;
   // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
   const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1536MB", temp_directory: `${out}.tmp` });
-  const pool = new PartitionPool(opts.workers ?? defaultWorkers());
+  const workers = opts.workers ?? defaultWorkers();
+  const pool = new PartitionPool(workers);
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
-  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
+  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, parallelism: Math.max(1, workers), published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
   try {
     let t = performance.now();
-    let sourceId = sourceFingerprint(opts.sourceDir);
+    // Hashed while the stages run; a source changed under a run is the same risk either way.
+    const fingerprint = sourceFingerprintAsync(opts.sourceDir);
+    fingerprint.catch(() => undefined);
+    let sourceIdOf = (id: string) => id;
     let merge: ((s: StagedSource) => Promise<void>) | undefined;
     await opts.catalog.refresh();
     // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
@@ -65,7 +69,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
       if (!current) throw new Error("backfill needs a published snapshot to merge into; run the pipeline first");
       const w = opts.window;
       merge = (s) => mergeWindow(db.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
-      sourceId = `${current.sourceId}+${sourceId}@${w.from}..${w.to}`;
+      sourceIdOf = (id) => `${current.sourceId}+${id}@${w.from}..${w.to}`;
     }
     // Stage starts, for a terminal bar (the stages report their own steps where they have many).
     opts.progress?.("ingest: reading and validating the source", 0, 1);
@@ -89,6 +93,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     opts.progress?.("analytics", 0, 1);
     await analyticsStage(ctx, portfolios, benchmarks);
     lap("analytics", t);
+    const sourceId = sourceIdOf(await fingerprint);
     lap("total", t0);
     const meta: SnapshotMeta = {
       id,
@@ -109,7 +114,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     throw e;
   } finally {
     lease?.stop();
-    await pool.close();
+    await pool.close(true);
     db.close();
     rmSync(`${out}.tmp`, { recursive: true, force: true });
   }

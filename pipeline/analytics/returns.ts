@@ -17,12 +17,25 @@ export function stockReturns(dates: string[], prices: Float64Array): ReturnSerie
   return { dates: ds, returns: Float64Array.from(out) };
 }
 
+// Many stocks share one dates array (series-read.ts): their aligned benchmark is computed once.
+const aligned = new WeakMap<Float64Array, WeakMap<string[], ReturnSeries>>();
+
 /**
  * The benchmark's returns on the subject's dates: 0.0 on the first, then from the benchmark's
  * level on one subject date (as of: its latest level on or before) to the next, so a gap in the
  * subject compounds the benchmark over the gap.
  */
 export function alignBenchmark(subjectDates: string[], bench: LevelSeries): ReturnSeries {
+  let byDates = aligned.get(bench.levels);
+  if (!byDates) aligned.set(bench.levels, (byDates = new WeakMap()));
+  const hit = byDates.get(subjectDates);
+  if (hit && hit.returns.length === subjectDates.length) return hit;
+  const made = alignFresh(subjectDates, bench);
+  byDates.set(subjectDates, made);
+  return made;
+}
+
+function alignFresh(subjectDates: string[], bench: LevelSeries): ReturnSeries {
   const n = subjectDates.length;
   const out = new Float64Array(n);
   let j = -1;

@@ -25,7 +25,11 @@ export interface StagedSource {
  * `partial` (backfill): tables and series the source leaves out come from the published snapshot,
  * so references to them are checked after the merge, not here.
  */
-export async function stageSource(conn: Conn, dir: string, opts: { partial?: boolean; progress?: (step: string, done: number, total: number) => void } = {}): Promise<StagedSource> {
+export async function stageSource(
+  conn: Conn,
+  dir: string,
+  opts: { partial?: boolean; progress?: (step: string, done: number, total: number) => void; /** After each table that loaded clean, before the next. */ loaded?: (table: string) => Promise<void> } = {},
+): Promise<StagedSource> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     return { tables: new Set(), portfolios: { portfolios: [], benchmarks: [] }, rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }], rejectCount: 1, rowCounts: {}, portfoliosGiven: false };
   }
@@ -57,7 +61,10 @@ export async function stageSource(conn: Conn, dir: string, opts: { partial?: boo
     rejectCount += r.rejectCount;
     rowCounts[spec.table] = r.rowCount;
     if (r.tickers) tickerTables.add(spec.table);
-    if (r.rejectCount === 0) tables.add(spec.table);
+    if (r.rejectCount === 0) {
+      tables.add(spec.table);
+      await opts.loaded?.(spec.table);
+    }
   }
   opts.progress?.("checks", specs.length, specs.length + 1);
   const pj = readPortfoliosJson(dir);

@@ -1,6 +1,8 @@
 // Generic source-table loader: stage the files as text in DuckDB, validate every cell in SQL
 // (fast on millions of rows), report each rejected row, and only then materialise a typed table.
+import { closeSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
+import { parse } from "csv-parse/sync";
 import { columns as readColumns, ident, lit, rows, type Conn } from "../store/duck.ts";
 import type { LocatedTable } from "./locate.ts";
 import type { RejectedRow } from "./report.ts";
@@ -100,6 +102,7 @@ async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: s
  * staged path below (with row numbers) reports it.
  */
 async function loadIfClean(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult | null> {
+  if (loc.format === "csv") return loadCsvIfClean(conn, spec, loc.files[0]);
   const view = `raw_${spec.table}_v`;
   await conn.run(`create or replace temp view ${view} as select * from ${readExpr(loc.format, loc.files[0])}`);
   try {
@@ -108,12 +111,83 @@ async function loadIfClean(conn: Conn, spec: TableSpec, loc: LocatedTable): Prom
     const [[bad], [dup]] = (await readColumns(conn, `select ${p.anyBad}, ${p.dupKeys}`)) as [boolean[], boolean[]];
     if (bad || dup) return null;
     await conn.run(`create or replace table ${spec.table} as select ${p.typed.join(", ")} from ${view}`);
-    const rowCount = Number((await readColumns(conn, `select count(*) from ${spec.table}`))[0][0]);
-    if (p.tickerExpr) await tickerCounts(conn, spec.table, spec.table, "ticker");
-    return { rejects: [], rejectCount: 0, rowCount, tickers: p.tickerExpr !== null };
+    return await cleanResult(conn, spec, p.tickerExpr !== null);
   } finally {
     await conn.run(`drop view ${view}`);
   }
+}
+
+async function cleanResult(conn: Conn, spec: TableSpec, tickers: boolean): Promise<LoadResult> {
+  const rowCount = Number((await readColumns(conn, `select count(*) from ${spec.table}`))[0][0]);
+  if (tickers) await tickerCounts(conn, spec.table, spec.table, "ticker");
+  return { rejects: [], rejectCount: 0, rowCount, tickers };
+}
+
+/** The header record of a CSV file (BOM and quotes handled), or null when it cannot be read. */
+function csvHeader(file: string): string[] | null {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(1 << 16);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.subarray(0, n).toString("utf8");
+    const end = text.search(/\r?\n/);
+    if (end < 0 && n === buf.length) return null;
+    const [header] = parse(end < 0 ? text : text.slice(0, end), { bom: true, relax_quotes: false }) as string[][];
+    return header ?? null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The common case, a clean CSV file, in one scan and without DuckDB's sniffer: the header is read
+ * here, every column is read as text and cast to its type while the table is made (a cell that
+ * does not convert fails the statement), then the remaining checks (missing values, finiteness,
+ * ranges, repeated keys) run on the typed table. Exactly the checks of `planChecks`, on typed
+ * values; anything wrong returns null and the staged path reports it with row numbers.
+ */
+async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promise<LoadResult | null> {
+  const header = csvHeader(file);
+  if (!header || header.length === 0 || new Set(header.map((h) => h.toLowerCase())).size !== header.length || header.some((h) => h === "")) return null;
+  const source = new Map<string, string>();
+  for (const c of spec.columns) {
+    const names = [c.name, ...(c.aliases ?? [])].map((n) => n.toLowerCase());
+    const found = header.find((h) => names.includes(h.toLowerCase()));
+    if (found) source.set(c.name, found);
+    else if (c.required) return null;
+  }
+  const columnsArg = `{${header.map((h) => `${lit(h)}: 'VARCHAR'`).join(", ")}}`;
+  const read = `read_csv(${lit(file)}, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', null_padding = true, columns = ${columnsArg})`;
+  const typed = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
+  try {
+    await conn.run(`create or replace table ${spec.table} as select ${typed.join(", ")} from ${read}`);
+  } catch {
+    return null;
+  }
+  const bad = spec.columns.filter((c) => source.has(c.name)).flatMap((c) => typedChecks(c, ident(c.name)));
+  const anyBad = bad.length ? `exists (select 1 from ${spec.table} where ${bad.map((b) => `(${b})`).join(" or ")})` : "false";
+  const dup = `exists (select 1 from ${spec.table} group by ${spec.key.map(ident).join(", ")} having count(*) > 1)`;
+  const [[isBad], [isDup]] = (await readColumns(conn, `select ${anyBad}, ${dup}`)) as [boolean[], boolean[]];
+  if (isBad || isDup) {
+    await conn.run(`drop table ${spec.table}`);
+    return null;
+  }
+  return cleanResult(conn, spec, source.has("ticker"));
+}
+
+/** `cellCheck` on a typed column: what still can be wrong once its value converted. */
+function typedChecks(c: ColumnSpec, v: string): string[] {
+  const out: string[] = [];
+  if (c.required) out.push(`${v} is null`);
+  if (c.type === "number") {
+    out.push(`not isfinite(${v})`);
+    if (c.check === "positive") out.push(`${v} <= 0`);
+    if (c.check === "nonnegative") out.push(`${v} < 0`);
+    if (c.check === "rating") out.push(`(${v} < 0 or ${v} > 10)`);
+  }
+  return out;
 }
 
 /**

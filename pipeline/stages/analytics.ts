@@ -26,7 +26,7 @@ export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "ou
 export async function analyticsStage(ctx: StageContext, portfolios: Map<string, PortfolioResult>, benchmarks: BenchmarkResult[]): Promise<{ stocks: number }> {
   await stockReturnsStage(ctx.conn, ctx.out);
   const tickers = await sortedKeys(ctx.conn, `read_parquet(${lit(join(ctx.out, "stock_returns.parquet"))})`, "id");
-  const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
+  const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
   const run = ctx.runPartitions ?? runPartitionsInline;
   await run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
   await writePortfolioMetrics(ctx, portfolios, benchmarks);

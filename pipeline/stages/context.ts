@@ -16,13 +16,15 @@ export interface StageContext {
   catalog: Catalog;
   log: Log;
   progress?: (stage: string, done: number, total: number) => void;
-  /**
-   * Runs one stage's partition jobs and returns their results in order: inline, on worker
-   * threads, or as queue jobs; the stage neither knows nor cares (default: inline, in order).
-   */
   /** The published snapshot's folder, if any: unchanged inputs reuse its tables (hard links). */
   published?: string;
   /** Companies per partition job (default TICKERS_PER_PARTITION). */
   tickersPerPartition?: number;
+  /** Partition jobs that run at once: a stage makes a multiple of it, so no worker idles at the end. */
+  parallelism?: number;
+  /**
+   * Runs one stage's partition jobs and returns their results in order: inline, on worker
+   * threads, or as queue jobs; the stage neither knows nor cares (default: inline, in order).
+   */
   runPartitions?: <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => Promise<R[]>;
 }

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { readFundamentals } from "../sources/fundamentals.ts";
 import type { RejectedRow } from "../sources/report.ts";
-import { openDuck } from "../store/duck.ts";
+import { withScratch } from "../store/scratch.ts";
 import { FINANCIAL_STATEMENTS, financialDateColumns, financialTable, stageFinancialTables } from "../store/financial-tables.ts";
 import { exportParquetFile, KEYED_ROW_GROUP } from "../store/write.ts";
 import { partFile } from "./partitions.ts";
@@ -21,15 +21,12 @@ export const REJECTS_LISTED = 1000;
 export async function financialsPartition(job: FinancialsJob): Promise<{ companies: number; rejects: RejectedRow[]; rejectCount: number }> {
   const { byTicker, rejects } = await readFundamentals(job.sliceDir, { rowMaps: true });
   if (rejects.length) return { companies: 0, rejects: rejects.slice(0, REJECTS_LISTED), rejectCount: rejects.length };
-  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
-  try {
-    await stageFinancialTables(db.conn, byTicker);
+  return withScratch(async (conn) => {
+    await stageFinancialTables(conn, byTicker);
     for (const s of FINANCIAL_STATEMENTS) {
       const t = financialTable(s);
-      await exportParquetFile(db.conn, t, join(job.out, t, partFile(job.part)), financialDateColumns(s), "ticker, type, ord", KEYED_ROW_GROUP);
+      await exportParquetFile(conn, t, join(job.out, t, partFile(job.part)), financialDateColumns(s), "ticker, type, ord", KEYED_ROW_GROUP);
     }
-    return { companies: byTicker.size, rejects: [], rejectCount: 0 };
-  } finally {
-    db.close();
-  }
+    return { companies: byTicker.size, rejects: [] as RejectedRow[], rejectCount: 0 };
+  });
 }

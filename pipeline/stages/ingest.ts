@@ -25,9 +25,26 @@ export interface IngestResult {
 /** `merge` runs on the clean staged tables before anything is derived (backfill uses it). */
 export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>): Promise<IngestResult> {
   const step = (name: string, done: number, total: number) => ctx.progress?.(`ingest: ${name}`, done, total);
-  const source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step });
+  // The fundamentals need only the company tickers: their partitions (worker threads, files of
+  // their own) run while this thread's DuckDB reads prices and ratings.
+  const fundamentals = join(sourceDir, "fundamentals");
+  let financials: ReturnType<typeof financialsStage> | null = null;
+  const startFinancials = async () => {
+    const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(Boolean);
+    financials = financialsStage(ctx, fundamentals, tickers);
+    financials.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  };
+  let source: StagedSource;
+  try {
+    source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step, loaded: async (t) => (t === "companies" ? startFinancials() : undefined) });
+  } catch (e) {
+    // Its jobs write into the staging folder the caller is about to remove.
+    await (financials as Promise<unknown> | null)?.catch(() => undefined);
+    throw e;
+  }
   step("fundamentals", 0, 2);
-  const fin = await financialsStage(ctx, join(sourceDir, "fundamentals"));
+  if (!financials) await startFinancials();
+  const fin = await financials!;
   const rejects = [...source.rejects, ...fin.rejects];
   if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
   await merge?.(source);
@@ -60,14 +77,13 @@ function reusePublished(ctx: StageContext, fundamentalsId: string): boolean {
   return true;
 }
 
-/** Splits the fundamentals by ticker range and runs one partition job per range. */
-async function financialsStage(ctx: StageContext, dir: string) {
+/** Splits the fundamentals by ticker range (`tickers`: the companies, sorted) and runs one partition job per range. */
+async function financialsStage(ctx: StageContext, dir: string, tickers: string[]) {
   if (reusePublished(ctx, existsSync(dir) ? sourceFingerprint(dir) : "none")) {
     ctx.log.info({}, "fundamentals unchanged: financial tables reused from the published snapshot");
     return { companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 };
   }
-  const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(Boolean);
-  const ranges = tickerRanges(tickers, ctx.tickersPerPartition);
+  const ranges = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism);
   const splitDir = join(ctx.out, ".fundamentals-split");
   try {
     const slices = await splitFundamentals(dir, splitDir, boundsOf(ranges));

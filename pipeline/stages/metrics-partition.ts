@@ -3,8 +3,9 @@
 // `stock_metrics/part-<k>.parquet`. Memory is the range's returns plus the benchmarks.
 import { join } from "node:path";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
-import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
-import { seriesOf } from "../store/series-read.ts";
+import { columns, lit, type Conn } from "../store/duck.ts";
+import { withScratch } from "../store/scratch.ts";
+import { seriesOf, seriesOfDays } from "../store/series-read.ts";
 import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
 import { appendTable, exportParquetFile, KEYED_ROW_GROUP, type Cell } from "../store/write.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
@@ -32,17 +33,14 @@ export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks:
 }
 
 export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
-  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
-  try {
-    const benchmarks = await benchmarkLevels(db.conn, job.out);
-    const returns = await seriesOf(db.conn, `select id, strftime(date, '%Y-%m-%d'), ret from ${pq(job.out, "stock_returns")} where ${inRange("id", job.range)} order by id, date`);
+  return withScratch(async (conn) => {
+    const benchmarks = await benchmarkLevels(conn, job.out);
+    const returns = await seriesOfDays(conn, pq(job.out, "stock_returns"), inRange("id", job.range), { id: "id", date: "date", value: "ret" });
     function* rowsOut(): Generator<Cell[]> {
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }
-    await appendTable(db.conn, "stock_metrics", METRIC_COLS, rowsOut());
-    await exportParquetFile(db.conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER, KEYED_ROW_GROUP);
+    await appendTable(conn, "stock_metrics", METRIC_COLS, rowsOut());
+    await exportParquetFile(conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER, KEYED_ROW_GROUP);
     return { subjects: returns.size };
-  } finally {
-    db.close();
-  }
+  });
 }

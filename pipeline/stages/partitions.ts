@@ -13,12 +13,16 @@ export interface TickerRange {
 /** Companies per partition: small enough to bound memory, large enough to amortise a DuckDB open. */
 export const TICKERS_PER_PARTITION = 250;
 
-/** Splits sorted `tickers` into ranges of about `per` each; the bounds are tickers themselves. */
-export function tickerRanges(tickers: readonly string[], per = TICKERS_PER_PARTITION): TickerRange[] {
-  const n = Math.max(1, Math.ceil(tickers.length / per));
+/**
+ * Splits sorted `tickers` into ranges of about `per` each (at most; their count rounded up to a
+ * multiple of `parallelism`, as far as the tickers allow); the bounds are tickers themselves.
+ */
+export function tickerRanges(tickers: readonly string[], per = TICKERS_PER_PARTITION, parallelism = 1): TickerRange[] {
+  const k = Math.max(1, Math.ceil(tickers.length / per));
+  const n = Math.max(1, Math.min(tickers.length, Math.ceil(k / parallelism) * parallelism));
   const size = Math.ceil(tickers.length / n);
   const bounds: string[] = [];
-  for (let k = 1; k < n; k++) bounds.push(tickers[k * size]);
+  for (let k = 1; k < n && k * size < tickers.length; k++) bounds.push(tickers[k * size]);
   return rangesFromBounds(bounds);
 }
 

@@ -45,6 +45,16 @@ describe("partitioned stages", () => {
     expect(tickers.map((t) => partitionOf(boundsOf(ranges), t))).toEqual([0, 0, 1, 1, 2]);
   });
 
+  it("makes a multiple of the workers' count of ranges, so none idles at the end", () => {
+    const tickers = Array.from({ length: 505 }, (_, i) => `T${String(i).padStart(3, "0")}`);
+    // 505 at 250 per range is 3 ranges; two workers get 4 (127, 127, 127, 124 tickers).
+    const ranges = tickerRanges(tickers, 250, 2);
+    expect(ranges.map((r) => [r.from, r.to])).toEqual([[null, "T127"], ["T127", "T254"], ["T254", "T381"], ["T381", null]]);
+    expect(tickerRanges(tickers, 250, 1)).toHaveLength(3);
+    // Never more ranges than tickers allow: 5 tickers, 4 workers, 2 per range → 3 ranges of 2, 2, 1.
+    expect(tickerRanges(["A", "B", "C", "D", "E"], 2, 4).map((r) => r.from)).toEqual([null, "C", "E"]);
+  });
+
   it("a bad row in a later partition is reported with its row in the original file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "parts-fund-"));
     const head = `Ticker;"Fiscal Year";"Fiscal Period";"Report Date";Revenue`;

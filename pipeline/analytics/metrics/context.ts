@@ -12,11 +12,25 @@ export interface DrawdownPeriod {
   maxDrawdown: number; // the period's deepest drawdown (a fraction, <= 0)
 }
 
+// One context per (dates, returns) pair of arrays: the plain table, the tables against each
+// benchmark and a benchmark's own column over many stocks of the same dates share its work.
+const contexts = new WeakMap<Float64Array, SeriesContext>();
+
 export class SeriesContext {
   readonly r: Float64Array;
   readonly dates: string[];
   readonly parts: DateParts;
   private cache = new Map<string, unknown>();
+  private cells = new Map<object, unknown>();
+
+  /** The context of these very arrays (callers never mutate a series once built). */
+  static of(s: ReturnSeries): SeriesContext {
+    const c = contexts.get(s.returns);
+    if (c && c.dates === s.dates) return c;
+    const made = new SeriesContext(s);
+    contexts.set(s.returns, made);
+    return made;
+  }
 
   constructor(s: ReturnSeries) {
     this.r = s.returns;
@@ -31,6 +45,12 @@ export class SeriesContext {
   private memo<T>(key: string, f: () => T): T {
     if (!this.cache.has(key)) this.cache.set(key, f());
     return this.cache.get(key) as T;
+  }
+
+  /** A value derived from this series alone (a metric cell), computed once per key. */
+  remember<T>(key: object, f: () => T): T {
+    if (!this.cells.has(key)) this.cells.set(key, f());
+    return this.cells.get(key) as T;
   }
 
   sorted(): Float64Array {

@@ -109,12 +109,18 @@ function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): 
     case "rf":
       return ["0.0%", 0];
     case "cum":
-      return num("cumulative", rt.cumulativeReturn(c));
+      return c.remember(row, () => num("cumulative", rt.cumulativeReturn(c)));
     case "pair":
       return row.benchDash && isBenchmark ? ["-", null] : num(row.fmt, row.f(pair!));
     case "one":
-      return num(row.fmt, row.f(c));
+      return c.remember(row, () => num(row.fmt, row.f(c)));
   }
+}
+
+/** `r` with its returns before `from` set to 0: `r` itself when they already are (+0). */
+function zeroedBefore(r: Float64Array, from: number): Float64Array {
+  for (let i = 0; i < from; i++) if (!Object.is(r[i], 0)) return r.map((x, k) => (k < from ? 0 : x));
+  return r;
 }
 
 /** The metric table in columns: labels in order, the subject's cells, the benchmark's (when given). */
@@ -126,14 +132,15 @@ export interface MetricCells {
 
 export function metricCells(subject: ReturnSeries, benchmark?: ReturnSeries): MetricCells {
   if (!benchmark) {
-    const c = new SeriesContext(subject);
+    const c = SeriesContext.of(subject);
     const rows = [...HEAD, ...BODY];
     return { labels: rows.map((r) => r.label), subject: rows.map((row) => cell(row, c)), benchmark: null };
   }
   const from = bm.matchStart(subject.returns, benchmark.returns);
-  const zeroed = (r: Float64Array) => (from === 0 ? r : r.map((x, i) => (i < from ? 0 : x)));
-  const s = new SeriesContext({ dates: subject.dates, returns: zeroed(subject.returns) });
-  const b = new SeriesContext({ dates: subject.dates, returns: zeroed(benchmark.returns) });
+  // Usually nothing changes (a series starts with 0): the contexts, and their cells, are then
+  // the plain table's and, for the benchmark, the one every stock of these dates shares.
+  const s = SeriesContext.of({ dates: subject.dates, returns: zeroedBefore(subject.returns, from) });
+  const b = SeriesContext.of({ dates: subject.dates, returns: zeroedBefore(benchmark.returns, from) });
   const pair: bm.Pair = { r: s.r, b: b.r };
   const rows = [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL];
   return { labels: rows.map((r) => r.label), subject: rows.map((row) => cell(row, s, pair)), benchmark: rows.map((row) => cell(row, b, pair, true)) };
