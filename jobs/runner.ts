@@ -1,11 +1,13 @@
 // The in-process runner: composes the pipeline stages into one run that ends in an atomic
 // publish, or in nothing at all. BullMQ workers call the same function.
 import { sourceFingerprintAsync } from "../pipeline/sources/fingerprint.ts";
-import { analyticsStage } from "../pipeline/stages/analytics.ts";
+import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { computedRatingsStage, loadFrames } from "../pipeline/stages/frames.ts";
+import { computedRatingsStage, loadFrames, type Frames } from "../pipeline/stages/frames.ts";
 import { ingestStage } from "../pipeline/stages/ingest.ts";
-import { portfoliosStage } from "../pipeline/stages/portfolios.ts";
+import { benchmarksStage, portfoliosStage } from "../pipeline/stages/portfolios.ts";
+import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
+import type { PortfolioResult } from "../pipeline/store/model.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
 import { discardStaging, newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
@@ -77,21 +79,32 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     lap("ingest", t);
     t = performance.now();
     opts.progress?.("frames", 0, 1);
-    const frames = await loadFrames(db.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+    let frames: Frames | null = await loadFrames(db.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
     if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
-    lap("frames", t);
-    t = performance.now();
-    opts.progress?.("portfolios", 0, 1);
-    const { portfolios, benchmarks } = await portfoliosStage(ctx, frames, source.portfolios, opts.catalog.allUserPortfolios());
-    lap("portfolios", t);
-    t = performance.now();
     const counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
     const lastPriceDate = frames.panel.dates.at(-1) ?? "";
-    // The panel and ratings are done with: metrics read their returns per partition.
-    frames.panel.close.length = 0;
-    frames.ratings = [];
+    let universe: Universe | null = buildUniverse(frames.panel, frames.companies, frames.ratings);
+    const benchmarks = await benchmarksStage(ctx, frames, universe, source.portfolios);
+    lap("frames", t);
+    t = performance.now();
     opts.progress?.("analytics", 0, 1);
-    await analyticsStage(ctx, portfolios, benchmarks);
+    // The stock metrics run on the worker threads while this thread backtests the portfolios.
+    const stocks = await startStockMetrics(ctx);
+    stocks.done.catch(() => undefined);
+    let portfolios: Map<string, PortfolioResult>;
+    try {
+      const tp = performance.now();
+      portfolios = await portfoliosStage(ctx, universe, source.portfolios, opts.catalog.allUserPortfolios());
+      lap("portfolios", tp);
+      // The panel, ratings and universe are done with; only the partitions are still running.
+      frames = universe = null;
+      await stocks.done;
+    } catch (e) {
+      // Its jobs write into the staging folder about to be removed.
+      await stocks.done.catch(() => undefined);
+      throw e;
+    }
+    await writePortfolioMetrics(ctx, portfolios, benchmarks);
     lap("analytics", t);
     const sourceId = sourceIdOf(await fingerprint);
     lap("total", t0);

@@ -25,20 +25,25 @@ export function partitionOf(bounds: readonly string[], ticker: string): number {
 
 const partDir = (outDir: string, part: number) => join(outDir, `part-${part}`);
 
-/** Splits `dir` into `outDir/part-<k>/` (k < bounds.length + 1); returns the partition folders. */
-export async function splitFundamentals(dir: string, outDir: string, bounds: readonly string[]): Promise<string[]> {
+/**
+ * Splits `dir` into `outDir/part-<k>/` (k < bounds.length + 1); returns the partition folders.
+ * `known` (upper-case tickers): records of other companies are left out — SimFin's bulk files cover
+ * every US company, and a statement no company row describes is never served (on the real source,
+ * 2,283 companies' files for 505 companies).
+ */
+export async function splitFundamentals(dir: string, outDir: string, bounds: readonly string[], known?: ReadonlySet<string>): Promise<string[]> {
   const parts = bounds.length + 1;
   const dirs = Array.from({ length: parts }, (_, k) => partDir(outDir, k));
   for (const d of dirs) mkdirSync(d, { recursive: true });
   if (!existsSync(dir)) return dirs;
   for (const file of FILES) {
     const path = join(dir, file);
-    if (existsSync(path)) await splitFile(path, file, dirs, bounds);
+    if (existsSync(path)) await splitFile(path, file, dirs, bounds, known);
   }
   return dirs;
 }
 
-async function splitFile(path: string, file: string, dirs: string[], bounds: readonly string[]): Promise<void> {
+async function splitFile(path: string, file: string, dirs: string[], bounds: readonly string[], known?: ReadonlySet<string>): Promise<void> {
   const text: string[][] = dirs.map(() => []);
   const size = dirs.map(() => 0);
   const rows: number[][] = dirs.map(() => []);
@@ -69,7 +74,9 @@ async function splitFile(path: string, file: string, dirs: string[], bounds: rea
     }
     row++;
     // Without a Ticker column the file is rejected whole: one partition reports it once.
-    const k = tickerAt < 0 ? 0 : partitionOf(bounds, tickerOf(rec, tickerAt));
+    const ticker = tickerAt < 0 ? "" : tickerOf(rec, tickerAt);
+    if (known && tickerAt >= 0 && !known.has(ticker)) continue;
+    const k = tickerAt < 0 ? 0 : partitionOf(bounds, ticker);
     text[k].push(rec, "\n");
     rows[k].push(row);
     size[k] += rec.length + 1;

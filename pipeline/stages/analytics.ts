@@ -22,14 +22,18 @@ export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "ou
   await exportParquet(ctx.conn, "portfolio_metrics", ctx.out, [], METRIC_ORDER);
 }
 
-/** Needs the staged prices and the benchmark tables already in `ctx.out`. */
-export async function analyticsStage(ctx: StageContext, portfolios: Map<string, PortfolioResult>, benchmarks: BenchmarkResult[]): Promise<{ stocks: number }> {
+/**
+ * Stock metrics, in two steps so the caller's thread can do other work in between: `start`
+ * writes the daily returns (SQL on `ctx.conn`) and plans the ticker ranges; the returned promise
+ * runs the partition jobs, which use their own databases, not `ctx.conn`. Needs the staged
+ * prices and the benchmark tables already in `ctx.out`.
+ */
+export async function startStockMetrics(ctx: StageContext): Promise<{ stocks: number; done: Promise<unknown> }> {
   await stockReturnsStage(ctx.conn, ctx.out);
   const tickers = await sortedKeys(ctx.conn, `read_parquet(${lit(join(ctx.out, "stock_returns.parquet"))})`, "id");
   const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
   const run = ctx.runPartitions ?? runPartitionsInline;
-  await run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
-  await writePortfolioMetrics(ctx, portfolios, benchmarks);
-  ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "analytics computed");
-  return { stocks: tickers.length };
+  const done = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
+  done.then(() => ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "stock metrics computed"), () => undefined);
+  return { stocks: tickers.length, done };
 }

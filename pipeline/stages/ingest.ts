@@ -1,6 +1,7 @@
 // Stage 1: read and validate every source table; nothing is computed until the whole source is
 // clean. Fundamentals are validated and built per ticker range (financials-partition.ts), so the
 // statements of the whole universe are never in one heap.
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { sourceFingerprint } from "../sources/fingerprint.ts";
 import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
@@ -34,31 +35,46 @@ export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: 
     financials = financialsStage(ctx, fundamentals, tickers);
     financials.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   };
+  const settled = async () => {
+    // Its jobs write into the staging folder the caller removes on a failure.
+    await (financials as Promise<unknown> | null)?.catch(() => undefined);
+  };
   let source: StagedSource;
+  let early = false;
   try {
     source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step, loaded: async (t) => (t === "companies" ? startFinancials() : undefined) });
+    step("fundamentals", 0, 2);
+    if (!financials) await startFinancials();
+    // A clean source that nothing merges into: its big tables are written while the fundamentals
+    // finish (company ids are assigned only once everything is known to be clean).
+    if (source.rejectCount === 0 && !merge) {
+      await exportSourceTables(ctx, source);
+      early = true;
+    }
   } catch (e) {
-    // Its jobs write into the staging folder the caller is about to remove.
-    await (financials as Promise<unknown> | null)?.catch(() => undefined);
+    await settled();
     throw e;
   }
-  step("fundamentals", 0, 2);
-  if (!financials) await startFinancials();
   const fin = await financials!;
   const rejects = [...source.rejects, ...fin.rejects];
   if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
   await merge?.(source);
   step("writing tables", 1, 2);
+  if (!early) await exportSourceTables(ctx, source);
   await companiesWithIds(ctx);
   await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
+  ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
+  return { source, financials: fin.companies };
+}
+
+/** The source's own tables as staged: prices, ratings and the index series. */
+async function exportSourceTables(ctx: StageContext, source: StagedSource): Promise<void> {
   await exportParquet(ctx.conn, "prices", ctx.out, [], "ticker, date");
   if (source.tables.has("ratings")) await exportParquet(ctx.conn, "ratings", ctx.out, [], "date, ticker");
   if (source.tables.has("benchmarks")) {
     await ctx.conn.run(`create or replace view benchmark_source as select * from benchmarks`);
     await exportParquet(ctx.conn, "benchmark_source", ctx.out, [], "benchmark, date");
   }
-  ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
-  return { source, financials: fin.companies };
 }
 
 const INPUTS = "inputs.json";
@@ -79,14 +95,16 @@ function reusePublished(ctx: StageContext, fundamentalsId: string): boolean {
 
 /** Splits the fundamentals by ticker range (`tickers`: the companies, sorted) and runs one partition job per range. */
 async function financialsStage(ctx: StageContext, dir: string, tickers: string[]) {
-  if (reusePublished(ctx, existsSync(dir) ? sourceFingerprint(dir) : "none")) {
+  // The tables hold the statements of these companies only: a change to either is a change.
+  const companies = createHash("sha256").update(tickers.join("\n")).digest("hex").slice(0, 16);
+  if (reusePublished(ctx, `${existsSync(dir) ? sourceFingerprint(dir) : "none"}/${companies}`)) {
     ctx.log.info({}, "fundamentals unchanged: financial tables reused from the published snapshot");
     return { companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 };
   }
   const ranges = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism);
   const splitDir = join(ctx.out, ".fundamentals-split");
   try {
-    const slices = await splitFundamentals(dir, splitDir, boundsOf(ranges));
+    const slices = await splitFundamentals(dir, splitDir, boundsOf(ranges), tickers.length ? new Set(tickers) : undefined);
     const jobs: PartitionJob[] = slices.map((sliceDir, part) => ({ stage: "financials", data: { out: ctx.out, sliceDir, part } satisfies FinancialsJob }));
     const run = ctx.runPartitions ?? runPartitionsInline;
     const results = await run<{ companies: number; rejects: RejectedRow[]; rejectCount: number }>(jobs, (d) => ctx.progress?.("financials", d, jobs.length));

@@ -10,11 +10,6 @@ import type { Conn } from "../store/duck.ts";
 import type { StageContext } from "./context.ts";
 import type { Frames } from "./frames.ts";
 
-export interface PortfolioStageResult {
-  portfolios: Map<string, PortfolioResult>;
-  benchmarks: BenchmarkResult[];
-}
-
 const HOLDING_COLS: [string, "varchar" | "double" | "date"][] = [
   ["portfolio_id", "varchar"],
   ["kind", "varchar"],
@@ -48,20 +43,24 @@ export function runBacktests(universe: Universe, list: { rules: PortfolioRules; 
   return out;
 }
 
-export async function portfoliosStage(ctx: StageContext, frames: Frames, defs: PortfolioSource, users: UserPortfolio[]): Promise<PortfolioStageResult> {
-  const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
+/** The benchmarks (every metric table is computed against them), written to `ctx.out`. */
+export async function benchmarksStage(ctx: StageContext, frames: Frames, universe: Universe, defs: PortfolioSource): Promise<BenchmarkResult[]> {
+  const benchmarks = computeBenchmarks(frames, universe, defs);
+  await writeBenchmarkTables(ctx, benchmarks);
+  return benchmarks;
+}
+
+/** Backtests every predefined and user portfolio and writes their tables. */
+export async function portfoliosStage(ctx: StageContext, universe: Universe, defs: PortfolioSource, users: UserPortfolio[]): Promise<Map<string, PortfolioResult>> {
   const list = [
     ...defs.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
     ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
   ];
   const done = runBacktests(universe, list);
   ctx.progress?.("portfolios", done.size, list.length);
-
-  const benchmarks = computeBenchmarks(frames, universe, defs);
   await writePortfolioTables(ctx, [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances })));
-  await writeBenchmarkTables(ctx, benchmarks);
-  ctx.log.info({ portfolios: done.size, benchmarks: benchmarks.length }, "portfolios backtested");
-  return { portfolios: new Map([...done].map(([id, d]) => [id, d.result])), benchmarks };
+  ctx.log.info({ portfolios: done.size }, "portfolios backtested");
+  return new Map([...done].map(([id, d]) => [id, d.result]));
 }
 
 /** Index benchmarks from the source's series, rule benchmarks backtested on the universe. */

@@ -114,4 +114,40 @@ describe("partitioned stages", () => {
     const row = (await loadSnapshot(dataDir, third)).financials.get(ticker)!.annual.income.find((r) => r["Fiscal Year"] === fy)!;
     expect(row.Revenue).toBe(123456789);
   }, 180_000);
+
+  it("leaves out statements of companies the companies table does not list, bad rows included; a changed company list rebuilds the reused tables", async () => {
+    const src = mkdtempSync(join(tmpdir(), "parts-unknown-"));
+    await generateSample(src, { companies: 20, years: 2, seed: 9 });
+    const f = join(src, "fundamentals", "us-income-annual.csv");
+    const lines = readFileSync(f, "utf8").trimEnd().split("\n");
+    const head = lines[0].split(";");
+    // Two records of a company no row of companies.csv describes; the second is not even valid.
+    const stranger = lines[1].split(";");
+    stranger[0] = "ZZZZ";
+    const broken = [...stranger];
+    broken[head.indexOf('"Fiscal Year"')] = "20x0";
+    writeFileSync(f, [...lines, stranger.join(";"), broken.join(";")].join("\n") + "\n");
+    const dataDir = mkdtempSync(join(tmpdir(), "parts-unknown-store-"));
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const go = async () => (await runPipeline({ dataDir, sourceDir: src, catalog, log: silent, workers: 2, tickersPerPartition: 7 })).meta.id;
+    const first = await loadSnapshot(dataDir, await go());
+    const companies = readFileSync(join(src, "companies.csv"), "utf8").trimEnd().split("\n");
+    expect(first.financials.has("ZZZZ")).toBe(false);
+    // Every listed company with statements is still there (the generator gives all but one some).
+    expect([...first.financials.keys()].sort()).toEqual([...new Set(lines.slice(1).map((l) => l.split(";")[0].toUpperCase()))].sort());
+    // ZZZZ joins the companies (with prices): the fundamentals bytes are the same, the tables are not.
+    const cols = companies[0].split(",");
+    const row = companies[1].split(",");
+    row[cols.indexOf("ticker")] = "ZZZZ";
+    if (cols.includes("id")) row[cols.indexOf("id")] = "";
+    writeFileSync(join(src, "companies.csv"), [...companies, row.join(",")].join("\n") + "\n");
+    const prices = readFileSync(join(src, "prices.csv"), "utf8").trimEnd().split("\n");
+    const pcols = prices[0].split(",");
+    const copy = prices.slice(1).filter((l) => l.split(",")[pcols.indexOf("ticker")] === companies[1].split(",")[cols.indexOf("ticker")]);
+    writeFileSync(join(src, "prices.csv"), [...prices, ...copy.map((l) => { const c = l.split(","); c[pcols.indexOf("ticker")] = "ZZZZ"; return c.join(","); })].join("\n") + "\n");
+    // Now its broken record counts: the run is refused and names the row (data rows from 1).
+    const err = await go().catch((e) => e);
+    expect(err).toBeInstanceOf(SourceRejectedError);
+    expect((err as SourceRejectedError).rejects).toEqual([{ file: "us-income-annual.csv", row: lines.length + 1, column: "Fiscal Year", reason: "not a year" }]);
+  }, 180_000);
 });
