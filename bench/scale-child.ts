@@ -5,7 +5,6 @@
 // Prints one JSON line.
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { runPipeline } from "../jobs/runner.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
 import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
@@ -17,6 +16,9 @@ const peakMB = () => Math.round(process.resourceUsage().maxRSS / 1e3);
 const [mode, a, b] = process.argv.slice(2);
 
 async function run(sourceDir: string, dataDir: string) {
+  // The compiled runner, as `npm run pipeline` runs it (its worker threads start compiled code;
+  // from the sources each would first load tsx). bench/scale.ts rebuilds dist/ when stale.
+  const { runPipeline } = (await import(process.env.SCALE_FROM_SOURCES ? "../jobs/runner.ts" : "../dist/jobs/runner.js")) as typeof import("../jobs/runner.ts");
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const t = performance.now();
   const { meta } = await runPipeline({ dataDir, sourceDir, catalog, log: silent });

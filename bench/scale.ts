@@ -38,6 +38,8 @@ const ratio = (x: number, base: number) => `${(x / base).toFixed(1)}× baseline`
 
 export async function benchScale(): Promise<void> {
   console.log("\n== scale (issue 11): partitioned pipeline, lazy reader; note: wall figures on a shared box");
+  // Runs use the compiled runner, as `npm run pipeline` does (SCALE_FROM_SOURCES=1: the sources).
+  execFileSync(process.execPath, [resolve(import.meta.dirname, "../scripts/dist-fresh.mjs")], { stdio: "inherit" });
   const store = process.env.SCALE_DATA ?? mkdtempSync(join(tmpdir(), "bench-scale-"));
   mkdirSync(store, { recursive: true });
 

@@ -26,7 +26,8 @@ export async function seriesOfDays(conn: Conn, relation: string, where: string, 
   const [days, values] = (await numericColumns(conn, `select (${col.date} - DATE '1970-01-01')::integer, ${col.value}::double from ${relation} where ${where} order by ${col.id}, ${col.date}`, ["i32", "f64"])) as [Int32Array, Float64Array];
   const iso = new Map<number, string>();
   const text = (d: number) => iso.get(d) ?? (iso.set(d, isoFromEpochDay(d)), iso.get(d)!);
-  const seen: { at: number; len: number; dates: string[] }[] = [];
+  // Candidates by length, first and last day: a full comparison only where those three agree.
+  const seen = new Map<string, { at: number; dates: string[] }[]>();
   const same = (a: number, b: number, len: number) => {
     for (let k = 0; k < len; k++) if (days[a + k] !== days[b + k]) return false;
     return true;
@@ -35,10 +36,13 @@ export async function seriesOfDays(conn: Conn, relation: string, where: string, 
   let at = 0;
   for (let k = 0; k < ids.length; k++) {
     const len = counts[k];
-    let dates = seen.find((s) => s.len === len && same(s.at, at, len))?.dates;
+    const key = `${len}:${days[at]}:${days[at + len - 1]}`;
+    const candidates = seen.get(key) ?? [];
+    let dates = candidates.find((c) => same(c.at, at, len))?.dates;
     if (!dates) {
       dates = Array.from(days.subarray(at, at + len), text);
-      seen.push({ at, len, dates });
+      candidates.push({ at, dates });
+      seen.set(key, candidates);
     }
     out.set(ids[k], { dates, values: values.slice(at, at + len) });
     at += len;
