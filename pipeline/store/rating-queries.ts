@@ -18,7 +18,8 @@ export interface RatedQuery {
 const RATING_COLS = RATING_NAMES.map((n) => `r.${n}`).join(", ");
 /** A number column with NaN read as missing (the comparator treats both alike). */
 const numeric = (col: string) => `(case when isnan(cast(${col} as double)) then null else ${col} end)`;
-const JOIN = `ratings r join companies c on upper(r.ticker) = upper(c.ticker)`;
+/** `ratings`: the ratings relation (the whole table, or one date's rows already set apart). */
+const join = (ratings = "ratings") => `${ratings} r join companies c on upper(r.ticker) = upper(c.ticker)`;
 
 function where(q: RatedQuery): string {
   const parts = [`r.date = ${lit(q.date)}::date`];
@@ -49,13 +50,13 @@ function ratingRows(cols: unknown[][], offset = 0): RatingRow[] {
 const SELECT_ROW = `strftime(r.date, '%Y-%m-%d'), r.ticker, ${RATING_COLS}`;
 
 /** One page of a date's rated stocks: their rating rows and the upper-case company ticker of each. */
-export async function ratedPage(conn: Conn, q: RatedQuery, offset: number, limit: number): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
-  const cols = await columns(conn, `select ${SELECT_ROW}, upper(c.ticker) from ${JOIN} where ${where(q)} order by ${orderBy(q)} limit ${Math.max(0, Math.floor(limit))} offset ${Math.max(0, Math.floor(offset))}`);
+export async function ratedPage(conn: Conn, q: RatedQuery, offset: number, limit: number, ratings?: string): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
+  const cols = await columns(conn, `select ${SELECT_ROW}, upper(c.ticker) from ${join(ratings)} where ${where(q)} order by ${orderBy(q)} limit ${Math.max(0, Math.floor(limit))} offset ${Math.max(0, Math.floor(offset))}`);
   return { rows: ratingRows(cols), companyTickers: (cols[2 + RATING_NAMES.length] ?? []) as string[] };
 }
 
-export async function ratedCount(conn: Conn, q: RatedQuery): Promise<number> {
-  const [[n] = []] = await columns(conn, `select count(*)::integer from ${JOIN} where ${where(q)}`);
+export async function ratedCount(conn: Conn, q: RatedQuery, ratings?: string): Promise<number> {
+  const [[n] = []] = await columns(conn, `select count(*)::integer from ${join(ratings)} where ${where(q)}`);
   return Number(n ?? 0);
 }
 
