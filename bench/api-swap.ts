@@ -1,7 +1,8 @@
 // Child process of the scale benchmark (`tsx bench/api-swap.ts <dataDir> <load|lazy>`): the REST
 // API over the published snapshot of a store, served the old way (the whole Snapshot in memory)
 // or the new way (the lazy reader). Times cold and hot requests, then a swap under load: requests
-// keep arriving every 5 ms (each for a different ticker, so no cached body answers it) while the
+// keep arriving every 5 ms (each for a ticker or page nothing asked for before, so no cached body
+// or reader cache answers it, before the swap or after) while the
 // next snapshot opens, the reference moves and the new reader's caches are still cold. Prints one
 // JSON line: open/swap time, slowest request around the swap, RSS.
 import http from "node:http";
@@ -38,7 +39,7 @@ const paths = [
   (i: number) => `stock_performance/${pick(i)}?type=cumulative_return`,
   (i: number) => `stock_metrics/${pick(i)}`,
   (i: number) => `stock_financials/${pick(i)}?type=quarterly`,
-  (i: number) => `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 200}`,
+  (i: number) => `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 400}`,
   (i: number) => `stock_ratings/${pick(i)}`,
 ];
 async function get(path: string): Promise<number> {
@@ -68,7 +69,9 @@ let stop = false;
 const load = (async () => {
   for (let i = 0; !stop; i++) {
     const p = phase;
-    during.push(...(await Promise.all(paths.map((f) => get(f(50_000 + i))))).map((ms) => ({ ms, phase: p })));
+    // 1,000 + i: tickers (and list pages) none of the cold and hot rounds above asked for (pick is
+    // a bijection modulo the number of companies), so no cache of either reader holds them
+    during.push(...(await Promise.all(paths.map((f) => get(f(1_000 + i))))).map((ms) => ({ ms, phase: p })));
     await new Promise((r) => setTimeout(r, 5));
   }
 })();
