@@ -1,7 +1,8 @@
 // Child process of the scale benchmark (`tsx bench/api-swap.ts <dataDir> <load|lazy>`): the REST
 // API over the published snapshot of a store, served the old way (the whole Snapshot in memory)
 // or the new way (the lazy reader). Times cold and hot requests, then a swap under load: requests
-// keep arriving every 5 ms (each for a different ticker, so no cached body answers it) while the
+// keep arriving every 5 ms (each for a ticker or page nothing asked for before, so no cached body
+// or reader cache answers it, before the swap or after) while the
 // next snapshot opens, the reference moves and the new reader's caches are still cold. Prints one
 // JSON line: open/swap time, slowest request around the swap, RSS.
 import http from "node:http";
@@ -38,7 +39,7 @@ const paths = [
   (i: number) => `stock_performance/${pick(i)}?type=cumulative_return`,
   (i: number) => `stock_metrics/${pick(i)}`,
   (i: number) => `stock_financials/${pick(i)}?type=quarterly`,
-  (i: number) => `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 200}`,
+  (i: number) => `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 400}`,
   (i: number) => `stock_ratings/${pick(i)}`,
 ];
 async function get(path: string): Promise<number> {
@@ -55,28 +56,39 @@ for (const [k, f] of paths.entries()) {
   for (let i = 0; i < 100; i++) cold.push(await get(f(i + 10_000 * k)));
   const hot: number[] = [];
   for (let i = 0; i < 100; i++) hot.push(await get(f(10_000 * k))); // the same body again: the body cache answers
-  latency[f(0).split(/[/?]/)[0]] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1) };
+  const [name, sub] = f(0).split("?")[0].split("/");
+  latency[sub ? `${name}/:ticker` : name] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1) };
 }
 const rssAfterReads = rssMB();
 
-const during: number[] = [];
+// Each request around the swap with the phase it started in: before the next snapshot opens,
+// while it opens (the old one serves), after the reference moved (the new one serves, cold).
+const during: { ms: number; phase: "before" | "opening" | "after" }[] = [];
+let phase: "before" | "opening" | "after" = "before";
 let stop = false;
 const load = (async () => {
   for (let i = 0; !stop; i++) {
-    during.push(...(await Promise.all(paths.map((f) => get(f(50_000 + i))))));
+    const p = phase;
+    // 1,000 + i: tickers (and list pages) none of the cold and hot rounds above asked for (pick is
+    // a bijection modulo the number of companies), so no cache of either reader holds them
+    during.push(...(await Promise.all(paths.map((f) => get(f(1_000 + i))))).map((ms) => ({ ms, phase: p })));
     await new Promise((r) => setTimeout(r, 5));
   }
 })();
 await new Promise((r) => setTimeout(r, 1000));
 t = performance.now();
+phase = "opening";
 const next = await open();
 const old = current;
 current = next; // the swap: one reference
+phase = "after";
 const swapMs = Math.round(performance.now() - t);
 if (old instanceof ReaderSource) old.reader.retire(1000);
 await new Promise((r) => setTimeout(r, 3000)); // the new snapshot's cold reads, still under load
 stop = true;
 await load;
-console.log(JSON.stringify({ how, openMs, swapMs, rssAfterReadsMB: rssAfterReads, rssMB: rssMB(), requestsAroundSwap: during.length, slowestRequestAroundSwapMs: Math.round(Math.max(...during)), p99AroundSwapMs: Math.round(pct(during, 0.99)), latency, peakMB: Math.round(process.resourceUsage().maxRSS / 1e3) }));
+const ms = during.map((d) => d.ms);
+const slowest = Object.fromEntries((["before", "opening", "after"] as const).map((p) => [p, Math.round(Math.max(0, ...during.filter((d) => d.phase === p).map((d) => d.ms)))]));
+console.log(JSON.stringify({ how, openMs, swapMs, rssAfterReadsMB: rssAfterReads, rssMB: rssMB(), requestsAroundSwap: during.length, slowestRequestAroundSwapMs: Math.round(Math.max(...ms)), slowestByPhaseMs: slowest, p99AroundSwapMs: Math.round(pct(ms, 0.99)), latency, peakMB: Math.round(process.resourceUsage().maxRSS / 1e3) }));
 server.close();
 process.exit(0);

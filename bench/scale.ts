@@ -88,6 +88,8 @@ function apiSwap(dataDir: string): void {
   console.log(`REST API over that snapshot — in-memory snapshot (baseline) vs lazy reader (what the server holds):`);
   console.log(`  healthy after ${s(a.openMs)} vs ${s(b.openMs)} | swap ready in ${s(a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${a.rssMB} MB vs ${b.rssMB} MB, peak ${a.peakMB} vs ${b.peakMB} MB (target < 1024 MB)`);
   console.log(`  ${b.requestsAroundSwap} requests (5 endpoints, uncached bodies) around the swap: slowest ${a.slowestRequestAroundSwapMs} ms vs ${b.slowestRequestAroundSwapMs} ms, p99 ${a.p99AroundSwapMs} vs ${b.p99AroundSwapMs} ms (target: none > 100 ms)`);
+  const ph = (x: { slowestByPhaseMs: Record<string, number> }) => `before ${x.slowestByPhaseMs.before} / while opening ${x.slowestByPhaseMs.opening} / after the move ${x.slowestByPhaseMs.after} ms`;
+  console.log(`  slowest by when it started: ${ph(a)} vs ${ph(b)}`);
   for (const k of Object.keys(b.latency)) console.log(`  ${k}: cold p50 ${a.latency[k].coldP50} vs ${b.latency[k].coldP50} ms, cold p99 ${a.latency[k].coldP99} vs ${b.latency[k].coldP99} ms, hot p50 ${a.latency[k].hotP50} vs ${b.latency[k].hotP50} ms`);
 }
 

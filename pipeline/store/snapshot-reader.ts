@@ -2,7 +2,7 @@
 // (one ticker's returns, one subject's metric rows, one date's ratings …), with bounded caches.
 // Opening reads only the small tables, so a new snapshot is ready in about the time of a few
 // queries and memory does not grow with stocks × days. Same values as the in-memory loader.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
@@ -15,6 +15,17 @@ import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, P
 import { metricsKey } from "./model.ts";
 import { seriesOf } from "./series-read.ts";
 import { readMeta, snapshotDir, type SnapshotMeta } from "./snapshots.ts";
+
+/**
+ * Reads each file's footer (schema, row-group statistics) into DuckDB's metadata and file caches:
+ * the first request after a swap then decodes only its ticker's row groups instead of parsing
+ * footers cold (the footer of the 1,932 row groups of stock_returns at 5,000 × 25 alone costs
+ * more than a warm read). One file at a time on one connection: DuckDB's calls run on libuv's
+ * thread pool (4 threads), which the requests the old reader still serves need too.
+ */
+async function warm(c: Conn, files: string[]): Promise<void> {
+  for (const f of files) await c.run(`select * from read_parquet(${lit(f)}) limit 0`);
+}
 
 /** A Map that forgets its least recently used entry beyond `max`. */
 export class LruCache<K, V> {
@@ -41,6 +52,9 @@ export class LruCache<K, V> {
   }
 }
 
+/** The last rating date's rows, an in-memory table of the reader's database. */
+const LAST_DAY = "ratings_last_day";
+
 /** Tables stored in ticker-range parts, with their key column. */
 const PARTITIONED: [string, string][] = [["stock_metrics", "subject"], ...(["income", "balance", "cashflow", "derived"] as const).map((s): [string, string] => [financialTable(s), "ticker"])];
 
@@ -56,6 +70,22 @@ async function partRanges(c: Conn, dir: string, key: string): Promise<{ file: st
 export interface ReaderOptions {
   /** Entries per cache (returns, metric tables, financials, rating dates, portfolios). */
   cacheEntries?: number;
+  /** Read every Parquet footer the requests will need before open() resolves (default true). */
+  warm?: boolean;
+}
+
+/** Tables no request reads (the reader serves returns, not prices). */
+const NOT_READ = new Set(["prices.parquet", "benchmark_source.parquet"]);
+
+/** Every Parquet file of the snapshot that requests may read: top-level tables and each part of a partitioned one. */
+export function readableFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (name.endsWith(".parquet") && !NOT_READ.has(name)) out.push(path);
+    else if (!name.startsWith(".") && statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
+  }
+  return out;
 }
 
 const n0 = (o: ReaderOptions) => o.cacheEntries ?? 2000;
@@ -110,16 +140,23 @@ export class SnapshotReader {
   static async open(dataDir: string, id: string, opts: ReaderOptions = {}): Promise<SnapshotReader> {
     const dir = snapshotDir(dataDir, id);
     const meta = readMeta(dataDir, id);
-    // The object cache keeps each Parquet file's footer after the first read, so a request
-    // costs the row groups of its ticker, not the file's metadata again.
-    const db = await openDuck(":memory:", { threads: "2", memory_limit: "256MB", enable_object_cache: "true" });
+    const db = await openDuck(":memory:", { threads: "2", memory_limit: "256MB" });
     const conns = [db.conn, await db.connect(), await db.connect(), await db.connect()];
     try {
       const c = db.conn;
-      await c.run(`create view companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
+      // The metadata cache keeps each Parquet file's footer after the first read, so a request
+      // costs the row groups of its ticker, not the file's metadata again. (`enable_object_cache`
+      // is a no-op since DuckDB 1.1; this setting needs the parquet extension loaded first.)
+      await c.run("load parquet");
+      await c.run("set global parquet_metadata_cache = true");
+      // companies (one row per stock) and the last rating date's rows (the default list) as small
+      // in-memory tables: every rated-stocks page joins them, and a table costs a fraction of a
+      // Parquet decode per query
+      await c.run(`create table companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
       await c.run(`create view ratings as select * from read_parquet(${lit(join(dir, "ratings.parquet"))})`);
       const companies = await loadCompanies(c);
       const [dates = []] = (await columns(c, `select distinct strftime(date, '%Y-%m-%d') from read_parquet(${lit(join(dir, "ratings.parquet"))}) order by 1`)) as [string[]];
+      await c.run(`create table ${LAST_DAY} as select * from ratings where date = ${lit(dates.at(-1) ?? "1970-01-01")}::date`);
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
       const [pids = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`)) as [string[]];
       const parts = new Map<string, { file: string; min: string; max: string }[]>();
@@ -127,11 +164,18 @@ export class SnapshotReader {
       const latest = await latestRatings(c);
       // file order, as the in-memory loader lists them
       const [pre = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) where owner_id is null`)) as [string[]];
+      if (opts.warm !== false) await warm(c, readableFiles(dir));
       return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, parts, pre, latest, opts);
     } catch (e) {
       db.close();
       throw e;
     }
+  }
+
+  /** Files whose bytes DuckDB has read (footers at least): what a request would not open cold. */
+  async openedFiles(): Promise<Set<string>> {
+    const [paths = []] = (await this.query((c) => columns(c, "select distinct path from duckdb_external_file_cache()"))) as [string[]];
+    return new Set(paths);
   }
 
   private conn(): Conn {
@@ -152,10 +196,14 @@ export class SnapshotReader {
 
   /** One page of a rating date's rated stocks, filtered and ordered in SQL. */
   async ratedPage(q: RatedQuery, offset: number, limit: number): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
-    return this.query((c) => ratedPage(c, q, offset, limit));
+    return this.query((c) => ratedPage(c, q, offset, limit, this.dayTable(q.date)));
   }
   async ratedCount(q: RatedQuery): Promise<number> {
-    return this.query((c) => ratedCount(c, q));
+    return this.query((c) => ratedCount(c, q, this.dayTable(q.date)));
+  }
+  /** The in-memory table of the last rating date's rows when `date` is that date. */
+  private dayTable(date: string): string | undefined {
+    return date === this.ratingDates.at(-1) ? LAST_DAY : undefined;
   }
 
   /** Each (upper-case) ticker's latest rating on or before `date`; latest overall without one. */

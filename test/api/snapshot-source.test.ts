@@ -80,6 +80,15 @@ describe.each(Object.keys(impls))("SnapshotSource conformance: %s", (name) => {
       }
     }
     expect((await s.ratedStocks({ date: "1900-01-01", orderBy: "ticker", offset: 0, limit: 5 })).items).toEqual([]);
+    // an earlier date too (the reader keeps only the last date's rows in a table of their own)
+    const earlier = snap.ratingDates[Math.floor(snap.ratingDates.length / 2)];
+    for (const orderBy of ORDER_VALUES) {
+      const want = expectedRated(earlier, orderBy);
+      const page = await s.ratedStocks({ date: earlier, orderBy, offset: 2, limit: 5 });
+      expect(page.items, orderBy).toEqual(want.slice(2, 7));
+      expect(want.length).toBeGreaterThan(10);
+      expect(await page.totalCount()).toBe(want.length);
+    }
   });
 
   it("ratings as of a date, latest ratings, one ticker's history paged both ways", async () => {
