@@ -8,7 +8,7 @@ import type { StageContext } from "./context.ts";
 import { subjectMetricRows, type MetricsJob } from "./metrics-partition.ts";
 import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
 import { sortedKeys, tickerRanges } from "./partitions.ts";
-import { stockReturnsStage } from "./returns.ts";
+import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.ts";
 import { lit } from "../store/duck.ts";
 
 /** Metric table rows of portfolios (few: computed in the calling thread). */
@@ -30,10 +30,10 @@ export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "ou
  */
 export async function startStockMetrics(ctx: StageContext): Promise<{ stocks: number; done: Promise<unknown> }> {
   await stockReturnsStage(ctx.conn, ctx.out);
-  const tickers = await sortedKeys(ctx.conn, `read_parquet(${lit(join(ctx.out, "stock_returns.parquet"))})`, "id");
+  const tickers = await sortedKeys(ctx.conn, stagedReturns(ctx.out), "id");
   const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
   const run = ctx.runPartitions ?? runPartitionsInline;
-  const done = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
+  const done = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)).then(() => dropStagedReturns(ctx.out));
   done.then(() => ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "stock metrics computed"), () => undefined);
   return { stocks: tickers.length, done };
 }

@@ -17,7 +17,7 @@ import { ingestStage } from "./ingest.ts";
 import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
 import { sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
 import { computeBenchmarks, exportPortfolioTables, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
-import { stockReturnsStage } from "./returns.ts";
+import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.ts";
 
 /** Where the steps keep what is not a snapshot table; removed by the merge. */
 const FLOW_DIR = ".flow";
@@ -56,7 +56,7 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
   const benchmarks = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
   await writeBenchmarkTables(ctx, benchmarks);
   await stockReturnsStage(ctx.conn, ctx.out);
-  const tickers = await sortedKeys(ctx.conn, `read_parquet(${lit(join(ctx.out, "stock_returns.parquet"))})`, "id");
+  const tickers = await sortedKeys(ctx.conn, stagedReturns(ctx.out), "id");
   const portfolios: PortfolioEntry[] = [
     ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
     ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
@@ -143,6 +143,7 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
     db.close();
   }
   rmSync(join(out, FLOW_DIR), { recursive: true, force: true });
+  dropStagedReturns(out);
   return plan;
 }
 

@@ -1,7 +1,9 @@
 // Partitioned stock metrics: one ticker range's full-period metric tables (plain and against each
 // benchmark), read from the staged stock_returns and benchmark_levels Parquet and written as
 // `stock_metrics/part-<k>.parquet`. Memory is the range's returns plus the benchmarks.
-import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { RETURNS_PARTS, RETURNS_ROW_GROUP, STAGED_RETURNS } from "./returns.ts";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
 import { columns, lit, type Conn } from "../store/duck.ts";
 import { withScratch } from "../store/scratch.ts";
@@ -12,7 +14,7 @@ import type { LevelSeries, ReturnSeries } from "../types.ts";
 import { inRange, partFile, type TickerRange } from "./partitions.ts";
 
 export interface MetricsJob {
-  /** The staging folder holding stock_returns.parquet and benchmark_levels.parquet. */
+  /** The staging folder holding the staged returns (returns.ts) and benchmark_levels.parquet. */
   out: string;
   range: TickerRange;
 }
@@ -35,12 +37,17 @@ export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks:
 export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
   return withScratch(async (conn) => {
     const benchmarks = await benchmarkLevels(conn, job.out);
-    const returns = await seriesOfDays(conn, pq(job.out, "stock_returns"), inRange("id", job.range), { id: "id", date: "date", value: "ret" });
+    const returns = await seriesOfDays(conn, pq(job.out, STAGED_RETURNS), inRange("id", job.range), { id: "id", date: "date", value: "ret" });
     function* rowsOut(): Generator<Cell[]> {
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }
     await appendTable(conn, "stock_metrics", METRIC_COLS, rowsOut());
     await exportParquetFile(conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER, KEYED_ROW_GROUP);
+    // The published returns are partitioned like the metrics: a reader asking for one ticker
+    // decodes one range's footer and row groups, not the whole universe's.
+    const part = join(job.out, RETURNS_PARTS, partFile(job.range.part));
+    mkdirSync(dirname(part), { recursive: true });
+    await conn.run(`copy (select * from ${pq(job.out, STAGED_RETURNS)} where ${inRange("id", job.range)} order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
     return { subjects: returns.size };
   });
 }

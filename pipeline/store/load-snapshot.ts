@@ -120,7 +120,7 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
     for (const r of ratings) ratingsByDate.set(r.date, [...(ratingsByDate.get(r.date) ?? []), r]);
     for (const list of ratingsByDate.values()) list.sort((a, b) => (a.ticker < b.ticker ? -1 : 1));
 
-    const stockReturns = new Map([...(await seriesById(conn, pq(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]));
+    const stockReturns = new Map([...(await seriesById(conn, tableOf(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]));
     const benchmarks = await loadSnapshotBenchmarks(conn, dir);
 
     const portfolios = await readPortfolios(conn, dir);

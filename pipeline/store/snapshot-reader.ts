@@ -56,7 +56,7 @@ export class LruCache<K, V> {
 const LAST_DAY = "ratings_last_day";
 
 /** Tables stored in ticker-range parts, with their key column. */
-const PARTITIONED: [string, string][] = [["stock_metrics", "subject"], ...(["income", "balance", "cashflow", "derived"] as const).map((s): [string, string] => [financialTable(s), "ticker"])];
+const PARTITIONED: [string, string][] = [["stock_metrics", "subject"], ["stock_returns", "id"], ...(["income", "balance", "cashflow", "derived"] as const).map((s): [string, string] => [financialTable(s), "ticker"])];
 
 /** Each part file's [min, max] of `key`, read from the Parquet row-group statistics. */
 async function partRanges(c: Conn, dir: string, key: string): Promise<{ file: string; min: string; max: string }[]> {
@@ -247,7 +247,7 @@ export class SnapshotReader {
   async stockReturns(ticker: string): Promise<ReturnSeries | undefined> {
     let r = this.returnsCache.get(ticker);
     if (r === undefined) {
-      const s = await this.query((c) => seriesOf(c, `select id, strftime(date, '%Y-%m-%d'), ret from ${this.rel("stock_returns")} where id = ${lit(ticker)} order by date`));
+      const s = await this.query((c) => seriesOf(c, `select id, strftime(date, '%Y-%m-%d'), ret from ${this.rel("stock_returns", ticker)} where id = ${lit(ticker)} order by date`));
       r = s.has(ticker) ? asReturns(s.get(ticker)) : null;
       this.returnsCache.set(ticker, r);
     }
