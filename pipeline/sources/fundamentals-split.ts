@@ -100,6 +100,13 @@ function quotes(s: string): number {
 }
 
 function tickerOf(rec: string, at: number): string {
-  const cells = rec.includes('"') ? ((parse(rec, { delimiter: ";", relax_column_count: true, trim: true }) as string[][])[0] ?? []) : rec.split(";");
-  return (cells[at] ?? "").trim().toUpperCase();
+  if (rec.includes('"')) return (((parse(rec, { delimiter: ";", relax_column_count: true, trim: true }) as string[][])[0] ?? [])[at] ?? "").trim().toUpperCase();
+  // No quotes: the field is between the at-th and the next separator (no array of every cell).
+  let start = 0;
+  for (let k = 0; k < at; k++) {
+    start = rec.indexOf(";", start) + 1;
+    if (start === 0) return "";
+  }
+  const end = rec.indexOf(";", start);
+  return rec.slice(start, end < 0 ? rec.length : end).trim().toUpperCase();
 }

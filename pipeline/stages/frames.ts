@@ -1,6 +1,7 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { columns, eachChunk, type Conn } from "../store/duck.ts";
+import { columns, type Conn } from "../store/duck.ts";
+import { eachNumericChunk } from "../store/typed-read.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
 import type { StageContext } from "./context.ts";
 import { RATING_NAMES, type Company, type LevelSeries, type PricePanel, type RatingRow } from "../types.ts";
@@ -38,13 +39,14 @@ export async function loadPanel(conn: Conn, table = "prices"): Promise<PricePane
   const [dates] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [string[]];
   const [tickers] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
   const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
-  await eachChunk(
+  await eachNumericChunk(
     conn,
     `with d as (select date, (row_number() over (order by date) - 1)::integer di from (select distinct date from ${table})),
           t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti from (select distinct ticker from ${table}))
      select di, ti, coalesce(adj_close, "close")::double from ${table} join d using (date) join t using (ticker)`,
+    3,
     (cols, n) => {
-      const [di, ti, px] = cols as [number[], number[], number[]];
+      const [di, ti, px] = cols as [Int32Array, Int32Array, Float64Array];
       for (let k = 0; k < n; k++) close[ti[k]][di[k]] = px[k];
     },
   );

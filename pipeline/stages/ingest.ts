@@ -129,9 +129,8 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
 async function companiesWithIds(ctx: StageContext): Promise<void> {
   const conn: Conn = ctx.conn;
   const [tickers, ids, sectors, industries] = (await columns(conn, "select ticker, id, sector, industry from companies order by ticker")) as string[][];
-  const assigned = await ctx.catalog.assignIds("company", tickers.filter((_, i) => !ids[i]));
-  const sectorIds = await ctx.catalog.assignIds("sector", sectors);
-  const industryIds = await ctx.catalog.assignIds("industry", industries);
+  const got = await ctx.catalog.assignIdsOfKinds({ company: tickers.filter((_, i) => !ids[i]), sector: sectors, industry: industries });
+  const [assigned, sectorIds, industryIds] = [got.company, got.sector, got.industry];
   const given = new Set(ids.filter(Boolean));
   const rowsOut = tickers.map((t, i) => {
     let id = ids[i] || String(assigned.get(t));

@@ -43,13 +43,3 @@ export async function scalar<T>(conn: Conn, sql: string): Promise<T> {
   const r = await conn.runAndReadAll(sql);
   return r.getRowsJS()[0]?.[0] as T;
 }
-
-/** Calls `fn` with each result chunk's columns (about 2,048 rows): big reads never sit whole in JS. */
-export async function eachChunk(conn: Conn, sql: string, fn: (cols: unknown[][], rows: number) => void): Promise<void> {
-  const result = await conn.stream(sql);
-  for (;;) {
-    const chunk = await result.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) break;
-    fn(chunk.getColumns() as unknown[][], chunk.rowCount);
-  }
-}

@@ -28,6 +28,17 @@ function itemsOf(v: DuckDBVector, rows: number): Float64Array | Int32Array {
   return copy ?? items.subarray(0, rows);
 }
 
+/** Calls `fn` with each result chunk's numeric columns as typed arrays (valid until it returns). */
+export async function eachNumericChunk(conn: Conn, sql: string, columns: number, fn: (cols: (Float64Array | Int32Array)[], rows: number) => void): Promise<void> {
+  const result = await conn.stream(sql);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const rows = chunk.rowCount;
+    fn(Array.from({ length: columns }, (_, c) => itemsOf(chunk.getColumnVector(c), rows)), rows);
+  }
+}
+
 /** Columns of `sql` (DOUBLE → "f64", INTEGER → "i32", in select order) as typed arrays. */
 export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K): Promise<{ [I in keyof K]: Out<K[I]> }> {
   const result = await conn.stream(sql);

@@ -269,18 +269,27 @@ export class Catalog implements CatalogReader, CatalogWriter {
    * a name keeps the id it was first given, across runs and sources.
    */
   async assignIds(kind: string, names: string[]): Promise<Map<string, number>> {
+    return (await this.assignIdsOfKinds({ [kind]: names }))[kind];
+  }
+
+  /** `assignIds` for several kinds in one transaction (each opens and closes the file). */
+  async assignIdsOfKinds<K extends string>(byKind: Record<K, string[]>): Promise<Record<K, Map<string, number>>> {
     return this.tx(async (conn) => {
-      const known = new Map((await rows<{ name: string; id: number }>(conn, `select name, id from id_map where kind = ${lit(kind)}`)).map((r) => [r.name, Number(r.id)]));
-      let next = Math.max(0, ...known.values()) + 1;
-      const fresh = [...new Set(names)].filter((n) => !known.has(n)).sort();
-      if (fresh.length) {
-        const values = fresh.map((n) => {
-          known.set(n, next);
-          return `(${lit(kind)}, ${lit(n)}, ${next++})`;
-        });
-        await conn.run(`insert into id_map values ${values.join(", ")}`);
+      const out = {} as Record<K, Map<string, number>>;
+      for (const kind of Object.keys(byKind) as K[]) {
+        const known = new Map((await rows<{ name: string; id: number }>(conn, `select name, id from id_map where kind = ${lit(kind)}`)).map((r) => [r.name, Number(r.id)]));
+        let next = Math.max(0, ...known.values()) + 1;
+        const fresh = [...new Set(byKind[kind])].filter((n) => !known.has(n)).sort();
+        if (fresh.length) {
+          const values = fresh.map((n) => {
+            known.set(n, next);
+            return `(${lit(kind)}, ${lit(n)}, ${next++})`;
+          });
+          await conn.run(`insert into id_map values ${values.join(", ")}`);
+        }
+        out[kind] = known;
       }
-      return known;
+      return out;
     });
   }
 }
