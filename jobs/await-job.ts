@@ -43,6 +43,8 @@ export interface WaitOptions {
   maxReenqueues?: number;
   /** Progress of a job that reports none itself (a flow's parent: its finished children). */
   progressOf?: (job: Job) => Promise<JobProgress | null>;
+  /** A lost job is not looked for among live staging folders (a flow: nothing outside Redis carries it on). */
+  lostMeansGone?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
@@ -79,7 +81,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
     if (state === "unknown") {
       const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
       if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
-      if (liveStagings(opts.dataDir).some((s) => s.job === id)) note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
+      if (!opts.lostMeansGone && liveStagings(opts.dataDir).some((s) => s.job === id)) note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
       else if (reenqueues < (opts.maxReenqueues ?? 1)) {
         reenqueues++;
         note(`job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`);

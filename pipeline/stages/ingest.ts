@@ -22,12 +22,15 @@ export interface IngestResult {
   financials: number;
 }
 
-/** `merge` runs on the clean staged tables before anything is derived (backfill uses it). */
-export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>): Promise<IngestResult> {
+/**
+ * `merge` runs on the clean staged tables before anything is derived (backfill uses it).
+ * `financials: false` (the flow, where they are partition jobs of their own) leaves the fundamentals out.
+ */
+export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>, opts: { financials?: boolean } = {}): Promise<IngestResult> {
   const step = (name: string, done: number, total: number) => ctx.progress?.(`ingest: ${name}`, done, total);
   const source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step });
   step("fundamentals", 0, 2);
-  const fin = await financialsStage(ctx, join(sourceDir, "fundamentals"));
+  const fin = opts.financials === false ? { companies: 0, rejects: [] as RejectedRow[], rejectCount: 0 } : await financialsStage(ctx, join(sourceDir, "fundamentals"));
   const rejects = [...source.rejects, ...fin.rejects];
   if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
   await merge?.(source);
@@ -50,7 +53,7 @@ const INPUTS = "inputs.json";
  * Fundamentals identical (by bytes) to the published snapshot's are not read again: its
  * financial tables are hard-linked. A nightly run that only adds trading days skips the stage.
  */
-function reusePublished(ctx: StageContext, fundamentalsId: string): boolean {
+export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fundamentalsId: string): boolean {
   writeFileSync(join(ctx.out, INPUTS), JSON.stringify({ fundamentals: fundamentalsId }));
   const prev = ctx.published;
   if (!prev || !existsSync(join(prev, INPUTS))) return false;
