@@ -160,6 +160,8 @@ async function fundamentals(job: Job, deps: FlowDeps, out: string, progress: Pro
     lease?.stop();
     db.close();
   }
+  // Lost meanwhile (Redis restarted empty; maybe added again as another flow): add nothing to it.
+  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent.id} failed or was lost while ${job.id} ran`);
   const queue = pipelineQueue(deps.redisUrl, deps.prefix);
   try {
     await addFinancialsJobs(queue, { id: job.parent.id, queueKey: job.parent.queueKey }, data, parts);
@@ -207,6 +209,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     const record: RunRecord = { ingestJob: job.timestamp, baseVersion: base?.version ?? 0, ingestMs: Math.round(performance.now() - t0), startedAt: job.timestamp };
     writeFileSync(recordPath(out), JSON.stringify(record));
   }
+  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent.id} failed or was lost while ${job.id} ran`);
   const queue = pipelineQueue(deps.redisUrl, deps.prefix);
   try {
     await addPartitionJobs(queue, { id: job.parent.id, queueKey: job.parent.queueKey }, data, plan.ranges, plan.portfolioIds);
