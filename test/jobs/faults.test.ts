@@ -1,5 +1,5 @@
-// Faults on the real thing: worker processes on a real Redis. A worker SIGKILLed mid-stage has its
-// job taken over by another worker (stalled-job recovery) with a result identical to the in-process
+// Faults on the real thing: worker processes on a real Redis, the run queued as a flow (the
+// default). A worker SIGKILLed mid-stage has its job taken over by another worker (stalled-job recovery) with a result identical to the in-process
 // runner's; Redis restarted mid-run, with and without persistence, never leaves the enqueuing
 // command waiting: it completes or fails with a clear message, and the worker survives.
 import { mkdtempSync, readdirSync } from "node:fs";
@@ -101,6 +101,8 @@ for (const persist of [false, true]) {
       if (code === 0) {
         const id = /published snapshot (\S+)/.exec(said)?.[1];
         expect(readManifest(dataDir)?.snapshotId).toBe(id);
+        // The run went through the flow (the default queued run): its parent published it.
+        expect(readManifest(dataDir)!.log![0].job).toMatch(/^publish\.[0-9a-f]{16}\.all$/);
         expect(await differingTables(reference, snapshotDir(dataDir, id!))).toEqual([]);
       } else {
         expect(code).toBe(2);
