@@ -11,7 +11,7 @@
 // the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds one `run` job
 // (PIPELINE_FLOW=0) on 1 worker.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
@@ -51,6 +51,19 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   });
 }
 
+/** CPU seconds (user + system) a live process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** What the workers of the last queued run used: CPU seconds of all of them. */
+const lastWorkersCpu: number[] = [];
+
 async function queued(sourceDir: string, workers: number, partition: string, flow = true): Promise<number> {
   const { dataDir } = await store();
   const prefix = `bench-jobs-${process.pid}-${Date.now()}`;
@@ -58,6 +71,7 @@ async function queued(sourceDir: string, workers: number, partition: string, flo
   try {
     return await runCommand(sourceDir, { DATA_DIR: dataDir, REDIS_URL: REDIS, QUEUE_PREFIX: prefix, PIPELINE_FLOW: flow ? "1" : "0" });
   } finally {
+    lastWorkersCpu.push(procs.reduce((a, p) => a + cpuSeconds(p.pid), 0));
     for (const p of procs) p.kill("SIGTERM");
     await Promise.all(procs.map((p) => (p.exitCode === null ? new Promise((res) => p.once("exit", res)) : null)));
     rmSync(dataDir, { recursive: true, force: true });
@@ -79,11 +93,16 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
     ...(process.env.JOBS_BENCH_RUN_JOB === "1" ? [["run job, 1 worker", () => queued(sourceDir, 1, partition, false)] as [string, () => Promise<number>]] : []),
   ];
   const best = variants.map(() => Infinity);
+  const cpuOfBest = variants.map(() => NaN);
   const loadBefore = load();
   for (let r = 0; r < rounds; r++)
     for (const [i, [label, run]] of variants.entries()) {
+      lastWorkersCpu.length = 0;
       const ms = await run();
-      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})`);
+      const cpu = lastWorkersCpu[0];
+      // Cores the workers kept busy on average: ~N for N workers on an idle box; ~1 when other load leaves one.
+      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; workers used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`);
+      if (ms < best[i]) cpuOfBest[i] = cpu;
       best[i] = Math.min(best[i], ms);
     }
   const [base, flow1, flow2, job1] = best;
@@ -91,6 +110,7 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
   console.log(`${name}, best of ${rounds} interleaved; load average before ${loadBefore}, after ${load()}`);
   console.log(`  in-process ${base.toFixed(0)} ms (baseline)`);
   console.log(`  flow (${partition} companies per financials / stock-metric job): 1 worker ${flow1.toFixed(0)} ms (${pct(flow1)}), 2 workers ${flow2.toFixed(0)} ms`);
+  console.log(`  cores the workers kept busy: 1 worker ${(cpuOfBest[1] / (flow1 / 1000)).toFixed(2)}, 2 workers ${(cpuOfBest[2] / (flow2 / 1000)).toFixed(2)} (CPU s ${cpuOfBest[1].toFixed(0)} vs ${cpuOfBest[2].toFixed(0)})`);
   console.log(`  speedup 2 vs 1 worker: ${(flow1 / flow2).toFixed(2)}× (target ≥ 1.7×); 2-worker flow beside in-process: ${pct(flow2)} (target < 10%)`);
   if (job1 !== undefined) console.log(`  one run job (PIPELINE_FLOW=0), 1 worker: ${job1.toFixed(0)} ms (${pct(job1)})`);
 }

@@ -3,7 +3,7 @@
 // ratings, benchmarks, stock returns and the plan), the partitions (stock metrics per ticker
 // range, one backtest per portfolio), and the merge that turns the partition outputs into the
 // snapshot's tables. The same stage functions as the in-process runner: the snapshot is identical.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
@@ -92,13 +92,18 @@ export const financialsSlice = (out: string, part: number) => join(splitDir(out)
 export async function flowFundamentalsStep(ctx: Pick<StageContext, "conn" | "out" | "published" | "tickersPerPartition">, sourceDir: string): Promise<number> {
   const dir = join(sourceDir, "fundamentals");
   mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
+  // An earlier attempt finished the split (and may have added children that read it now): keep it.
+  const done = join(ctx.out, FLOW_DIR, FINANCIALS);
+  if (existsSync(done)) return (JSON.parse(readFileSync(done, "utf8")) as { parts: number }).parts;
   let parts = 0;
   if (!reusePublished(ctx, existsSync(dir) ? sourceFingerprint(dir) : "none")) {
     const tickers = (await stageCompanies(ctx.conn, sourceDir)) ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean) : [];
     rmSync(splitDir(ctx.out), { recursive: true, force: true });
     parts = (await splitFundamentals(dir, splitDir(ctx.out), boundsOf(tickerRanges(tickers, ctx.tickersPerPartition)))).length;
   }
-  writeFileSync(join(ctx.out, FLOW_DIR, FINANCIALS), JSON.stringify({ parts }));
+  // Written last, by rename: present means the split is whole.
+  writeFileSync(`${done}.tmp`, JSON.stringify({ parts }));
+  renameSync(`${done}.tmp`, done);
   return parts;
 }
 

@@ -94,6 +94,27 @@ describe("a run as a flow", () => {
     b.child.kill("SIGTERM");
   }, 180_000);
 
+  it("is what a scheduled run (a `run` job with no source version, as the nightly scheduler adds it) becomes", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "flow-nightly-"));
+    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-nightly`, ...PARTITION };
+    const w = startWorker(env);
+    procs.push(w);
+    await w.ready;
+    const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
+    try {
+      // The job the scheduler adds at each tick (jobs/schedule.ts): name `run`, data { sourceDir }.
+      await queue.add("run", { sourceDir: source }, { jobId: "run.nightly-tick.all" });
+      const published = await waitFor("the flow's publish", () => readManifest(dataDir), 120_000, 200);
+      const ids = runFlowIds(sourceFingerprint(source));
+      expect(published.log![0].job).toBe(ids.parent);
+      expect(completed(w)).toEqual(expect.arrayContaining(["run.nightly-tick.all", ids.ingest, ids.fundamentals, ids.parent]));
+      expect(await differingTables(reference, snapshotDir(dataDir, published.snapshotId))).toEqual([]);
+    } finally {
+      await queue.close();
+    }
+    w.child.kill("SIGTERM");
+  }, 180_000);
+
   it("is one flow when the same run is enqueued twice", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "flow-twice-"));
     const prefix = `${prefixBase}-twice`;
