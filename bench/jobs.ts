@@ -1,12 +1,17 @@
-// The job system's cost: `npm run pipeline -- run` on the same source, each time a fresh process:
-// in-process (baseline), and queued to worker processes on the same machine and Redis (enqueue, take, progress, publish, result back).
-// As one `run` job, 2 workers cannot share a run; as a flow (issue #12 item 1: ingest, then stock
-// metrics per ticker range and one backtest per portfolio as child jobs, one publish parent) they
-// can: the flow with 2 workers should take ≤ 1/1.7 of its 1-worker time. Sources: the generated
-// sample, and JOBS_BENCH_SOURCE (e.g. the 5,000 × 25 universe) when set. JOBS_BENCH_ROUNDS: rounds
-// on the sample (2). JOBS_BENCH_PARTITION: companies per stock-metric job of the flow (50).
+// The job system's cost and its speedup: `npm run pipeline -- run` on the same source, each time a
+// fresh process: in-process (baseline; the runner uses both cores: DuckDB threads and a partition
+// thread pool), and queued as a flow (the default queued run: ingest and the fundamentals split side
+// by side, then financials and stock metrics per ticker range and one backtest per portfolio as
+// child jobs, one publish parent) to 1 and 2 worker processes on the same machine and Redis. A
+// worker runs one job at a time on one core (PIPELINE_WORKER_THREADS=1), so 2 workers should take
+// ≤ 1/1.7 of the 1-worker time, and the 2-worker flow ≤ 1.1 × the in-process run. Sources: the
+// generated sample, and JOBS_BENCH_SOURCE (e.g. the 5,000 × 25 universe) when set, with its store
+// under JOBS_BENCH_STORE when set (default: the temp folder). JOBS_BENCH_ROUNDS: rounds on the sample
+// (2). JOBS_BENCH_PARTITION: companies per financials / stock-metric job (50 on the sample, 250 —
+// the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds one `run` job
+// (PIPELINE_FLOW=0) on 1 worker.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
@@ -15,8 +20,9 @@ import { generateSample } from "../data/generate.ts";
 const ROOT = resolve(import.meta.dirname, "..");
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
+let storeRoot = tmpdir();
 async function store() {
-  return { dataDir: mkdtempSync(join(tmpdir(), "bench-jobs-")) };
+  return { dataDir: mkdtempSync(join(storeRoot, "bench-jobs-")) };
 }
 
 /** The `run` command as a user starts it, in a fresh process (so both sides start with a cold JIT). */
@@ -30,7 +36,11 @@ async function runCommand(sourceDir: string, env: Record<string, string>): Promi
 
 async function inProcess(sourceDir: string): Promise<number> {
   const { dataDir } = await store();
-  return runCommand(sourceDir, { DATA_DIR: dataDir });
+  try {
+    return await runCommand(sourceDir, { DATA_DIR: dataDir });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
@@ -41,16 +51,30 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   });
 }
 
-const PARTITION = process.env.JOBS_BENCH_PARTITION ?? "50";
+/** CPU seconds (user + system) a live process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
 
-async function queued(sourceDir: string, workers: number, flow = false): Promise<number> {
+/** What the workers of the last queued run used: CPU seconds of all of them. */
+const lastWorkersCpu: number[] = [];
+
+async function queued(sourceDir: string, workers: number, partition: string, flow = true): Promise<number> {
   const { dataDir } = await store();
   const prefix = `bench-jobs-${process.pid}-${Date.now()}`;
-  const procs = await Promise.all(Array.from({ length: workers }, () => startWorker({ REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix, TICKERS_PER_PARTITION: PARTITION })));
+  const procs = await Promise.all(Array.from({ length: workers }, () => startWorker({ REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix, TICKERS_PER_PARTITION: partition })));
   try {
-    return await runCommand(sourceDir, { DATA_DIR: dataDir, REDIS_URL: REDIS, QUEUE_PREFIX: prefix, ...(flow ? { PIPELINE_FLOW: "1" } : {}) });
+    return await runCommand(sourceDir, { DATA_DIR: dataDir, REDIS_URL: REDIS, QUEUE_PREFIX: prefix, PIPELINE_FLOW: flow ? "1" : "0" });
   } finally {
+    lastWorkersCpu.push(procs.reduce((a, p) => a + cpuSeconds(p.pid), 0));
     for (const p of procs) p.kill("SIGTERM");
+    await Promise.all(procs.map((p) => (p.exitCode === null ? new Promise((res) => p.once("exit", res)) : null)));
+    rmSync(dataDir, { recursive: true, force: true });
     const r = new Redis(REDIS);
     const keys = await r.keys(`${prefix}:*`);
     if (keys.length) await r.del(...keys);
@@ -58,23 +82,37 @@ async function queued(sourceDir: string, workers: number, flow = false): Promise
   }
 }
 
+const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+
 /** Interleaved rounds (in-process, then each queued variant, again…), the best of each: a shared box's load comes and goes. */
-async function section(name: string, sourceDir: string, rounds: number): Promise<void> {
+async function section(name: string, sourceDir: string, rounds: number, partition: string): Promise<void> {
   const variants: [string, () => Promise<number>][] = [
     ["in-process", () => inProcess(sourceDir)],
-    ["run job, 1 worker", () => queued(sourceDir, 1)],
-    ["run job, 2 workers", () => queued(sourceDir, 2)],
-    ["flow, 1 worker", () => queued(sourceDir, 1, true)],
-    ["flow, 2 workers", () => queued(sourceDir, 2, true)],
+    ["flow, 1 worker", () => queued(sourceDir, 1, partition)],
+    ["flow, 2 workers", () => queued(sourceDir, 2, partition)],
+    ...(process.env.JOBS_BENCH_RUN_JOB === "1" ? [["run job, 1 worker", () => queued(sourceDir, 1, partition, false)] as [string, () => Promise<number>]] : []),
   ];
   const best = variants.map(() => Infinity);
-  for (let r = 0; r < rounds; r++) for (const [i, [, run]] of variants.entries()) best[i] = Math.min(best[i], await run());
-  const [base, one, two, flow1, flow2] = best;
+  const cpuOfBest = variants.map(() => NaN);
+  const loadBefore = load();
+  for (let r = 0; r < rounds; r++)
+    for (const [i, [label, run]] of variants.entries()) {
+      lastWorkersCpu.length = 0;
+      const ms = await run();
+      const cpu = lastWorkersCpu[0];
+      // Cores the workers kept busy on average: ~N for N workers on an idle box; ~1 when other load leaves one.
+      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; workers used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`);
+      if (ms < best[i]) cpuOfBest[i] = cpu;
+      best[i] = Math.min(best[i], ms);
+    }
+  const [base, flow1, flow2, job1] = best;
   const pct = (x: number) => `${(((x - base) / base) * 100).toFixed(1)}%`;
-  console.log(`${name}, best of ${rounds} interleaved; load average now ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(`${name}, best of ${rounds} interleaved; load average before ${loadBefore}, after ${load()}`);
   console.log(`  in-process ${base.toFixed(0)} ms (baseline)`);
-  console.log(`  one run job: 1 worker ${one.toFixed(0)} ms (${pct(one)}), 2 workers ${two.toFixed(0)} ms (${(one / two).toFixed(2)}× the 1-worker time: a run job is not shared)`);
-  console.log(`  flow (${PARTITION} companies per stock-metric job): 1 worker ${flow1.toFixed(0)} ms (${pct(flow1)}), 2 workers ${flow2.toFixed(0)} ms (${pct(flow2)} beside in-process, target < 10%; ${(flow1 / flow2).toFixed(2)}× the 1-worker flow, target ≥ 1.7×)`);
+  console.log(`  flow (${partition} companies per financials / stock-metric job): 1 worker ${flow1.toFixed(0)} ms (${pct(flow1)}), 2 workers ${flow2.toFixed(0)} ms`);
+  console.log(`  cores the workers kept busy: 1 worker ${(cpuOfBest[1] / (flow1 / 1000)).toFixed(2)}, 2 workers ${(cpuOfBest[2] / (flow2 / 1000)).toFixed(2)} (CPU s ${cpuOfBest[1].toFixed(0)} vs ${cpuOfBest[2].toFixed(0)})`);
+  console.log(`  speedup 2 vs 1 worker: ${(flow1 / flow2).toFixed(2)}× (target ≥ 1.7×); 2-worker flow beside in-process: ${pct(flow2)} (target < 10%)`);
+  if (job1 !== undefined) console.log(`  one run job (PIPELINE_FLOW=0), 1 worker: ${job1.toFixed(0)} ms (${pct(job1)})`);
 }
 
 export async function benchJobs(): Promise<void> {
@@ -86,13 +124,17 @@ export async function benchJobs(): Promise<void> {
     console.log(`no Redis at ${REDIS}: jobs figures skipped`);
     return;
   }
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`);
+  console.log(`load average ${load()} on ${cpus().length} cores`);
   const rounds = Number(process.env.JOBS_BENCH_ROUNDS ?? 2);
-  const sample = mkdtempSync(join(tmpdir(), "bench-jobs-sample-"));
-  await generateSample(sample);
-  await section("sample (500 companies × 15 years)", sample, rounds);
   const big = process.env.JOBS_BENCH_SOURCE;
-  if (big && existsSync(big)) await section(`JOBS_BENCH_SOURCE ${big}`, big, 1);
+  if (process.env.JOBS_BENCH_SAMPLE !== "0") {
+    const sample = mkdtempSync(join(tmpdir(), "bench-jobs-sample-"));
+    await generateSample(sample);
+    await section("sample (500 companies × 15 years)", sample, rounds, process.env.JOBS_BENCH_PARTITION ?? "50");
+    rmSync(sample, { recursive: true, force: true });
+  }
+  if (process.env.JOBS_BENCH_STORE) mkdirSync((storeRoot = process.env.JOBS_BENCH_STORE), { recursive: true });
+  if (big && existsSync(big)) await section(`JOBS_BENCH_SOURCE ${big}`, big, 1, process.env.JOBS_BENCH_PARTITION ?? "250");
   else console.log("JOBS_BENCH_SOURCE unset: the large-universe figures skipped");
 }
 

@@ -43,6 +43,8 @@ export interface WaitOptions {
   maxReenqueues?: number;
   /** Progress of a job that reports none itself (a flow's parent: its finished children). */
   progressOf?: (job: Job) => Promise<JobProgress | null>;
+  /** A lost job is not looked for among live staging folders (a flow: nothing outside Redis carries it on). */
+  lostMeansGone?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
@@ -79,7 +81,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
     if (state === "unknown") {
       const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
       if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
-      if (liveStagings(opts.dataDir).some((s) => s.job === id)) note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
+      if (!opts.lostMeansGone && liveStagings(opts.dataDir).some((s) => s.job === id)) note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
       else if (reenqueues < (opts.maxReenqueues ?? 1)) {
         reenqueues++;
         note(`job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`);
@@ -94,13 +96,12 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
     if (state === "completed") return (job!.returnvalue ?? (await within(queue.getJob(id), 5_000))?.returnvalue) as JobResult;
     if (state === "failed") {
       const current = readManifest(opts.dataDir)?.snapshotId;
-      const reason = await withChildReason(queue, job!.failedReason);
-      throw new JobFailedError(`job ${id} failed for good after ${job!.attemptsMade} attempt(s): ${reason}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
+      throw new JobFailedError(`job ${id} ${await failure(queue, job!)}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
     }
     if (state === "delayed" && job!.attemptsMade > 0) note(`attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`);
-    else if (state === "waiting" || state === "prioritized") {
+    else if (state === "waiting" || state === "prioritized" || state === "waiting-children") {
       const workers = await within(queue.getWorkersCount(), 5_000).catch(() => -1);
-      note(workers === 0 ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)` : `job ${id} queued`);
+      note(workers === 0 ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)` : state === "waiting-children" ? `job ${id} waits for its partition jobs` : `job ${id} queued`);
     } else if (state === "active") note(`job ${id} running`);
     const p = opts.progressOf ? await within(opts.progressOf(job!), 5_000).catch(() => null) : (job!.progress as JobProgress | number);
     if (typeof p === "object" && p && JSON.stringify(p) !== lastProgress) {
@@ -117,11 +118,14 @@ function publishedBy(dataDir: string, jobId: string, since: number, kind: Publis
   return m?.log?.find((e) => e.job === jobId && e.version > since && e.kind === kind)?.snapshotId ?? null;
 }
 
-/** A flow's parent fails with "child <key> failed": the child's own reason is what says why. */
-async function withChildReason(queue: Queue, reason: string): Promise<string> {
+/**
+ * "failed for good after N attempt(s): reason". A flow's parent fails with "child <key> failed" and
+ * no attempt of its own: the child's attempts and reason are what say why.
+ */
+async function failure(queue: Queue, job: Job): Promise<string> {
+  const reason = job.failedReason;
   const m = /child (\S+) failed/.exec(reason ?? "");
-  if (!m) return reason;
-  const childId = m[1].split(":").at(-1)!;
-  const child = await within(queue.getJob(childId), 5_000).catch(() => null);
-  return child?.failedReason ? `${reason}: ${child.failedReason}` : reason;
+  const child = m ? await within(queue.getJob(m[1].split(":").at(-1)!), 5_000).catch(() => null) : null;
+  if (!child?.failedReason) return `failed for good after ${job.attemptsMade} attempt(s): ${reason}`;
+  return `failed for good: its child job ${child.id} failed after ${child.attemptsMade} attempt(s): ${child.failedReason}`;
 }

@@ -11,7 +11,7 @@ import { awaitJob, JobFailedError } from "./await-job.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { backfillVersion, jobId, versionOf, WHOLE, type JobProgress, type JobResult, type Stage } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
-import { addRunFlow, flowProgress, runFlowIds } from "./flow.ts";
+import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
 import type { Job, Queue } from "bullmq";
 import type { PublishKind } from "../pipeline/store/snapshots.ts";
 import { catalogLookup } from "./reapply.ts";
@@ -35,7 +35,7 @@ export interface DispatchOptions {
   timeoutMs?: number;
   /** Recompute even when the published snapshot already holds this source (or this backfill). */
   force?: boolean;
-  /** A queued run as a flow of partition jobs, or (default) as one `run` job. */
+  /** A queued run as a flow of partition jobs (default, unless PIPELINE_FLOW=0), or as one `run` job. */
   flow?: boolean;
 }
 
@@ -63,13 +63,9 @@ export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult
   return viaQueue(opts, stage, data, id);
 }
 
-/**
- * The flow when asked (`flow: true`, or PIPELINE_FLOW=1); else the single `run` job. Not yet the
- * default: a flow's Redis-loss handling (a vanished parent while its staging heartbeat is fresh)
- * still waits out the heartbeat's stale time instead of re-enqueuing at once.
- */
+/** The flow unless told otherwise (`flow: false`, or PIPELINE_FLOW=0: the single `run` job). */
 function useFlow(opts: DispatchOptions): boolean {
-  return opts.flow ?? process.env.PIPELINE_FLOW === "1";
+  return opts.flow ?? flowByDefault();
 }
 
 /** A run publishes the source's fingerprint as sourceId; a backfill appends `+fp@from..to`. */
@@ -139,7 +135,9 @@ async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & {
       onNote: opts.note ?? ((line) => opts.log.info({ job: id }, line)),
       onProgress: (p: JobProgress) => opts.progress?.(p.stage, p.done, p.total),
       reenqueue: () => addJob(queue),
-      ...(stage === "publish" ? { progressOf: flowProgress } : {}),
+      // A flow lives in Redis only (its children, who adds what): once its parent is lost nothing
+      // will publish it, whatever its staging heartbeat says, so it is enqueued again at once.
+      ...(stage === "publish" ? { progressOf: flowProgress, lostMeansGone: true } : {}),
     });
   } catch (e) {
     if (e instanceof JobFailedError) throw e;

@@ -6,18 +6,19 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import type { Job } from "bullmq";
+import { UnrecoverableError, type Job } from "bullmq";
+import { SourceRejectedError } from "../pipeline/sources/report.ts";
+import { financialsPartition } from "../pipeline/stages/financials-partition.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { flowBacktestStep, flowIngestStep, flowMergeStep, readPlan, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
+import { financialsParts, financialsSlice, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, readPlan, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
 import { runPartitionJob } from "../pipeline/stages/partition-jobs.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
 import { newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingBeat, stagingPath, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
-import { addPartitionJobs, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FlowData } from "./flow.ts";
+import { addFinancialsJobs, addPartitionJobs, FLOW_JOBS, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
 import type { JobResult } from "./job-types.ts";
-import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
 
@@ -49,38 +50,129 @@ function holdStaging(dataDir: string, stagingId: string, parentId: string, out: 
   return () => beat.pause();
 }
 
+/** A flow job runs on one core: DuckDB threads of a worker process (PIPELINE_WORKER_THREADS, default 1). */
+export function workerThreads(): number {
+  return Math.max(1, Number.parseInt(process.env.PIPELINE_WORKER_THREADS ?? "", 10) || 1);
+}
+
+/**
+ * The flow this job belongs to is over: its parent is gone (Redis lost it; or it was added again
+ * as another flow, `run` differs) or failed (another child failed for good). Redis unreachable: not known, false.
+ */
+async function flowGone(job: Job, deps: FlowDeps): Promise<boolean> {
+  if (!job.parent?.id) return false;
+  const queue = pipelineQueue(deps.redisUrl, deps.prefix);
+  try {
+    const parent = await queue.getJob(job.parent.id);
+    if (!parent) return true;
+    if ((parent.data as FlowData).run !== (job.data as FlowData).run) return true;
+    return (await parent.getState()) === "failed";
+  } catch {
+    return false;
+  } finally {
+    await closeQuietly(queue);
+  }
+}
+
+/** The run's staging folder and heartbeat, removed once its flow cannot publish. */
+function dropStaging(deps: FlowDeps, stagingId: string, out: string, why: string, job: Job): void {
+  rmSync(out, { recursive: true, force: true });
+  rmSync(`${out}.tmp`, { recursive: true, force: true });
+  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
+  deps.log.info({ job: job.id, staging: stagingId }, `run's staging folder removed: ${why}`);
+}
+
+/** This failure ends the flow: not retried (unrecoverable, or the last attempt). */
+function lastFailure(job: Job, e: unknown): boolean {
+  return e instanceof UnrecoverableError || e instanceof SourceRejectedError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
 export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progress): Promise<JobResult | { done: string }> {
   const data = job.data as FlowData;
   const ids = runFlowIds(data.sourceVersion);
-  const stagingId = flowStagingId(data.sourceVersion);
+  const stagingId = flowStagingId(data);
   const out = stagingPath(deps.dataDir, stagingId);
+  // A leftover child of a flow that failed or was lost does nothing but clear its folder.
+  if (job.name !== FLOW_JOBS.parent && (await flowGone(job, deps))) {
+    dropStaging(deps, stagingId, out, "its flow failed or was lost", job);
+    return { done: job.id! };
+  }
   const release = holdStaging(deps.dataDir, stagingId, ids.parent, out);
   try {
     switch (job.name) {
-      case "ingest":
+      case FLOW_JOBS.ingest:
         return await ingest(job, deps, out, progress);
-      case "analytics": {
+      case FLOW_JOBS.fundamentals:
+        return await fundamentals(job, deps, out, progress);
+      case FLOW_JOBS.financials: {
+        const { part } = job.data as FinancialsData;
+        progress?.("financials", 0, 1);
+        const r = await financialsPartition({ out, sliceDir: financialsSlice(out, part), part });
+        if (r.rejectCount) throw new SourceRejectedError(r.rejects, r.rejectCount);
+        return { done: job.id! };
+      }
+      case FLOW_JOBS.analytics: {
         readPlan(out); // a clear message when the staging folder is gone
         const { range } = job.data as AnalyticsData;
         progress?.("analytics", 0, 1);
         await runPartitionJob({ stage: "metrics", data: { out, range } });
         return { done: job.id! };
       }
-      case "backtest": {
+      case FLOW_JOBS.backtest: {
         const { portfolioId } = job.data as BacktestData;
         progress?.("backtest", 0, 1);
         await flowBacktestStep(out, portfolioId);
         return { done: job.id! };
       }
-      case "publish":
+      case FLOW_JOBS.parent:
         return await publish(job, deps, out, stagingId);
       default:
         throw new Error(`unknown flow job ${job.name}`);
     }
+  } catch (e) {
+    // The flow fails with this job: nothing will publish the folder, so it goes now, not 2 minutes later.
+    if (lastFailure(job, e)) {
+      release();
+      dropStaging(deps, stagingId, out, `${job.id} failed for good`, job);
+    } else if (job.name !== FLOW_JOBS.parent && (await flowGone(job, deps))) {
+      release();
+      dropStaging(deps, stagingId, out, "its flow failed or was lost", job);
+    }
+    throw e;
   } finally {
     release();
   }
 }
+
+/** Splits the fundamentals by ticker range and adds one financials job per range to the parent. */
+async function fundamentals(job: Job, deps: FlowDeps, out: string, progress: Progress): Promise<{ done: string }> {
+  const data = job.data as FlowData;
+  if (!job.parent?.id) throw new Error(`fundamentals job ${job.id} has no parent: it is added only as part of a run's flow`);
+  mkdirSync(out, { recursive: true });
+  progress?.("fundamentals: splitting by ticker range", 0, 1);
+  const base = readManifest(deps.dataDir);
+  const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
+  const db = await openDuck(":memory:", { threads: String(workerThreads()), memory_limit: "512MB" });
+  let parts: number;
+  try {
+    parts = await flowFundamentalsStep({ conn: db.conn, out, published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined, tickersPerPartition: tickersPerPartition() }, data.sourceDir);
+  } finally {
+    lease?.stop();
+    db.close();
+  }
+  // Lost meanwhile (Redis restarted empty; maybe added again as another flow): add nothing to it.
+  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent.id} failed or was lost while ${job.id} ran`);
+  const queue = pipelineQueue(deps.redisUrl, deps.prefix);
+  try {
+    await addFinancialsJobs(queue, { id: job.parent.id, queueKey: job.parent.queueKey }, data, parts);
+  } finally {
+    await closeQuietly(queue);
+  }
+  deps.log.info({ job: job.id, partitions: parts }, parts ? "fundamentals split; financials jobs added" : "fundamentals unchanged: financial tables reused from the published snapshot");
+  return { done: job.id! };
+}
+
+const tickersPerPartition = () => (process.env.TICKERS_PER_PARTITION ? Number(process.env.TICKERS_PER_PARTITION) : undefined);
 
 async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress): Promise<{ done: string }> {
   const data = job.data as FlowData;
@@ -92,13 +184,12 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     plan = readPlan(out);
   } else {
     const t0 = performance.now();
-    rmSync(out, { recursive: true, force: true }); // another flow's leftovers of the same source
+    // The folder is this flow's own (named by its run id); the fundamentals job writes into it too.
     mkdirSync(out, { recursive: true });
     const base = readManifest(deps.dataDir);
     await deps.catalog.refresh();
     const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
-    const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1536MB", temp_directory: `${out}.tmp` });
-    const pool = new PartitionPool(defaultWorkers());
+    const db = await openDuck(":memory:", { threads: String(workerThreads()), memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1536MB", temp_directory: `${out}.tmp` });
     try {
       const ctx: StageContext = {
         conn: db.conn,
@@ -106,20 +197,19 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
         catalog: deps.catalog,
         log: deps.log,
         progress,
-        runPartitions: (jobs, onDone) => pool.run(jobs, onDone),
         published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
-        tickersPerPartition: process.env.TICKERS_PER_PARTITION ? Number(process.env.TICKERS_PER_PARTITION) : undefined,
+        tickersPerPartition: tickersPerPartition(),
       };
       plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios());
     } finally {
       lease?.stop();
-      await pool.close(true);
       db.close();
       rmSync(`${out}.tmp`, { recursive: true, force: true });
     }
     const record: RunRecord = { ingestJob: job.timestamp, baseVersion: base?.version ?? 0, ingestMs: Math.round(performance.now() - t0), startedAt: job.timestamp };
     writeFileSync(recordPath(out), JSON.stringify(record));
   }
+  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent.id} failed or was lost while ${job.id} ran`);
   const queue = pipelineQueue(deps.redisUrl, deps.prefix);
   try {
     await addPartitionJobs(queue, { id: job.parent.id, queueKey: job.parent.queueKey }, data, plan.ranges, plan.portfolioIds);
@@ -134,6 +224,8 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
   const data = job.data as FlowData;
   const record = JSON.parse(readFileSync(recordPath(out), "utf8")) as RunRecord;
   const t = performance.now();
+  const fin = financialsParts(out);
+  if (fin.planned < 0 || fin.written !== fin.planned) throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
   const plan = await flowMergeStep(out);
   if (stockMetricParts(out) !== plan.ranges.length) throw new Error(`stock metrics: ${stockMetricParts(out)} of ${plan.ranges.length} partitions in ${out}`);
   const total = Date.now() - record.startedAt;

@@ -1,9 +1,12 @@
 // A run as a BullMQ flow: the parent `publish.<fp>.all` waits for its children — first
-// `ingest.<fp>.all`, which (once the source is staged and the partitions are known) adds
-// `analytics.<fp>.tickers-NNNN` per ticker range and `backtest.<fp>.portfolio-<id>` per portfolio
-// to the same parent. Every job of a run shares its staging folder on the store, named from the
-// source version: job data is plain JSON, so any worker on any machine mounting the store may take
+// `ingest.<fp>.all` and `fundamentals.<fp>.all`, side by side. Ingest (once the source is staged
+// and the partitions are known) adds `analytics.<fp>.tickers-NNNN` per ticker range and
+// `backtest.<fp>.portfolio-<id>` per portfolio; fundamentals splits the fundamentals files by
+// ticker range and adds `financials.<fp>.tickers-NNNN` per range — all to the same parent. Every
+// job of a run shares its staging folder on the store, named from the source version and the
+// flow's own id: job data is plain JSON, so any worker on any machine mounting the store may take
 // any job, and equal ids dedupe across dispatchers.
+import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import { jobId, WHOLE, type JobProgress } from "./job-types.ts";
@@ -13,6 +16,15 @@ export interface FlowData {
   sourceDir: string;
   /** sourceFingerprint(sourceDir) when enqueued; names the jobs and the staging folder. */
   sourceVersion: string;
+  /**
+   * This flow's own id (enqueue time + random), the same in all its jobs. A flow added again after
+   * Redis lost the first (same job ids) gets another, hence another staging folder: jobs of the
+   * lost flow still running on some worker neither write into the new one nor join its parent.
+   */
+  run: string;
+}
+export interface FinancialsData extends FlowData {
+  part: number;
 }
 export interface AnalyticsData extends FlowData {
   range: TickerRange;
@@ -21,19 +33,28 @@ export interface BacktestData extends FlowData {
   portfolioId: string;
 }
 
-export const FLOW_JOBS = { parent: "publish", ingest: "ingest", analytics: "analytics", backtest: "backtest" } as const;
+export const FLOW_JOBS = { parent: "publish", ingest: "ingest", fundamentals: "fundamentals", financials: "financials", analytics: "analytics", backtest: "backtest" } as const;
+
+const tickersPart = (part: number) => `tickers-${String(part).padStart(4, "0")}`;
 
 export function runFlowIds(sourceVersion: string) {
   return {
     parent: jobId("publish", sourceVersion, WHOLE),
     ingest: jobId("ingest", sourceVersion, WHOLE),
-    analytics: (r: TickerRange) => jobId("analytics", sourceVersion, `tickers-${String(r.part).padStart(4, "0")}`),
+    fundamentals: jobId("fundamentals", sourceVersion, WHOLE),
+    financials: (part: number) => jobId("financials", sourceVersion, tickersPart(part)),
+    analytics: (r: TickerRange) => jobId("analytics", sourceVersion, tickersPart(r.part)),
     backtest: (portfolioId: string) => jobId("backtest", sourceVersion, `portfolio-${portfolioId}`),
   };
 }
 
-/** The staging folder's id (`snapshots/.staging-<id>`), the same on every machine. */
-export const flowStagingId = (sourceVersion: string) => `flow-${sourceVersion.replace(/[^\w-]/g, "_").slice(0, 40)}`;
+/** The staging folder's id (`snapshots/.staging-<id>`), the same on every machine for one flow. */
+export const flowStagingId = (data: FlowData) => `flow-${data.sourceVersion.replace(/[^\w-]/g, "_").slice(0, 40)}-${data.run.replace(/[^\w-]/g, "_").slice(0, 40)}`;
+
+/** A queued run is a flow unless PIPELINE_FLOW=0 (then one `run` job, all stages on one worker). */
+export const flowByDefault = () => process.env.PIPELINE_FLOW !== "0";
+
+export const newFlowRun = () => `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
 
 /**
  * Children: a child that fails for good fails the run (the parent says which); a finished child is
@@ -41,8 +62,9 @@ export const flowStagingId = (sourceVersion: string) => `flow-${sourceVersion.re
  */
 export const CHILD_OPTS: JobsOptions = { ...JOB_DEFAULTS, failParentOnFailure: true, removeOnComplete: true };
 
-/** Adds the flow (parent + ingest); the parent's Job is returned. */
-export async function addRunFlow(queue: Queue, data: FlowData): Promise<Job> {
+/** Adds the flow (parent + ingest + fundamentals, at once); the parent's Job is returned. */
+export async function addRunFlow(queue: Queue, source: Omit<FlowData, "run">): Promise<Job> {
+  const data: FlowData = { ...source, run: newFlowRun() };
   const ids = runFlowIds(data.sourceVersion);
   const producer = new FlowProducer({ connection: queue.opts.connection, prefix: queue.opts.prefix });
   producer.on("error", () => undefined);
@@ -52,7 +74,10 @@ export async function addRunFlow(queue: Queue, data: FlowData): Promise<Job> {
       queueName: queue.name,
       data,
       opts: { ...JOB_DEFAULTS, jobId: ids.parent },
-      children: [{ name: FLOW_JOBS.ingest, queueName: queue.name, data, opts: { ...CHILD_OPTS, jobId: ids.ingest } }],
+      children: [
+        { name: FLOW_JOBS.ingest, queueName: queue.name, data, opts: { ...CHILD_OPTS, jobId: ids.ingest } },
+        { name: FLOW_JOBS.fundamentals, queueName: queue.name, data, opts: { ...CHILD_OPTS, jobId: ids.fundamentals } },
+      ],
     });
     return node.job;
   } finally {
@@ -69,6 +94,13 @@ export async function addPartitionJobs(queue: Queue, parent: { id: string; queue
     ...portfolioIds.map((portfolioId) => ({ name: FLOW_JOBS.backtest, data: { ...data, portfolioId } satisfies BacktestData, opts: { ...opts, jobId: ids.backtest(portfolioId) } })),
     ...ranges.map((range) => ({ name: FLOW_JOBS.analytics, data: { ...data, range } satisfies AnalyticsData, opts: { ...opts, jobId: ids.analytics(range) } })),
   ]);
+}
+
+/** The financials partitions of a run added under its parent (called by the fundamentals job). */
+export async function addFinancialsJobs(queue: Queue, parent: { id: string; queueKey: string }, data: FlowData, parts: number): Promise<void> {
+  const ids = runFlowIds(data.sourceVersion);
+  const opts: JobsOptions = { ...CHILD_OPTS, parent: { id: parent.id, queue: parent.queueKey } };
+  await queue.addBulk(Array.from({ length: parts }, (_, part) => ({ name: FLOW_JOBS.financials, data: { ...data, part } satisfies FinancialsData, opts: { ...opts, jobId: ids.financials(part) } })));
 }
 
 /** What the enqueuing command shows while the parent waits: its finished children of all known so far. */

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
 
 /** Job names (the stage each runs). The fan-out stages of a partitioned flow add theirs here. */
-export const STAGES = ["run", "backfill", "rebalance", "publish", "ingest", "analytics", "backtest"] as const;
+export const STAGES = ["run", "backfill", "rebalance", "publish", "ingest", "fundamentals", "financials", "analytics", "backtest"] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** The whole partition; a partitioned flow names its ticker range, portfolio or benchmark instead. */

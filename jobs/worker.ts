@@ -14,7 +14,9 @@ import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobD
 import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
 import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
-import { FLOW_JOBS } from "./flow.ts";
+import { addRunFlow, FLOW_JOBS, flowByDefault, runFlowIds } from "./flow.ts";
+import { enqueueIdempotent } from "./enqueue.ts";
+import { closeQuietly, pipelineQueue } from "./queue.ts";
 import { processFlowJob } from "./flow-worker.ts";
 
 const FLOW_JOB_NAMES = new Set<string>(Object.values(FLOW_JOBS));
@@ -51,6 +53,20 @@ function progressReporter(job: Job, onStage: (s: string) => void) {
   };
 }
 
+/** Adds the run's flow (or joins an equal one queued or running); the flow publishes on its own. */
+async function startFlow(deps: WorkerDeps, sourceDir: string): Promise<{ done: string }> {
+  const sourceVersion = sourceFingerprint(sourceDir);
+  const id = runFlowIds(sourceVersion).parent;
+  const queue = pipelineQueue(deps.redisUrl, deps.prefix);
+  try {
+    const enq = await enqueueIdempotent(queue, id, deps.dataDir, () => addRunFlow(queue, { sourceDir, sourceVersion }));
+    deps.log.info({ flow: id, joined: enq.joined }, "scheduled run enqueued as a flow");
+    return { done: `flow ${id}` };
+  } finally {
+    await closeQuietly(queue);
+  }
+}
+
 export function startPipelineWorker(deps: WorkerDeps): Worker {
   const processJob = async (job: Job): Promise<JobResult | { done: string }> => {
     let stage = job.name;
@@ -61,6 +77,8 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         // A scheduled run carries no version: an unchanged nightly source republishes nothing.
         const current = readManifest(deps.dataDir);
         if (job.name === "run" && !data.sourceVersion && current && current.sourceId === sourceFingerprint(data.sourceDir)) return { snapshotId: current.snapshotId, totalMs: 0 };
+        // A scheduled run becomes a flow that every worker shares; this job only adds it.
+        if (job.name === "run" && !data.sourceVersion && flowByDefault()) return await startFlow(deps, data.sourceDir);
         const { meta } = await runPipeline({ dataDir: deps.dataDir, sourceDir: data.sourceDir, window: "window" in data ? data.window : undefined, catalog: deps.catalog, log: deps.log, progress, job: job.id });
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
       }
@@ -92,7 +110,7 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
     maxStalledCount: 2,
   });
   worker.on("failed", (job, err) => deps.log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed"));
-  worker.on("completed", (job, r: JobResult | { done: string }) => deps.log.info({ job: job.id, ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}) }, "pipeline job completed"));
+  worker.on("completed", (job, r: JobResult | { done: string }) => deps.log.info({ job: job.id, ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()), ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}) }, "pipeline job completed"));
   // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process.
   worker.on("error", (err) => deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"));
   // Staging folders of runs that died (this machine's or another's) go now rather than at the next publish.

@@ -21,6 +21,21 @@ export interface StagedSource {
 }
 
 /**
+ * Only the companies table (the flow's fundamentals job needs its tickers, not the rest); false
+ * when it is missing or has rejects — ingest reports those and fails the run.
+ */
+export async function stageCompanies(conn: Conn, dir: string): Promise<boolean> {
+  let loc;
+  try {
+    loc = existsSync(dir) ? locateTable(dir, COMPANIES.table) : null;
+  } catch {
+    return false;
+  }
+  if (!loc) return false;
+  return (await loadTable(conn, COMPANIES, loc)).rejectCount === 0;
+}
+
+/**
  * Loads companies, prices, ratings, benchmarks and portfolios.json from `dir` into `conn`.
  * `partial` (backfill): tables and series the source leaves out come from the published snapshot,
  * so references to them are checked after the merge, not here.

@@ -3,7 +3,7 @@
 // ratings, benchmarks, stock returns and the plan), the partitions (stock metrics per ticker
 // range, one backtest per portfolio), and the merge that turns the partition outputs into the
 // snapshot's tables. The same stage functions as the in-process runner: the snapshot is identical.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
@@ -13,9 +13,12 @@ import { appendTable, exportParquet, exportParquetFile, type Cell } from "../sto
 import type { PortfolioRules } from "../types.ts";
 import type { StageContext } from "./context.ts";
 import { computedRatingsStage, loadFrames } from "./frames.ts";
-import { ingestStage } from "./ingest.ts";
+import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
+import { splitFundamentals } from "../sources/fundamentals-split.ts";
+import { stageCompanies } from "../sources/index.ts";
+import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
 import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
-import { sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
+import { boundsOf, sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
 import { computeBenchmarks, exportPortfolioTables, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
 import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.ts";
 
@@ -45,10 +48,10 @@ export function readPlan(out: string): FlowPlan {
   return JSON.parse(readFileSync(planPath(out), "utf8")) as FlowPlan;
 }
 
-/** Step 1: everything the partitions read, written to `ctx.out`; returns the plan. */
+/** Step 1: everything the partitions read (the fundamentals aside), written to `ctx.out`; returns the plan. */
 export async function flowIngestStep(ctx: StageContext, sourceDir: string, users: UserPortfolio[]): Promise<FlowPlan> {
   ctx.progress?.("ingest: reading and validating the source", 0, 1);
-  const { source } = await ingestStage(ctx, sourceDir);
+  const { source } = await ingestStage(ctx, sourceDir, undefined, { financials: false });
   ctx.progress?.("frames", 0, 1);
   const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
   if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
@@ -72,6 +75,48 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
   mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
   writeFileSync(planPath(ctx.out), JSON.stringify(plan));
   return plan;
+}
+
+const FINANCIALS = "financials.json";
+const splitDir = (out: string) => join(out, FLOW_DIR, "fundamentals-split");
+/** The fundamentals slice of financials partition `part` (written by flowFundamentalsStep). */
+export const financialsSlice = (out: string, part: number) => join(splitDir(out), `part-${part}`);
+
+/**
+ * Step 1b, beside ingest: the fundamentals split by ticker range of the companies (the ranges the
+ * in-process runner uses), one slice per financials partition; or, when they are byte-identical to
+ * the published snapshot's, its financial tables hard-linked (0 partitions). Returns the number of
+ * partitions. `ctx.conn` gets only the companies table.
+ */
+export async function flowFundamentalsStep(ctx: Pick<StageContext, "conn" | "out" | "published" | "tickersPerPartition">, sourceDir: string): Promise<number> {
+  const dir = join(sourceDir, "fundamentals");
+  mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
+  // An earlier attempt finished the split (and may have added children that read it now): keep it.
+  const done = join(ctx.out, FLOW_DIR, FINANCIALS);
+  if (existsSync(done)) return (JSON.parse(readFileSync(done, "utf8")) as { parts: number }).parts;
+  let parts = 0;
+  const tickers = (await stageCompanies(ctx.conn, sourceDir)) ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean) : [];
+  if (!reusePublished(ctx, fundamentalsInputId(dir, tickers))) {
+    rmSync(splitDir(ctx.out), { recursive: true, force: true });
+    parts = (await splitFundamentals(dir, splitDir(ctx.out), boundsOf(tickerRanges(tickers, ctx.tickersPerPartition)), knownTickers(tickers))).length;
+  }
+  // Written last, by rename: present means the split is whole.
+  writeFileSync(`${done}.tmp`, JSON.stringify({ parts }));
+  renameSync(`${done}.tmp`, done);
+  return parts;
+}
+
+/** Financials partitions written, against those the fundamentals step planned (a check before publishing). */
+export function financialsParts(out: string): { planned: number; written: number } {
+  const f = join(out, FLOW_DIR, FINANCIALS);
+  if (!existsSync(f)) return { planned: -1, written: 0 };
+  const planned = (JSON.parse(readFileSync(f, "utf8")) as { parts: number }).parts;
+  if (planned === 0) return { planned, written: 0 };
+  const counts = FINANCIAL_STATEMENTS.map((s) => {
+    const d = join(out, financialTable(s));
+    return existsSync(d) ? readdirSync(d).filter((x) => x.endsWith(".parquet")).length : 0;
+  });
+  return { planned, written: Math.min(...counts) };
 }
 
 // A worker taking several backtests of one run loads its universe once.
@@ -122,7 +167,7 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
 /** Step 3: the portfolio parts merged into the snapshot's tables; the flow's own files removed. */
 export async function flowMergeStep(out: string): Promise<FlowPlan> {
   const plan = readPlan(out);
-  const db = await openDuck(":memory:", { threads: "2", memory_limit: "1GB" });
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: "1GB" });
   try {
     const conn: Conn = db.conn;
     const parts = plan.portfolioIds.map((id) => partDir(out, id));

@@ -23,14 +23,21 @@ export interface IngestResult {
   financials: number;
 }
 
-/** `merge` runs on the clean staged tables before anything is derived (backfill uses it). */
-export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>): Promise<IngestResult> {
+/**
+ * `merge` runs on the clean staged tables before anything is derived (backfill uses it).
+ * `financials: false` (the flow, where they are partition jobs of their own) leaves the fundamentals out.
+ */
+export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>, opts: { financials?: boolean } = {}): Promise<IngestResult> {
   const step = (name: string, done: number, total: number) => ctx.progress?.(`ingest: ${name}`, done, total);
   // The fundamentals need only the company tickers: their partitions (worker threads, files of
   // their own) run while this thread's DuckDB reads prices and ratings.
   const fundamentals = join(sourceDir, "fundamentals");
   let financials: ReturnType<typeof financialsStage> | null = null;
   const startFinancials = async () => {
+    if (opts.financials === false) {
+      financials = Promise.resolve({ companies: 0, rejects: [] as RejectedRow[], rejectCount: 0 });
+      return;
+    }
     const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(Boolean);
     financials = financialsStage(ctx, fundamentals, tickers);
     financials.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
@@ -83,7 +90,16 @@ const INPUTS = "inputs.json";
  * Fundamentals identical (by bytes) to the published snapshot's are not read again: its
  * financial tables are hard-linked. A nightly run that only adds trading days skips the stage.
  */
-function reusePublished(ctx: StageContext, fundamentalsId: string): boolean {
+/** The companies whose statements are kept (none listed: every record, the run fails on its companies anyway). */
+export const knownTickers = (tickers: readonly string[]) => (tickers.length ? new Set(tickers) : undefined);
+
+/** What the financial tables are made of: the fundamentals' bytes and the companies they are kept for. */
+export function fundamentalsInputId(dir: string, tickers: readonly string[]): string {
+  const companies = createHash("sha256").update(tickers.join("\n")).digest("hex").slice(0, 16);
+  return `${existsSync(dir) ? sourceFingerprint(dir) : "none"}/${companies}`;
+}
+
+export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fundamentalsId: string): boolean {
   writeFileSync(join(ctx.out, INPUTS), JSON.stringify({ fundamentals: fundamentalsId }));
   const prev = ctx.published;
   if (!prev || !existsSync(join(prev, INPUTS))) return false;
@@ -95,16 +111,14 @@ function reusePublished(ctx: StageContext, fundamentalsId: string): boolean {
 
 /** Splits the fundamentals by ticker range (`tickers`: the companies, sorted) and runs one partition job per range. */
 async function financialsStage(ctx: StageContext, dir: string, tickers: string[]) {
-  // The tables hold the statements of these companies only: a change to either is a change.
-  const companies = createHash("sha256").update(tickers.join("\n")).digest("hex").slice(0, 16);
-  if (reusePublished(ctx, `${existsSync(dir) ? sourceFingerprint(dir) : "none"}/${companies}`)) {
+  if (reusePublished(ctx, fundamentalsInputId(dir, tickers))) {
     ctx.log.info({}, "fundamentals unchanged: financial tables reused from the published snapshot");
     return { companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 };
   }
   const ranges = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism);
   const splitDir = join(ctx.out, ".fundamentals-split");
   try {
-    const slices = await splitFundamentals(dir, splitDir, boundsOf(ranges), tickers.length ? new Set(tickers) : undefined);
+    const slices = await splitFundamentals(dir, splitDir, boundsOf(ranges), knownTickers(tickers));
     const jobs: PartitionJob[] = slices.map((sliceDir, part) => ({ stage: "financials", data: { out: ctx.out, sliceDir, part } satisfies FinancialsJob }));
     const run = ctx.runPartitions ?? runPartitionsInline;
     const results = await run<{ companies: number; rejects: RejectedRow[]; rejectCount: number }>(jobs, (d) => ctx.progress?.("financials", d, jobs.length));

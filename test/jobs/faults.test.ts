@@ -1,5 +1,5 @@
-// Faults on the real thing: worker processes on a real Redis. A worker SIGKILLed mid-stage has its
-// job taken over by another worker (stalled-job recovery) with a result identical to the in-process
+// Faults on the real thing: worker processes on a real Redis, the run queued as a flow (the
+// default). A worker SIGKILLed mid-stage has its job taken over by another worker (stalled-job recovery) with a result identical to the in-process
 // runner's; Redis restarted mid-run, with and without persistence, never leaves the enqueuing
 // command waiting: it completes or fails with a clear message, and the worker survives.
 import { mkdtempSync, readdirSync } from "node:fs";
@@ -10,6 +10,7 @@ import { Redis } from "ioredis";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
+import { pipelineQueue } from "../../jobs/queue.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { differingTables, freePort, mediumSource, OwnRedis, silent, spawnTs, stagingFolders, startWorker, waitFor, type Proc } from "./jobs-fixture.ts";
 
@@ -37,6 +38,8 @@ afterAll(async () => {
   await r.quit();
 });
 
+const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).map((l) => l.slice("COMPLETED ".length));
+
 /** The run's staging folder exists: the worker is inside the pipeline. */
 const midRun = (dataDir: string) => waitFor("a staging folder", () => stagingFolders(dataDir).length > 0, 60_000, 20);
 
@@ -48,19 +51,30 @@ describe("worker killed mid-stage", () => {
     procs.push(a);
     await a.ready;
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    // The default queued run: a flow, its first jobs ingest and the fundamentals split.
     const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000 });
-    await midRun(dataDir);
-    const killed = stagingFolders(dataDir);
-    a.child.kill("SIGKILL");
-    await a.exited;
+    const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
+    let victim = "";
+    try {
+      // Inside a stage: the run's staging folder exists and a job of it is active.
+      await midRun(dataDir);
+      victim = await waitFor("a job running", async () => (await queue.getActive())[0]?.id, 60_000, 5);
+      a.child.kill("SIGKILL");
+      await a.exited;
+    } finally {
+      await queue.close();
+    }
+    expect(victim).toMatch(/^(ingest|fundamentals|financials|analytics|backtest)\./);
+    expect(completed(a)).not.toContain(victim);
     const b = startWorker(env);
     procs.push(b);
     const r = await result;
-    expect(b.out.some((l) => l.startsWith("COMPLETED run."))).toBe(true);
+    // The killed job was taken over (stalled-job recovery) and completed by worker B.
+    expect(completed(b)).toContain(victim);
     expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
     expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
-    // The dead worker's staging folder went when worker B started or published.
-    expect(stagingFolders(dataDir).filter((s) => killed.includes(s))).toEqual([]);
+    // The run's staging folder was published; nothing else is left.
+    expect(stagingFolders(dataDir)).toEqual([]);
     b.child.kill("SIGTERM");
   }, 180_000);
 });
@@ -87,6 +101,8 @@ for (const persist of [false, true]) {
       if (code === 0) {
         const id = /published snapshot (\S+)/.exec(said)?.[1];
         expect(readManifest(dataDir)?.snapshotId).toBe(id);
+        // The run went through the flow (the default queued run): its parent published it.
+        expect(readManifest(dataDir)!.log![0].job).toMatch(/^publish\.[0-9a-f]{16}\.all$/);
         expect(await differingTables(reference, snapshotDir(dataDir, id!))).toEqual([]);
       } else {
         expect(code).toBe(2);

@@ -48,9 +48,11 @@ describe("a run as a flow", () => {
     expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
     const ids = runFlowIds(sourceFingerprint(source));
     const all = [...completed(a), ...completed(b)];
-    // One ingest, one publish (the parent, published under its id), 6 ticker ranges, one backtest per portfolio.
-    expect(all.filter((j) => j === ids.ingest || j === ids.parent).sort()).toEqual([ids.ingest, ids.parent].sort());
+    // One ingest, one fundamentals split, one publish (the parent, published under its id), 6 ticker
+    // ranges for the stock metrics and 6 for the financials, one backtest per portfolio.
+    expect(all.filter((j) => j === ids.ingest || j === ids.fundamentals || j === ids.parent).sort()).toEqual([ids.ingest, ids.fundamentals, ids.parent].sort());
     expect(all.filter((j) => j.startsWith("analytics.")).sort()).toEqual([0, 1, 2, 3, 4, 5].map((part) => ids.analytics({ part, from: null, to: null })));
+    expect(all.filter((j) => j.startsWith("financials.")).sort()).toEqual([0, 1, 2, 3, 4, 5].map((part) => ids.financials(part)));
     const backtests = all.filter((j) => j.startsWith("backtest."));
     expect(backtests.length).toBe(readMeta(dataDir, r.snapshotId).counts.portfolios);
     // Both processes took partition jobs of the one run.
@@ -74,7 +76,7 @@ describe("a run as a flow", () => {
     const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
     let victim = "";
     try {
-      victim = await waitFor("a partition job running", async () => (await queue.getActive()).find((j) => j.name === "analytics" || j.name === "backtest")?.id, 60_000, 5);
+      victim = await waitFor("a partition job running", async () => (await queue.getActive()).find((j) => j.name === "analytics" || j.name === "backtest" || j.name === "financials")?.id, 60_000, 5);
       a.child.kill("SIGKILL");
       await a.exited;
     } finally {
@@ -92,6 +94,27 @@ describe("a run as a flow", () => {
     b.child.kill("SIGTERM");
   }, 180_000);
 
+  it("is what a scheduled run (a `run` job with no source version, as the nightly scheduler adds it) becomes", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "flow-nightly-"));
+    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-nightly`, ...PARTITION };
+    const w = startWorker(env);
+    procs.push(w);
+    await w.ready;
+    const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
+    try {
+      // The job the scheduler adds at each tick (jobs/schedule.ts): name `run`, data { sourceDir }.
+      await queue.add("run", { sourceDir: source }, { jobId: "run.nightly-tick.all" });
+      const published = await waitFor("the flow's publish", () => readManifest(dataDir), 120_000, 200);
+      const ids = runFlowIds(sourceFingerprint(source));
+      expect(published.log![0].job).toBe(ids.parent);
+      expect(completed(w)).toEqual(expect.arrayContaining(["run.nightly-tick.all", ids.ingest, ids.fundamentals, ids.parent]));
+      expect(await differingTables(reference, snapshotDir(dataDir, published.snapshotId))).toEqual([]);
+    } finally {
+      await queue.close();
+    }
+    w.child.kill("SIGTERM");
+  }, 180_000);
+
   it("is one flow when the same run is enqueued twice", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "flow-twice-"));
     const prefix = `${prefixBase}-twice`;
@@ -103,8 +126,11 @@ describe("a run as a flow", () => {
       const ids = runFlowIds(data.sourceVersion);
       expect([p1.id, p2.id]).toEqual([ids.parent, ids.parent]);
       const counts = await queue.getJobCounts("waiting-children", "waiting", "active", "completed", "failed", "delayed");
-      expect(counts).toEqual({ "waiting-children": 1, waiting: 1, active: 0, completed: 0, failed: 0, delayed: 0 });
-      expect((await queue.getWaiting()).map((j) => j.id)).toEqual([ids.ingest]);
+      expect(counts).toEqual({ "waiting-children": 1, waiting: 2, active: 0, completed: 0, failed: 0, delayed: 0 });
+      expect((await queue.getWaiting()).map((j) => j.id).sort()).toEqual([ids.fundamentals, ids.ingest].sort());
+      // One flow: all three jobs carry the first add's run id (one staging folder).
+      const runs = new Set([...(await queue.getWaiting()), (await queue.getJob(ids.parent))!].map((j) => j.data.run));
+      expect(runs.size).toBe(1);
       // And through the dispatcher: two commands for one source share the flow and its one publish.
       const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix, ...PARTITION };
       const w = startWorker(env);

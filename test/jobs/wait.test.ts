@@ -5,7 +5,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
+import { Redis } from "ioredis";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { dispatchRun, JobFailedError, JobLostError, JobTimeoutError } from "../../jobs/dispatch.ts";
@@ -36,15 +37,17 @@ describe("waiting on a queued job", () => {
     const err = await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 2_000, note: (l) => notes.push(l) }).catch((e) => e);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(err).toBeInstanceOf(JobTimeoutError);
-    expect(err.message).toMatch(/^gave up waiting for job run\.[0-9a-f]{16}\.all after 2 s \(last seen waiting\)/);
+    // The run is a flow: its parent (publish) waits for its first children, ingest and the fundamentals split.
+    expect(err.message).toMatch(/^gave up waiting for job publish\.[0-9a-f]{16}\.all after 2 s \(last seen waiting-children\)/);
     expect(notes.some((n) => /no pipeline worker is connected/.test(n))).toBe(true);
     const q = pipelineQueue(REDIS, prefix);
-    expect(await q.getJobCounts("waiting")).toEqual({ waiting: 1 });
+    expect(await q.getJobCounts("waiting", "waiting-children")).toEqual({ waiting: 2, "waiting-children": 1 });
+    expect((await q.getWaiting()).map((j) => j.name).sort()).toEqual(["fundamentals", "ingest"]);
     await q.close();
-    // status tells the same: one waiting, no worker, nothing running, nothing published yet
+    // status tells the same: two waiting, no worker, nothing running, nothing published yet
     const st = await gatherStatus(dataDir, REDIS, prefix);
     expect(st.snapshot).toBeNull();
-    expect(st.queue).toMatchObject({ counts: { waiting: 1, active: 0, failed: 0 }, workers: 0, running: [], scheduler: null });
+    expect(st.queue).toMatchObject({ counts: { waiting: 2, active: 0, failed: 0 }, workers: 0, running: [], scheduler: null });
   });
 
   it("a job lost from Redis before any worker took it is enqueued again once, then reported lost", async () => {
@@ -54,13 +57,15 @@ describe("waiting on a queued job", () => {
     const notes: string[] = [];
     const src = writeTinySource();
     const pending = dispatchRun({ dataDir, sourceDir: src, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000, note: (l) => notes.push(l) });
-    // Lose the job as a Redis restart without persistence would (its keys gone), twice.
+    // Lose the run's flow as a Redis restart without persistence would: every key of the queue gone, twice.
+    const redis = new Redis(REDIS);
     const lose = async () => {
       const until = Date.now() + 10_000;
-      while (Date.now() < until && (await q.getJobCounts("waiting")).waiting === 0) await new Promise((r) => setTimeout(r, 50));
-      const [job] = await q.getWaiting();
-      await job.remove();
-      return job.id!;
+      let parent: Job | undefined;
+      while (Date.now() < until && !(parent = (await q.getJobs(["waiting-children"]))[0])) await new Promise((r) => setTimeout(r, 50));
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      return parent!.id!;
     };
     const id = await lose();
     const again = await lose();
@@ -78,7 +83,9 @@ describe("waiting on a queued job", () => {
     workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
     const r = await second;
     expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
+    expect(readManifest(dataDir)!.log![0].job).toBe(id);
     await q.close();
+    await redis.quit();
   }, 60_000);
 
   it("fails clearly within the timeout when Redis cannot be reached", async () => {
@@ -98,7 +105,8 @@ describe("waiting on a queued job", () => {
     const bad = writeTinySource((f) => ({ "ratings.csv": f["ratings.csv"].replace("2024-01-01,AAA,5.0000", "2024-01-01,AAA,11.0000") }));
     const err = await dispatchRun({ dataDir, sourceDir: bad, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 30_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(JobFailedError);
-    expect(err.message).toMatch(/failed for good after 1 attempt\(s\)/);
+    // The flow's ingest child rejected the source at once (not retried); the parent names it.
+    expect(err.message).toMatch(/^job publish\.[0-9a-f]{16}\.all failed for good: its child job ingest\.[0-9a-f]{16}\.all failed after 1 attempt\(s\): source rejected: 1 problem/);
     expect(err.message).toMatch(/total_rating/);
     expect(err.message).toContain(`the published snapshot is unchanged (${good.meta.id})`);
     expect(readManifest(dataDir)!.snapshotId).toBe(good.meta.id);
