@@ -26,35 +26,41 @@ function signature(dir: string, files: string[]): string {
   })]);
 }
 
-export function sourceFingerprint(dir: string): string {
+/** The source's files, the fingerprint already taken of them (if any) and how to record a new one. */
+function lookup(dir: string) {
   const files = walk(dir);
   const key = signature(dir, files);
-  const known = taken.get(key);
-  if (known) return known;
   const h = createHash("sha256");
-  for (const f of files) {
-    h.update(relative(dir, f)).update("\0");
-    updateFromFile(h, f);
-  }
-  const id = h.digest("hex").slice(0, 16);
-  taken.set(key, id);
-  return id;
+  return {
+    files,
+    known: taken.get(key),
+    h,
+    /** Feeds a file's relative path, then (by `feed`) its bytes. */
+    name: (f: string) => h.update(relative(dir, f)).update("\0"),
+    done: () => {
+      const id = h.digest("hex").slice(0, 16);
+      taken.set(key, id);
+      return id;
+    },
+  };
+}
+
+export function sourceFingerprint(dir: string): string {
+  const l = lookup(dir);
+  if (l.known) return l.known;
+  for (const f of l.files) updateFromFile(l.name(f), f);
+  return l.done();
 }
 
 /** `sourceFingerprint` with the files read asynchronously, so a run hashes while DuckDB works. */
 export async function sourceFingerprintAsync(dir: string): Promise<string> {
-  const files = walk(dir);
-  const key = signature(dir, files);
-  const known = taken.get(key);
-  if (known) return known;
-  const h = createHash("sha256");
-  for (const f of files) {
-    h.update(relative(dir, f)).update("\0");
-    for await (const chunk of createReadStream(f, { highWaterMark: 1 << 22 })) h.update(chunk as Buffer);
+  const l = lookup(dir);
+  if (l.known) return l.known;
+  for (const f of l.files) {
+    l.name(f);
+    for await (const chunk of createReadStream(f, { highWaterMark: 1 << 22 })) l.h.update(chunk as Buffer);
   }
-  const id = h.digest("hex").slice(0, 16);
-  taken.set(key, id);
-  return id;
+  return l.done();
 }
 
 /** Hashes a file in 4 MB reads: a 2 GB price file never sits in memory whole. */
