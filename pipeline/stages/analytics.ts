@@ -34,6 +34,6 @@ export async function startStockMetrics(ctx: StageContext): Promise<{ stocks: nu
   const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
   const run = ctx.runPartitions ?? runPartitionsInline;
   const done = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)).then(() => dropStagedReturns(ctx.out));
-  done.then(() => ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "stock metrics computed"), () => undefined);
+  done.then(() => ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "analytics computed"), () => undefined);
   return { stocks: tickers.length, done };
 }
