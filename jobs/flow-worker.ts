@@ -189,7 +189,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     const base = readManifest(deps.dataDir);
     await deps.catalog.refresh();
     const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
-    const db = await openDuck(":memory:", { threads: String(workerThreads()), memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1536MB", temp_directory: `${out}.tmp` });
+    const db = await openDuck(":memory:", { threads: String(workerThreads()), memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB", temp_directory: `${out}.tmp` });
     try {
       const ctx: StageContext = {
         conn: db.conn,

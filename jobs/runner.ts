@@ -51,7 +51,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const out = stagingDir(opts.dataDir, id, opts.job);
   let lease: { stop(): void } | null = null;
   // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
-  const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1536MB", temp_directory: `${out}.tmp` });
+  const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB", temp_directory: `${out}.tmp` });
   const workers = opts.workers ?? defaultWorkers();
   const pool = new PartitionPool(workers);
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
