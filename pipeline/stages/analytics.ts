@@ -1,6 +1,5 @@
 // Stage: daily returns of every stock (SQL), then full-period metric tables of every stock (one
 // partition job per ticker range) and every portfolio, plain and against each benchmark.
-import { join } from "node:path";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
 import { appendTable, exportParquet, type Cell } from "../store/write.ts";
@@ -9,7 +8,6 @@ import { subjectMetricRows, type MetricsJob } from "./metrics-partition.ts";
 import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
 import { sortedKeys, tickerRanges } from "./partitions.ts";
 import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.ts";
-import { lit } from "../store/duck.ts";
 
 /** Metric table rows of portfolios (few: computed in the calling thread). */
 export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "out">, portfolios: Iterable<[string, PortfolioResult]>, benchmarks: BenchmarkResult[]): Promise<void> {

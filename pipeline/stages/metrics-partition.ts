@@ -3,7 +3,7 @@
 // `stock_metrics/part-<k>.parquet`. Memory is the range's returns plus the benchmarks.
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { RETURNS_PARTS, RETURNS_ROW_GROUP, STAGED_RETURNS } from "./returns.ts";
+import { RETURNS_PARTS, RETURNS_ROW_GROUP, stagedReturns } from "./returns.ts";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
 import { columns, lit, type Conn } from "../store/duck.ts";
 import { withScratch } from "../store/scratch.ts";
@@ -37,7 +37,7 @@ export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks:
 export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
   return withScratch(async (conn) => {
     const benchmarks = await benchmarkLevels(conn, job.out);
-    const returns = await seriesOfDays(conn, pq(job.out, STAGED_RETURNS), inRange("id", job.range), { id: "id", date: "date", value: "ret" });
+    const returns = await seriesOfDays(conn, stagedReturns(job.out), inRange("id", job.range), { id: "id", date: "date", value: "ret" });
     function* rowsOut(): Generator<Cell[]> {
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }
@@ -47,7 +47,7 @@ export async function metricsPartition(job: MetricsJob): Promise<{ subjects: num
     // decodes one range's footer and row groups, not the whole universe's.
     const part = join(job.out, RETURNS_PARTS, partFile(job.range.part));
     mkdirSync(dirname(part), { recursive: true });
-    await conn.run(`copy (select * from ${pq(job.out, STAGED_RETURNS)} where ${inRange("id", job.range)} order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
+    await conn.run(`copy (select * from ${stagedReturns(job.out)} where ${inRange("id", job.range)} order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
     return { subjects: returns.size };
   });
 }

@@ -10,7 +10,7 @@ import { lit, type Conn } from "../store/duck.ts";
  * them as `stock_returns/part-k.parquet` (the published table), and the staged file is removed
  * before publishing (`dropStagedReturns`).
  */
-export const STAGED_RETURNS = "stock_returns.staged";
+const stagedFile = (out: string) => join(out, "stock_returns.staged.parquet");
 export const RETURNS_PARTS = "stock_returns";
 export const RETURNS_ROW_GROUP = 16384;
 
@@ -19,13 +19,13 @@ export async function stockReturnsStage(conn: Conn, out: string): Promise<void> 
       select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
       from (select ticker, date, coalesce(adj_close, "close")::double as p from prices)
       order by id, date
-    ) to ${lit(join(out, `${STAGED_RETURNS}.parquet`))} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
+    ) to ${lit(stagedFile(out))} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
 }
 
-/** The staged returns as a relation (for the ticker list). */
-export const stagedReturns = (out: string) => `read_parquet(${lit(join(out, `${STAGED_RETURNS}.parquet`))})`;
+/** The staged returns as a relation. */
+export const stagedReturns = (out: string) => `read_parquet(${lit(stagedFile(out))})`;
 
 /** Once every partition wrote its part, the staged whole is not part of the snapshot. */
 export function dropStagedReturns(out: string): void {
-  rmSync(join(out, `${STAGED_RETURNS}.parquet`), { force: true });
+  rmSync(stagedFile(out), { force: true });
 }
