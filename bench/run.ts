@@ -9,8 +9,9 @@ const sections: Record<string, () => Promise<void>> = {
   graphql: async () => (await import("./graphql.ts")).benchGraphql(),
   scale: async () => (await import("./scale.ts")).benchScale(),
   "scale-api": async () => (await import("./scale.ts")).benchScaleApi(),
+  append: async () => (await import("./append.ts")).benchAppend(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);
-// `scale` runs big universes for minutes: only when asked for by name.
-for (const name of wanted.length ? wanted : Object.keys(sections).filter((n) => !n.startsWith("scale"))) await sections[name]();
+// `scale` and `append` run big universes for minutes: only when asked for by name.
+for (const name of wanted.length ? wanted : Object.keys(sections).filter((n) => !n.startsWith("scale") && n !== "append")) await sections[name]();

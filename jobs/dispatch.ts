@@ -7,6 +7,7 @@ import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ManifestMovedError, readManifest } from "../pipeline/store/snapshots.ts";
 import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { continuesPublished } from "./runner.ts";
 import { awaitJob, JobFailedError } from "./await-job.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { backfillVersion, jobId, versionOf, WHOLE, type JobProgress, type JobResult, type Stage } from "./job-types.ts";
@@ -52,8 +53,9 @@ export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult
   const current = readManifest(opts.dataDir);
   if (!opts.force && current && alreadyHolds(current.sourceId, sourceVersion, opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
   if (!opts.redisUrl) return inProcess(opts);
-  // A run as a flow of partition jobs that any number of workers share; a backfill is one job.
-  if (!opts.window && useFlow(opts)) {
+  // A run as a flow of partition jobs that any number of workers share; a backfill is one job,
+  // and so is a nightly append (it reads only the new days: README "Nightly append").
+  if (!opts.window && useFlow(opts) && !(await continuesPublished(opts.dataDir, opts.sourceDir))) {
     const ids = runFlowIds(sourceVersion);
     return viaQueue(opts, "publish", {}, ids.parent, (q) => addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }));
   }

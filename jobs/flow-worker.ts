@@ -3,6 +3,8 @@
 // version in its data. While a job runs it keeps the folder's heartbeat fresh; the heartbeat
 // names no process (a flow has many, on many machines), so prune judges it by age alone and
 // spares the folder between jobs for the stale time (2 minutes).
+import { writeSourceRecord } from "../pipeline/sources/append-plan.ts";
+import { sourceFilesAsync } from "../pipeline/sources/fingerprint.ts";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
@@ -201,6 +203,9 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
         tickersPerPartition: tickersPerPartition(),
       };
       plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios());
+      // What a later nightly append compares its source with: only when it is the flow's version.
+      const files = await sourceFilesAsync(data.sourceDir);
+      if (files.id === data.sourceVersion) writeSourceRecord(out, files.files);
     } finally {
       lease?.stop();
       db.close();

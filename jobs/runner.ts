@@ -1,6 +1,8 @@
 // The in-process runner: composes the pipeline stages into one run that ends in an atomic
 // publish, or in nothing at all. BullMQ workers call the same function.
-import { sourceFingerprintAsync } from "../pipeline/sources/fingerprint.ts";
+import { sourceFilesAsync, type SourceFiles } from "../pipeline/sources/fingerprint.ts";
+import { planAppend, readSourceRecord, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
+import { appendStage, NotAnAppendError } from "../pipeline/stages/append.ts";
 import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
 import { computedRatingsStage, loadFrames, type Frames } from "../pipeline/stages/frames.ts";
@@ -10,7 +12,7 @@ import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
 import type { PortfolioResult } from "../pipeline/store/model.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
-import { discardStaging, newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
+import { discardStaging, newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
 import { mergeWindow, type DateWindow } from "../pipeline/stages/backfill.ts";
@@ -41,10 +43,52 @@ export interface RunResult {
   manifest: Manifest;
 }
 
+/** `PIPELINE_APPEND=0` turns the nightly append off: every run recomputes in full. */
+const appendEnabled = () => process.env.PIPELINE_APPEND !== "0";
+
+/**
+ * Whether a run of `sourceDir` would continue the published snapshot (a nightly append): a queue
+ * runs that as one job on one worker instead of fanning a whole run out as a flow.
+ */
+export async function continuesPublished(dataDir: string, sourceDir: string): Promise<boolean> {
+  const base = appendEnabled() ? readManifest(dataDir) : null;
+  const record = base ? readSourceRecord(snapshotDir(dataDir, base.snapshotId)) : null;
+  return record !== null && (await planAppend(sourceDir, record)).kind === "append";
+}
+
 export async function runPipeline(opts: RunOptions): Promise<RunResult> {
-  const t0 = performance.now();
-  const timings: Record<string, number> = {};
-  const lap = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
+  // A source that only added days to the published one continues it (pipeline/stages/append.ts).
+  const base = opts.window || !appendEnabled() ? null : readManifest(opts.dataDir);
+  const record = base ? readSourceRecord(snapshotDir(opts.dataDir, base.snapshotId)) : null;
+  if (!base || !record) return fullRun(opts, sourceFilesAsync(opts.sourceDir));
+  const published = base;
+  const plan = await planAppend(opts.sourceDir, record);
+  if (plan.kind === "full") {
+    opts.log.info({ reason: plan.reason }, "full run");
+    return fullRun(opts, Promise.resolve(plan.files));
+  }
+  try {
+    return await inRun(opts, "append", async (ctx, id, current) => {
+      if (current?.snapshotId !== published.snapshotId) throw new NotAnAppendError("another snapshot was published meanwhile");
+      const baseDir = snapshotDir(opts.dataDir, published.snapshotId);
+      const t = performance.now();
+      const r = await appendStage(ctx, opts.sourceDir, baseDir, readMeta(opts.dataDir, published.snapshotId), record, plan, opts.catalog.allUserPortfolios());
+      writeSourceRecord(ctx.out, plan.files.files);
+      const ms = Math.round(performance.now() - t);
+      return { id, createdAt: new Date().toISOString(), sourceId: plan.files.id, sourceDir: resolve(opts.sourceDir), lastPriceDate: r.lastPriceDate, counts: r.counts, timingsMs: { append: ms, ...r.timings, total: ms } };
+    });
+  } catch (e) {
+    if (!(e instanceof NotAnAppendError)) throw e;
+    opts.log.info({ reason: e.reason }, "the source does not continue the published snapshot: full run");
+    return fullRun(opts, Promise.resolve(plan.files));
+  }
+}
+
+/**
+ * One run's staging folder, DuckDB and worker pool around `body`, which builds the snapshot
+ * in `ctx.out` and returns its meta; then the publish. Nothing is published when it throws.
+ */
+async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: StageContext, id: string, base: Manifest | null) => Promise<SnapshotMeta>): Promise<RunResult> {
   const id = newSnapshotId();
   // The manifest version before the catalog is read: rebalances published after it are re-applied.
   const base = readManifest(opts.dataDir);
@@ -57,20 +101,41 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
   const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, parallelism: Math.max(1, workers), published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
   try {
-    let t = performance.now();
-    // Hashed while the stages run; a source changed under a run is the same risk either way.
-    const fingerprint = sourceFingerprintAsync(opts.sourceDir);
-    fingerprint.catch(() => undefined);
-    let sourceIdOf = (id: string) => id;
-    let merge: ((s: StagedSource) => Promise<void>) | undefined;
     await opts.catalog.refresh();
     // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
     if (base) lease = takeLease(opts.dataDir, base.snapshotId);
+    const meta = await body(ctx, id, base);
+    // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
+    const manifest = await publishSnapshot(opts.dataDir, out, meta, { kind: opts.window ? "backfill" : "run", job: opts.job, ...(opts.window ? { expect: base?.snapshotId ?? null } : {}) });
+    opts.log.info({ snapshot: id, kind, timingsMs: meta.timingsMs }, "snapshot published");
+    await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
+    return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
+  } catch (e) {
+    discardStaging(out);
+    throw e;
+  } finally {
+    lease?.stop();
+    await pool.close(true);
+    db.close();
+    rmSync(`${out}.tmp`, { recursive: true, force: true });
+  }
+}
+
+/** Every stage over the whole source. `files`: the source's files and fingerprint, hashed while the stages run. */
+async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<RunResult> {
+  files.catch(() => undefined); // awaited at the end; a source changed under a run is the same risk either way
+  return inRun(opts, "run", async (ctx, id, base) => {
+    const t0 = performance.now();
+    const timings: Record<string, number> = {};
+    const lap = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
+    let t = performance.now();
+    let sourceIdOf = (id: string) => id;
+    let merge: ((s: StagedSource) => Promise<void>) | undefined;
     if (opts.window) {
       const current = base;
       if (!current) throw new Error("backfill needs a published snapshot to merge into; run the pipeline first");
       const w = opts.window;
-      merge = (s) => mergeWindow(db.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
+      merge = (s) => mergeWindow(ctx.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
       sourceIdOf = (id) => `${current.sourceId}+${id}@${w.from}..${w.to}`;
     }
     // Stage starts, for a terminal bar (the stages report their own steps where they have many).
@@ -79,7 +144,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     lap("ingest", t);
     t = performance.now();
     opts.progress?.("frames", 0, 1);
-    let frames: Frames | null = await loadFrames(db.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+    let frames: Frames | null = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
     if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
     const counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
     const lastPriceDate = frames.panel.dates.at(-1) ?? "";
@@ -106,29 +171,18 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     }
     await writePortfolioMetrics(ctx, portfolios, benchmarks);
     lap("analytics", t);
-    const sourceId = sourceIdOf(await fingerprint);
+    const f = await files;
+    // A backfill's source is a window of the history: a later run cannot continue it by appending.
+    if (!opts.window) writeSourceRecord(ctx.out, f.files);
     lap("total", t0);
-    const meta: SnapshotMeta = {
+    return {
       id,
       createdAt: new Date().toISOString(),
-      sourceId,
+      sourceId: sourceIdOf(f.id),
       sourceDir: resolve(opts.sourceDir),
       lastPriceDate,
       counts: { ...counts, portfolios: portfolios.size, benchmarks: benchmarks.length },
       timingsMs: timings,
     };
-    // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
-    const manifest = await publishSnapshot(opts.dataDir, out, meta, { kind: opts.window ? "backfill" : "run", job: opts.job, ...(opts.window ? { expect: base?.snapshotId ?? null } : {}) });
-    opts.log.info({ snapshot: id, timingsMs: timings }, "snapshot published");
-    await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
-    return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
-  } catch (e) {
-    discardStaging(out);
-    throw e;
-  } finally {
-    lease?.stop();
-    await pool.close(true);
-    db.close();
-    rmSync(`${out}.tmp`, { recursive: true, force: true });
-  }
+  });
 }

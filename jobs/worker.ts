@@ -13,7 +13,7 @@ import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
 import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
 import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
 import { catalogLookup } from "./reapply.ts";
-import { runPipeline } from "./runner.ts";
+import { continuesPublished, runPipeline } from "./runner.ts";
 import { addRunFlow, FLOW_JOBS, flowByDefault, runFlowIds } from "./flow.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
@@ -77,8 +77,9 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         // A scheduled run carries no version: an unchanged nightly source republishes nothing.
         const current = readManifest(deps.dataDir);
         if (job.name === "run" && !data.sourceVersion && current && current.sourceId === sourceFingerprint(data.sourceDir)) return { snapshotId: current.snapshotId, totalMs: 0 };
-        // A scheduled run becomes a flow that every worker shares; this job only adds it.
-        if (job.name === "run" && !data.sourceVersion && flowByDefault()) return await startFlow(deps, data.sourceDir);
+        // A scheduled run becomes a flow that every worker shares (this job only adds it), unless
+        // the source only added days: then this job continues the published snapshot itself.
+        if (job.name === "run" && !data.sourceVersion && flowByDefault() && !(await continuesPublished(deps.dataDir, data.sourceDir))) return await startFlow(deps, data.sourceDir);
         const { meta } = await runPipeline({ dataDir: deps.dataDir, sourceDir: data.sourceDir, window: "window" in data ? data.window : undefined, catalog: deps.catalog, log: deps.log, progress, job: job.id });
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
       }

@@ -5,7 +5,7 @@
 // holds cash (return 0) until the next rebalance: there is nothing to buy, and cash earns 0.
 // Cost: one selection per rebalance plus O(days × held stocks) typed-array work.
 import type { HoldingRow, PortfolioRules, ReturnSeries } from "../types.ts";
-import { rebalanceCalendar } from "./calendar.ts";
+import { addMonthsClamped, rebalanceCalendar } from "./calendar.ts";
 import { selectOnDay } from "./selection.ts";
 import { tradingIndexOnOrAfter, type Universe } from "./universe.ts";
 
@@ -16,6 +16,24 @@ export interface PortfolioBacktest {
   nextRebalanceDate: string | null; // next calendar day, not moved to a trading date
   todayDate: string | null; // latest trading date
   todayHoldings: HoldingRow[]; // selection on todayDate with the latest ratings
+  /** The position after the last day: a later run with more days resumes from it (null: no rebalance yet). */
+  state: BacktestState | null;
+}
+
+/**
+ * Everything the daily loop carries from one day to the next, exactly (doubles as computed), so
+ * resuming over new days gives the very numbers of a backtest over the whole history.
+ */
+export interface BacktestState {
+  /** Held tickers, with their shares and the last close seen. */
+  tickers: string[];
+  shares: Float64Array;
+  last: Float64Array;
+  cash: number;
+  value: number;
+  /** The calendar's origin (the first rating date) and its next calendar day after the data. */
+  calendarStart: string;
+  nextRebalanceDate: string;
 }
 
 const empty = (u: Universe, rules: PortfolioRules): PortfolioBacktest => {
@@ -27,12 +45,61 @@ const empty = (u: Universe, rules: PortfolioRules): PortfolioBacktest => {
     nextRebalanceDate: null,
     todayDate: last >= 0 ? u.panel.dates[last] : null,
     todayHoldings: last >= 0 ? selectOnDay(last, rules, u) : [],
+    state: null,
   };
 };
 
-export function backtestPortfolio(rules: PortfolioRules, u: Universe): PortfolioBacktest {
+interface Position {
+  rows: Int32Array;
+  shares: Float64Array;
+  last: Float64Array;
+  cash: number;
+  value: number;
+}
+
+/**
+ * The daily loop over days `from`..end of `u`: marks `pos` to market each day (the rebalance
+ * day's own return too), then rebalances where flagged. Returns the days' returns; `pos` moves.
+ */
+function runDays(pos: Position, from: number, isRebalance: Uint8Array, rules: PortfolioRules, u: Universe, firstIsStart: boolean) {
   const dates = u.panel.dates;
   const close = u.panel.close;
+  const returns = new Float64Array(dates.length - from);
+  const rebalances: PortfolioBacktest["rebalances"] = [];
+  for (let d = from; d < dates.length; d++) {
+    let v = pos.cash;
+    for (let j = 0; j < pos.rows.length; j++) {
+      const px = close[pos.rows[j]][d];
+      if (px === px) pos.last[j] = px; // not NaN
+      v += pos.shares[j] * pos.last[j];
+    }
+    returns[d - from] = d === from && firstIsStart ? 0 : v / pos.value - 1;
+    pos.value = v;
+    if (isRebalance[d]) {
+      const holdings = selectOnDay(d, rules, u);
+      rebalances.push({ date: dates[d], holdings });
+      const k = holdings.length;
+      pos.rows = Int32Array.from(holdings, (h) => u.tickerIndex.get(h.ticker)!);
+      pos.last = Float64Array.from(holdings, (h) => h.price);
+      pos.shares = Float64Array.from(holdings, (h) => pos.value / k / h.price);
+      pos.cash = k === 0 ? pos.value : 0;
+    }
+  }
+  return { returns, rebalances };
+}
+
+const stateOf = (pos: Position, u: Universe, calendarStart: string, nextRebalanceDate: string): BacktestState => ({
+  tickers: Array.from(pos.rows, (r) => u.panel.tickers[r]),
+  shares: pos.shares,
+  last: pos.last,
+  cash: pos.cash,
+  value: pos.value,
+  calendarStart,
+  nextRebalanceDate,
+});
+
+export function backtestPortfolio(rules: PortfolioRules, u: Universe): PortfolioBacktest {
+  const dates = u.panel.dates;
   if (u.ratingDates.length === 0 || dates.length === 0) return empty(u, rules);
   // Day 0 of the calendar is the first rating date itself; each day moves to a trading date.
   const cal = rebalanceCalendar(u.ratingDates[0], rules.rebalanceFrequency, dates);
@@ -42,43 +109,70 @@ export function backtestPortfolio(rules: PortfolioRules, u: Universe): Portfolio
   const isRebalance = new Uint8Array(dates.length);
   for (const day of cal.actual) isRebalance[tradingIndexOnOrAfter(dates, day)] = 1;
   const start = tradingIndexOnOrAfter(dates, cal.actual[0]);
-  const returns = new Float64Array(dates.length - start);
-  const rebalances: PortfolioBacktest["rebalances"] = [];
-
-  // Current position: panel row, shares, and the last close seen, per held stock.
-  let rows = new Int32Array(0);
-  let shares = new Float64Array(0);
-  let last = new Float64Array(0);
-  let cash = 1; // value is normalised to 1 at the first rebalance
-  let value = 1;
-  for (let d = start; d < dates.length; d++) {
-    // Mark to market with the holdings carried into the day (the rebalance day's own return too).
-    let v = cash;
-    for (let j = 0; j < rows.length; j++) {
-      const px = close[rows[j]][d];
-      if (px === px) last[j] = px; // not NaN
-      v += shares[j] * last[j];
-    }
-    returns[d - start] = d === start ? 0 : v / value - 1;
-    value = v;
-    if (isRebalance[d]) {
-      const holdings = selectOnDay(d, rules, u);
-      rebalances.push({ date: dates[d], holdings });
-      const k = holdings.length;
-      rows = Int32Array.from(holdings, (h) => u.tickerIndex.get(h.ticker)!);
-      last = Float64Array.from(holdings, (h) => h.price);
-      shares = Float64Array.from(holdings, (h) => value / k / h.price);
-      cash = k === 0 ? value : 0;
-    }
-  }
+  // Current position: panel row, shares, and the last close seen, per held stock; the value is
+  // normalised to 1 at the first rebalance.
+  const pos: Position = { rows: new Int32Array(0), shares: new Float64Array(0), last: new Float64Array(0), cash: 1, value: 1 };
+  const { returns, rebalances } = runDays(pos, start, isRebalance, rules, u, true);
   const today = dates.length - 1;
+  // The calendar stops at the first day past the data: that is the next rebalance.
+  const next = cal.scheduled.at(-1)!;
   return {
     rebalances,
     returns: { dates: dates.slice(start), returns },
     previousRebalanceDate: rebalances.at(-1)!.date,
-    // The calendar stops at the first day past the data: that is the next rebalance.
-    nextRebalanceDate: cal.scheduled.at(-1)!,
+    nextRebalanceDate: next,
     todayDate: dates[today],
     todayHoldings: selectOnDay(today, rules, u),
+    state: stateOf(pos, u, u.ratingDates[0], next),
+  };
+}
+
+export interface ResumedBacktest {
+  /** The new days' returns and rebalances only. */
+  rebalances: PortfolioBacktest["rebalances"];
+  returns: ReturnSeries;
+  /** The last new rebalance, or null when none fell in the new days. */
+  previousRebalanceDate: string | null;
+  nextRebalanceDate: string;
+  todayDate: string;
+  todayHoldings: HoldingRow[];
+  state: BacktestState;
+}
+
+/**
+ * The backtest continued over the days of `u` (all after the state's last day; its panel has a
+ * row for every held ticker and its ratings as of each of those days): the same loop from the
+ * same carried numbers, so the returns equal a whole-history backtest's bit for bit.
+ */
+export function resumeBacktest(rules: PortfolioRules, state: BacktestState, u: Universe): ResumedBacktest {
+  const dates = u.panel.dates;
+  const isRebalance = new Uint8Array(dates.length);
+  // Calendar day k is counted from the origin, so find the k of the pending day, then walk on.
+  let k = 0;
+  while (addMonthsClamped(state.calendarStart, k * rules.rebalanceFrequency) < state.nextRebalanceDate) k++;
+  let next: string;
+  for (; ; k++) {
+    next = addMonthsClamped(state.calendarStart, k * rules.rebalanceFrequency);
+    const i = tradingIndexOnOrAfter(dates, next);
+    if (i >= dates.length) break;
+    isRebalance[i] = 1;
+  }
+  const pos: Position = {
+    rows: Int32Array.from(state.tickers, (t) => u.tickerIndex.get(t)!),
+    shares: Float64Array.from(state.shares),
+    last: Float64Array.from(state.last),
+    cash: state.cash,
+    value: state.value,
+  };
+  const { returns, rebalances } = runDays(pos, 0, isRebalance, rules, u, false);
+  const today = dates.length - 1;
+  return {
+    rebalances,
+    returns: { dates: dates.slice(), returns },
+    previousRebalanceDate: rebalances.at(-1)?.date ?? null,
+    nextRebalanceDate: next,
+    todayDate: dates[today],
+    todayHoldings: selectOnDay(today, rules, u),
+    state: stateOf(pos, u, state.calendarStart, next),
   };
 }

@@ -3,6 +3,6 @@
 export { buildUniverse, rankedPositions, tradingIndexOnOrAfter, type RatingSlice, type Universe } from "./universe.ts";
 export { rebalanceCalendar, addMonthsClamped, type RebalanceCalendar } from "./calendar.ts";
 export { selectOn, selectOnDay, sectorCap } from "./selection.ts";
-export { backtestPortfolio, type PortfolioBacktest } from "./backtest.ts";
+export { backtestPortfolio, resumeBacktest, type BacktestState, type PortfolioBacktest, type ResumedBacktest } from "./backtest.ts";
 export { computeTrades, roundHalfUp, type TradeRow } from "./trades.ts";
 export { levelsFromReturns } from "./benchmarks.ts";

@@ -10,7 +10,7 @@ import { sortedKeys, tickerRanges } from "./partitions.ts";
 import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.ts";
 
 /** Metric table rows of portfolios (few: computed in the calling thread). */
-export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "out">, portfolios: Iterable<[string, PortfolioResult]>, benchmarks: BenchmarkResult[]): Promise<void> {
+export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "out">, portfolios: Iterable<[string, Pick<PortfolioResult, "returns">]>, benchmarks: BenchmarkResult[]): Promise<void> {
   const list = [...portfolios];
   const bs = benchmarks.map((b) => ({ id: b.id, levels: b.levels }));
   function* rowsOut(): Generator<Cell[]> {

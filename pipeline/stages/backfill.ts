@@ -8,6 +8,7 @@ import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import { columns, lit, type Conn } from "../store/duck.ts";
 import type { PortfolioRules } from "../types.ts";
 import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
+import { datedRelation } from "../store/dated-parts.ts";
 
 export interface DateWindow {
   from: string;
@@ -23,12 +24,13 @@ export async function mergeWindow(conn: Conn, staged: StagedSource, currentDir: 
     // Benchmark index levels are stored as benchmark_source in the snapshot.
     const stored = t === "benchmarks" ? "benchmark_source" : t;
     if (!existsSync(join(currentDir, `${stored}.parquet`))) continue;
+    const published = datedRelation(currentDir, stored);
     if (staged.tables.has(t)) {
       await conn.run(`create or replace table ${t} as
-        select * from ${pq(stored)} where not (${inside})
+        select * from ${published} where not (${inside})
         union all by name select * from ${t} where ${inside}`);
     } else {
-      await conn.run(`create or replace table ${t} as select * from ${pq(stored)}`);
+      await conn.run(`create or replace table ${t} as select * from ${published}`);
       staged.tables.add(t);
     }
   }

@@ -26,7 +26,7 @@ import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.t
 const FLOW_DIR = ".flow";
 const PLAN = "plan.json";
 const PORTFOLIO_PARTS = "portfolios";
-const PORTFOLIO_TABLES = ["portfolios", "holdings", "portfolio_returns", "portfolio_metrics"] as const;
+const PORTFOLIO_TABLES = ["portfolios", "holdings", "portfolio_returns", "portfolio_state", "portfolio_metrics"] as const;
 
 type PortfolioEntry = { rules: PortfolioRules; ownerId: string | null; createdAt: string | null };
 
@@ -56,8 +56,8 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
   const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
   if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
   // Benchmarks first: every stock and portfolio metric table is computed against them.
-  const benchmarks = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
-  await writeBenchmarkTables(ctx, benchmarks);
+  const { benchmarks, states } = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
+  await writeBenchmarkTables(ctx, benchmarks, states);
   await stockReturnsStage(ctx.conn, ctx.out);
   const tickers = await sortedKeys(ctx.conn, stagedReturns(ctx.out), "id");
   const portfolios: PortfolioEntry[] = [
@@ -154,7 +154,7 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
   const done = runBacktests(await stagedUniverse(out), [entry]).get(portfolioId)!;
   const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
   try {
-    await stagePortfolioTables(db.conn, [{ result: done.result, rebalances: done.bt.rebalances }]);
+    await stagePortfolioTables(db.conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }]);
     const benchmarks = await benchmarkLevels(db.conn, out);
     await appendTable(db.conn, "portfolio_metrics", METRIC_COLS, subjectMetricRows(portfolioId, done.result.returns, benchmarks) as Iterable<Cell[]>);
     const dir = partDir(out, portfolioId);

@@ -63,8 +63,8 @@ export async function loadRatings(conn: Conn, table = "ratings"): Promise<Rating
   });
 }
 
-export async function loadIndexSeries(conn: Conn): Promise<Map<string, LevelSeries>> {
-  const [names = [], dates = [], levels = []] = (await columns(conn, `select benchmark, strftime(date, '%Y-%m-%d'), "close" from benchmarks order by benchmark, date`)) as [string[], string[], number[]];
+export async function loadIndexSeries(conn: Conn, table = "benchmarks"): Promise<Map<string, LevelSeries>> {
+  const [names = [], dates = [], levels = []] = (await columns(conn, `select benchmark, strftime(date, '%Y-%m-%d'), "close" from ${table} order by benchmark, date`)) as [string[], string[], number[]];
   const out = new Map<string, LevelSeries>();
   let start = 0;
   for (let i = 1; i <= names.length; i++) {

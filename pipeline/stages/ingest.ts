@@ -140,7 +140,7 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
  * Completes the companies table: ids (from the source, else assigned once by the catalog and
  * kept), stable sector and industry ids, and market cap (given, else shares × last close).
  */
-async function companiesWithIds(ctx: StageContext): Promise<void> {
+export async function companiesWithIds(ctx: StageContext): Promise<void> {
   const conn: Conn = ctx.conn;
   const [tickers, ids, sectors, industries] = (await columns(conn, "select ticker, id, sector, industry from companies order by ticker")) as string[][];
   const got = await ctx.catalog.assignIdsOfKinds({ company: tickers.filter((_, i) => !ids[i]), sector: sectors, industry: industries });

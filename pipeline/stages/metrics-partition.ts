@@ -17,6 +17,8 @@ export interface MetricsJob {
   /** The staging folder holding the staged returns (returns.ts) and benchmark_levels.parquet. */
   out: string;
   range: TickerRange;
+  /** Parquet files of returns to read instead of the staged file (a nightly append: the published part and the new days). */
+  returns?: string[];
 }
 
 const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
@@ -37,7 +39,8 @@ export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks:
 export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
   return withScratch(async (conn) => {
     const benchmarks = await benchmarkLevels(conn, job.out);
-    const returns = await seriesOfDays(conn, stagedReturns(job.out), inRange("id", job.range), { id: "id", date: "date", value: "ret" });
+    const source = job.returns ? `read_parquet([${job.returns.map(lit).join(", ")}])` : stagedReturns(job.out);
+    const returns = await seriesOfDays(conn, source, inRange("id", job.range), { id: "id", date: "date", value: "ret" });
     function* rowsOut(): Generator<Cell[]> {
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }
@@ -47,7 +50,7 @@ export async function metricsPartition(job: MetricsJob): Promise<{ subjects: num
     // decodes one range's footer and row groups, not the whole universe's.
     const part = join(job.out, RETURNS_PARTS, partFile(job.range.part));
     mkdirSync(dirname(part), { recursive: true });
-    await conn.run(`copy (select * from ${stagedReturns(job.out)} where ${inRange("id", job.range)} order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
+    await conn.run(`copy (select * from ${source} where ${inRange("id", job.range)} order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
     return { subjects: returns.size };
   });
 }

@@ -1,12 +1,12 @@
 // Stage: backtest every predefined and user portfolio and every rule-based benchmark; write
 // holdings, portfolio returns and benchmark levels.
-import { backtestPortfolio, buildUniverse, levelsFromReturns, type PortfolioBacktest, type Universe } from "../portfolios/index.ts";
+import { backtestPortfolio, buildUniverse, levelsFromReturns, type BacktestState, type PortfolioBacktest, type Universe } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
 import { appendTable, exportParquet, type Cell } from "../store/write.ts";
 import { RATING_NAMES, type HoldingRow, type PortfolioRules } from "../types.ts";
-import type { Conn } from "../store/duck.ts";
+import { columns, type Conn } from "../store/duck.ts";
 import type { StageContext } from "./context.ts";
 import type { Frames } from "./frames.ts";
 
@@ -45,8 +45,8 @@ export function runBacktests(universe: Universe, list: { rules: PortfolioRules; 
 
 /** The benchmarks (every metric table is computed against them), written to `ctx.out`. */
 export async function benchmarksStage(ctx: StageContext, frames: Frames, universe: Universe, defs: PortfolioSource): Promise<BenchmarkResult[]> {
-  const benchmarks = computeBenchmarks(frames, universe, defs);
-  await writeBenchmarkTables(ctx, benchmarks);
+  const { benchmarks, states } = computeBenchmarks(frames, universe, defs);
+  await writeBenchmarkTables(ctx, benchmarks, states);
   return benchmarks;
 }
 
@@ -58,25 +58,73 @@ export async function portfoliosStage(ctx: StageContext, universe: Universe, def
   ];
   const done = runBacktests(universe, list);
   ctx.progress?.("portfolios", done.size, list.length);
-  await writePortfolioTables(ctx, [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances })));
+  await writePortfolioTables(ctx, [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances, state: d.bt.state })));
   ctx.log.info({ portfolios: done.size }, "portfolios backtested");
   return new Map([...done].map(([id, d]) => [id, d.result]));
 }
 
-/** Index benchmarks from the source's series, rule benchmarks backtested on the universe. */
-export function computeBenchmarks(frames: Pick<Frames, "indexSeries">, universe: Universe, defs: PortfolioSource): BenchmarkResult[] {
-  return defs.benchmarks.map((b) => {
-    if (b.series !== undefined) {
-      const levels = frames.indexSeries.get(b.series);
-      if (!levels) throw new Error(`benchmark ${b.id} names index series '${b.series}', which the benchmarks table does not have`);
-      return { ...b, levels };
-    }
-    const rules: PortfolioRules = { id: `benchmark-${b.id}`, name: b.name, description: b.description, ...b.rules! };
-    return { ...b, levels: levelsFromReturns(backtestPortfolio(rules, universe).returns) };
-  });
+/** The portfolio a rule benchmark is. */
+export const benchmarkRules = (b: PortfolioSource["benchmarks"][number]): PortfolioRules => ({ id: `benchmark-${b.id}`, name: b.name, description: b.description, ...b.rules! });
+
+/** The level series of an index benchmark, from the source's series. */
+export function indexLevels(indexSeries: Frames["indexSeries"], b: PortfolioSource["benchmarks"][number]) {
+  const levels = indexSeries.get(b.series!);
+  if (!levels) throw new Error(`benchmark ${b.id} names index series '${b.series}', which the benchmarks table does not have`);
+  return levels;
 }
 
-export type PortfolioItem = { result: PortfolioResult; rebalances: { date: string; holdings: HoldingRow[] }[] };
+/** Index benchmarks from the source's series, rule benchmarks backtested on the universe (with their end states). */
+export function computeBenchmarks(frames: Pick<Frames, "indexSeries">, universe: Universe, defs: PortfolioSource): { benchmarks: BenchmarkResult[]; states: Map<string, BacktestState | null> } {
+  const states = new Map<string, BacktestState | null>();
+  const benchmarks = defs.benchmarks.map((b) => {
+    if (b.series !== undefined) return { ...b, levels: indexLevels(frames.indexSeries, b) };
+    const bt = backtestPortfolio(benchmarkRules(b), universe);
+    states.set(b.id, bt.state);
+    return { ...b, levels: levelsFromReturns(bt.returns) };
+  });
+  return { benchmarks, states };
+}
+
+export type PortfolioItem = { result: PortfolioResult; rebalances: { date: string; holdings: HoldingRow[] }[]; state?: BacktestState | null };
+
+/** Where each backtest stands after the last day (backtest.ts BacktestState): a header row (ticker null), then the held stocks in order. */
+export const STATE_COLS: [string, "varchar" | "integer" | "double" | "date"][] = [["id", "varchar"], ["ord", "integer"], ["ticker", "varchar"], ["shares", "double"], ["last", "double"], ["cash", "double"], ["value", "double"], ["calendar_start", "date"], ["next_rebalance_date", "date"]];
+
+function* stateRows(states: Iterable<[string, BacktestState | null | undefined]>): Generator<Cell[]> {
+  for (const [id, s] of states) {
+    if (!s) continue;
+    yield [id, -1, null, null, null, s.cash, s.value, s.calendarStart, s.nextRebalanceDate];
+    for (let j = 0; j < s.tickers.length; j++) yield [id, j, s.tickers[j], s.shares[j], s.last[j], null, null, null, null];
+  }
+}
+
+export const stageStateTable = (conn: Conn, table: string, states: Iterable<[string, BacktestState | null | undefined]>) => appendTable(conn, table, STATE_COLS, stateRows(states));
+
+/** Reads a state table back (`relation` with dates as DATE or text), by id. */
+export async function readStates(conn: Conn, relation: string): Promise<Map<string, BacktestState>> {
+  const [ids = [], ord = [], tickers = [], shares = [], last = [], cash = [], value = [], start = [], next = []] = (await columns(
+    conn,
+    `select id, ord, ticker, shares, last, cash, value, cast(calendar_start as varchar), cast(next_rebalance_date as varchar) from ${relation} order by id, ord`,
+  )) as unknown[][];
+  const out = new Map<string, BacktestState>();
+  for (let i = 0; i < ids.length; ) {
+    const id = ids[i] as string;
+    let j = i + 1;
+    while (j < ids.length && ids[j] === id) j++;
+    out.set(id, {
+      tickers: tickers.slice(i + 1, j) as string[],
+      shares: Float64Array.from(shares.slice(i + 1, j) as number[]),
+      last: Float64Array.from(last.slice(i + 1, j) as number[]),
+      cash: cash[i] as number,
+      value: value[i] as number,
+      calendarStart: start[i] as string,
+      nextRebalanceDate: next[i] as string,
+    });
+    void ord;
+    i = j;
+  }
+  return out;
+}
 
 const PORTFOLIO_COLS: [string, "varchar" | "date"][] = [["id", "varchar"], ["owner_id", "varchar"], ["created_at", "varchar"], ["rules", "varchar"], ["previous_rebalance_date", "date"], ["next_rebalance_date", "date"], ["today_date", "date"]];
 const RETURN_COLS: [string, "varchar" | "date" | "double"][] = [["id", "varchar"], ["date", "date"], ["ret", "double"]];
@@ -95,6 +143,7 @@ export async function stagePortfolioTables(conn: Conn, items: PortfolioItem[], s
     for (const { result } of items) for (let i = 0; i < result.returns.dates.length; i++) yield [result.rules.id, result.returns.dates[i], result.returns.returns[i]];
   }
   await appendTable(conn, `portfolio_returns${suffix}`, RETURN_COLS, returnRows());
+  await stageStateTable(conn, `portfolio_state${suffix}`, items.map((i) => [i.result.rules.id, i.state]));
 }
 
 /** Writes the staged portfolio tables as Parquet, turning the date text into DATE. */
@@ -102,6 +151,7 @@ export async function exportPortfolioTables(conn: Conn, out: string): Promise<vo
   await exportParquet(conn, "portfolios", out, ["previous_rebalance_date", "next_rebalance_date", "today_date"], "id");
   await exportParquet(conn, "holdings", out, ["date"], "portfolio_id, kind, date, ticker");
   await exportParquet(conn, "portfolio_returns", out, ["date"], "id, date");
+  await exportParquet(conn, "portfolio_state", out, ["calendar_start", "next_rebalance_date"], "id, ord");
 }
 
 export async function writePortfolioTables(ctx: StageContext, items: PortfolioItem[]): Promise<void> {
@@ -109,8 +159,10 @@ export async function writePortfolioTables(ctx: StageContext, items: PortfolioIt
   await exportPortfolioTables(ctx.conn, ctx.out);
 }
 
-export async function writeBenchmarkTables(ctx: Pick<StageContext, "conn" | "out">, benchmarks: BenchmarkResult[]): Promise<void> {
+export async function writeBenchmarkTables(ctx: Pick<StageContext, "conn" | "out">, benchmarks: BenchmarkResult[], states: Map<string, BacktestState | null>): Promise<void> {
   const { conn, out } = ctx;
+  await stageStateTable(conn, "benchmark_state", states);
+  await exportParquet(conn, "benchmark_state", out, ["calendar_start", "next_rebalance_date"], "id, ord");
   await appendTable(
     conn,
     "benchmark_defs",

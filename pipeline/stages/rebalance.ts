@@ -3,7 +3,9 @@
 // costs one backtest, not a pipeline run. The publish is compare-and-swap: when another publish
 // moved the manifest meanwhile, the rebalance is computed again on the snapshot now current, so
 // it never brings back the older snapshot's other tables.
+import { existsSync } from "node:fs";
 import { linkTree } from "../store/link.ts";
+import { datedRelation } from "../store/dated-parts.ts";
 import { join } from "node:path";
 import { buildUniverse } from "../portfolios/index.ts";
 import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
@@ -13,12 +15,12 @@ import { withLease } from "../store/leases.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
 import { subjectMetricRows } from "./metrics-partition.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
-import { exportPortfolioTables, runBacktests, stagePortfolioTables } from "./portfolios.ts";
+import { exportPortfolioTables, runBacktests, stagePortfolioTables, stageStateTable } from "./portfolios.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
 import type { PortfolioRules } from "../types.ts";
 import type { Log } from "./context.ts";
 
-const REWRITTEN = new Set(["portfolios.parquet", "holdings.parquet", "portfolio_returns.parquet", "portfolio_metrics.parquet", "meta.json"]);
+const REWRITTEN = new Set(["portfolios.parquet", "holdings.parquet", "portfolio_returns.parquet", "portfolio_state.parquet", "portfolio_metrics.parquet", "meta.json"]);
 
 export interface PortfolioSpec {
   rules: PortfolioRules;
@@ -80,7 +82,8 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     const pid = opts.portfolioId ?? opts.portfolio?.rules.id ?? opts.dropId!;
     const portfolio = opts.portfolioId !== undefined ? await lookupPortfolio(conn, pq("portfolios"), pid, opts.lookup) : opts.portfolio;
     linkTree(from, out, (f) => REWRITTEN.has(f));
-    for (const t of ["companies", "prices", "ratings"]) await conn.run(`create view ${t} as select * from ${pq(t)}`);
+    await conn.run(`create view companies as select * from ${pq("companies")}`);
+    for (const t of ["prices", "ratings"]) await conn.run(`create view ${t} as select * from ${datedRelation(from, t)}`);
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
     // Old rows of every other portfolio (dates as text, like freshly staged rows), then this one's.
@@ -89,10 +92,13 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     await conn.run(`create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
     await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where subject <> ${lit(pid)}`);
+    // Snapshots from before the backtest states have none: a nightly append recomputes in full then.
+    if (existsSync(join(from, "portfolio_state.parquet"))) await conn.run(`create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from ${pq("portfolio_state")} where id <> ${lit(pid)}`);
+    else await stageStateTable(conn, "portfolio_state", []);
     if (portfolio) {
       const [done] = runBacktests(universe, [portfolio]).values();
-      await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances }], "_new");
-      for (const t of ["portfolios", "holdings", "portfolio_returns"]) await conn.run(`insert into ${t} by name select * from ${t}_new`);
+      await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }], "_new");
+      for (const t of ["portfolios", "holdings", "portfolio_returns", "portfolio_state"]) await conn.run(`insert into ${t} by name select * from ${t}_new`);
       await appendTable(conn, "m_new", METRIC_COLS, subjectMetricRows(pid, done.result.returns, benchmarks));
       await conn.run(`insert into portfolio_metrics by name select * from m_new`);
     }

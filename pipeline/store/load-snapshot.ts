@@ -7,12 +7,13 @@ import { columns, lit, openDuck, type Conn } from "./duck.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "./model.ts";
 import { readMeta, snapshotDir } from "./snapshots.ts";
 import { readMetricRows } from "./metric-tables.ts";
+import { datedRelation } from "./dated-parts.ts";
 import { financialTable, readFinancialTables } from "./financial-tables.ts";
 
 const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
 
 /** Long (id, date, value) rows → one series per id; dates cross as integer indexes (fast). */
-async function seriesById(conn: Conn, source: string, valueCol: string): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
+export async function seriesById(conn: Conn, source: string, valueCol: string): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
   const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${source} order by 1`)) as [string[]];
   const [ids = [], di = [], v = []] = (await columns(
     conn,
@@ -113,7 +114,7 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
   const conn = db.conn;
   try {
     await conn.run(`create view companies as select * from ${pq(dir, "companies")}`);
-    await conn.run(`create view ratings as select * from ${pq(dir, "ratings")}`);
+    await conn.run(`create view ratings as select * from ${datedRelation(dir, "ratings")}`);
     const companies = await loadCompanies(conn);
     const ratings = await loadRatings(conn);
     const ratingsByDate = new Map<string, RatingRow[]>();

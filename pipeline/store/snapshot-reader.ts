@@ -10,6 +10,7 @@ import { columns, lit, openDuck, type Conn } from "./duck.ts";
 import { FINANCIAL_STATEMENTS, financialTable, readFinancialTables } from "./financial-tables.ts";
 import { asReturns, loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
+import { datedRelation } from "./dated-parts.ts";
 import { latestRatings, ratedCount, ratedPage, ratingHistory, type RatedQuery } from "./rating-queries.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, PortfolioResult } from "./model.ts";
 import { metricsKey } from "./model.ts";
@@ -75,7 +76,7 @@ export interface ReaderOptions {
 }
 
 /** Tables no request reads (the reader serves returns, not prices). */
-const NOT_READ = new Set(["prices.parquet", "benchmark_source.parquet"]);
+const NOT_READ = new Set(["prices.parquet", "prices.days", "benchmark_source.parquet"]);
 
 /** Every Parquet file of the snapshot that requests may read: top-level tables and each part of a partitioned one. */
 export function readableFiles(dir: string): string[] {
@@ -83,7 +84,7 @@ export function readableFiles(dir: string): string[] {
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (name.endsWith(".parquet") && !NOT_READ.has(name)) out.push(path);
-    else if (!name.startsWith(".") && statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
+    else if (!name.startsWith(".") && !NOT_READ.has(name) && statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
   }
   return out;
 }
@@ -153,9 +154,9 @@ export class SnapshotReader {
       // in-memory tables: every rated-stocks page joins them, and a table costs a fraction of a
       // Parquet decode per query
       await c.run(`create table companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
-      await c.run(`create view ratings as select * from read_parquet(${lit(join(dir, "ratings.parquet"))})`);
+      await c.run(`create view ratings as select * from ${datedRelation(dir, "ratings")}`);
       const companies = await loadCompanies(c);
-      const [dates = []] = (await columns(c, `select distinct strftime(date, '%Y-%m-%d') from read_parquet(${lit(join(dir, "ratings.parquet"))}) order by 1`)) as [string[]];
+      const [dates = []] = (await columns(c, `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings")} order by 1`)) as [string[]];
       await c.run(`create table ${LAST_DAY} as select * from ratings where date = ${lit(dates.at(-1) ?? "1970-01-01")}::date`);
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
       const [pids = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`)) as [string[]];
@@ -291,7 +292,7 @@ export class SnapshotReader {
   async ratingsOn(date: string, page: { offset?: number; limit?: number } = {}): Promise<RatingRow[]> {
     let all = this.ratingsCache.get(date);
     if (!all) {
-      all = await this.query((c) => loadRatings(c, `(select * from read_parquet(${lit(join(this.dir, "ratings.parquet"))}) where date = ${lit(date)}::date)`));
+      all = await this.query((c) => loadRatings(c, `(select * from ${datedRelation(this.dir, "ratings")} where date = ${lit(date)}::date)`));
       this.ratingsCache.set(date, all);
     }
     const from = page.offset ?? 0;

@@ -129,7 +129,7 @@ describe("backtest edges", () => {
   it("gives an empty history when there are no ratings", () => {
     const spec: Spec = { dates: ["2024-01-31", "2024-02-01"], closes: { X: [1, 2] }, sectors: { X: "Tech" }, ratings: {} };
     const bt = backtestPortfolio(rules(), universeOf(spec));
-    expect(bt).toEqual({ rebalances: [], returns: { dates: [], returns: new Float64Array() }, previousRebalanceDate: null, nextRebalanceDate: null, todayDate: "2024-02-01", todayHoldings: [] });
+    expect(bt).toEqual({ rebalances: [], returns: { dates: [], returns: new Float64Array() }, previousRebalanceDate: null, nextRebalanceDate: null, todayDate: "2024-02-01", todayHoldings: [], state: null });
   });
 });
 

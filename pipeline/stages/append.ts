@@ -1,0 +1,188 @@
+// The nightly append: a source that only added trading days to the one the published snapshot
+// was built from (append-plan.ts) is not read again. Its new rows are validated as a small
+// source of their own; the published prices and ratings are hard-linked and the new days added
+// as files of their own (dated-parts.ts); returns are computed for the new days only, from each
+// stock's last published price; the backtests continue from their recorded states. Every
+// stock's full-period metric tables do change with a new day, so those are recomputed from the
+// published returns plus the new ones, one partition job per published part.
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { writeDeltaSource, type AppendPlan } from "../sources/append-plan.ts";
+import type { SourceFile } from "../sources/fingerprint.ts";
+import { stageSource, type StagedSource } from "../sources/index.ts";
+import type { SnapshotMeta } from "../store/snapshots.ts";
+import { publishedDefinitions } from "./backfill.ts";
+import type { UserPortfolio } from "../store/catalog-types.ts";
+import { datedRelation, linkDated, nextDaysFile } from "../store/dated-parts.ts";
+import { columns, lit, type Conn } from "../store/duck.ts";
+import { exportParquet } from "../store/write.ts";
+import type { StageContext } from "./context.ts";
+import { writePortfolioMetrics } from "./analytics.ts";
+import { NotAnAppendError, tailBacktests } from "./append-backtests.ts";
+import { companiesWithIds, fundamentalsInputId, reusePublished } from "./ingest.ts";
+import type { MetricsJob } from "./metrics-partition.ts";
+import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
+import { rangesFromBounds } from "./partitions.ts";
+import { exportPortfolioTables, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
+import { RETURNS_PARTS } from "./returns.ts";
+
+export { NotAnAppendError } from "./append-backtests.ts";
+
+export interface AppendResult {
+  lastPriceDate: string;
+  counts: Record<string, number>;
+  /** Milliseconds per step: read (the new rows), companies, tables, returns, benchmarks, portfolios, metrics. */
+  timings: Record<string, number>;
+}
+
+const one = async (conn: Conn, sql: string) => ((await columns(conn, sql))[0]?.[0] ?? null) as string | number | null;
+
+/** The published returns parts and the ranges they cover (each part from its first ticker to the next part's). */
+async function publishedParts(conn: Conn, base: string) {
+  const dir = join(base, RETURNS_PARTS);
+  if (!existsSync(dir)) throw new NotAnAppendError("the published snapshot's returns are not stored in ticker-range parts");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".parquet")).sort();
+  const bounds: string[] = [];
+  for (const f of files.slice(1)) bounds.push(String(await one(conn, `select min(id) from read_parquet(${lit(join(dir, f))})`)));
+  return { files: files.map((f) => join(dir, f)), ranges: rangesFromBounds(bounds) };
+}
+
+/**
+ * Builds the snapshot of `plan` in `ctx.out` from the snapshot in `base` and the new rows.
+ * Throws NotAnAppendError when the new rows do not simply continue the published history.
+ */
+export async function appendStage(ctx: StageContext, sourceDir: string, base: string, baseMeta: Pick<SnapshotMeta, "lastPriceDate" | "counts">, published: SourceFile[], plan: Extract<AppendPlan, { kind: "append" }>, users: UserPortfolio[]): Promise<AppendResult> {
+  const baseLastDate = baseMeta.lastPriceDate;
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    timings[name] = Math.round(now - t);
+    t = now;
+  };
+  const { conn, out } = ctx;
+  const step = (name: string, done: number, total: number) => ctx.progress?.(`append: ${name}`, done, total);
+  const pub = (t: string) => `read_parquet(${lit(join(base, `${t}.parquet`))})`;
+  if (!published.some((f) => /^ratings(\.|\/)/.test(f.path))) throw new NotAnAppendError("the published ratings were computed from prices (the source has none)");
+  const delta = `${out}.delta`;
+  let source: StagedSource;
+  try {
+    step("reading the new rows", 0, 4);
+    await writeDeltaSource(sourceDir, published, plan, delta);
+    source = await stageSource(conn, delta, { partial: true });
+    if (source.rejectCount > 0) throw new NotAnAppendError(`the new rows have ${source.rejectCount} problem(s)`);
+  } finally {
+    rmSync(delta, { recursive: true, force: true });
+  }
+  const grown = new Set(plan.grown);
+  // The new rows must come after everything published, or they are a backfill, not an append.
+  await conn.run(`alter table prices rename to new_prices`);
+  const first = await one(conn, `select strftime(min(date), '%Y-%m-%d') from new_prices`);
+  if (first === null || String(first) <= baseLastDate) throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
+  const lastPriceDate = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_prices`));
+  await conn.run(`create view pub_prices as select * from ${datedRelation(base, "prices")}`);
+  await conn.run(`create view pub_ratings as select * from ${datedRelation(base, "ratings")}`);
+  if (grown.has("ratings")) {
+    await conn.run(`alter table ratings rename to new_ratings`);
+    const after = await one(conn, `select count(*)::integer from new_ratings where date <= (select max(date) from pub_ratings)`);
+    if (Number(after) > 0) throw new NotAnAppendError("new ratings are dated on or before the published ones");
+  }
+  if (grown.has("benchmarks")) {
+    const after = await one(conn, `select count(*)::integer from benchmarks b join (select benchmark, max(date) d from ${pub("benchmark_source")} group by 1) p using (benchmark) where b.date <= p.d`);
+    if (Number(after) > 0) throw new NotAnAppendError("new index levels are dated on or before the published ones");
+  }
+
+  lap("read");
+  // Companies as a full run makes them: ids kept, market caps from each stock's last close.
+  step("companies and tables", 1, 4);
+  await conn.run(`create view prices as select * from pub_prices union all by name select * from new_prices`);
+  await companiesWithIds(ctx);
+  await exportParquet(conn, "companies", out, [], "ticker");
+  const [tickers = []] = (await columns(conn, `select upper(ticker) from companies order by 1`)) as [string[]];
+  if (!reusePublished(ctx, fundamentalsInputId(join(sourceDir, "fundamentals"), tickers))) throw new NotAnAppendError("the financial tables cannot be reused");
+
+  lap("companies");
+  linkDated(base, out, "prices");
+  await conn.run(`copy (select * from new_prices order by ticker, date) to ${lit(nextDaysFile(out, "prices", lastPriceDate))} (format parquet, compression zstd)`);
+  linkDated(base, out, "ratings");
+  if (grown.has("ratings")) {
+    const last = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_ratings`));
+    await conn.run(`copy (select * from new_ratings order by date, ticker) to ${lit(nextDaysFile(out, "ratings", last))} (format parquet, compression zstd)`);
+  }
+  const hasIndex = existsSync(join(base, "benchmark_source.parquet"));
+  await conn.run(`create view benchmark_all as ${hasIndex ? `select * from ${pub("benchmark_source")}` : `select null::varchar benchmark, null::date date, null::double "close" where false`}${grown.has("benchmarks") ? " union all by name select * from benchmarks" : ""}`);
+  if (hasIndex) {
+    await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
+    await exportParquet(conn, "benchmark_source", out, [], "benchmark, date");
+  }
+
+  lap("tables");
+  // Returns of the new days: each from the stock's last published price (returns.ts's formula).
+  step("returns and backtests", 2, 4);
+  const newReturns = join(out, "stock_returns.new.parquet");
+  await conn.run(`copy (
+      select id, date, ret from (
+        select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
+        from (
+          select ticker, max(date) as date, arg_max(coalesce(adj_close, "close")::double, date) as p from pub_prices
+          where ticker in (select ticker from new_prices) group by ticker
+          union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
+        )
+      ) where date > ${lit(baseLastDate)}::date
+      order by id, date
+    ) to ${lit(newReturns)} (format parquet, compression zstd)`);
+  lap("returns");
+  // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
+  const lastRatingDate = await one(conn, `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`);
+  await conn.run(`create view ratings_tail as
+    select * from pub_ratings where date = ${lastRatingDate === null ? "null" : `${lit(String(lastRatingDate))}::date`}
+    ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
+  // portfolios.json is byte-identical to the published run's (else this is no append).
+  const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
+  const tail = await tailBacktests(conn, pub, defs, users);
+  const bench = await tail.benchmarks();
+  await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
+
+  lap("benchmarks");
+  const t0 = performance.now();
+  const parts = await publishedParts(conn, base);
+  const jobs: PartitionJob[] = parts.ranges.map((range, k) => ({ stage: "metrics", data: { out, range, returns: [parts.files[k], newReturns] } satisfies MetricsJob }));
+  const run = ctx.runPartitions ?? runPartitionsInline;
+  const stocks = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
+  stocks.catch(() => undefined);
+  let portfolioCount = 0;
+  try {
+    // Meanwhile, on this thread: the portfolios. Published rows of the ones still defined, then
+    // the new days' rows.
+    const resumed = await tail.portfolios();
+    portfolioCount = resumed.portfolios.length;
+    const ids = resumed.portfolios.map((p) => lit(p.result.rules.id)).join(", ") || "null";
+    await stagePortfolioTables(conn, resumed.portfolios, "_new");
+    const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
+    await conn.run(`create table portfolios as select * from portfolios_new`);
+    await conn.run(`create table holdings as select ${text(["date"])} from ${pub("holdings")} where kind = 'rebalance' and portfolio_id in (${ids}) union all by name select * from holdings_new`);
+    await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns")} where id in (${ids}) union all by name select * from portfolio_returns_new`);
+    await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
+    await exportPortfolioTables(conn, out);
+    await writePortfolioMetrics(ctx, [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]), bench.benchmarks);
+    timings.portfolios = Math.round(performance.now() - t0);
+    await stocks;
+    timings.metrics = Math.round(performance.now() - t0);
+  } catch (e) {
+    await stocks.catch(() => undefined);
+    throw e;
+  } finally {
+    rmSync(newReturns, { force: true });
+  }
+  step("done", 4, 4);
+  const newDays = Number(await one(conn, `select count(distinct date)::integer from new_prices`));
+  const counts = {
+    companies: tickers.length,
+    priceDates: (baseMeta.counts.priceDates ?? 0) + newDays,
+    ratings: (baseMeta.counts.ratings ?? 0) + (grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0),
+    portfolios: portfolioCount,
+    benchmarks: bench.benchmarks.length,
+  };
+  ctx.log.info({ newDays, partitions: jobs.length }, "analytics computed");
+  return { lastPriceDate, counts, timings };
+}
