@@ -5,7 +5,7 @@
 import { closeSync, existsSync, readFileSync, linkSync, mkdirSync, openSync, readSync, symlinkSync, writeFileSync, createReadStream, createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { join } from "node:path";
-import { sourceFilesAsync, type SourceFile, type SourceFiles } from "./fingerprint.ts";
+import { prefixSha256, sourceFilesAsync, type SourceFile, type SourceFiles } from "./fingerprint.ts";
 
 /** The tables whose rows are dated: a new trading day adds rows to them. */
 export const DATED_TABLES = ["prices", "ratings", "benchmarks"] as const;
@@ -65,8 +65,7 @@ function firstLine(file: string): string {
  * folder that gained files; and `prices` among the grown. Anything else is a full run.
  */
 export async function planAppend(sourceDir: string, published: SourceFile[] | null): Promise<AppendPlan> {
-  const probes = new Map((published ?? []).map((f) => [f.path, [f.size]]));
-  const files = await sourceFilesAsync(sourceDir, probes);
+  const files = await sourceFilesAsync(sourceDir);
   const full = (reason: string): AppendPlan => ({ kind: "full", files, reason });
   if (!published) return full("the published snapshot has no record of its source files");
   const now = new Map(files.files.map((f) => [f.path, f]));
@@ -79,8 +78,7 @@ export async function planAppend(sourceDir: string, published: SourceFile[] | nu
     const { table, folder } = tableOf(old.path);
     if (!(DATED_TABLES as readonly string[]).includes(table)) return full(`${old.path} changed`);
     if (folder || !old.path.toLowerCase().endsWith(".csv")) return full(`${old.path} changed (only CSV files grow by lines)`);
-    const prefix = files.prefixes.get(old.path)?.get(old.size);
-    if (f.size <= old.size || prefix !== old.sha256) return full(`${old.path} changed, not only at its end`);
+    if (f.size <= old.size || prefixSha256(join(sourceDir, old.path), old.size) !== old.sha256) return full(`${old.path} changed, not only at its end`);
     if (!endsWithNewline(join(sourceDir, old.path), old.size)) return full(`${old.path} did not end with a line break where the new rows begin`);
     grown.add(table as DatedTable);
   }

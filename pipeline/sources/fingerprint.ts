@@ -13,6 +13,11 @@ export interface SourceFile {
   sha256: string;
 }
 
+export interface SourceFiles {
+  id: string;
+  files: SourceFile[];
+}
+
 function walk(dir: string): string[] {
   return readdirSync(dir)
     .sort()
@@ -23,121 +28,108 @@ function walk(dir: string): string[] {
     });
 }
 
+/** The hash state every CHECKPOINT bytes is kept, so the hash of any prefix costs at most that much reading. */
+const CHECKPOINT = 64 << 20;
+
+interface Taken {
+  sha256: string;
+  checkpoints: { at: number; h: Hash }[];
+}
+
 // Hashes already taken in this process, by the file's path, size, modification time and inode: a
 // command that enqueues a run and the run itself (or a run and its fundamentals stage) read the
 // source's bytes once, not once each.
-const taken = new Map<string, { sha256: string; prefixes: Map<number, string> }>();
+const taken = new Map<string, Taken>();
 
 const signature = (f: string) => {
   const s = statSync(f);
   return { key: JSON.stringify([f, s.size, s.mtimeMs, s.ino]), size: s.size };
 };
 
-const combine = (dir: string, files: SourceFile[]) => {
+/** Feeds chunks to a hash, keeping a copy of its state at every multiple of CHECKPOINT. */
+function hasher() {
   const h = createHash("sha256");
-  for (const f of files) h.update(f.path).update("\0").update(f.sha256).update("\n");
-  return h.digest("hex").slice(0, 16);
-};
-
-const relPath = (dir: string, f: string) => relative(dir, f).split("\\").join("/");
-
-/**
- * Feeds `feed` the file's bytes through a hash; at each offset of `probes` (bytes from the start)
- * the hash of that prefix is recorded too, so one read tells whether an older, shorter version
- * of the file is its beginning.
- */
-async function hashFile(f: string, probes: number[], read: (f: string, on: (b: Buffer) => void) => Promise<void> | void) {
-  const sig = signature(f);
-  const known = taken.get(sig.key);
-  if (known && probes.every((p) => known.prefixes.has(p))) return { ...known, size: sig.size };
-  const h: Hash = createHash("sha256");
-  const prefixes = new Map<number, string>();
-  const wanted = [...new Set(probes)].filter((p) => p >= 0 && p <= sig.size).sort((a, b) => a - b);
+  const checkpoints: Taken["checkpoints"] = [{ at: 0, h: h.copy() }];
   let at = 0;
-  let next = 0;
-  const take = () => {
-    while (next < wanted.length && wanted[next] === at) prefixes.set(wanted[next++], h.copy().digest("hex"));
+  return {
+    update(chunk: Buffer) {
+      let off = 0;
+      while (off < chunk.length) {
+        const next = (Math.floor(at / CHECKPOINT) + 1) * CHECKPOINT;
+        const n = Math.min(chunk.length - off, next - at);
+        h.update(chunk.subarray(off, off + n));
+        off += n;
+        at += n;
+        if (at === next) checkpoints.push({ at, h: h.copy() });
+      }
+    },
+    done: (): Taken => ({ sha256: h.digest("hex"), checkpoints }),
   };
-  take();
-  await read(f, (chunk) => {
-    let off = 0;
-    // Split the chunk at every probe that falls inside it.
-    while (next < wanted.length && wanted[next] < at + chunk.length) {
-      const cut = wanted[next] - at;
-      h.update(chunk.subarray(off, cut));
-      at += cut - off;
-      off = cut;
-      take();
-    }
-    h.update(chunk.subarray(off));
-    at += chunk.length - off;
-  });
-  take();
-  const out = { sha256: h.digest("hex"), prefixes };
-  taken.set(sig.key, out);
-  return { ...out, size: sig.size };
 }
 
 /** Reads in 4 MB chunks: a 2 GB price file never sits in memory whole. */
-function readSyncChunks(file: string, on: (b: Buffer) => void): void {
+function readSyncChunks(file: string, on: (b: Buffer) => void, start = 0, end = Infinity): void {
   const buf = Buffer.allocUnsafe(1 << 22);
   const fd = openSync(file, "r");
   try {
-    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) on(buf.subarray(0, n));
+    for (let pos = start, n; pos < end && (n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos)) > 0; pos += n) on(buf.subarray(0, n));
   } finally {
     closeSync(fd);
   }
 }
 
-async function readAsyncChunks(file: string, on: (b: Buffer) => void): Promise<void> {
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 22 })) on(chunk as Buffer);
-}
-
-export interface SourceFiles {
-  id: string;
-  files: SourceFile[];
-  /** Hash of the first `n` bytes, per path, for the probes asked for. */
-  prefixes: Map<string, Map<number, string>>;
-}
-
-/**
- * Every file of the source with its hash, and the source's fingerprint. `probes`: per relative
- * path, byte offsets whose prefix hash is wanted too (the sizes the published snapshot recorded).
- */
-export async function sourceFilesAsync(dir: string, probes: Map<string, number[]> = new Map()): Promise<SourceFiles> {
-  const files: SourceFile[] = [];
-  const prefixes = new Map<string, Map<number, string>>();
-  for (const f of walk(dir)) {
-    const path = relPath(dir, f);
-    const r = await hashFile(f, probes.get(path) ?? [], readAsyncChunks);
-    files.push({ path, size: r.size, sha256: r.sha256 });
-    prefixes.set(path, r.prefixes);
+function hashSync(f: string): Taken & { size: number } {
+  const sig = signature(f);
+  let t = taken.get(sig.key);
+  if (!t) {
+    const h = hasher();
+    readSyncChunks(f, (b) => h.update(b));
+    taken.set(sig.key, (t = h.done()));
   }
-  return { id: combine(dir, files), files, prefixes };
+  return { ...t, size: sig.size };
+}
+
+async function hashAsync(f: string): Promise<Taken & { size: number }> {
+  const sig = signature(f);
+  let t = taken.get(sig.key);
+  if (!t) {
+    const h = hasher();
+    for await (const chunk of createReadStream(f, { highWaterMark: 1 << 22 })) h.update(chunk as Buffer);
+    taken.set(sig.key, (t = h.done()));
+  }
+  return { ...t, size: sig.size };
+}
+
+/** SHA-256 of the file's first `n` bytes (from the nearest kept state: at most 64 MB read). */
+export function prefixSha256(file: string, n: number): string {
+  const t = hashSync(file);
+  if (n > t.size) throw new RangeError(`${file} has fewer than ${n} bytes`);
+  const cp = t.checkpoints.filter((c) => c.at <= n).at(-1)!;
+  const h = cp.h.copy();
+  readSyncChunks(file, (b) => h.update(b), cp.at, n);
+  return h.digest("hex");
+}
+
+const relPath = (dir: string, f: string) => relative(dir, f).split("\\").join("/");
+
+const combine = (files: SourceFile[]) => {
+  const h = createHash("sha256");
+  for (const f of files) h.update(f.path).update("\0").update(f.sha256).update("\n");
+  return h.digest("hex").slice(0, 16);
+};
+
+/** Every file of the source with its hash, and the source's fingerprint (the files read asynchronously, so a run hashes while DuckDB works). */
+export async function sourceFilesAsync(dir: string): Promise<SourceFiles> {
+  const files: SourceFile[] = [];
+  for (const f of walk(dir)) {
+    const t = await hashAsync(f);
+    files.push({ path: relPath(dir, f), size: t.size, sha256: t.sha256 });
+  }
+  return { id: combine(files), files };
 }
 
 export function sourceFingerprint(dir: string): string {
-  const files: SourceFile[] = [];
-  for (const f of walk(dir)) {
-    let r: { sha256: string; size: number } | undefined;
-    // Synchronous read: `hashFile` with a sync reader resolves in the same tick's microtasks,
-    // so take its result through a direct call of the reader instead.
-    const sig = signature(f);
-    const known = taken.get(sig.key);
-    if (known) r = { sha256: known.sha256, size: sig.size };
-    else {
-      const h = createHash("sha256");
-      readSyncChunks(f, (b) => h.update(b));
-      const sha256 = h.digest("hex");
-      taken.set(sig.key, { sha256, prefixes: new Map() });
-      r = { sha256, size: sig.size };
-    }
-    files.push({ path: relPath(dir, f), ...r });
-  }
-  return combine(dir, files);
+  return combine(walk(dir).map((f) => ({ path: relPath(dir, f), ...pick(hashSync(f)) })));
 }
 
-/** `sourceFingerprint` with the files read asynchronously, so a run hashes while DuckDB works. */
-export async function sourceFingerprintAsync(dir: string): Promise<string> {
-  return (await sourceFilesAsync(dir)).id;
-}
+const pick = (t: Taken & { size: number }) => ({ size: t.size, sha256: t.sha256 });

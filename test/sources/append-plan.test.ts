@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { planAppend } from "../../pipeline/sources/append-plan.ts";
-import { sourceFilesAsync, sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
+import { prefixSha256, sourceFilesAsync, sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
 
 function source(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "plan-"));
@@ -47,6 +47,19 @@ describe("planAppend", () => {
     appendFileSync(join(dir, "ratings.csv"), "2024-02-01,AAA,6\n");
     const plan = await planAppend(dir, record);
     expect(plan).toMatchObject({ kind: "append", grown: ["prices", "ratings"] });
+  });
+
+  it("hashes a prefix from the nearest kept state (past the 64 MB checkpoint too)", async () => {
+    const line = "2024-01-02,AAA,10.00\n";
+    const big = line.repeat(Math.ceil((65 << 20) / line.length));
+    const dir = source({ ...BASE, "prices.csv": `date,ticker,close\n${big}` });
+    const record = await recordOf(dir);
+    appendFileSync(join(dir, "prices.csv"), "2024-01-03,AAA,11\n");
+    const old = record.find((f) => f.path === "prices.csv")!;
+    expect(old.size).toBeGreaterThan(64 << 20);
+    expect(prefixSha256(join(dir, "prices.csv"), old.size)).toBe(old.sha256);
+    expect(prefixSha256(join(dir, "prices.csv"), 5)).toBe(createHash("sha256").update("date,").digest("hex"));
+    expect(await planAppend(dir, record)).toMatchObject({ kind: "append", grown: ["prices"] });
   });
 
   it("sees a new file in a prices folder as an append", async () => {
