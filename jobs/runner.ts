@@ -54,6 +54,9 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB", temp_directory: `${out}.tmp` });
   const workers = opts.workers ?? defaultWorkers();
   const pool = new PartitionPool(workers);
+  // Every source with more than one company runs partition jobs: the threads load their modules
+  // while this one opens the catalog and stages the source, not after.
+  pool.warm();
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
   const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, parallelism: Math.max(1, workers), published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
   try {
@@ -99,6 +102,9 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
       // The panel, ratings and universe are done with; only the partitions are still running.
       frames = universe = null;
       await stocks.done;
+      // No stage after this one runs partition jobs: the workers close their scratch databases
+      // while this thread writes the portfolio metrics and publishes.
+      pool.close(true).catch(() => undefined);
     } catch (e) {
       // Its jobs write into the staging folder about to be removed.
       await stocks.done.catch(() => undefined);
