@@ -52,6 +52,8 @@ export class PartitionPool {
   private workers: Worker[] = [];
   private closed = false;
   private closing: Promise<void> | null = null;
+  /** Some worker was given a job: only then can a scratch database need closing. */
+  private used = false;
 
   constructor(private readonly size: number) {}
 
@@ -71,6 +73,7 @@ export class PartitionPool {
   async run<R>(jobs: PartitionJob[], onDone?: (done: number) => void): Promise<R[]> {
     if (this.size <= 0 || jobs.length <= 1 || this.closed) return runPartitionsInline<R>(jobs, onDone);
     this.start();
+    this.used = true;
     const results = new Array<R>(jobs.length);
     let next = 0;
     let done = 0;
@@ -125,7 +128,8 @@ export class PartitionPool {
   private async stop(graceful: boolean): Promise<void> {
     await Promise.all(
       this.workers.map(async (w) => {
-        if (graceful) await closeScratchOf(w);
+        // Workers warmed but never used (a run that failed early) have nothing to close.
+        if (graceful && this.used) await closeScratchOf(w);
         await w.terminate();
       }),
     );
