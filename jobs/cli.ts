@@ -9,14 +9,12 @@ import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
 import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError } from "./dispatch.ts";
-import { scheduleNightly, ScheduleError } from "./schedule.ts";
-import { gatherStatus } from "./status.ts";
-import { startPipelineWorker } from "./worker.ts";
 import { runCommand, UsageError } from "./run-command.ts";
-import { ensureSampleSource } from "./sample.ts";
 import { backfillWindow, existingSourceDir } from "./cli-args.ts";
 import { ensureWritableDir } from "./store-check.ts";
-import { probeRedis, redisUrlForLog } from "./redis-health.ts";
+
+// Each command loads what only it needs when it runs (BullMQ, ioredis, cron-parser, the sample
+// generator): an in-process run does not wait on a few hundred ms of modules it never calls.
 
 const USAGE = `usage: npm run pipeline -- <command>
   run [--source DIR] [--force] [--timeout SEC]
@@ -68,8 +66,9 @@ async function main(argv: string[]): Promise<number> {
       ? existingSourceDir(values.source, "--source")
       : config.sourceDir
         ? existingSourceDir(config.sourceDir, "SOURCE_DIR")
-        : await ensureSampleSource(config.sampleDir, log, progress.update);
+        : await (await import("./sample.ts")).ensureSampleSource(config.sampleDir, log, progress.update);
     if (config.redisUrl) {
+      const { probeRedis, redisUrlForLog } = await import("./redis-health.ts");
       // The run must go through the queue: say so at once rather than wait on a dead connection.
       const why = await probeRedis(config.redisUrl);
       if (why) throw new Error(`Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset REDIS_URL to run in this process`);
@@ -102,6 +101,7 @@ async function main(argv: string[]): Promise<number> {
       return 64;
     }
     if (command === "schedule") {
+      const { scheduleNightly, ScheduleError } = await import("./schedule.ts");
       const { values } = parseArgs({ args: rest, options: { cron: { type: "string" }, tz: { type: "string" }, source: { type: "string" } } });
       const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
       const cron = values.cron ?? config.scheduleCron;
@@ -119,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const { startPipelineWorker } = await import("./worker.ts");
     const worker = startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log: createLogger(config.logLevel), prefix });
     console.log(`pipeline worker ${process.pid} waiting for jobs`);
     await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
@@ -153,6 +154,7 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   parseArgs({ args: rest, options: {} }); // status takes no options: refuse any
+  const { gatherStatus } = await import("./status.ts");
   const status = await gatherStatus(config.dataDir, config.redisUrl, prefix).catch((e: Error) => {
     console.error(`queue status unavailable: ${e.message}`);
     return gatherStatus(config.dataDir, null);

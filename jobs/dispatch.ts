@@ -7,19 +7,14 @@ import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ManifestMovedError, readManifest } from "../pipeline/store/snapshots.ts";
 import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
-import { continuesPublished } from "./runner.ts";
-import { awaitJob, JobFailedError } from "./await-job.ts";
-import { enqueueIdempotent } from "./enqueue.ts";
-import { backfillVersion, jobId, versionOf, WHOLE, type JobProgress, type JobResult, type Stage } from "./job-types.ts";
-import { closeQuietly, pipelineQueue } from "./queue.ts";
-import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
-import type { Job, Queue } from "bullmq";
-import type { PublishKind } from "../pipeline/store/snapshots.ts";
+import { jobId, versionOf, type JobResult } from "./job-types.ts";
 import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
 
 export { JobFailedError, JobLostError, JobTimeoutError } from "./await-job.ts";
-export { scheduleNightly } from "./schedule.ts";
+
+// BullMQ and ioredis take a few hundred ms to load: only a command that queues pays for them.
+const queued = () => import("./dispatch-queue.ts");
 
 export interface DispatchOptions {
   dataDir: string;
@@ -46,28 +41,16 @@ export interface DispatchResult extends JobResult {
 }
 
 export const DEFAULT_TIMEOUT_MS = 3_600_000;
-const ENQUEUE_TIMEOUT_MS = 30_000;
 
 export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult> {
-  const sourceVersion = sourceFingerprint(opts.sourceDir);
   const current = readManifest(opts.dataDir);
+  // In process with nothing to compare against, the run hashes the source itself while DuckDB
+  // works; hashing it here first would hold the run back by as long.
+  if (!opts.redisUrl && (opts.force || !current)) return inProcess(opts);
+  const sourceVersion = sourceFingerprint(opts.sourceDir);
   if (!opts.force && current && alreadyHolds(current.sourceId, sourceVersion, opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
   if (!opts.redisUrl) return inProcess(opts);
-  // A run as a flow of partition jobs that any number of workers share; a backfill is one job,
-  // and so is a nightly append (it reads only the new days: README "Nightly append").
-  if (!opts.window && useFlow(opts) && !(await continuesPublished(opts.dataDir, opts.sourceDir))) {
-    const ids = runFlowIds(sourceVersion);
-    return viaQueue(opts, "publish", {}, ids.parent, (q) => addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }));
-  }
-  const stage: Stage = opts.window ? "backfill" : "run";
-  const id = jobId(stage, opts.window ? backfillVersion(sourceVersion, opts.window) : sourceVersion, WHOLE);
-  const data = { sourceDir: opts.sourceDir, sourceVersion, partition: WHOLE, ...(opts.window ? { window: opts.window } : {}) };
-  return viaQueue(opts, stage, data, id);
-}
-
-/** The flow unless told otherwise (`flow: false`, or PIPELINE_FLOW=0: the single `run` job). */
-function useFlow(opts: DispatchOptions): boolean {
-  return opts.flow ?? flowByDefault();
+  return (await queued()).queueRun(opts, sourceVersion);
 }
 
 /** A run publishes the source's fingerprint as sourceId; a backfill appends `+fp@from..to`. */
@@ -111,40 +94,5 @@ export async function dispatchRebalance(opts: RebalanceDispatch): Promise<Dispat
   // The same definition asked for twice is one job; a changed one is a new job.
   const definitionVersion = versionOf(lookup(opts.portfolioId) ?? { published: opts.portfolioId, base: readManifest(opts.dataDir)?.snapshotId ?? null });
   const id = jobId("rebalance", definitionVersion, `portfolio-${opts.portfolioId}`);
-  return viaQueue({ ...opts, sourceDir: "" }, "rebalance", { portfolioId: opts.portfolioId, definitionVersion }, id);
-}
-
-/** Adds the job (or the flow whose parent is the job) with the given id. */
-type Adder = (queue: Queue) => Promise<Job>;
-
-async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string }, stage: Stage, data: object, id: string, add?: Adder): Promise<DispatchResult> {
-  const addJob: Adder = add ?? ((q) => q.add(stage, data, { jobId: id }));
-  const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
-  try {
-    // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait.
-    const limit = Math.min(ENQUEUE_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const enq = await Promise.race([
-      enqueueIdempotent(queue, id, opts.dataDir, () => addJob(queue)),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref()),
-    ]);
-    if (enq.joined === "done") return { ...(enq.job.returnvalue as JobResult), skipped: true };
-    if (enq.joined) opts.note?.(`an equal job ${id} is already queued or running; waiting for it`);
-    return await awaitJob(queue, enq, {
-      dataDir: opts.dataDir,
-      // A flow's parent publishes the run.
-      kind: stage === "publish" ? "run" : (stage as PublishKind),
-      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      onNote: opts.note ?? ((line) => opts.log.info({ job: id }, line)),
-      onProgress: (p: JobProgress) => opts.progress?.(p.stage, p.done, p.total),
-      reenqueue: () => addJob(queue),
-      // A flow lives in Redis only (its children, who adds what): once its parent is lost nothing
-      // will publish it, whatever its staging heartbeat says, so it is enqueued again at once.
-      ...(stage === "publish" ? { progressOf: flowProgress, lostMeansGone: true } : {}),
-    });
-  } catch (e) {
-    if (e instanceof JobFailedError) throw e;
-    throw new JobFailedError(`could not queue the job on Redis: ${(e as Error).message}`);
-  } finally {
-    await closeQuietly(queue);
-  }
+  return (await queued()).viaQueue({ ...opts, sourceDir: "" }, "rebalance", { portfolioId: opts.portfolioId, definitionVersion }, id);
 }

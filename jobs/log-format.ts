@@ -1,9 +1,10 @@
 // Readable logs for a person, JSON lines for a machine: pino-pretty when stdout is a terminal
 // (or LOG_FORMAT=pretty), pino's JSON otherwise (or LOG_FORMAT=json), so a log shipper never
 // receives coloured text.
+import { createRequire } from "node:module";
 import { Writable } from "node:stream";
 import type pino from "pino";
-import pretty from "pino-pretty";
+import type Pretty from "pino-pretty";
 import { writeAboveProgress } from "./progress.ts";
 
 export type LogFormat = "json" | "pretty";
@@ -23,5 +24,7 @@ export function defaultDestination(): pino.DestinationStream | undefined {
       done();
     },
   });
+  // Loaded here: a command whose output is piped (JSON) never pays for pino-pretty's modules.
+  const pretty = createRequire(import.meta.url)("pino-pretty") as typeof Pretty;
   return pretty({ colorize: Boolean(process.stdout.isTTY), translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname", singleLine: true, sync: true, destination: out });
 }

@@ -1,11 +1,15 @@
 // Structured logs. API keys never reach a log line: every path that could carry one is redacted.
-import pino from "pino";
+import { createRequire } from "node:module";
+import type pino from "pino";
 import { defaultDestination } from "./log-format.ts";
+
+// Loaded with require, as DuckDB's API is (pipeline/store/duck.ts): no export scan of its CommonJS files.
+const createPino = createRequire(import.meta.url)("pino") as typeof pino;
 
 export const REDACT_PATHS = ["api_key", "key", "*.api_key", "*.key", "req.headers.api_key", "req.query.api_key", "headers.api_key"];
 
 export function createLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { pid: process.pid } }, destination ?? defaultDestination());
+  return createPino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { pid: process.pid } }, destination ?? defaultDestination());
 }
 
 /**
@@ -19,7 +23,7 @@ export function createAccessLogger(level: string = process.env.LOG_LEVEL || "inf
   // On a terminal the access lines are pretty too (jobs/log-format.ts); a person reads them there.
   let dest = destination ?? defaultDestination();
   if (!dest) {
-    const boom = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    const boom = createPino.destination({ dest: 1, sync: false, minLength: 4096 });
     // A quiet server still shows its lines within a second.
     setInterval(() => boom.flush(), 1000).unref();
     process.once("exit", () => {
@@ -31,5 +35,5 @@ export function createAccessLogger(level: string = process.env.LOG_LEVEL || "inf
     });
     dest = boom;
   }
-  return pino({ level, base: { pid: process.pid } }, dest);
+  return createPino({ level, base: { pid: process.pid } }, dest);
 }

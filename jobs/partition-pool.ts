@@ -1,7 +1,7 @@
 // Runs partition jobs on worker threads (both cores of the in-process runner), or inline when
 // the pool has no workers or a stage has one job. The jobs are the same plain-JSON jobs a queue
 // would carry. Workers start with the first stage that has several jobs (a small source never
-// pays for them) and serve every later stage of the run.
+// pays for them), or earlier when asked (`warm`), and serve every later stage of the run.
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { runPartitionsInline, type PartitionJob } from "../pipeline/stages/partition-jobs.ts";
@@ -51,8 +51,16 @@ type Reply = { id: number; ok: boolean; result?: unknown; error?: { message: str
 export class PartitionPool {
   private workers: Worker[] = [];
   private closed = false;
+  private closing: Promise<void> | null = null;
+  /** Some worker was given a job: only then can a scratch database need closing. */
+  private used = false;
 
   constructor(private readonly size: number) {}
+
+  /** Starts the workers now: each spends a few hundred ms loading its modules, which can overlap other work. */
+  warm(): void {
+    if (this.size > 0) this.start();
+  }
 
   private start(): void {
     if (this.workers.length || this.closed) return;
@@ -65,6 +73,7 @@ export class PartitionPool {
   async run<R>(jobs: PartitionJob[], onDone?: (done: number) => void): Promise<R[]> {
     if (this.size <= 0 || jobs.length <= 1 || this.closed) return runPartitionsInline<R>(jobs, onDone);
     this.start();
+    this.used = true;
     const results = new Array<R>(jobs.length);
     let next = 0;
     let done = 0;
@@ -109,13 +118,18 @@ export class PartitionPool {
     }
   }
 
-  /** `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. */
-  async close(graceful = false): Promise<void> {
-    if (this.closed) return;
+  /** `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. A second call waits for the first. */
+  close(graceful = false): Promise<void> {
+    if (this.closing) return this.closing;
     this.closed = true;
+    return (this.closing = this.stop(graceful));
+  }
+
+  private async stop(graceful: boolean): Promise<void> {
     await Promise.all(
       this.workers.map(async (w) => {
-        if (graceful) await closeScratchOf(w);
+        // Workers warmed but never used (a run that failed early) have nothing to close.
+        if (graceful && this.used) await closeScratchOf(w);
         await w.terminate();
       }),
     );

@@ -3,7 +3,8 @@
 // situation lines (waiting for a worker, Redis away, retrying…) go to stderr either way. Log lines
 // written while a bar is shown go through writeAboveProgress, which clears the bar's line first
 // so the two never interleave on one line.
-import cliProgress from "cli-progress";
+import type cliProgress from "cli-progress";
+import { createRequire } from "node:module";
 
 export type ProgressFn = (stage: string, done: number, total: number) => void;
 
@@ -32,9 +33,11 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
     if (active) active.render();
   };
   if (!stream.isTTY) return { update: () => undefined, note, stop: () => undefined };
-  const bar = new cliProgress.SingleBar(
+  // Loaded only for a terminal: piped output never draws a bar.
+  const { SingleBar, Presets } = createRequire(import.meta.url)("cli-progress") as typeof cliProgress;
+  const bar = new SingleBar(
     { format: " {stage} [{bar}] {percentage}% | {duration_formatted}", stream, hideCursor: true, clearOnComplete: true, fps: 5 },
-    cliProgress.Presets.shades_classic,
+    Presets.shades_classic,
   );
   let started = false;
   let shown = "";

@@ -88,7 +88,7 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
  * One run's staging folder, DuckDB and worker pool around `body`, which builds the snapshot
  * in `ctx.out` and returns its meta; then the publish. Nothing is published when it throws.
  */
-async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: StageContext, id: string, base: Manifest | null) => Promise<SnapshotMeta>): Promise<RunResult> {
+async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: StageContext, id: string, base: Manifest | null, partitionsDone: () => void) => Promise<SnapshotMeta>): Promise<RunResult> {
   const id = newSnapshotId();
   // The manifest version before the catalog is read: rebalances published after it are re-applied.
   const base = readManifest(opts.dataDir);
@@ -98,13 +98,18 @@ async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: Stage
   const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB", temp_directory: `${out}.tmp` });
   const workers = opts.workers ?? defaultWorkers();
   const pool = new PartitionPool(workers);
+  // Every source with more than one company runs partition jobs: the threads load their modules
+  // while this one opens the catalog and stages the source, not after.
+  pool.warm();
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
   const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, parallelism: Math.max(1, workers), published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
   try {
     await opts.catalog.refresh();
     // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
     if (base) lease = takeLease(opts.dataDir, base.snapshotId);
-    const meta = await body(ctx, id, base);
+    // No stage after the caller's last partition jobs runs any: the workers close their scratch
+    // databases while this thread finishes and publishes.
+    const meta = await body(ctx, id, base, () => void pool.close(true).catch(() => undefined));
     // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
     const manifest = await publishSnapshot(opts.dataDir, out, meta, { kind: opts.window ? "backfill" : "run", job: opts.job, ...(opts.window ? { expect: base?.snapshotId ?? null } : {}) });
     opts.log.info({ snapshot: id, kind, timingsMs: meta.timingsMs }, "snapshot published");
@@ -124,7 +129,7 @@ async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: Stage
 /** Every stage over the whole source. `files`: the source's files and fingerprint, hashed while the stages run. */
 async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<RunResult> {
   files.catch(() => undefined); // awaited at the end; a source changed under a run is the same risk either way
-  return inRun(opts, "run", async (ctx, id, base) => {
+  return inRun(opts, "run", async (ctx, id, base, partitionsDone) => {
     const t0 = performance.now();
     const timings: Record<string, number> = {};
     const lap = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
@@ -164,6 +169,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       // The panel, ratings and universe are done with; only the partitions are still running.
       frames = universe = null;
       await stocks.done;
+      partitionsDone();
     } catch (e) {
       // Its jobs write into the staging folder about to be removed.
       await stocks.done.catch(() => undefined);

@@ -1,10 +1,15 @@
-// Runs before `npm start`, `npm run pipeline`, `keys` and `generate` (their pre-scripts): those run
-// the compiled dist/, so a source edited since the last build would otherwise be silently ignored.
-// Rebuilds when dist/ is missing or older than any TypeScript source; does nothing where there are
-// no sources (the Docker image ships dist/ only). Plain JS: it must run before any build exists.
+// `npm start`, `npm run pipeline`, `keys` and `generate` run the compiled dist/, so a source edited
+// since the last build would otherwise be silently ignored: this rebuilds when dist/ is missing or
+// older than any TypeScript source, and does nothing where there are no sources (the Docker image
+// ships dist/ only). Plain JS: it must run before any build exists.
+//   node scripts/dist-fresh.mjs                     only the check (`npm start`'s pre-script)
+//   node scripts/dist-fresh.mjs dist/x.js ARGS…     the check, then x.js in this same process with
+//                                                   ARGS, as `node dist/x.js ARGS…` would run it: one
+//                                                   Node start (~0.1 s) fewer than a pre-script
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "..");
 const stamp = join(root, "dist/jobs/start.js");
@@ -27,9 +32,16 @@ for (const f of ["tsconfig.json", "tsconfig.build.json"].map((n) => join(root, n
   if (m > newest.mtime) Object.assign(newest, { file: f, mtime: m });
 }
 
-if (!newest.file) process.exit(0);
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
-if (built >= newest.mtime) process.exit(0);
-process.stderr.write(built ? `dist/ is older than ${newest.file.slice(root.length + 1)}: rebuilding (npm run build)\n` : "dist/ is missing: building it (npm run build)\n");
-const r = spawnSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
-process.exit(r.status ?? 1);
+if (newest.file && built < newest.mtime) {
+  process.stderr.write(built ? `dist/ is older than ${newest.file.slice(root.length + 1)}: rebuilding (npm run build)\n` : "dist/ is missing: building it (npm run build)\n");
+  const r = spawnSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+const entry = process.argv[2];
+if (entry) {
+  // The entry sees the argv `node <entry> ARGS…` gives it.
+  const path = resolve(root, entry);
+  process.argv.splice(1, 2, path);
+  await import(pathToFileURL(path).href);
+}

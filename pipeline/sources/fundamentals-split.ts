@@ -2,11 +2,11 @@
 // companies: every file is streamed once, each record goes to its range's copy of the file (the
 // header first), and `<file>.rows` (Int32, little-endian) keeps each record's row number in the
 // original file so rejects still name it. Memory is one record plus a small buffer per partition.
-import { createReadStream, existsSync, mkdirSync, writeFileSync, appendFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync, appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { parse } from "csv-parse/sync";
 import { fundamentalsFileName } from "./fundamentals.ts";
+import { eachLine } from "./lines.ts";
 
 const FILES = (["income", "balance", "cashflow", "derived"] as const).flatMap((k) => (["annual", "quarterly"] as const).map((p) => fundamentalsFileName(k, p)));
 const FLUSH_CHARS = 1 << 22;
@@ -56,13 +56,12 @@ async function splitFile(path: string, file: string, dirs: string[], bounds: rea
   let header: string | null = null;
   let row = 0;
   let pending = "";
-  const lines = createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Infinity });
-  for await (const line of lines) {
+  await eachLine(path, (line) => {
     // A quoted cell may span lines: gather physical lines until the quotes balance.
     const rec = pending ? `${pending}\n${line}` : line;
     if (quotes(rec) % 2 === 1) {
       pending = rec;
-      continue;
+      return;
     }
     pending = "";
     if (header === null) {
@@ -70,18 +69,18 @@ async function splitFile(path: string, file: string, dirs: string[], bounds: rea
       const cells = (parse(rec, { delimiter: ";", bom: true, relax_column_count: true, trim: true }) as string[][])[0] ?? [];
       tickerAt = cells.indexOf("Ticker");
       for (const d of dirs) writeFileSync(join(d, file), `${rec}\n`);
-      continue;
+      return;
     }
     row++;
     // Without a Ticker column the file is rejected whole: one partition reports it once.
     const ticker = tickerAt < 0 ? "" : tickerOf(rec, tickerAt);
-    if (known && tickerAt >= 0 && !known.has(ticker)) continue;
+    if (known && tickerAt >= 0 && !known.has(ticker)) return;
     const k = tickerAt < 0 ? 0 : partitionOf(bounds, ticker);
     text[k].push(rec, "\n");
     rows[k].push(row);
     size[k] += rec.length + 1;
     if (size[k] > FLUSH_CHARS) flush(k);
-  }
+  });
   if (pending) {
     row++;
     text[0].push(pending, "\n");

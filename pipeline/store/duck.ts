@@ -1,5 +1,12 @@
 // Thin helpers over @duckdb/node-api: one place that knows how we open, quote and read.
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { createRequire } from "node:module";
+import type { DuckDBConnection } from "@duckdb/node-api";
+
+// Loaded with require: imported from ESM, Node would first scan every one of the package's ~180
+// CommonJS files for its export names (cjs-module-lexer), about 0.15 s of CPU in each thread
+// that opens a database (the CLI's and every partition worker's). Other modules take it from here.
+export const { DuckDBInstance } = createRequire(import.meta.url)("@duckdb/node-api") as typeof import("@duckdb/node-api");
+export type DuckDBInstance = import("@duckdb/node-api").DuckDBInstance;
 
 export type Conn = DuckDBConnection;
 

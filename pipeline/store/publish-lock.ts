@@ -5,7 +5,11 @@
 // Redis (the in-process runner, `npm start`) must be excluded just the same.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import lockfile from "proper-lockfile";
+import { createRequire } from "node:module";
+import type Lockfile from "proper-lockfile";
+
+// Loaded with require, as DuckDB's API is (./duck.ts): no export scan of its CommonJS files.
+const lockfile = createRequire(import.meta.url)("proper-lockfile") as typeof Lockfile;
 
 export const locksDir = (dataDir: string) => join(dataDir, "locks");
 

@@ -3,8 +3,7 @@
 // gets a connection of its own and whatever it created is dropped when it ends. Inline (the main
 // thread: tests, PIPELINE_WORKERS=0) each job opens and closes its own, so nothing outlives it.
 import { isMainThread } from "node:worker_threads";
-import { DuckDBInstance } from "@duckdb/node-api";
-import { columns, ident, openDuck, type Conn } from "./duck.ts";
+import { columns, DuckDBInstance, ident, openDuck, type Conn } from "./duck.ts";
 
 const OPTS = { threads: "1", memory_limit: "512MB" };
 

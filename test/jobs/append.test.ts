@@ -18,6 +18,7 @@ import { columns, lit, openDuck } from "../../pipeline/store/duck.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -134,6 +135,15 @@ describe("nightly append", () => {
     expect(readdirSync(join(current(dataDir), "prices.days"))).toEqual(["2025-12-31.parquet", "2026-01-02.parquet"]);
     const full2 = tmp("append-full2-");
     await run(full2, again.appended, { PIPELINE_APPEND: "0" });
+    expect((await differences(current(dataDir), current(full2))).tables).toEqual([]);
+
+    // A portfolio rebalanced on the appended snapshot reads its prices and ratings across the
+    // appended files: the same tables as the rebalance of the full run's snapshot.
+    const db = await openDuck();
+    const pid = (await columns(db.conn, `select min(id) from read_parquet(${lit(join(current(full2), "portfolios.parquet"))})`))[0][0] as string;
+    db.close();
+    await rebalanceOne({ dataDir, log: silent, portfolioId: pid });
+    await rebalanceOne({ dataDir: full2, log: silent, portfolioId: pid });
     expect((await differences(current(dataDir), current(full2))).tables).toEqual([]);
   }, 180_000);
 

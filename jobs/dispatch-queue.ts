@@ -1,0 +1,67 @@
+// The queued side of jobs/dispatch.ts: a request as an idempotent BullMQ job (or a flow of
+// partition jobs) that this process waits for. Loaded only when REDIS_URL is set.
+import type { Job, Queue } from "bullmq";
+import type { PublishKind } from "../pipeline/store/snapshots.ts";
+import { awaitJob, JobFailedError } from "./await-job.ts";
+import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch.ts";
+import { enqueueIdempotent } from "./enqueue.ts";
+import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
+import { backfillVersion, jobId, WHOLE, type JobProgress, type JobResult, type Stage } from "./job-types.ts";
+import { closeQuietly, pipelineQueue } from "./queue.ts";
+import { continuesPublished } from "./runner.ts";
+
+const ENQUEUE_TIMEOUT_MS = 30_000;
+
+/** A run (or backfill) of the source whose fingerprint is `sourceVersion`, as a queued job. */
+export async function queueRun(opts: DispatchOptions, sourceVersion: string): Promise<DispatchResult> {
+  // A run as a flow of partition jobs that any number of workers share; a backfill is one job,
+  // and so is a nightly append (it reads only the new days: README "Nightly append").
+  if (!opts.window && useFlow(opts) && !(await continuesPublished(opts.dataDir, opts.sourceDir))) {
+    const ids = runFlowIds(sourceVersion);
+    return viaQueue(opts, "publish", {}, ids.parent, (q) => addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }));
+  }
+  const stage: Stage = opts.window ? "backfill" : "run";
+  const id = jobId(stage, opts.window ? backfillVersion(sourceVersion, opts.window) : sourceVersion, WHOLE);
+  const data = { sourceDir: opts.sourceDir, sourceVersion, partition: WHOLE, ...(opts.window ? { window: opts.window } : {}) };
+  return viaQueue(opts, stage, data, id);
+}
+
+/** The flow unless told otherwise (`flow: false`, or PIPELINE_FLOW=0: the single `run` job). */
+function useFlow(opts: DispatchOptions): boolean {
+  return opts.flow ?? flowByDefault();
+}
+
+/** Adds the job (or the flow whose parent is the job) with the given id. */
+type Adder = (queue: Queue) => Promise<Job>;
+
+export async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string }, stage: Stage, data: object, id: string, add?: Adder): Promise<DispatchResult> {
+  const addJob: Adder = add ?? ((q) => q.add(stage, data, { jobId: id }));
+  const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
+  try {
+    // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait.
+    const limit = Math.min(ENQUEUE_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const enq = await Promise.race([
+      enqueueIdempotent(queue, id, opts.dataDir, () => addJob(queue)),
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref()),
+    ]);
+    if (enq.joined === "done") return { ...(enq.job.returnvalue as JobResult), skipped: true };
+    if (enq.joined) opts.note?.(`an equal job ${id} is already queued or running; waiting for it`);
+    return await awaitJob(queue, enq, {
+      dataDir: opts.dataDir,
+      // A flow's parent publishes the run.
+      kind: stage === "publish" ? "run" : (stage as PublishKind),
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      onNote: opts.note ?? ((line) => opts.log.info({ job: id }, line)),
+      onProgress: (p: JobProgress) => opts.progress?.(p.stage, p.done, p.total),
+      reenqueue: () => addJob(queue),
+      // A flow lives in Redis only (its children, who adds what): once its parent is lost nothing
+      // will publish it, whatever its staging heartbeat says, so it is enqueued again at once.
+      ...(stage === "publish" ? { progressOf: flowProgress, lostMeansGone: true } : {}),
+    });
+  } catch (e) {
+    if (e instanceof JobFailedError) throw e;
+    throw new JobFailedError(`could not queue the job on Redis: ${(e as Error).message}`);
+  } finally {
+    await closeQuietly(queue);
+  }
+}
