@@ -102,9 +102,10 @@ export const stageStateTable = (conn: Conn, table: string, states: Iterable<[str
 
 /** Reads a state table back (`relation` with dates as DATE or text), by id. */
 export async function readStates(conn: Conn, relation: string): Promise<Map<string, BacktestState>> {
-  const [ids = [], ord = [], tickers = [], shares = [], last = [], cash = [], value = [], start = [], next = []] = (await columns(
+  // Ordered by id, then ord: each id's header row (ord −1) comes first, then its holdings in order.
+  const [ids = [], tickers = [], shares = [], last = [], cash = [], value = [], start = [], next = []] = (await columns(
     conn,
-    `select id, ord, ticker, shares, last, cash, value, cast(calendar_start as varchar), cast(next_rebalance_date as varchar) from ${relation} order by id, ord`,
+    `select id, ticker, shares, last, cash, value, cast(calendar_start as varchar), cast(next_rebalance_date as varchar) from ${relation} order by id, ord`,
   )) as unknown[][];
   const out = new Map<string, BacktestState>();
   for (let i = 0; i < ids.length; ) {
@@ -120,7 +121,6 @@ export async function readStates(conn: Conn, relation: string): Promise<Map<stri
       calendarStart: start[i] as string,
       nextRebalanceDate: next[i] as string,
     });
-    void ord;
     i = j;
   }
   return out;

@@ -2,7 +2,7 @@
 // recomputed, and the snapshot it publishes holds exactly the rows a full run over the whole
 // source gives (every table compared as a multiset in DuckDB). Anything else about the source
 // falls back to a full run, and rejected new rows publish nothing.
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,7 +109,6 @@ describe("nightly append", () => {
     expect(r.meta.lastPriceDate).toBe("2025-12-31");
     expect(r.meta.counts).toEqual(readMeta(full, readManifest(full)!.snapshotId).counts);
     // The published history is shared, not copied.
-    const { statSync } = await import("node:fs");
     expect(statSync(join(dir, "prices.parquet")).ino).toBe(statSync(join(snapshotDir(dataDir, first), "prices.parquet")).ino);
 
     // The reader serves the appended days (ratings across the base file and the appended one).
@@ -152,7 +151,6 @@ describe("nightly append", () => {
     await run(dataDir, split.history);
     // One old close edited: the recorded bytes are no longer the file's beginning.
     const f = join(split.appended, "..", "edited");
-    const { cpSync } = await import("node:fs");
     cpSync(split.appended, f, { recursive: true });
     const text = readFileSync(join(f, "prices.csv"), "utf8").split("\n");
     const cells = text[5].split(",");
@@ -172,7 +170,6 @@ describe("nightly append", () => {
     await run(dataDir, split.history);
     const before = readManifest(dataDir)!.snapshotId;
     const f = join(split.appended, "..", "bad");
-    const { cpSync } = await import("node:fs");
     cpSync(split.history, f, { recursive: true });
     const ticker = readFileSync(join(f, "prices.csv"), "utf8").split("\n")[1].split(",")[6];
     appendFileSync(join(f, "prices.csv"), `2025-12-31,1,1,1,-5,100,${ticker}\n`);
@@ -200,10 +197,7 @@ describe("nightly append", () => {
   }, 180_000);
 
   it("appends rows dated inside the history only by a full run", async () => {
-    const dataDir = tmp("append-old-");
-    await run(dataDir, split.history);
     const f = join(split.appended, "..", "late");
-    const { cpSync } = await import("node:fs");
     cpSync(split.history, f, { recursive: true });
     // A ticker's row for a day already published (a late correction), appended at the end.
     const lines = readFileSync(join(split.history, "prices.csv"), "utf8").trimEnd().split("\n");
@@ -219,6 +213,5 @@ describe("nightly append", () => {
     const other = tmp("append-old-full-");
     await run(other, f, { PIPELINE_APPEND: "0" });
     expect((await differences(current(base), current(other))).tables).toEqual([]);
-    void dataDir;
   }, 120_000);
 });
