@@ -20,6 +20,8 @@ async function splitFile(from: string, file: string, history: string, appended: 
   const h = createWriteStream(history);
   const tail: string[] = [];
   let col = -1;
+  // The date is a plain field (no quotes) in every dated table of the contract.
+  const dateOf = (line: string) => line.split(",", col + 1)[col];
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     if (col < 0) {
       col = line.split(",").indexOf("date");
@@ -27,16 +29,14 @@ async function splitFile(from: string, file: string, history: string, appended: 
       await write(h, `${line}\n`);
       continue;
     }
-    // The date is a plain field (no quotes) in every dated table of the contract.
-    const date = line.split(",", col + 1)[col];
-    if (date >= from) tail.push(line);
+    if (dateOf(line) >= from) tail.push(line);
     else await write(h, `${line}\n`);
   }
   await close(h);
   // The appended file: the history's bytes, then the new rows (in date order, as days arrive).
   const a = createWriteStream(appended);
   for await (const chunk of createReadStream(history)) await write(a, chunk as string);
-  tail.sort((x, y) => (x.split(",", col + 1)[col] < y.split(",", col + 1)[col] ? -1 : x.split(",", col + 1)[col] > y.split(",", col + 1)[col] ? 1 : 0));
+  tail.sort((x, y) => (dateOf(x) < dateOf(y) ? -1 : dateOf(x) > dateOf(y) ? 1 : 0));
   for (const line of tail) await write(a, `${line}\n`);
   await close(a);
   return tail.length;

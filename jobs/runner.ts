@@ -51,17 +51,22 @@ const appendEnabled = () => process.env.PIPELINE_APPEND !== "0";
  * runs that as one job on one worker instead of fanning a whole run out as a flow.
  */
 export async function continuesPublished(dataDir: string, sourceDir: string): Promise<boolean> {
+  const p = publishedRecord(dataDir);
+  return p !== null && (await planAppend(sourceDir, p.record)).kind === "append";
+}
+
+/** The published snapshot and the source files it recorded (null: appends off, nothing published, or no record). */
+function publishedRecord(dataDir: string) {
   const base = appendEnabled() ? readManifest(dataDir) : null;
   const record = base ? readSourceRecord(snapshotDir(dataDir, base.snapshotId)) : null;
-  return record !== null && (await planAppend(sourceDir, record)).kind === "append";
+  return base && record ? { base, record } : null;
 }
 
 export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   // A source that only added days to the published one continues it (pipeline/stages/append.ts).
-  const base = opts.window || !appendEnabled() ? null : readManifest(opts.dataDir);
-  const record = base ? readSourceRecord(snapshotDir(opts.dataDir, base.snapshotId)) : null;
-  if (!base || !record) return fullRun(opts, sourceFilesAsync(opts.sourceDir));
-  const published = base;
+  const p = opts.window ? null : publishedRecord(opts.dataDir);
+  if (!p) return fullRun(opts, sourceFilesAsync(opts.sourceDir));
+  const { base: published, record } = p;
   const plan = await planAppend(opts.sourceDir, record);
   if (plan.kind === "full") {
     opts.log.info({ reason: plan.reason }, "full run");

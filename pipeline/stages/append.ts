@@ -14,7 +14,7 @@ import type { SnapshotMeta } from "../store/snapshots.ts";
 import { publishedDefinitions } from "./backfill.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
 import { datedRelation, linkDated, nextDaysFile } from "../store/dated-parts.ts";
-import { columns, lit, type Conn } from "../store/duck.ts";
+import { columns, lit, scalar, type Conn } from "../store/duck.ts";
 import { exportParquet } from "../store/write.ts";
 import type { StageContext } from "./context.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
@@ -35,7 +35,7 @@ export interface AppendResult {
   timings: Record<string, number>;
 }
 
-const one = async (conn: Conn, sql: string) => ((await columns(conn, sql))[0]?.[0] ?? null) as string | number | null;
+const one = (conn: Conn, sql: string) => scalar<string | number | null>(conn, sql);
 
 /** The published returns parts and the ranges they cover (each part from its first ticker to the next part's). */
 async function publishedParts(conn: Conn, base: string) {
@@ -78,7 +78,7 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   // The new rows must come after everything published, or they are a backfill, not an append.
   await conn.run(`alter table prices rename to new_prices`);
   const first = await one(conn, `select strftime(min(date), '%Y-%m-%d') from new_prices`);
-  if (first === null || String(first) <= baseLastDate) throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
+  if (first == null || String(first) <= baseLastDate) throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
   const lastPriceDate = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_prices`));
   await conn.run(`create view pub_prices as select * from ${datedRelation(base, "prices")}`);
   await conn.run(`create view pub_ratings as select * from ${datedRelation(base, "ratings")}`);
@@ -135,7 +135,7 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
   const lastRatingDate = await one(conn, `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`);
   await conn.run(`create view ratings_tail as
-    select * from pub_ratings where date = ${lastRatingDate === null ? "null" : `${lit(String(lastRatingDate))}::date`}
+    select * from pub_ratings where date = ${lastRatingDate == null ? "null" : `${lit(String(lastRatingDate))}::date`}
     ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
   // portfolios.json is byte-identical to the published run's (else this is no append).
   const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
