@@ -26,6 +26,8 @@ export interface RebalanceJobData {
   portfolioId: string;
   /** Hash of the definition that asked for it: a second request for the same one joins the first. */
   definitionVersion: string;
+  /** The portfolio's change time that asked for it (ISO): a failure for good is recorded against it. */
+  requestedAt?: string | null;
 }
 
 export type JobDataOf<S extends Stage> = S extends "run" ? RunJobData : S extends "backfill" ? BackfillJobData : RebalanceJobData;

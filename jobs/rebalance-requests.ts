@@ -32,6 +32,16 @@ export async function rebalanceFromCatalog(deps: RebalanceDeps, portfolioId: str
   else await rebalanceOne({ dataDir: deps.dataDir, log: deps.log, portfolio: null, dropId: portfolioId });
 }
 
+/**
+ * A rebalance that failed for good: logged with its reason and recorded in the catalog, so the
+ * portfolio reads FAILED (not PENDING forever) until its next change or a run that publishes it.
+ */
+export async function noteRebalanceFailure(deps: RebalanceDeps, portfolioId: string, requestedAt: string | null, e: unknown): Promise<void> {
+  const reason = String((e as Error)?.message ?? e);
+  deps.log.warn({ portfolio: portfolioId, err: reason.split("\n")[0] }, "portfolio rebalance failed");
+  await deps.catalog.recordRebalanceFailure(portfolioId, requestedAt, reason).catch((err: unknown) => deps.log.warn({ portfolio: portfolioId, err: String(err) }, "could not record the failed rebalance"));
+}
+
 export interface Rebalancer {
   request(portfolioId: string): void;
   /** Resolves when every request made so far has been handled (tests, shutdown). */
@@ -47,11 +57,11 @@ export function inProcessRebalancer(deps: RebalanceDeps): Rebalancer {
     while (waiting.size) {
       const [id] = waiting;
       waiting.delete(id);
+      const requestedAt = deps.catalog.rebalanceRequestedAt(id);
       try {
         await rebalanceFromCatalog(deps, id);
       } catch (e) {
-        // the portfolio stays PENDING; its next change or the next pipeline run computes it
-        deps.log.warn({ portfolio: id, err: String((e as Error)?.message ?? e) }, "portfolio rebalance failed");
+        await noteRebalanceFailure(deps, id, requestedAt, e);
       }
     }
     running = null;
@@ -81,8 +91,9 @@ export function queueRebalancer(redisUrl: string, catalog: Catalog, log: Log, pr
     request(id) {
       queue ??= pipelineQueue(redisUrl, prefix);
       // The change's time is part of the version: A → B → A again must run a third time.
-      const definitionVersion = versionOf({ spec: catalogLookup(catalog)(id) ?? { deleted: id }, at: catalog.rebalanceRequestedAt(id) ?? Date.now() });
-      const data: RebalanceJobData = { portfolioId: id, definitionVersion };
+      const requestedAt = catalog.rebalanceRequestedAt(id);
+      const definitionVersion = versionOf({ spec: catalogLookup(catalog)(id) ?? { deleted: id }, at: requestedAt ?? Date.now() });
+      const data: RebalanceJobData = { portfolioId: id, definitionVersion, requestedAt };
       const p = queue
         .add("rebalance", data, { ...JOB_DEFAULTS, jobId: jobId("rebalance", definitionVersion, `portfolio-${id}`) })
         .catch((e: unknown) => log.warn({ portfolio: id, err: String(e) }, "could not enqueue the portfolio rebalance"))

@@ -13,6 +13,7 @@ import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
 import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
 import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
 import { catalogLookup } from "./reapply.ts";
+import { noteRebalanceFailure } from "./rebalance-requests.ts";
 import { continuesPublished, runPipeline } from "./runner.ts";
 import { addRunFlow, FLOW_JOBS, flowByDefault, runFlowIds } from "./flow.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
@@ -96,6 +97,10 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
       // What stays wrong on retry fails at once, with the report in the reason.
       if (e instanceof SourceRejectedError) throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
       if (e instanceof PortfolioNotFoundError) throw new UnrecoverableError(e.message);
+      if (job.name === "rebalance" && job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+        const data = job.data as RebalanceJobData;
+        await noteRebalanceFailure(deps, data.portfolioId, data.requestedAt ?? null, e);
+      }
       if (e instanceof Error && !(e instanceof UnrecoverableError)) e.message = `stage ${stage}: ${e.message}`;
       throw e;
     }

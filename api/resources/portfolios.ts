@@ -87,7 +87,7 @@ export async function tradesOf(ctx: ReadContext, v: VisiblePortfolio, q: TradesQ
 
 export const portfolioSubject = (v: VisiblePortfolio): Subject => ({ kind: "portfolio", id: v.id, column: "Portfolio", returns: v.result?.returns ?? EMPTY });
 
-export type RebalanceStatus = "PENDING" | "READY";
+export type RebalanceStatus = "PENDING" | "READY" | "FAILED";
 
 /** Rule fields compared key-order-free (the snapshot stores them as JSON written elsewhere). */
 const canonical = (r: PortfolioRules) =>
@@ -95,14 +95,17 @@ const canonical = (r: PortfolioRules) =>
 
 /**
  * A user portfolio is READY when the served snapshot holds its backtest for the current rules,
- * published at or after the last change was requested; PENDING until then. Predefined
- * portfolios are always READY.
+ * published at or after the last change was requested; FAILED when the rebalance that change asked
+ * for failed for good (until the next change, or a run that publishes it); PENDING otherwise.
+ * Predefined portfolios are always READY.
  */
-export function rebalanceStatus(ctx: ReadContext, v: VisiblePortfolio): { status: RebalanceStatus; requestedAt: string | null } {
-  if (!v.user) return { status: "READY", requestedAt: null };
+export function rebalanceStatus(ctx: ReadContext, v: VisiblePortfolio): { status: RebalanceStatus; requestedAt: string | null; failedAt: string | null } {
+  if (!v.user) return { status: "READY", requestedAt: null, failedAt: null };
   const requestedAt = ctx.catalog.rebalanceRequestedAt?.(v.id) ?? null;
   const { ownerId: _o, createdAt: _c, ...rules } = v.user;
   const fresh = !!v.result && canonical(v.result.rules) === canonical(rules);
   const after = requestedAt === null || Date.parse(access.snapshotCreatedAt(ctx.snapshot)) >= Date.parse(requestedAt);
-  return { status: fresh && after ? "READY" : "PENDING", requestedAt };
+  if (fresh && after) return { status: "READY", requestedAt, failedAt: null };
+  const failed = ctx.catalog.rebalanceFailure?.(v.id) ?? null;
+  return { status: failed ? "FAILED" : "PENDING", requestedAt, failedAt: failed?.failedAt ?? null };
 }

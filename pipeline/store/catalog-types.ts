@@ -42,6 +42,14 @@ export interface Watchlist {
   tickers: string[];
 }
 
+/** A user portfolio's rebalance that failed for good (kept for operators; the API shows only that and when). */
+export interface RebalanceFailure {
+  /** The change time the failed rebalance was asked for (ISO); the failure applies while it is the latest. */
+  requestedAt: string | null;
+  failedAt: string;
+  reason: string;
+}
+
 export interface UserPortfolio extends PortfolioRules {
   ownerId: string;
   createdAt: string;
@@ -58,6 +66,8 @@ export interface CatalogReader {
   userPortfolio(id: string): UserPortfolio | null;
   /** When the latest change of a user portfolio asked for its rebalance (ISO); null when none is recorded. */
   rebalanceRequestedAt?(portfolioId: string): string | null;
+  /** The failure of the rebalance the latest change asked for, if it failed for good. */
+  rebalanceFailure?(portfolioId: string): RebalanceFailure | null;
 }
 
 export interface WatchlistFields {

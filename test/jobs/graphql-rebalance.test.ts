@@ -1,7 +1,7 @@
 // A portfolio created by a GraphQL mutation reaches READY through the job runner and its holdings
 // are served by REST: real catalog file, real pipeline on the tiny source, real server, both the
 // in-process runner and BullMQ workers on a real Redis (127.0.0.1:6379, as .ci/run guarantees).
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -16,6 +16,7 @@ import { startPipelineWorker } from "../../jobs/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { SCOPES } from "../../pipeline/store/catalog-types.ts";
 import { SnapshotHolder } from "../../pipeline/store/holder.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -30,47 +31,53 @@ afterAll(async () => {
   await r.quit();
 });
 
+/** A published tiny snapshot, a server over it and a rebalancer of `mode` (the in-process runner or a BullMQ worker). */
+async function setup(mode: "in-process" | "bullmq", name: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), `gql-rebalance-${mode}-${name}-`));
+  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+  await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: null });
+  const user = await catalog.createUser({ email: "p@example.com", firstName: "P", lastName: "Q", phoneNumber: "+1 555 0000" });
+  const { key } = await catalog.createKey(user.id, [...SCOPES]);
+  const holder = new SnapshotHolder(dataDir);
+  await holder.refresh();
+
+  let rebalancer: Rebalancer;
+  if (mode === "bullmq") {
+    const prefix = `${prefixBase}-${mode}-${name}`;
+    const worker: Worker = startPipelineWorker({ redisUrl: REDIS, dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")), log: silent, prefix });
+    closers.push(() => worker.close());
+    rebalancer = queueRebalancer(REDIS, catalog, silent, prefix);
+  } else rebalancer = inProcessRebalancer({ dataDir, catalog, log: silent });
+  closers.push(() => rebalancer.close());
+  const logger = createLogger("silent", new Writable({ write: (_c, _e, cb) => cb() }));
+  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => holder.get(), catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger } });
+  closers.push(() => srv.close());
+
+  const gql = async (query: string) => {
+    const r = await fetch(`${srv.url}/graphiql`, { method: "POST", headers: { "content-type": "application/json", api_key: key }, body: JSON.stringify({ query }) });
+    return (await r.json()) as { data: Record<string, Record<string, unknown>>; errors?: unknown[] };
+  };
+  const rest = async (path: string) => (await fetch(`${srv.url}/data/v1/${path}${path.includes("?") ? "&" : "?"}api_key=${key}`)).json();
+  const status = async (id: string) => ((await gql(`{ portfolio(id: "${id}") { status } }`)).data.portfolio as { status: string }).status;
+  /** Waits until the runner has published and the server serves the new snapshot. */
+  const settle = async (id: string) => {
+    await rebalancer.idle();
+    for (let i = 0; i < 300; i++) {
+      await holder.refresh();
+      if ((await status(id)) === "READY") return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`portfolio ${id} never became READY`);
+  };
+  const holdings = async (id: string) => ((await rest(`portfolio_holdings/${id}`)) as { stock: { ticker: string } }[]).map((h) => h.stock.ticker);
+
+  return { dataDir, catalog, holder, rebalancer, gql, rest, status, settle, holdings };
+}
+
 for (const mode of ["in-process", "bullmq"] as const) {
   describe(`portfolio mutations through the job runner (${mode})`, () => {
     it("PENDING after each change, READY once the snapshot serving it is published; REST serves its holdings", async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), `gql-rebalance-${mode}-`));
-      const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-      await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: null });
-      const user = await catalog.createUser({ email: "p@example.com", firstName: "P", lastName: "Q", phoneNumber: "+1 555 0000" });
-      const { key } = await catalog.createKey(user.id, [...SCOPES]);
-      const holder = new SnapshotHolder(dataDir);
-      await holder.refresh();
-
-      let rebalancer: Rebalancer;
-      if (mode === "bullmq") {
-        const prefix = `${prefixBase}-${mode}`;
-        const worker: Worker = startPipelineWorker({ redisUrl: REDIS, dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")), log: silent, prefix });
-        closers.push(() => worker.close());
-        rebalancer = queueRebalancer(REDIS, catalog, silent, prefix);
-      } else rebalancer = inProcessRebalancer({ dataDir, catalog, log: silent });
-      closers.push(() => rebalancer.close());
-      const logger = createLogger("silent", new Writable({ write: (_c, _e, cb) => cb() }));
-      const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => holder.get(), catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger } });
-      closers.push(() => srv.close());
-
-      const gql = async (query: string) => {
-        const r = await fetch(`${srv.url}/graphiql`, { method: "POST", headers: { "content-type": "application/json", api_key: key }, body: JSON.stringify({ query }) });
-        return (await r.json()) as { data: Record<string, Record<string, unknown>>; errors?: unknown[] };
-      };
-      const rest = async (path: string) => (await fetch(`${srv.url}/data/v1/${path}${path.includes("?") ? "&" : "?"}api_key=${key}`)).json();
-      const status = async (id: string) => ((await gql(`{ portfolio(id: "${id}") { status } }`)).data.portfolio as { status: string }).status;
-      /** Waits until the runner has published and the server serves the new snapshot. */
-      const settle = async (id: string) => {
-        await rebalancer.idle();
-        for (let i = 0; i < 300; i++) {
-          await holder.refresh();
-          if ((await status(id)) === "READY") return;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        throw new Error(`portfolio ${id} never became READY`);
-      };
-      const holdings = async (id: string) => ((await rest(`portfolio_holdings/${id}`)) as { stock: { ticker: string } }[]).map((h) => h.stock.ticker);
-
+      const { holder, rebalancer, gql, rest, settle, holdings } = await setup(mode, "ready");
       // Tiny source ratings (test/fixtures/tiny-source.ts): total = 5,6,7,8 and return = 6,7,8,9 for AAA..DDD.
       // returnRating in [7, 10] keeps BBB, CCC, DDD; the two best by total rating: CCC (7) and DDD (8).
       const created = await gql(`mutation { createPortfolio(input: {name: "Two best", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { success errors { field messages } portfolio { id status rebalanceRequestedAt } } }`);
@@ -98,6 +105,40 @@ for (const mode of ["in-process", "bullmq"] as const) {
       }
       expect(holder.get()!.portfolios.has(p.id)).toBe(false);
       expect(holder.get()!.portfolios.has("101")).toBe(true); // the predefined one is untouched
+    }, 120_000);
+
+    it("FAILED (with its time) when the rebalance fails for good; PENDING again at the next change; READY once one succeeds", async () => {
+      const { dataDir, catalog, holder, gql, status, settle, holdings } = await setup(mode, "failed");
+      // The published snapshot's prices made unreadable: every rebalance on it fails (in BullMQ
+      // after its 3 attempts). The file is swapped, not written in place: it may be hard-linked.
+      const prices = join(snapshotDir(dataDir, readManifest(dataDir)!.snapshotId), "prices.parquet");
+      renameSync(prices, `${prices}.good`);
+      writeFileSync(prices, "not a parquet file");
+      const created = await gql(`mutation { createPortfolio(input: {name: "Doomed", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { portfolio { id status rebalanceFailedAt } } }`);
+      const p = created.data.createPortfolio.portfolio as { id: string; status: string; rebalanceFailedAt: string | null };
+      expect(p).toMatchObject({ status: "PENDING", rebalanceFailedAt: null });
+      const before = Date.now();
+      let s = "PENDING";
+      for (let i = 0; i < 600 && s === "PENDING"; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        await catalog.refresh(); // a worker process writes the failure: the server polls the catalog (jobs/serve.ts)
+        s = await status(p.id);
+      }
+      expect(s).toBe("FAILED");
+      const failed = (await gql(`{ portfolio(id: "${p.id}") { status rebalanceRequestedAt rebalanceFailedAt } }`)).data.portfolio as { rebalanceRequestedAt: string; rebalanceFailedAt: string };
+      expect(Date.parse(failed.rebalanceFailedAt)).toBeGreaterThanOrEqual(Date.parse(failed.rebalanceRequestedAt));
+      expect(Date.parse(failed.rebalanceFailedAt)).toBeGreaterThanOrEqual(before - 1000);
+      expect(await holdings(p.id)).toEqual([]);
+
+      // Repaired; the next change asks again: PENDING (the old failure was for the old change), then READY.
+      rmSync(prices);
+      renameSync(`${prices}.good`, prices);
+      const updated = await gql(`mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { portfolio { status rebalanceFailedAt } } }`);
+      expect(updated.data.updatePortfolio.portfolio).toEqual({ status: "PENDING", rebalanceFailedAt: null });
+      await settle(p.id);
+      expect(await holdings(p.id)).toEqual(["BBB", "CCC"]);
+      await holder.refresh();
+      expect(await status(p.id)).toBe("READY");
     }, 120_000);
   });
 }

@@ -33,6 +33,7 @@ const PortfolioStatusEnum = new GraphQLEnumType({
   values: {
     PENDING: { description: "A change asked for a rebalance that the served snapshot does not hold yet" },
     READY: { description: "The served snapshot holds this portfolio's backtest for its current rules" },
+    FAILED: { description: "The rebalance its latest change asked for failed on the server; the next change or pipeline run computes it again" },
   },
 });
 const Owner = new GraphQLObjectType({ name: "PortfolioOwner", fields: { id: { type: new GraphQLNonNull(GraphQLString) } } });
@@ -74,6 +75,7 @@ export const PortfolioNode: GraphQLObjectType<VisiblePortfolio, GqlContext> = ne
     ranges: { type: new GraphQLNonNull(RatingRanges), resolve: (v) => v.object.ranges },
     status: { type: new GraphQLNonNull(PortfolioStatusEnum), resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).status },
     rebalanceRequestedAt: { type: GraphQLString, description: "When the latest change asked for a rebalance (user portfolios)", resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).requestedAt },
+    rebalanceFailedAt: { type: GraphQLString, description: "When the rebalance of the latest change failed (status FAILED); null otherwise", resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).failedAt },
     holdings: {
       type: new GraphQLNonNull(StockRatingNodeConnection),
       description: "The selection of previousRebalanceDate with that date's ratings",

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ApiKeyInfo, CatalogReader, CatalogWriter, Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
+import type { ApiKeyInfo, CatalogReader, CatalogWriter, RebalanceFailure, Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
 import { SCOPES } from "../catalog-types.ts";
 import { lit, openDuck, rows, type Conn } from "../duck.ts";
 import { generateKey, hashKey, keyHint } from "./keys.ts";
@@ -26,13 +26,15 @@ interface Mirror {
   portfolios: Map<string, UserPortfolio>;
   /** user portfolio id → its last change (create or update): when its rebalance was requested */
   changedAt: Map<string, string>;
+  /** user portfolio id → the last rebalance that failed for good */
+  failures: Map<string, RebalanceFailure>;
 }
 
 /** Presented keys remembered per mirror (see authenticate). */
 const AUTH_MEMO_MAX = 10_000;
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString());
 
-const emptyMirror = (): Mirror => ({ users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map(), changedAt: new Map() });
+const emptyMirror = (): Mirror => ({ users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map(), changedAt: new Map(), failures: new Map() });
 
 export class Catalog implements CatalogReader, CatalogWriter {
   private mirror: Mirror = emptyMirror();
@@ -109,6 +111,7 @@ export class Catalog implements CatalogReader, CatalogWriter {
     const wls = await rows<Record<string, unknown>>(conn, "select * from watchlists");
     const items = await rows<{ watchlist_id: string; ticker: string }>(conn, "select watchlist_id, ticker from watchlist_items order by watchlist_id, position");
     const ups = await rows<Record<string, unknown>>(conn, "select * from user_portfolios");
+    const fails = await rows<Record<string, unknown>>(conn, "select * from rebalance_failures");
     const m = emptyMirror();
     for (const u of users) m.users.set(u.id, { id: u.id, email: u.email, firstName: u.first_name, lastName: u.last_name, phoneNumber: u.phone });
     for (const k of keys) {
@@ -122,6 +125,7 @@ export class Catalog implements CatalogReader, CatalogWriter {
       m.portfolios.set(String(p.id), { ...(JSON.parse(String(p.rules)) as PortfolioRules), id: String(p.id), ownerId: String(p.owner_id), createdAt: iso(p.created_at)! });
       m.changedAt.set(String(p.id), iso(p.updated_at)!);
     }
+    for (const f of fails) m.failures.set(String(f.portfolio_id), { requestedAt: iso(f.requested_at), failedAt: iso(f.failed_at)!, reason: String(f.reason) });
     this.mirror = m;
     this.authMemo = new Map();
     this.version = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -165,6 +169,11 @@ export class Catalog implements CatalogReader, CatalogWriter {
   }
   rebalanceRequestedAt(id: string): string | null {
     return this.mirror.changedAt.get(id) ?? null;
+  }
+  /** The failure of the rebalance the latest change asked for; null when none (a later change asks again). */
+  rebalanceFailure(id: string): RebalanceFailure | null {
+    const f = this.mirror.failures.get(id);
+    return f && this.mirror.portfolios.has(id) && f.requestedAt === this.rebalanceRequestedAt(id) ? f : null;
   }
   allUserPortfolios(): UserPortfolio[] {
     return [...this.mirror.portfolios.values()];
@@ -261,7 +270,22 @@ export class Catalog implements CatalogReader, CatalogWriter {
   }
 
   async deleteUserPortfolio(id: string): Promise<void> {
-    await this.tx((conn) => conn.run(`delete from user_portfolios where id = ${lit(id)}`));
+    await this.tx(async (conn) => {
+      await conn.run(`delete from user_portfolios where id = ${lit(id)}`);
+      await conn.run(`delete from rebalance_failures where portfolio_id = ${lit(id)}`);
+    });
+  }
+
+  /**
+   * Records that the rebalance asked for at `requestedAt` (the portfolio's change time when the
+   * job was requested) failed for good: the portfolio reads FAILED until its next change or a run
+   * that publishes it. Nothing is recorded for a portfolio deleted meanwhile.
+   */
+  async recordRebalanceFailure(id: string, requestedAt: string | null, reason: string): Promise<void> {
+    await this.tx(async (conn) => {
+      await conn.run(`delete from rebalance_failures where portfolio_id = ${lit(id)}`);
+      await conn.run(`insert into rebalance_failures select id, ${requestedAt === null ? "null" : `${lit(requestedAt)}::timestamptz`}, now(), ${lit(reason.slice(0, 2000))} from user_portfolios where id = ${lit(id)}`);
+    });
   }
 
   /**

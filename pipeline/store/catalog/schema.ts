@@ -18,5 +18,7 @@ create table if not exists watchlist_items (
 create table if not exists user_portfolios (
   id varchar primary key, owner_id varchar not null, created_at timestamptz not null, updated_at timestamptz not null,
   rules varchar not null);
+create table if not exists rebalance_failures (
+  portfolio_id varchar primary key, requested_at timestamptz, failed_at timestamptz not null, reason varchar not null);
 create table if not exists id_map (kind varchar not null, name varchar not null, id integer not null, primary key (kind, name));
 `;
