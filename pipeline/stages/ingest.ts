@@ -2,7 +2,7 @@
 // clean. Fundamentals are validated and built per ticker range (financials-partition.ts), so the
 // statements of the whole universe are never in one heap.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { sourceFingerprint } from "../sources/fingerprint.ts";
 import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
 import { linkTree } from "../store/link.ts";
@@ -36,6 +36,12 @@ export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: 
   const startFinancials = async () => {
     if (opts.financials === false) {
       financials = Promise.resolve({ companies: 0, rejects: [] as RejectedRow[], rejectCount: 0 });
+      return;
+    }
+    // A backfill whose source gives no fundamentals keeps the published statements whole.
+    if (merge && !existsSync(fundamentals) && keepPublishedFinancials(ctx)) {
+      ctx.log.info({}, "backfill without fundamentals: financial tables kept from the published snapshot");
+      financials = Promise.resolve({ companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 });
       return;
     }
     const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(Boolean);
@@ -105,6 +111,15 @@ export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fun
   if (!prev || !existsSync(join(prev, INPUTS))) return false;
   const was = (JSON.parse(readFileSync(join(prev, INPUTS), "utf8")) as { fundamentals?: string }).fundamentals;
   if (was !== fundamentalsId || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
+  for (const s of FINANCIAL_STATEMENTS) linkTree(join(prev, financialTable(s)), join(ctx.out, financialTable(s)));
+  return true;
+}
+
+/** The published snapshot's financial tables hard-linked, with the inputs they were built from; false when it has none. */
+export function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): boolean {
+  const prev = ctx.published;
+  if (!prev || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
+  if (existsSync(join(prev, INPUTS))) copyFileSync(join(prev, INPUTS), join(ctx.out, INPUTS));
   for (const s of FINANCIAL_STATEMENTS) linkTree(join(prev, financialTable(s)), join(ctx.out, financialTable(s)));
   return true;
 }

@@ -1,6 +1,6 @@
 // Backfill replaces exactly the window: closes inside it come from the new source, outside it
 // from the published snapshot; a rebalance of one portfolio reuses every other table.
-import { mkdtempSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,9 @@ import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
+import { generateSample } from "../../data/generate.ts";
+import { lit, openDuck, scalar } from "../../pipeline/store/duck.ts";
+import { FINANCIAL_STATEMENTS, financialTable } from "../../pipeline/store/financial-tables.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -44,6 +47,39 @@ describe("backfill and single-portfolio rebalance", () => {
     expect(bbb.returns[bbb.dates.indexOf("2024-01-15")]).toBeCloseTo(22.0 / 20.8 - 1, 12);
     expect(snap.ratingDates).toEqual(["2024-01-01", "2024-01-29"]);
     expect(snap.benchmarks[0].levels.dates).toHaveLength(30);
+  });
+
+  it("keeps the published financial statements when the window source gives no fundamentals", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "backfill-fin-"));
+    const src = join(dataDir, "source");
+    await generateSample(src, { companies: 30, years: 2 });
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    await runPipeline({ dataDir, sourceDir: src, catalog, log: silent });
+    const before = snapshotDir(dataDir, readManifest(dataDir)!.snapshotId);
+    // The window source: one week of prices and the companies, nothing else.
+    const win = join(dataDir, "window");
+    mkdirSync(win);
+    const prices = readFileSync(join(src, "prices.csv"), "utf8").split("\n");
+    const week = prices.filter((l) => l.startsWith("2025-06-0"));
+    expect(week.length).toBeGreaterThan(30);
+    writeFileSync(join(win, "prices.csv"), [prices[0], ...week].join("\n"));
+    copyFileSync(join(src, "companies.csv"), join(win, "companies.csv"));
+    await runPipeline({ dataDir, sourceDir: win, catalog, log: silent, window: { from: "2025-06-01", to: "2025-06-09" } });
+    const after = snapshotDir(dataDir, readManifest(dataDir)!.snapshotId);
+    expect(after).not.toBe(before);
+    const db = await openDuck();
+    try {
+      for (const s of FINANCIAL_STATEMENTS) {
+        const t = (dir: string) => `read_parquet(${lit(join(dir, financialTable(s), "*.parquet"))})`;
+        const n = await scalar<bigint>(db.conn, `select count(*) from ${t(before)}`);
+        expect(Number(n), s).toBeGreaterThan(0);
+        // Equal as multisets: nothing lost, nothing added.
+        expect(Number(await scalar<bigint>(db.conn, `select count(*) from (select * from ${t(before)} except all select * from ${t(after)})`)), s).toBe(0);
+        expect(Number(await scalar<bigint>(db.conn, `select count(*) from (select * from ${t(after)} except all select * from ${t(before)})`)), s).toBe(0);
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it("rebalances one portfolio and hard-links the other tables", async () => {
