@@ -107,7 +107,7 @@ async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: Stage
   // while this one opens the catalog and stages the source, not after.
   pool.warm();
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
-  const ctx: StageContext = { conn: db.conn, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, parallelism: Math.max(1, workers), published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
+  const ctx: StageContext = { conn: db.conn, connect: db.connect, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, parallelism: Math.max(1, workers), published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
   try {
     await opts.catalog.refresh();
     // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
@@ -150,16 +150,27 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     }
     // Stage starts, for a terminal bar (the stages report their own steps where they have many).
     opts.progress?.("ingest: reading and validating the source", 0, 1);
-    const { source } = await ingestStage(ctx, opts.sourceDir, merge);
+    const { source, written } = await ingestStage(ctx, opts.sourceDir, merge);
     lap("ingest", t);
     t = performance.now();
     opts.progress?.("frames", 0, 1);
-    let frames: Frames | null = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
-    if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
+    // The source tables' Parquet files are still being written (a second connection): the frames
+    // and the benchmarks' backtests (this thread) run meanwhile; the metric partitions read prices.parquet.
+    let frames: Frames | null;
+    let universe: Universe | null;
+    let benchmarks;
+    try {
+      frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+      if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
+      universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
+      benchmarks = await benchmarksStage(ctx, frames, universe, source.portfolios);
+    } catch (e) {
+      await written.catch(() => undefined);
+      throw e;
+    }
+    await written;
     const counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
     const lastPriceDate = frames.panel.dates.at(-1) ?? "";
-    let universe: Universe | null = buildUniverse(frames.panel, frames.companies, frames.ratings);
-    const benchmarks = await benchmarksStage(ctx, frames, universe, source.portfolios);
     lap("frames", t);
     t = performance.now();
     opts.progress?.("analytics", 0, 1);

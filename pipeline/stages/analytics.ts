@@ -1,5 +1,5 @@
-// Stage: daily returns of every stock (SQL), then full-period metric tables of every stock (one
-// partition job per ticker range) and every portfolio, plain and against each benchmark.
+// Stage: daily returns and full-period metric tables of every stock (one partition job per ticker
+// range) and of every portfolio, plain and against each benchmark.
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
 import { appendTable, exportParquet, type Cell } from "../store/write.ts";
@@ -7,7 +7,6 @@ import type { StageContext } from "./context.ts";
 import { subjectMetricRows, type MetricsJob } from "./metrics-partition.ts";
 import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
 import { sortedKeys, tickerRanges } from "./partitions.ts";
-import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.ts";
 
 /** Metric table rows of portfolios (few: computed in the calling thread). */
 export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "out">, portfolios: Iterable<[string, Pick<PortfolioResult, "returns">]>, benchmarks: BenchmarkResult[]): Promise<void> {
@@ -22,16 +21,15 @@ export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "ou
 
 /**
  * Stock metrics, in two steps so the caller's thread can do other work in between: `start`
- * writes the daily returns (SQL on `ctx.conn`) and plans the ticker ranges; the returned promise
- * runs the partition jobs, which use their own databases, not `ctx.conn`. Needs the staged
- * prices and the benchmark tables already in `ctx.out`.
+ * plans the ticker ranges of the staged `prices` table; the returned promise runs the partition
+ * jobs (returns and metrics per range), which use their own databases, not `ctx.conn`. Needs
+ * prices.parquet and the benchmark tables already in `ctx.out`.
  */
 export async function startStockMetrics(ctx: StageContext): Promise<{ stocks: number; done: Promise<unknown> }> {
-  await stockReturnsStage(ctx.conn, ctx.out);
-  const tickers = await sortedKeys(ctx.conn, stagedReturns(ctx.out), "id");
+  const tickers = await sortedKeys(ctx.conn, "prices", "ticker");
   const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
   const run = ctx.runPartitions ?? runPartitionsInline;
-  const done = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)).then(() => dropStagedReturns(ctx.out));
+  const done = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
   done.then(() => ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "analytics computed"), () => undefined);
   return { stocks: tickers.length, done };
 }

@@ -11,6 +11,11 @@ export interface Log {
 
 export interface StageContext {
   conn: Conn;
+  /**
+   * Another connection to the staging database, for work that runs while `conn` goes on (one
+   * query runs per connection at a time). Absent: everything runs on `conn`, one after another.
+   */
+  connect?: () => Promise<Conn>;
   /** Snapshot staging folder: every table is written here as `<table>.parquet`. */
   out: string;
   catalog: Catalog;

@@ -1,6 +1,6 @@
 // The run split into steps that talk only through files in the staging folder, so each step may
 // run in another process on another machine that mounts the same store: ingest (source tables,
-// ratings, benchmarks, stock returns and the plan), the partitions (stock metrics per ticker
+// ratings, benchmarks and the plan), the partitions (stock returns and metrics per ticker
 // range, one backtest per portfolio), and the merge that turns the partition outputs into the
 // snapshot's tables. The same stage functions as the in-process runner: the snapshot is identical.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -20,7 +20,6 @@ import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.
 import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
 import { boundsOf, sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
 import { computeBenchmarks, exportPortfolioTables, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
-import { dropStagedReturns, stagedReturns, stockReturnsStage } from "./returns.ts";
 
 /** Where the steps keep what is not a snapshot table; removed by the merge. */
 const FLOW_DIR = ".flow";
@@ -34,7 +33,7 @@ type PortfolioEntry = { rules: PortfolioRules; ownerId: string | null; createdAt
 export interface FlowPlan {
   counts: { companies: number; priceDates: number; ratings: number; benchmarks: number };
   lastPriceDate: string;
-  /** Stock metric partitions (ticker ranges of stock_returns). */
+  /** Stock metric partitions (ticker ranges of the prices). */
   ranges: TickerRange[];
   /** Portfolio ids in the order the in-process runner backtests them. */
   portfolioIds: string[];
@@ -51,15 +50,15 @@ export function readPlan(out: string): FlowPlan {
 /** Step 1: everything the partitions read (the fundamentals aside), written to `ctx.out`; returns the plan. */
 export async function flowIngestStep(ctx: StageContext, sourceDir: string, users: UserPortfolio[]): Promise<FlowPlan> {
   ctx.progress?.("ingest: reading and validating the source", 0, 1);
-  const { source } = await ingestStage(ctx, sourceDir, undefined, { financials: false });
+  const { source, written } = await ingestStage(ctx, sourceDir, undefined, { financials: false });
+  await written;
   ctx.progress?.("frames", 0, 1);
   const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
   if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
   // Benchmarks first: every stock and portfolio metric table is computed against them.
   const { benchmarks, states } = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
   await writeBenchmarkTables(ctx, benchmarks, states);
-  await stockReturnsStage(ctx.conn, ctx.out);
-  const tickers = await sortedKeys(ctx.conn, stagedReturns(ctx.out), "id");
+  const tickers = await sortedKeys(ctx.conn, "prices", "ticker");
   const portfolios: PortfolioEntry[] = [
     ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
     ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
@@ -188,7 +187,6 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
     db.close();
   }
   rmSync(join(out, FLOW_DIR), { recursive: true, force: true });
-  dropStagedReturns(out);
   return plan;
 }
 

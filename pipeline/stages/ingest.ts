@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import { SourceRejectedError, stageSource, type StagedSource } from "../sources/index.ts";
 import { columns, type Conn } from "../store/duck.ts";
-import { appendTable, exportParquet } from "../store/write.ts";
+import { appendTable, exportParquet, exportParquetFile } from "../store/write.ts";
 import type { StageContext } from "./context.ts";
 import type { FinancialsJob } from "./financials-partition.ts";
 import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
@@ -21,6 +21,12 @@ export interface IngestResult {
   source: StagedSource;
   /** Companies with statements; -1 when the published snapshot's tables were reused. */
   financials: number;
+  /**
+   * prices.parquet, ratings.parquet and benchmark_source.parquet: written on a connection of
+   * their own (`ctx.connect`) while the caller reads the staged tables into frames and backtests.
+   * Await it before anything reads those files, and before the staging folder is published or removed.
+   */
+  written: Promise<void>;
 }
 
 /**
@@ -53,41 +59,46 @@ export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: 
     await (financials as Promise<unknown> | null)?.catch(() => undefined);
   };
   let source: StagedSource;
-  let early = false;
+  let written: Promise<void> | null = null;
   try {
     source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step, loaded: async (t) => (t === "companies" ? startFinancials() : undefined) });
     step("fundamentals", 0, 2);
     if (!financials) await startFinancials();
     // A clean source that nothing merges into: its big tables are written while the fundamentals
-    // finish (company ids are assigned only once everything is known to be clean).
+    // finish and, on a second connection, while the caller goes on (company ids are assigned only
+    // once everything is known to be clean; the files are published only by the caller).
     if (source.rejectCount === 0 && !merge) {
-      await exportSourceTables(ctx, source);
-      early = true;
+      const conn = ctx.connect ? await ctx.connect() : ctx.conn;
+      written = exportSourceTables(conn, ctx.out, source);
+      written.catch(() => undefined); // the caller awaits it; not an unhandled rejection meanwhile
+      if (conn === ctx.conn) await written;
     }
   } catch (e) {
-    await settled();
+    await Promise.all([settled(), written?.catch(() => undefined)]);
     throw e;
   }
-  const fin = await financials!;
-  const rejects = [...source.rejects, ...fin.rejects];
-  if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
-  await merge?.(source);
-  step("writing tables", 1, 2);
-  if (!early) await exportSourceTables(ctx, source);
-  await companiesWithIds(ctx);
-  await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
-  ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
-  return { source, financials: fin.companies };
+  try {
+    const fin = await financials!;
+    const rejects = [...source.rejects, ...fin.rejects];
+    if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
+    await merge?.(source);
+    step("writing tables", 1, 2);
+    if (!written) await (written = exportSourceTables(ctx.conn, ctx.out, source));
+    await companiesWithIds(ctx);
+    await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
+    ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
+    return { source, financials: fin.companies, written };
+  } catch (e) {
+    await written?.catch(() => undefined);
+    throw e;
+  }
 }
 
-/** The source's own tables as staged: prices, ratings and the index series. */
-async function exportSourceTables(ctx: StageContext, source: StagedSource): Promise<void> {
-  await exportParquet(ctx.conn, "prices", ctx.out, [], "ticker, date");
-  if (source.tables.has("ratings")) await exportParquet(ctx.conn, "ratings", ctx.out, [], "date, ticker");
-  if (source.tables.has("benchmarks")) {
-    await ctx.conn.run(`create or replace view benchmark_source as select * from benchmarks`);
-    await exportParquet(ctx.conn, "benchmark_source", ctx.out, [], "benchmark, date");
-  }
+/** The source's own tables as staged: prices, ratings and the index series. Reads only; `conn` may be a second connection. */
+async function exportSourceTables(conn: Conn, out: string, source: StagedSource): Promise<void> {
+  await exportParquet(conn, "prices", out, [], "ticker, date");
+  if (source.tables.has("ratings")) await exportParquet(conn, "ratings", out, [], "date, ticker");
+  if (source.tables.has("benchmarks")) await exportParquetFile(conn, "benchmarks", join(out, "benchmark_source.parquet"), [], "benchmark, date");
 }
 
 const INPUTS = "inputs.json";

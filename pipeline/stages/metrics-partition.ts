@@ -1,9 +1,10 @@
-// Partitioned stock metrics: one ticker range's full-period metric tables (plain and against each
-// benchmark), read from the staged stock_returns and benchmark_levels Parquet and written as
-// `stock_metrics/part-<k>.parquet`. Memory is the range's returns plus the benchmarks.
+// Partitioned stock metrics: one ticker range's daily returns (from the staged prices.parquet, see
+// returns.ts) and full-period metric tables (plain and against each benchmark, from the staged
+// benchmark_levels), written as `stock_returns/part-<k>.parquet` and `stock_metrics/part-<k>.parquet`.
+// Memory is the range's prices and returns plus the benchmarks.
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { RETURNS_PARTS, RETURNS_ROW_GROUP, stagedReturns } from "./returns.ts";
+import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsFromPrices } from "./returns.ts";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
 import { columns, lit, type Conn } from "../store/duck.ts";
 import { withScratch } from "../store/scratch.ts";
@@ -14,10 +15,10 @@ import type { LevelSeries, ReturnSeries } from "../types.ts";
 import { inRange, partFile, type TickerRange } from "./partitions.ts";
 
 export interface MetricsJob {
-  /** The staging folder holding the staged returns (returns.ts) and benchmark_levels.parquet. */
+  /** The staging folder holding prices.parquet and benchmark_levels.parquet. */
   out: string;
   range: TickerRange;
-  /** Parquet files of returns to read instead of the staged file (a nightly append: the published part and the new days). */
+  /** Parquet files of returns to read instead of computing them from the prices (a nightly append: the published part and the new days). */
   returns?: string[];
 }
 
@@ -39,7 +40,12 @@ export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks:
 export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
   return withScratch(async (conn) => {
     const benchmarks = await benchmarkLevels(conn, job.out);
-    const source = job.returns ? `read_parquet([${job.returns.map(lit).join(", ")}])` : stagedReturns(job.out);
+    let source = `read_parquet([${(job.returns ?? []).map(lit).join(", ")}])`;
+    if (!job.returns) {
+      // Read twice below (the series, then the published part): computed once into this scratch.
+      await conn.run(`create temp table range_returns as ${returnsFromPrices(job.out, inRange("ticker", job.range))}`);
+      source = "range_returns";
+    }
     const returns = await seriesOfDays(conn, source, inRange("id", job.range), { id: "id", date: "date", value: "ret" });
     function* rowsOut(): Generator<Cell[]> {
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
