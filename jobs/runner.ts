@@ -5,11 +5,11 @@ import { planAppend, readSourceRecord, writeSourceRecord } from "../pipeline/sou
 import { appendStage, NotAnAppendError } from "../pipeline/stages/append.ts";
 import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { computedRatingsStage, loadFrames, type Frames } from "../pipeline/stages/frames.ts";
+import { computedRatingsStage, loadFrames, loadIndexSeries, type Frames } from "../pipeline/stages/frames.ts";
 import { ingestStage } from "../pipeline/stages/ingest.ts";
-import { benchmarksStage, portfoliosStage } from "../pipeline/stages/portfolios.ts";
+import { benchmarksStage, indexBenchmarksOnly, portfoliosStage } from "../pipeline/stages/portfolios.ts";
 import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
-import type { PortfolioResult } from "../pipeline/store/model.ts";
+import type { BenchmarkResult, PortfolioResult } from "../pipeline/store/model.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
 import { discardStaging, newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
@@ -154,41 +154,48 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     lap("ingest", t);
     t = performance.now();
     opts.progress?.("frames", 0, 1);
-    // The source tables' Parquet files are still being written (a second connection): the frames
-    // and the benchmarks' backtests (this thread) run meanwhile; the metric partitions read prices.parquet.
+    // The source tables' Parquet files are still being written (a second connection) while this
+    // thread reads the frames and backtests; the stock metric partitions (worker threads) read
+    // prices.parquet and the benchmark levels, so they start once both are written.
+    let stocks: Awaited<ReturnType<typeof startStockMetrics>> | null = null;
+    const startStocks = async () => {
+      stocks = await startStockMetrics(ctx, written);
+      stocks.done.catch(() => undefined); // awaited below
+    };
     let frames: Frames | null;
     let universe: Universe | null;
-    let benchmarks;
+    let benchmarks: BenchmarkResult[] | null = null;
+    let portfolios: Map<string, PortfolioResult>;
+    let counts: { companies: number; priceDates: number; ratings: number };
+    let lastPriceDate: string;
     try {
+      // Index benchmarks need no backtest: with only those, their tables are written first and the
+      // partitions run beside the frames and the portfolio backtests, not after them.
+      if (indexBenchmarksOnly(source.portfolios)) {
+        benchmarks = await benchmarksStage(ctx, { indexSeries: source.tables.has("benchmarks") ? await loadIndexSeries(ctx.conn) : new Map() }, null, source.portfolios);
+        await startStocks();
+      }
       frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
       if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
       universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
-      benchmarks = await benchmarksStage(ctx, frames, universe, source.portfolios);
-    } catch (e) {
-      await written.catch(() => undefined);
-      throw e;
-    }
-    await written;
-    const counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
-    const lastPriceDate = frames.panel.dates.at(-1) ?? "";
-    lap("frames", t);
-    t = performance.now();
-    opts.progress?.("analytics", 0, 1);
-    // The stock metrics run on the worker threads while this thread backtests the portfolios.
-    const stocks = await startStockMetrics(ctx);
-    stocks.done.catch(() => undefined);
-    let portfolios: Map<string, PortfolioResult>;
-    try {
+      benchmarks ??= await benchmarksStage(ctx, frames, universe, source.portfolios);
+      counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
+      lastPriceDate = frames.panel.dates.at(-1) ?? "";
+      lap("frames", t);
+      t = performance.now();
+      opts.progress?.("analytics", 0, 1);
+      // The stock metrics run on the worker threads while this thread backtests the portfolios.
+      if (!stocks) await startStocks();
       const tp = performance.now();
       portfolios = await portfoliosStage(ctx, universe, source.portfolios, opts.catalog.allUserPortfolios());
       lap("portfolios", tp);
       // The panel, ratings and universe are done with; only the partitions are still running.
       frames = universe = null;
-      await stocks.done;
+      await stocks!.done;
       partitionsDone();
     } catch (e) {
-      // Its jobs write into the staging folder about to be removed.
-      await stocks.done.catch(() => undefined);
+      // Its jobs and the source tables' export write into the staging folder about to be removed.
+      await Promise.all([written.catch(() => undefined), (stocks as { done: Promise<unknown> } | null)?.done.catch(() => undefined)]);
       throw e;
     }
     await writePortfolioMetrics(ctx, portfolios, benchmarks);

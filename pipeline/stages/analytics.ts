@@ -22,14 +22,14 @@ export async function writePortfolioMetrics(ctx: Pick<StageContext, "conn" | "ou
 /**
  * Stock metrics, in two steps so the caller's thread can do other work in between: `start`
  * plans the ticker ranges of the staged `prices` table; the returned promise runs the partition
- * jobs (returns and metrics per range), which use their own databases, not `ctx.conn`. Needs
- * prices.parquet and the benchmark tables already in `ctx.out`.
+ * jobs (returns and metrics per range) once `ready` resolves (prices.parquet written); they use
+ * their own databases, not `ctx.conn`. Needs the benchmark tables already in `ctx.out`.
  */
-export async function startStockMetrics(ctx: StageContext): Promise<{ stocks: number; done: Promise<unknown> }> {
+export async function startStockMetrics(ctx: StageContext, ready: Promise<unknown> = Promise.resolve()): Promise<{ stocks: number; done: Promise<unknown> }> {
   const tickers = await sortedKeys(ctx.conn, "prices", "ticker");
   const jobs: PartitionJob[] = tickerRanges(tickers, ctx.tickersPerPartition, ctx.parallelism).map((range) => ({ stage: "metrics", data: { out: ctx.out, range } satisfies MetricsJob }));
   const run = ctx.runPartitions ?? runPartitionsInline;
-  const done = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
+  const done = ready.then(() => run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)));
   done.then(() => ctx.log.info({ stocks: tickers.length, partitions: jobs.length }, "analytics computed"), () => undefined);
   return { stocks: tickers.length, done };
 }

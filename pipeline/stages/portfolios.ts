@@ -43,8 +43,14 @@ export function runBacktests(universe: Universe, list: { rules: PortfolioRules; 
   return out;
 }
 
-/** The benchmarks (every metric table is computed against them), written to `ctx.out`. */
-export async function benchmarksStage(ctx: StageContext, frames: Frames, universe: Universe, defs: PortfolioSource): Promise<BenchmarkResult[]> {
+/** Whether every benchmark is an index series of the source (none is backtested on the universe). */
+export const indexBenchmarksOnly = (defs: PortfolioSource) => defs.benchmarks.every((b) => b.series !== undefined);
+
+/**
+ * The benchmarks (every metric table is computed against them), written to `ctx.out`. `universe`
+ * may be null when every benchmark is an index series (`indexBenchmarksOnly`).
+ */
+export async function benchmarksStage(ctx: Pick<StageContext, "conn" | "out">, frames: Pick<Frames, "indexSeries">, universe: Universe | null, defs: PortfolioSource): Promise<BenchmarkResult[]> {
   const { benchmarks, states } = computeBenchmarks(frames, universe, defs);
   await writeBenchmarkTables(ctx, benchmarks, states);
   return benchmarks;
@@ -74,10 +80,11 @@ export function indexLevels(indexSeries: Frames["indexSeries"], b: PortfolioSour
 }
 
 /** Index benchmarks from the source's series, rule benchmarks backtested on the universe (with their end states). */
-export function computeBenchmarks(frames: Pick<Frames, "indexSeries">, universe: Universe, defs: PortfolioSource): { benchmarks: BenchmarkResult[]; states: Map<string, BacktestState | null> } {
+export function computeBenchmarks(frames: Pick<Frames, "indexSeries">, universe: Universe | null, defs: PortfolioSource): { benchmarks: BenchmarkResult[]; states: Map<string, BacktestState | null> } {
   const states = new Map<string, BacktestState | null>();
   const benchmarks = defs.benchmarks.map((b) => {
     if (b.series !== undefined) return { ...b, levels: indexLevels(frames.indexSeries, b) };
+    if (!universe) throw new Error(`benchmark ${b.id} is backtested on the universe, which was not given`);
     const bt = backtestPortfolio(benchmarkRules(b), universe);
     states.set(b.id, bt.state);
     return { ...b, levels: levelsFromReturns(bt.returns) };
