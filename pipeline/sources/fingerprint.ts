@@ -89,15 +89,28 @@ function hashSync(f: string): Taken & { size: number } {
   return { ...t, size: sig.size };
 }
 
+// Hashes being read asynchronously, by the same key: a second asker (the run's fundamentals stage
+// while the run hashes the whole source) waits for that reading instead of reading the file again.
+const reading = new Map<string, Promise<Taken>>();
+
 async function hashAsync(f: string): Promise<Taken & { size: number }> {
   const sig = signature(f);
-  let t = taken.get(sig.key);
-  if (!t) {
-    const h = hasher();
-    for await (const chunk of createReadStream(f, { highWaterMark: 1 << 22 })) h.update(chunk as Buffer);
-    taken.set(sig.key, (t = h.done()));
+  const t = taken.get(sig.key);
+  if (t) return { ...t, size: sig.size };
+  let p = reading.get(sig.key);
+  if (!p) {
+    p = (async () => {
+      const h = hasher();
+      for await (const chunk of createReadStream(f, { highWaterMark: 1 << 22 })) h.update(chunk as Buffer);
+      const done = h.done();
+      taken.set(sig.key, done);
+      return done;
+    })();
+    reading.set(sig.key, p);
+    const key = sig.key;
+    p.then(() => reading.delete(key), () => reading.delete(key));
   }
-  return { ...t, size: sig.size };
+  return { ...(await p), size: sig.size };
 }
 
 /** SHA-256 of the file's first `n` bytes (from the nearest kept state: at most 64 MB read). */
@@ -126,6 +139,11 @@ export async function sourceFilesAsync(dir: string): Promise<SourceFiles> {
     files.push({ path: relPath(dir, f), size: t.size, sha256: t.sha256 });
   }
   return { id: combine(files), files };
+}
+
+/** `sourceFingerprint`, the files read asynchronously (shared with a `sourceFilesAsync` of the same files under way). */
+export async function sourceFingerprintAsync(dir: string): Promise<string> {
+  return (await sourceFilesAsync(dir)).id;
 }
 
 export function sourceFingerprint(dir: string): string {

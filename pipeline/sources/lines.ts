@@ -17,7 +17,10 @@ export async function eachLine(path: string, onLine: (line: string) => void): Pr
   const pieces = async function* () {
     for await (const b of createReadStream(path, { highWaterMark: 1 << 22 })) {
       const buf: Buffer = rest ? Buffer.concat([rest, b as Buffer]) : (b as Buffer);
-      const cut = Math.max(buf.lastIndexOf(LF), buf.lastIndexOf(CR)) + 1;
+      // The last line end: a \r can only come after the last \n if it is searched from there
+      // (a backward search for a \r that is not there would scan the whole piece).
+      const lf = buf.lastIndexOf(LF);
+      const cut = Math.max(lf, buf.indexOf(CR, lf < 0 ? 0 : lf) >= 0 ? buf.lastIndexOf(CR) : -1) + 1;
       rest = cut < buf.length ? buf.subarray(cut) : null;
       if (cut > 0) yield buf.toString("utf8", 0, cut);
     }

@@ -99,7 +99,7 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   await companiesWithIds(ctx);
   await exportParquet(conn, "companies", out, [], "ticker");
   const [tickers = []] = (await columns(conn, `select upper(ticker) from companies order by 1`)) as [string[]];
-  if (!reusePublished(ctx, fundamentalsInputId(join(sourceDir, "fundamentals"), tickers))) throw new NotAnAppendError("the financial tables cannot be reused");
+  if (!reusePublished(ctx, await fundamentalsInputId(join(sourceDir, "fundamentals"), tickers))) throw new NotAnAppendError("the financial tables cannot be reused");
 
   lap("companies");
   linkDated(base, out, "prices");

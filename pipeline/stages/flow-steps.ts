@@ -95,7 +95,7 @@ export async function flowFundamentalsStep(ctx: Pick<StageContext, "conn" | "out
   if (existsSync(done)) return (JSON.parse(readFileSync(done, "utf8")) as { parts: number }).parts;
   let parts = 0;
   const tickers = (await stageCompanies(ctx.conn, sourceDir)) ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean) : [];
-  if (!reusePublished(ctx, fundamentalsInputId(dir, tickers))) {
+  if (!reusePublished(ctx, await fundamentalsInputId(dir, tickers))) {
     rmSync(splitDir(ctx.out), { recursive: true, force: true });
     parts = (await splitFundamentals(dir, splitDir(ctx.out), boundsOf(tickerRanges(tickers, ctx.tickersPerPartition)), knownTickers(tickers))).length;
   }

@@ -3,7 +3,7 @@
 // statements of the whole universe are never in one heap.
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { sourceFingerprint } from "../sources/fingerprint.ts";
+import { sourceFingerprintAsync } from "../sources/fingerprint.ts";
 import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
 import { linkTree } from "../store/link.ts";
 import { join } from "node:path";
@@ -111,9 +111,9 @@ const INPUTS = "inputs.json";
 export const knownTickers = (tickers: readonly string[]) => (tickers.length ? new Set(tickers) : undefined);
 
 /** What the financial tables are made of: the fundamentals' bytes and the companies they are kept for. */
-export function fundamentalsInputId(dir: string, tickers: readonly string[]): string {
+export async function fundamentalsInputId(dir: string, tickers: readonly string[]): Promise<string> {
   const companies = createHash("sha256").update(tickers.join("\n")).digest("hex").slice(0, 16);
-  return `${existsSync(dir) ? sourceFingerprint(dir) : "none"}/${companies}`;
+  return `${existsSync(dir) ? await sourceFingerprintAsync(dir) : "none"}/${companies}`;
 }
 
 export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fundamentalsId: string): boolean {
@@ -137,7 +137,7 @@ export function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "publish
 
 /** Splits the fundamentals by ticker range (`tickers`: the companies, sorted) and runs one partition job per range. */
 async function financialsStage(ctx: StageContext, dir: string, tickers: string[]) {
-  if (reusePublished(ctx, fundamentalsInputId(dir, tickers))) {
+  if (reusePublished(ctx, await fundamentalsInputId(dir, tickers))) {
     ctx.log.info({}, "fundamentals unchanged: financial tables reused from the published snapshot");
     return { companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 };
   }
