@@ -1,7 +1,8 @@
 // Runs partition jobs on worker threads (both cores of the in-process runner), or inline when
 // the pool has no workers or a stage has one job. The jobs are the same plain-JSON jobs a queue
 // would carry. Workers start with the first stage that has several jobs (a small source never
-// pays for them), or earlier when asked (`warm`), and serve every later stage of the run.
+// pays for them), or earlier when asked (`warm`), and serve every later stage of the run; a stage may
+// hand in its jobs while an earlier stage's still run (one queue, first come first served).
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { runPartitionsInline, type PartitionJob } from "../pipeline/stages/partition-jobs.ts";
@@ -48,8 +49,20 @@ function closeScratchOf(w: Worker): Promise<void> {
 
 type Reply = { id: number; ok: boolean; result?: unknown; error?: { message: string; stack?: string } };
 
+/** One job of a batch: `index` is its place in the batch (named in errors). */
+interface Task {
+  job: PartitionJob;
+  index: number;
+  resolve: (result: unknown) => void;
+  reject: (e: Error) => void;
+}
+
 export class PartitionPool {
   private workers: Worker[] = [];
+  private idle: Worker[] = [];
+  /** Jobs of every batch given, first come first served: a stage's batch may be given while an earlier one runs. */
+  private queue: Task[] = [];
+  private running = new Map<Worker, Task>();
   private closed = false;
   private closing: Promise<void> | null = null;
   /** Some worker was given a job: only then can a scratch database need closing. */
@@ -65,63 +78,71 @@ export class PartitionPool {
   private start(): void {
     if (this.workers.length || this.closed) return;
     this.workers = Array.from({ length: this.size }, () => new Worker(WORKER_ENTRY));
-    // A worker's error rejects the batch it serves; between batches it must not crash the process.
-    for (const w of this.workers) w.on("error", () => undefined);
+    for (const w of this.workers) {
+      // Replies to a close request (id −1) are closeScratchOf's.
+      w.on("message", (m: Reply) => m.id >= 0 && this.finished(w, m));
+      // A worker's error rejects the job it runs; between jobs it must not crash the process.
+      w.on("error", (e: Error) => this.lost(w, e));
+      w.on("exit", (code) => this.lost(w, new PartitionJobError(`partition worker exited with code ${code}`)));
+      this.idle.push(w);
+    }
   }
 
-  /** Results in job order; the first failure rejects the batch. */
+  /** Results in job order; the first failure rejects the batch (and closes the pool). */
   async run<R>(jobs: PartitionJob[], onDone?: (done: number) => void): Promise<R[]> {
     if (this.size <= 0 || jobs.length <= 1 || this.closed) return runPartitionsInline<R>(jobs, onDone);
     this.start();
     this.used = true;
-    const results = new Array<R>(jobs.length);
-    let next = 0;
     let done = 0;
-    const active = this.workers.slice(0, jobs.length);
-    const listeners: (() => void)[] = [];
+    const results = jobs.map(
+      (job, index) =>
+        new Promise<R>((resolve, reject) => {
+          this.queue.push({ job, index, reject, resolve: (r) => (onDone?.(++done), resolve(r as R)) });
+        }),
+    );
+    this.dispatch();
     try {
-      await Promise.all(
-        active.map(
-          (w) =>
-            new Promise<void>((resolve, reject) => {
-              const take = () => {
-                if (next >= jobs.length) return resolve();
-                const id = next++;
-                w.postMessage({ id, job: jobs[id] });
-              };
-              const onMessage = (m: Reply) => {
-                if (!m.ok) return reject(new PartitionJobError(`partition job ${jobs[m.id].stage} #${m.id} failed: ${m.error?.message}`, m.error?.stack));
-                results[m.id] = m.result as R;
-                onDone?.(++done);
-                take();
-              };
-              const onExit = (code: number) => reject(new PartitionJobError(`partition worker exited with code ${code}`));
-              w.on("message", onMessage);
-              w.on("error", reject);
-              w.on("exit", onExit);
-              listeners.push(() => {
-                w.off("message", onMessage);
-                w.off("error", reject);
-                w.off("exit", onExit);
-              });
-              take();
-            }),
-        ),
-      );
-      return results;
+      return await Promise.all(results);
     } catch (e) {
       // Jobs still running on other workers would write into a staging folder about to go.
       await this.close();
       throw e;
-    } finally {
-      for (const off of listeners) off();
     }
+  }
+
+  private dispatch(): void {
+    while (this.idle.length && this.queue.length) {
+      const w = this.idle.shift()!;
+      const t = this.queue.shift()!;
+      this.running.set(w, t);
+      w.postMessage({ id: t.index, job: t.job });
+    }
+  }
+
+  private finished(w: Worker, m: Reply): void {
+    const t = this.running.get(w);
+    if (!t) return;
+    this.running.delete(w);
+    if (!m.ok) return t.reject(new PartitionJobError(`partition job ${t.job.stage} #${t.index} failed: ${m.error?.message}`, m.error?.stack));
+    this.idle.push(w);
+    t.resolve(m.result);
+    this.dispatch();
+  }
+
+  /** A worker that errs or exits fails the job it ran and every job still waiting (no worker may be left to run them). */
+  private lost(w: Worker, e: Error): void {
+    this.idle = this.idle.filter((x) => x !== w);
+    const t = this.running.get(w);
+    this.running.delete(w);
+    t?.reject(e);
+    for (const q of this.queue.splice(0)) q.reject(e);
   }
 
   /** `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. A second call waits for the first. */
   close(graceful = false): Promise<void> {
     if (this.closing) return this.closing;
     this.closed = true;
+    for (const q of this.queue.splice(0)) q.reject(new PartitionJobError("the partition pool was closed"));
     return (this.closing = this.stop(graceful));
   }
 

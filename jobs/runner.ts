@@ -150,31 +150,37 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     }
     // Stage starts, for a terminal bar (the stages report their own steps where they have many).
     opts.progress?.("ingest: reading and validating the source", 0, 1);
-    const { source, written } = await ingestStage(ctx, opts.sourceDir, merge);
-    lap("ingest", t);
-    t = performance.now();
-    opts.progress?.("frames", 0, 1);
-    // The source tables' Parquet files are still being written (a second connection) while this
-    // thread reads the frames and backtests; the stock metric partitions (worker threads) read
-    // prices.parquet and the benchmark levels, so they start once both are written.
+    // The stock metric partitions (worker threads) read prices.parquet (written on a second
+    // connection while this thread goes on) and the benchmark tables. With index benchmarks only
+    // (no backtest), those tables are written as soon as the source's tables are clean, and the
+    // partitions are queued behind the fundamentals' jobs: the workers go from one to the other
+    // while this thread assigns company ids, reads the frames and backtests the portfolios.
     let stocks: Awaited<ReturnType<typeof startStockMetrics>> | null = null;
-    const startStocks = async () => {
+    let benchmarks: BenchmarkResult[] | null = null;
+    // What writes into the staging folder: awaited before it is removed on a failure.
+    const writing: Promise<unknown>[] = [];
+    const startStocks = async (written: Promise<void>) => {
       stocks = await startStockMetrics(ctx, written);
       stocks.done.catch(() => undefined); // awaited below
+      writing.push(stocks.done);
+    };
+    const early = async (s: StagedSource, written: Promise<void>) => {
+      writing.push(written);
+      if (!indexBenchmarksOnly(s.portfolios)) return;
+      benchmarks = await benchmarksStage(ctx, { indexSeries: s.tables.has("benchmarks") ? await loadIndexSeries(ctx.conn) : new Map() }, null, s.portfolios);
+      await startStocks(written);
     };
     let frames: Frames | null;
     let universe: Universe | null;
-    let benchmarks: BenchmarkResult[] | null = null;
     let portfolios: Map<string, PortfolioResult>;
     let counts: { companies: number; priceDates: number; ratings: number };
     let lastPriceDate: string;
     try {
-      // Index benchmarks need no backtest: with only those, their tables are written first and the
-      // partitions run beside the frames and the portfolio backtests, not after them.
-      if (indexBenchmarksOnly(source.portfolios)) {
-        benchmarks = await benchmarksStage(ctx, { indexSeries: source.tables.has("benchmarks") ? await loadIndexSeries(ctx.conn) : new Map() }, null, source.portfolios);
-        await startStocks();
-      }
+      const { source, written } = await ingestStage(ctx, opts.sourceDir, merge, { clean: early });
+      writing.push(written);
+      lap("ingest", t);
+      t = performance.now();
+      opts.progress?.("frames", 0, 1);
       frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
       if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
       universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
@@ -185,7 +191,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       t = performance.now();
       opts.progress?.("analytics", 0, 1);
       // The stock metrics run on the worker threads while this thread backtests the portfolios.
-      if (!stocks) await startStocks();
+      if (!stocks) await startStocks(written);
       const tp = performance.now();
       portfolios = await portfoliosStage(ctx, universe, source.portfolios, opts.catalog.allUserPortfolios());
       lap("portfolios", tp);
@@ -194,11 +200,10 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       await stocks!.done;
       partitionsDone();
     } catch (e) {
-      // Its jobs and the source tables' export write into the staging folder about to be removed.
-      await Promise.all([written.catch(() => undefined), (stocks as { done: Promise<unknown> } | null)?.done.catch(() => undefined)]);
+      await Promise.all(writing.map((p) => p.catch(() => undefined)));
       throw e;
     }
-    await writePortfolioMetrics(ctx, portfolios, benchmarks);
+    await writePortfolioMetrics(ctx, portfolios, benchmarks!);
     lap("analytics", t);
     const f = await files;
     // A backfill's source is a window of the history: a later run cannot continue it by appending.
@@ -210,7 +215,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       sourceId: sourceIdOf(f.id),
       sourceDir: resolve(opts.sourceDir),
       lastPriceDate,
-      counts: { ...counts, portfolios: portfolios.size, benchmarks: benchmarks.length },
+      counts: { ...counts, portfolios: portfolios.size, benchmarks: benchmarks!.length },
       timingsMs: timings,
     };
   });

@@ -33,7 +33,20 @@ export interface IngestResult {
  * `merge` runs on the clean staged tables before anything is derived (backfill uses it).
  * `financials: false` (the flow, where they are partition jobs of their own) leaves the fundamentals out.
  */
-export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: (s: StagedSource) => Promise<void>, opts: { financials?: boolean } = {}): Promise<IngestResult> {
+export async function ingestStage(
+  ctx: StageContext,
+  sourceDir: string,
+  merge?: (s: StagedSource) => Promise<void>,
+  opts: {
+    financials?: boolean;
+    /**
+     * Called once the source's own tables are known clean and their export has started (not for
+     * a merge), before the fundamentals are awaited: work on `ctx.conn` that needs neither the
+     * financials nor the company ids can start here (the runner's stock metric partitions).
+     */
+    clean?: (source: StagedSource, written: Promise<void>) => Promise<void>;
+  } = {},
+): Promise<IngestResult> {
   const step = (name: string, done: number, total: number) => ctx.progress?.(`ingest: ${name}`, done, total);
   // The fundamentals need only the company tickers: their partitions (worker threads, files of
   // their own) run while this thread's DuckDB reads prices and ratings.
@@ -72,6 +85,7 @@ export async function ingestStage(ctx: StageContext, sourceDir: string, merge?: 
       written = exportSourceTables(conn, ctx.out, source);
       written.catch(() => undefined); // the caller awaits it; not an unhandled rejection meanwhile
       if (conn === ctx.conn) await written;
+      await opts.clean?.(source, written);
     }
   } catch (e) {
     await Promise.all([settled(), written?.catch(() => undefined)]);
