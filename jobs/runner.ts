@@ -5,7 +5,8 @@ import { planAppend, readSourceRecord, writeSourceRecord } from "../pipeline/sou
 import { appendStage, NotAnAppendError } from "../pipeline/stages/append.ts";
 import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { computedRatingsStage, loadFrames, loadIndexSeries, type Frames } from "../pipeline/stages/frames.ts";
+import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type Frames, type MarketFrames } from "../pipeline/stages/frames.ts";
+import type { LevelSeries } from "../pipeline/types.ts";
 import { ingestStage } from "../pipeline/stages/ingest.ts";
 import { benchmarksStage, indexBenchmarksOnly, portfoliosStage } from "../pipeline/stages/portfolios.ts";
 import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
@@ -164,11 +165,18 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       stocks.done.catch(() => undefined); // awaited below
       writing.push(stocks.done);
     };
+    // Then, while the fundamentals finish, the prices, ratings and index series are read for the
+    // backtests (only the companies wait for their ids).
+    let market: MarketFrames | undefined;
     const early = async (s: StagedSource, written: Promise<void>) => {
       writing.push(written);
-      if (!indexBenchmarksOnly(s.portfolios)) return;
-      benchmarks = await benchmarksStage(ctx, { indexSeries: s.tables.has("benchmarks") ? await loadIndexSeries(ctx.conn) : new Map() }, null, s.portfolios);
-      await startStocks(written);
+      const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks") };
+      const indexSeries = has.benchmarks ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
+      if (indexBenchmarksOnly(s.portfolios)) {
+        benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);
+        await startStocks(written);
+      }
+      market = await loadMarketFrames(ctx.conn, has, indexSeries);
     };
     let frames: Frames | null;
     let universe: Universe | null;
@@ -181,7 +189,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       lap("ingest", t);
       t = performance.now();
       opts.progress?.("frames", 0, 1);
-      frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+      frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") }, market);
       if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
       universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
       benchmarks ??= await benchmarksStage(ctx, frames, universe, source.portfolios);

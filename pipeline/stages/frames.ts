@@ -76,13 +76,21 @@ export async function loadIndexSeries(conn: Conn, table = "benchmarks"): Promise
   return out;
 }
 
-export async function loadFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean }): Promise<Frames> {
+/** The frames but the companies: what can be read before the company ids are assigned. */
+export type MarketFrames = Omit<Frames, "companies">;
+
+export async function loadMarketFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean }, indexSeries?: Frames["indexSeries"]): Promise<MarketFrames> {
   return {
-    companies: await loadCompanies(conn),
     panel: await loadPanel(conn),
     ratings: has.ratings ? await loadRatings(conn) : [],
-    indexSeries: has.benchmarks ? await loadIndexSeries(conn) : new Map(),
+    indexSeries: indexSeries ?? (has.benchmarks ? await loadIndexSeries(conn) : new Map()),
   };
+}
+
+/** `market`: the rest, read earlier (loadMarketFrames). */
+export async function loadFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean }, market?: MarketFrames): Promise<Frames> {
+  const companies = await loadCompanies(conn);
+  return { companies, ...(market ?? (await loadMarketFrames(conn, has))) };
 }
 
 /** A source without vendor ratings: ratings computed from prices, into `frames` and the staging folder. */
