@@ -165,9 +165,10 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       stocks.done.catch(() => undefined); // awaited below
       writing.push(stocks.done);
     };
-    // Then, while the fundamentals finish, the prices, ratings and index series are read for the
-    // backtests (only the companies wait for their ids).
-    let market: MarketFrames | undefined;
+    // Then the prices, ratings and index series are read for the backtests on a connection of their
+    // own, while ingest waits for the fundamentals and assigns the company ids (only the companies
+    // wait for their ids).
+    let market: Promise<MarketFrames> | undefined;
     const early = async (s: StagedSource, written: Promise<void>) => {
       writing.push(written);
       const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks") };
@@ -176,7 +177,10 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
         benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);
         await startStocks(written);
       }
-      market = await loadMarketFrames(ctx.conn, has, indexSeries);
+      const reader = ctx.connect ? await ctx.connect() : ctx.conn;
+      market = reader === ctx.conn ? Promise.resolve(await loadMarketFrames(reader, has, indexSeries)) : loadMarketFrames(reader, has, indexSeries);
+      market.catch(() => undefined); // awaited below
+      writing.push(market); // it reads the database the run closes on a failure
     };
     let frames: Frames | null;
     let universe: Universe | null;
@@ -189,7 +193,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       lap("ingest", t);
       t = performance.now();
       opts.progress?.("frames", 0, 1);
-      frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") }, market);
+      frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") }, await market);
       if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
       universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
       benchmarks ??= await benchmarksStage(ctx, frames, universe, source.portfolios);
