@@ -5,8 +5,8 @@
 //   SCALE_DATA=/path               where the stores of the runs go (default: a temp folder)
 // Every run is a child process (bench/scale-child.ts) so each peak RSS is that process's own.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
 import { openDuck, lit } from "../pipeline/store/duck.ts";
@@ -33,6 +33,20 @@ async function plainRead(sourceDir: string): Promise<number> {
   return Math.round(ms);
 }
 
+/**
+ * User + system CPU of this process's finished children (Linux /proc; null elsewhere): on a shared
+ * machine the wall time of a run says as much about the neighbours as about the run.
+ */
+function childrenCpuMs(): number | null {
+  try {
+    const f = readFileSync("/proc/self/stat", "utf8");
+    const [cutime, cstime] = f.slice(f.lastIndexOf(")") + 2).split(" ").slice(13, 15).map(Number);
+    return Math.round(((cutime + cstime) * 1000) / 100); // clock ticks: USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const ratio = (x: number, base: number) => `${(x / base).toFixed(1)}× baseline`;
 
@@ -55,8 +69,10 @@ export async function benchScale(): Promise<void> {
     const cmdDir = join(store, "real-command");
     rmSync(cmdDir, { recursive: true, force: true });
     const t = performance.now();
+    const cpu0 = childrenCpuMs();
     execFileSync("npm", ["run", "--silent", "pipeline", "--", "run", "--source", real], { cwd: resolve(import.meta.dirname, ".."), env: { ...process.env, DATA_DIR: cmdDir, LOG_FORMAT: "json" }, stdio: "ignore" });
-    console.log(`real source, the command \`npm run pipeline -- run --source ${real}\` (fresh DATA_DIR): ${Math.round(performance.now() - t)} ms wall (target < 5000 ms)`);
+    const cpu = cpu0 === null ? null : childrenCpuMs()! - cpu0;
+    console.log(`real source, the command \`npm run pipeline -- run --source ${real}\` (fresh DATA_DIR): ${Math.round(performance.now() - t)} ms wall (target < 5000 ms)${cpu === null ? "" : `, ${cpu} ms CPU (user+sys)`}, load average ${loadavg()[0].toFixed(2)} on ${availableParallelism()} cores`);
   } else console.log("real source absent (../shared/data/real-source): skipped");
 
   let big = process.env.SCALE_SOURCE;
