@@ -12,6 +12,8 @@ import { generateSample } from "../data/generate.ts";
 import { openDuck, lit } from "../pipeline/store/duck.ts";
 import { SHARED_DATA } from "./real-source.ts";
 import { existsSync } from "node:fs";
+import os from "node:os";
+import type { ApiFigures } from "./api-load.ts";
 
 const CHILD = resolve(import.meta.dirname, "scale-child.ts");
 const TSX = resolve(import.meta.dirname, "../node_modules/.bin/tsx");
@@ -98,29 +100,71 @@ export async function benchScale(): Promise<void> {
     const b = (lazy.latency as Record<string, { p50: number; p99: number }>)[k];
     console.log(`  ${k}: p50 ${a.p50} ms vs ${b.p50} ms, p99 ${a.p99} ms vs ${b.p99} ms`);
   }
-  apiSwap(dir);
+  await apiSwap(dir);
   if (!process.env.SCALE_DATA) rmSync(store, { recursive: true, force: true });
 }
 
-const API_SWAP = resolve(import.meta.dirname, "api-swap.ts");
-/** The REST API over a published store: whole in-memory snapshot (baseline) vs the lazy reader the server holds. */
-function apiSwap(dataDir: string): void {
-  const one = (how: string) => JSON.parse(execFileSync(TSX, [API_SWAP, dataDir, how], { encoding: "utf8", maxBuffer: 1 << 24 }).trim().split("\n").at(-1)!);
-  const [a, b] = [one("load"), one("lazy")];
-  console.log(`REST API over that snapshot — in-memory snapshot (baseline) vs lazy reader (what the server holds):`);
-  console.log(`  healthy after ${s(a.openMs)} vs ${s(b.openMs)} | swap ready in ${s(a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${a.rssMB} MB vs ${b.rssMB} MB, peak ${a.peakMB} vs ${b.peakMB} MB (target < 1024 MB)`);
-  console.log(`  ${b.requestsAroundSwap} requests (5 endpoints, uncached bodies) around the swap: slowest ${a.slowestRequestAroundSwapMs} ms vs ${b.slowestRequestAroundSwapMs} ms, p99 ${a.p99AroundSwapMs} vs ${b.p99AroundSwapMs} ms (target: none > 100 ms)`);
-  const ph = (x: { slowestByPhaseMs: Record<string, number> }) => `before ${x.slowestByPhaseMs.before} / while opening ${x.slowestByPhaseMs.opening} / after the move ${x.slowestByPhaseMs.after} ms`;
+/**
+ * The REST API over a published store, the server (lazy reader) beside a baseline from the same
+ * run, each in its own server process with this process as the load generator (bench/api-load.ts).
+ *
+ * The baseline: the whole in-memory snapshot (today's loader) does not finish loading 5,000 × 25
+ * within 15 minutes, so it gives no figure at that scale. The default baseline is therefore the
+ * lazy reader as the server had it before the cold-read work of issue 11 item 3 (commit
+ * d345f8c, served from a `git archive` of it with this tree's node_modules): the same store, the
+ * same requests, the same box in the same minutes. `SCALE_API_BASE=<git ref>` picks another
+ * commit; `SCALE_API_BASE=load` the in-memory loader, time-boxed (`SCALE_API_TIMEBOX` seconds,
+ * default 900) and reported as not finished when it does not. `SCALE_API_ROUNDS=n` (default 1)
+ * repeats the pair as A B A B …: wall figures on a shared box move with the other processes, and
+ * the 1-minute load average is printed beside each run.
+ */
+export async function apiSwap(dataDir: string): Promise<void> {
+  const { measureApi, checkoutOf } = await import("./api-load.ts");
+  const baseRef = process.env.SCALE_API_BASE ?? DEFAULT_API_BASE;
+  const timebox = Number(process.env.SCALE_API_TIMEBOX ?? 900) * 1000;
+  const rounds = Math.max(1, Number(process.env.SCALE_API_ROUNDS ?? 1));
+  const checkout = baseRef === "load" ? null : checkoutOf(baseRef);
+  const baseLabel = baseRef === "load" ? "in-memory snapshot" : `lazy reader at ${baseRef}`;
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      const la = loadavg();
+      const a = baseRef === "load" ? await measureApi(baseLabel, dataDir, "load", undefined, timebox) : await measureApi(baseLabel, dataDir, "lazy", checkout!.root, timebox);
+      const lb = loadavg();
+      const b = await measureApi("lazy reader (this tree)", dataDir, "lazy");
+      printApi(a, b, round, la, lb, loadavg());
+    }
+  } finally {
+    checkout?.remove();
+  }
+}
+
+/** The commit before the reader's cold-read work (see apiSwap). */
+const DEFAULT_API_BASE = "d345f8c";
+const loadavg = () => os.loadavg()[0].toFixed(1);
+
+function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: string, after: string): void {
+  console.log(`REST API over that snapshot, round ${round} — baseline: ${a.label} (1-min load ${la} at its start) vs ${b.label} (load ${lb} at its start, ${after} at its end; 2 cores, shared):`);
+  // a baseline that did not serve within its time box has no figure: "—" beside each of ours
+  if (a.timedOut) console.log(`  the baseline did not serve within ${s(a.timedOut)} (its time box)`);
+  const na = a.timedOut !== undefined;
+  const sec = (x: ApiFigures, ms: number) => (x === a && na ? "—" : s(ms));
+  const n = (x: ApiFigures, v: number | undefined) => (x === a && na ? "—" : String(v));
+  const ph = (x: ApiFigures) => (x === a && na ? "—" : `before ${x.slowestByPhaseMs.before} / while opening ${x.slowestByPhaseMs.opening} / after the move ${x.slowestByPhaseMs.after} ms`);
+  console.log(`  healthy after ${sec(a, a.openMs)} vs ${s(b.openMs)} (server CPU by then ${sec(a, a.openCpuMs)} vs ${s(b.openCpuMs)}) | swap ready in ${sec(a, a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${n(a, a.rssMB)} vs ${b.rssMB} MB, peak ${n(a, a.peakMB)} vs ${b.peakMB} MB (target < 1024 MB) | server CPU over the whole run ${sec(a, a.cpuMs)} vs ${s(b.cpuMs)}`);
+  console.log(`  requests around the swap (5 endpoints at once per round, uncached bodies): ${n(a, a.requestsAroundSwap)} vs ${b.requestsAroundSwap}; slowest ${n(a, a.slowestAroundSwapMs)} vs ${b.slowestAroundSwapMs} ms, p99 ${n(a, a.p99AroundSwapMs)} vs ${b.p99AroundSwapMs} ms, over 100 ms: ${n(a, a.over100ms)} vs ${b.over100ms} (target: none > 100 ms)`);
   console.log(`  slowest by when it started: ${ph(a)} vs ${ph(b)}`);
-  for (const k of Object.keys(b.latency)) console.log(`  ${k}: cold p50 ${a.latency[k].coldP50} vs ${b.latency[k].coldP50} ms, cold p99 ${a.latency[k].coldP99} vs ${b.latency[k].coldP99} ms, hot p50 ${a.latency[k].hotP50} vs ${b.latency[k].hotP50} ms`);
+  for (const [k, y] of Object.entries(b.latency)) {
+    const x = a.latency?.[k];
+    console.log(`  ${k}: cold p50 ${n(a, x?.coldP50)} vs ${y.coldP50} ms, cold p99 ${n(a, x?.coldP99)} vs ${y.coldP99} ms, hot p50 ${n(a, x?.hotP50)} vs ${y.hotP50} ms`);
+  }
 }
 
 /** `SCALE_STORE=DIR npm run bench -- scale-api`: only the API figures, over an already published store. */
 export async function benchScaleApi(): Promise<void> {
   const dir = process.env.SCALE_STORE;
   if (!dir) throw new Error("SCALE_STORE=DIR (a store with manifest.json) is required");
-  console.log(`\n== scale (issue 11): the API over ${dir}`);
-  apiSwap(dir);
+  console.log(`\n== scale (issue 11): the API over ${dir}; note: wall figures on a shared box`);
+  await apiSwap(dir);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchScale();

@@ -39,9 +39,14 @@ export async function eachNumericChunk(conn: Conn, sql: string, columns: number,
   }
 }
 
-/** Columns of `sql` (DOUBLE → "f64", INTEGER → "i32", in select order) as typed arrays. */
-export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K): Promise<{ [I in keyof K]: Out<K[I]> }> {
-  const result = await conn.stream(sql);
+/**
+ * Columns of `sql` (DOUBLE → "f64", INTEGER → "i32", in select order) as typed arrays. Streamed
+ * by default (big reads); `materialized`: the result is complete before its chunks are read, so
+ * other queries may run on the same connection meanwhile (a streamed result is cut short by the
+ * connection's next query).
+ */
+export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K, materialized = false): Promise<{ [I in keyof K]: Out<K[I]> }> {
+  const result = materialized ? await conn.run(sql) : await conn.stream(sql);
   let cap = 1 << 16;
   let n = 0;
   let cols = kinds.map((k) => (k === "f64" ? new Float64Array(cap) : new Int32Array(cap)));

@@ -9,10 +9,12 @@ import { generatedStore } from "./published.ts";
 
 let snap: Snapshot;
 let reader: SnapshotReader;
+let opened: { dataDir: string; id: string };
 
 beforeAll(async () => {
   const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 11, tickersPerPartition: 6 });
   const id = await run();
+  opened = { dataDir, id };
   snap = await loadSnapshot(dataDir, id);
   reader = await SnapshotReader.open(dataDir, id, { cacheEntries: 8 });
 }, 120_000);
@@ -49,6 +51,28 @@ describe("SnapshotReader", () => {
       expect(await reader.portfolio(id)).toEqual(p);
       for (const b of [null, ...snap.benchmarks.map((x) => x.id)]) expect(await reader.metricRows("portfolio", id, b)).toEqual(snap.metrics.get(metricsKey("portfolio", id, b)));
     }
+  });
+
+  it("hands out one dates array per calendar: stocks priced on the same days share it", async () => {
+    const byDays = new Map<string, string[][]>();
+    for (const c of snap.companies) {
+      const r = (await reader.stockReturns(c.ticker))!;
+      const key = r.dates.join();
+      byDays.set(key, [...(byDays.get(key) ?? []), r.dates]);
+    }
+    // the generated universe has stocks listed on different days, and several on the same ones
+    expect(byDays.size).toBeGreaterThan(1);
+    const shared = [...byDays.values()].filter((l) => l.length > 1);
+    expect(shared.length).toBeGreaterThan(0);
+    for (const l of byDays.values()) for (const d of l) expect(d).toBe(l[0]);
+  });
+
+  it("closes after releasing its caches; a closed reader refuses reads", async () => {
+    const { dataDir, id } = opened;
+    const r = await SnapshotReader.open(dataDir, id);
+    expect(await r.stockReturns(snap.companies[0].ticker)).toEqual(snap.stockReturns.get(snap.companies[0].ticker));
+    await r.closeReleased();
+    await expect(r.stockReturns(snap.companies[1].ticker)).rejects.toThrow(/is closed/);
   });
 
   it("answers concurrent requests on its connection pool", async () => {

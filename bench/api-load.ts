@@ -1,0 +1,158 @@
+// Load generator of `npm run bench -- scale-api` (and of `scale` after its run): forks the server
+// (bench/api-swap.ts) and measures it from this process over HTTP.
+//   1. healthy after: the server's open of the published snapshot;
+//   2. cold and hot latency per endpoint, one request at a time (cold: a ticker or list page not
+//      asked for before; hot: the same body again, the body cache answers);
+//   3. a swap under load: rounds of the five endpoints at once, each for a ticker or page nothing
+//      asked for before (so no cache of the old or the new snapshot answers), a round every 5 ms
+//      after the last one finished; after 1 s the server opens the next snapshot, moves its one
+//      reference and goes on serving for 3 s more. Each request is kept with the phase it started
+//      in: before the open, while the next snapshot opens (the old one serves), after the move.
+// CPU time (user + sys) is the server process's own, from process.cpuUsage.
+import { fork, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { KEYS } from "../test/api/fixture.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const SERVER = "bench/api-swap.ts";
+
+export interface ApiFigures {
+  label: string;
+  /** Set when the server did not serve within the time box: no other figure then. */
+  timedOut?: number;
+  openMs: number;
+  openCpuMs: number;
+  swapMs: number;
+  rssMB: number;
+  peakMB: number;
+  cpuMs: number;
+  requestsAroundSwap: number;
+  slowestAroundSwapMs: number;
+  p99AroundSwapMs: number;
+  slowestByPhaseMs: Record<"before" | "opening" | "after", number>;
+  over100ms: number;
+  latency: Record<string, { coldP50: number; coldP99: number; hotP50: number }>;
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
+
+/**
+ * A checkout of `ref` (its api/, pipeline/, jobs/, test/ … as committed) with this tree's
+ * node_modules and this server script: the baseline serves that commit's code over the same store.
+ */
+export function checkoutOf(ref: string): { root: string; remove(): void } {
+  const root = mkdtempSync(join(tmpdir(), "bench-api-base-"));
+  execFileSync("sh", ["-c", `git archive ${JSON.stringify(ref)} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
+  copyFileSync(join(ROOT, SERVER), join(root, SERVER));
+  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Serves `dataDir` from the code under `root` (`how`: load | lazy) and measures it; `timeboxMs` bounds the open. */
+export async function measureApi(label: string, dataDir: string, how: "load" | "lazy", root = ROOT, timeboxMs = 15 * 60_000): Promise<ApiFigures> {
+  if (!existsSync(join(root, SERVER))) throw new Error(`${root}: no ${SERVER}`);
+  // tsx's loader resolved from the checkout (its node_modules), as `tsx` would run it
+  const child = fork(join(root, SERVER), [dataDir, how], { cwd: root, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const inbox: Record<string, unknown>[] = [];
+  const waiters: (() => void)[] = [];
+  child.on("message", (m: Record<string, unknown>) => {
+    inbox.push(m);
+    for (const w of waiters.splice(0)) w();
+  });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  async function next<T>(key: string, ms = timeboxMs): Promise<T | null> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const i = inbox.findIndex((m) => key in m);
+      if (i >= 0) return inbox.splice(i, 1)[0] as T;
+      const left = end - Date.now();
+      if (left <= 0) return null;
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([new Promise<"msg">((r) => waiters.push(() => r("msg"))), new Promise<"time">((r) => (timer = setTimeout(() => r("time"), left))), exited.then(() => "exit" as const)]);
+      clearTimeout(timer);
+      if (code === "exit" && !inbox.some((m) => key in m)) throw new Error(`${label}: the server exited before "${key}"`);
+    }
+  }
+  try {
+    const ready = await next<{ port: number; openMs: number; cpuMs: number; tickers: string[] }>("ready");
+    if (!ready) {
+      child.kill("SIGKILL");
+      return { label, timedOut: timeboxMs } as ApiFigures;
+    }
+    const base = `http://127.0.0.1:${ready.port}/data/v1/`;
+    const tickers = ready.tickers;
+    const pick = (i: number) => tickers[(i * 7919) % tickers.length];
+    const paths = [
+      (i: number) => `stock_performance/${pick(i)}?type=cumulative_return`,
+      (i: number) => `stock_metrics/${pick(i)}`,
+      (i: number) => `stock_financials/${pick(i)}?type=quarterly`,
+      (i: number) => `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 400}`,
+      (i: number) => `stock_ratings/${pick(i)}`,
+    ];
+    // Node's fetch asks for gzip (Accept-Encoding: gzip, deflate), as browsers do: bodies of 1 KiB
+    // and more are compressed by the server once each.
+    async function get(path: string): Promise<number> {
+      const s = performance.now();
+      const r = await fetch(`${base}${path}${path.includes("?") ? "&" : "?"}api_key=${KEYS.alice}`);
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+      return performance.now() - s;
+    }
+
+    const latency: ApiFigures["latency"] = {};
+    for (const [k, f] of paths.entries()) {
+      const cold: number[] = [];
+      for (let i = 0; i < 100; i++) cold.push(await get(f(i + 10_000 * k)));
+      const hot: number[] = [];
+      for (let i = 0; i < 100; i++) hot.push(await get(f(10_000 * k)));
+      const [name, sub] = f(0).split("?")[0].split("/");
+      latency[sub ? `${name}/:ticker` : name] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1) };
+    }
+
+    const during: { ms: number; phase: "before" | "opening" | "after" }[] = [];
+    let phase: "before" | "opening" | "after" = "before";
+    let stop = false;
+    const load = (async () => {
+      for (let i = 0; !stop; i++) {
+        const p = phase;
+        // 1,000 + i: tickers (and list pages) none of the rounds above asked for (pick is a
+        // bijection modulo the number of companies), so no cache of either snapshot holds them
+        during.push(...(await Promise.all(paths.map((f) => get(f(1_000 + i))))).map((ms) => ({ ms, phase: p })));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1000));
+    phase = "opening";
+    child.send({ cmd: "swap" });
+    const swapped = await next<{ swapMs: number }>("swapped");
+    phase = "after";
+    await new Promise((r) => setTimeout(r, 3000)); // the new snapshot's cold reads, still under load
+    stop = true;
+    await load;
+    child.send({ cmd: "stats" });
+    const stats = (await next<{ rssMB: number; peakMB: number; cpuMs: number }>("stats"))!;
+    const ms = during.map((d) => d.ms);
+    const slowestByPhaseMs = Object.fromEntries((["before", "opening", "after"] as const).map((p) => [p, Math.round(Math.max(0, ...during.filter((d) => d.phase === p).map((d) => d.ms)))])) as ApiFigures["slowestByPhaseMs"];
+    return {
+      label,
+      openMs: ready.openMs,
+      openCpuMs: ready.cpuMs,
+      swapMs: swapped!.swapMs,
+      rssMB: stats.rssMB,
+      peakMB: stats.peakMB,
+      cpuMs: stats.cpuMs,
+      requestsAroundSwap: during.length,
+      slowestAroundSwapMs: Math.round(Math.max(...ms)),
+      p99AroundSwapMs: Math.round(pct(ms, 0.99)),
+      slowestByPhaseMs,
+      over100ms: ms.filter((x) => x > 100).length,
+      latency,
+    };
+  } finally {
+    if (child.exitCode === null) child.send({ cmd: "exit" }, () => undefined);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000).unref())]);
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+}
