@@ -6,7 +6,7 @@
 // Every run is a child process (bench/scale-child.ts) so each peak RSS is that process's own.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
 import { openDuck, lit } from "../pipeline/store/duck.ts";
@@ -74,7 +74,7 @@ export async function benchScale(): Promise<void> {
     const cpu0 = childrenCpuMs();
     execFileSync("npm", ["run", "--silent", "pipeline", "--", "run", "--source", real], { cwd: resolve(import.meta.dirname, ".."), env: { ...process.env, DATA_DIR: cmdDir, LOG_FORMAT: "json" }, stdio: "ignore" });
     const cpu = cpu0 === null ? null : childrenCpuMs()! - cpu0;
-    console.log(`real source, the command \`npm run pipeline -- run --source ${real}\` (fresh DATA_DIR): ${Math.round(performance.now() - t)} ms wall (target < 5000 ms)${cpu === null ? "" : `, ${cpu} ms CPU (user+sys)`}, load average ${loadavg()[0].toFixed(2)} on ${availableParallelism()} cores`);
+    console.log(`real source, the command \`npm run pipeline -- run --source ${real}\` (fresh DATA_DIR): ${Math.round(performance.now() - t)} ms wall (target < 5000 ms)${cpu === null ? "" : `, ${cpu} ms CPU (user+sys)`}, load average ${loadavg()} on ${availableParallelism()} cores`);
   } else console.log("real source absent (../shared/data/real-source): skipped");
 
   let big = process.env.SCALE_SOURCE;
@@ -140,6 +140,7 @@ export async function apiSwap(dataDir: string): Promise<void> {
 
 /** The commit before the reader's cold-read work (see apiSwap). */
 const DEFAULT_API_BASE = "d345f8c";
+/** The 1-minute load average, printed beside wall times (the box is shared). */
 const loadavg = () => os.loadavg()[0].toFixed(1);
 
 function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: string, after: string): void {
