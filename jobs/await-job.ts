@@ -96,7 +96,9 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
     if (state === "completed") return (job!.returnvalue ?? (await within(queue.getJob(id), 5_000))?.returnvalue) as JobResult;
     if (state === "failed") {
       const current = readManifest(opts.dataDir)?.snapshotId;
-      throw new JobFailedError(`job ${id} ${await failure(queue, job!)}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
+      // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no reason yet.
+      const failed = (await within(queue.getJob(id), 5_000).catch(() => null)) ?? job!;
+      throw new JobFailedError(`job ${id} ${await failure(queue, failed)}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
     }
     if (state === "delayed" && job!.attemptsMade > 0) note(`attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`);
     else if (state === "waiting" || state === "prioritized" || state === "waiting-children") {
