@@ -12,7 +12,7 @@ type Out<K extends Kind> = K extends "f64" ? Float64Array : Int32Array;
 /** The vector's items as a typed array (null cells read as 0, as `Float64Array.from` reads null). */
 function itemsOf(v: DuckDBVector, rows: number): Float64Array | Int32Array {
   const { items, validity } = v as unknown as { items?: Float64Array | Int32Array; validity?: { data: BigUint64Array | null; itemValid(i: number): boolean } };
-  if (!(items instanceof Float64Array || items instanceof Int32Array)) throw new TypeError(`numericColumns: a column is ${v.type.toString()}, not DOUBLE or INTEGER`);
+  if (!(items instanceof Float64Array || items instanceof Int32Array)) throw new TypeError(`numericColumns: a column is ${v.type.toString()}, not DOUBLE, INTEGER or DATE`);
   const words = validity?.data;
   if (!words) return items.subarray(0, rows);
   let copy: Float64Array | Int32Array | null = null;
@@ -39,7 +39,7 @@ export async function eachNumericChunk(conn: Conn, sql: string, columns: number,
   }
 }
 
-/** Columns of `sql` (DOUBLE → "f64", INTEGER → "i32", in select order) as typed arrays. */
+/** Columns of `sql` (DOUBLE → "f64", INTEGER or DATE (epoch days) → "i32", in select order) as typed arrays. */
 export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K): Promise<{ [I in keyof K]: Out<K[I]> }> {
   const result = await conn.stream(sql);
   let cap = 1 << 16;
