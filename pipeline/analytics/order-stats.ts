@@ -1,70 +1,80 @@
 // Values of a few ranks of a series as its ascending sort would hold them, without sorting it:
 // the metrics read only the extremes and the 1/5/95/99 % quantiles' neighbours, and a full sort
 // of every stock's ~6,000 returns was the largest single cost of a metric partition. Two
-// selections cut the copy at the 5 % and 95 % ranks; only the two tails (~5 % each) are sorted.
+// selections cut a copy at the 5 % and 95 % ranks; only the two tails (~5 % each) are sorted.
 // The values are those of `Float64Array.prototype.sort` (−0 before +0, NaN last) bit for bit.
 
-/** Ranks `ks` of `x` in ascending order, each as `sorted(x)[k]` (NaN outside 0..n−1). */
+// The selections work in one scratch array kept between series (a partition's thousands of
+// series would otherwise each allocate a copy); only the two sorted tails are kept.
+let scratch = new Float64Array(0);
+
+/** Ranks of `x` in ascending order, each as `sorted(x)[k]` (NaN outside 0..n−1). */
 export class OrderStats {
-  private readonly a: Float64Array;
-  /** Ranks up to `low` and from `high` on are in place (every rank when `sortedAll`). */
+  readonly n: number;
+  /** Ranks 0..low, sorted; ranks high..n−1, sorted (when `all` is null). */
+  private lowTail = new Float64Array(0);
+  private highTail = new Float64Array(0);
   private low = -1;
   private high = Infinity;
-  private sortedAll = false;
+  /** The whole sort: short series, NaN, or a rank between the tails asked for. */
+  private all: Float64Array | null = null;
   private zeros: { neg: number; negZero: number } | null = null;
 
-  /** `lowQ`, `highQ`: the innermost quantiles asked for; ranks between theirs cost a full sort. */
-  constructor(x: ArrayLike<number>, lowQ = 0.05, highQ = 0.95) {
-    this.a = x instanceof Float64Array ? x.slice() : Float64Array.from(x);
-    const n = this.a.length;
+  /**
+   * `x` must not change while this is used. `lowQ`, `highQ`: the innermost quantiles asked for;
+   * ranks between theirs cost a full sort.
+   */
+  constructor(
+    private readonly x: ArrayLike<number>,
+    lowQ = 0.05,
+    highQ = 0.95,
+  ) {
+    const n = (this.n = x.length);
     let nan = false;
-    for (let i = 0; i < n && !nan; i++) nan = this.a[i] !== this.a[i];
-    // Short series, or NaN (which `<` cannot order), are sorted whole.
-    if (n < 64 || nan) {
-      this.a.sort();
-      this.sortedAll = true;
-      return;
-    }
+    for (let i = 0; i < n && !nan; i++) nan = x[i] !== x[i];
     // the ranks quantile() reads for lowQ (its upper neighbour) and highQ
     const low = Math.floor((n - 1) * lowQ) + 1;
     const high = Math.floor((n - 1) * highQ);
-    if (low >= high) {
-      this.a.sort();
-      this.sortedAll = true;
+    // Short series, or NaN (which `<` cannot order), are sorted whole.
+    if (n < 64 || nan || low >= high) {
+      this.all = Float64Array.from(x).sort();
       return;
     }
-    select(this.a, high, 0, n - 1);
-    select(this.a, low, 0, high - 1);
-    this.a.subarray(0, low + 1).sort();
-    this.a.subarray(high, n).sort();
+    if (scratch.length < n) scratch = new Float64Array(Math.max(n, 2 * scratch.length));
+    const a = scratch.subarray(0, n);
+    a.set(x);
+    select(a, high, 0, n - 1);
+    select(a, low, 0, high - 1);
+    this.lowTail = a.slice(0, low + 1).sort();
+    this.highTail = a.slice(high, n).sort();
     this.low = low;
     this.high = high;
   }
 
-  get n(): number {
-    return this.a.length;
-  }
-
   /** `sorted(x)[k]`. */
   at(k: number): number {
-    if (!(k >= 0 && k < this.a.length)) return NaN;
-    if (!this.sortedAll && k > this.low && k < this.high) {
+    if (!(k >= 0 && k < this.n)) return NaN;
+    if (this.all) return this.all[k];
+    let v: number;
+    if (k <= this.low) v = this.lowTail[k];
+    else if (k >= this.high) v = this.highTail[k - this.high];
+    else {
       // A rank between the tails: nothing asks for one today, but it is still answered exactly.
-      this.a.sort();
-      this.sortedAll = true;
+      this.all = Float64Array.from(this.x).sort();
+      return this.all[k];
     }
-    const v = this.a[k];
-    return v === 0 && !this.sortedAll ? this.zeroAt(k) : v;
+    return v === 0 ? this.zeroAt(k) : v;
   }
 
   /**
-   * A zero's sign at rank k: the partitions compare with `<`, for which −0 equals +0, so a tail
+   * A zero's sign at rank k: the selections compare with `<`, for which −0 equals +0, so a tail
    * may hold a zero of the other sign than the sort puts there. The sort puts the −0s first.
    */
   private zeroAt(k: number): number {
     if (!this.zeros) {
       let neg = 0, negZero = 0;
-      for (const v of this.a) {
+      for (let i = 0; i < this.n; i++) {
+        const v = this.x[i];
         if (v < 0) neg++;
         else if (v === 0 && Object.is(v, -0)) negZero++;
       }
@@ -75,7 +85,7 @@ export class OrderStats {
 
   /** Linear-interpolated quantile, as `quantileSorted(sorted(x), q)` (pandas/numpy default). */
   quantile(q: number): number {
-    const n = this.a.length;
+    const n = this.n;
     if (n === 0) return NaN;
     const h = (n - 1) * q;
     const lo = Math.floor(h);

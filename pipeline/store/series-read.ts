@@ -45,11 +45,11 @@ export async function storedSeries(conn: Conn, files: string[], where: string, c
       if (last[k] - first[k] + 1 !== counts[k] || (k > 0 && first[k] <= last[k - 1])) throw new StorageOrderError(file, `the rows of ${ids[k]} are not one run after ${k > 0 ? ids[k - 1] : "the start"}`);
     }
     // DuckDB keeps a scan's rows in storage order (preserve_insertion_order, on by default): no ORDER BY, no sort
-    // (a DATE column crosses as its epoch days)
-    const [days, values] = (await numericColumns(conn, `select ${col.date}::date, ${col.value}::double from read_parquet(${lit(file)}) where ${where}`, ["i32", "f64"])) as [Int32Array, Float64Array];
     const at: number[] = [];
     let n = 0;
     for (const c of counts) (at.push(n), (n += c));
+    // (a DATE column crosses as its epoch days)
+    const [days, values] = (await numericColumns(conn, `select ${col.date}::date, ${col.value}::double from read_parquet(${lit(file)}) where ${where}`, ["i32", "f64"], n)) as [Int32Array, Float64Array];
     if (n !== days.length) throw new StorageOrderError(file, `${days.length} rows read, ${n} counted`);
     pieces.push({ ids, counts, days, values, at });
   }
@@ -76,7 +76,10 @@ export async function storedSeries(conn: Conn, files: string[], where: string, c
   return seriesOfRuns(ids, counts, days, values);
 }
 
-/** One series per id from consecutive runs of (epoch day, value), dates shared between equal runs. */
+/**
+ * One series per id from consecutive runs of (epoch day, value), dates shared between equal runs;
+ * each series' values are a view of `values` (which nothing else holds), not a copy.
+ */
 function seriesOfRuns(ids: string[], counts: number[], days: Int32Array, values: Float64Array): Map<string, Series> {
   const iso = new Map<number, string>();
   const text = (d: number) => iso.get(d) ?? (iso.set(d, isoFromEpochDay(d)), iso.get(d)!);
@@ -98,7 +101,7 @@ function seriesOfRuns(ids: string[], counts: number[], days: Int32Array, values:
       candidates.push({ at, dates });
       seen.set(key, candidates);
     }
-    out.set(ids[k], { dates, values: values.slice(at, at + len) });
+    out.set(ids[k], { dates, values: values.subarray(at, at + len) });
     at += len;
   }
   return out;

@@ -40,9 +40,10 @@ export async function eachNumericChunk(conn: Conn, sql: string, columns: number,
 }
 
 /** Columns of `sql` (DOUBLE → "f64", INTEGER or DATE (epoch days) → "i32", in select order) as typed arrays. */
-export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K): Promise<{ [I in keyof K]: Out<K[I]> }> {
+export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K, expectRows?: number): Promise<{ [I in keyof K]: Out<K[I]> }> {
   const result = await conn.stream(sql);
-  let cap = 1 << 16;
+  // `expectRows` (the caller counted them): allocated once, no growing copies of ~10 MB arrays
+  let cap = Math.max(1, expectRows ?? 1 << 16);
   let n = 0;
   let cols = kinds.map((k) => (k === "f64" ? new Float64Array(cap) : new Int32Array(cap)));
   for (;;) {
@@ -60,5 +61,5 @@ export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, 
     for (let c = 0; c < kinds.length; c++) cols[c].set(itemsOf(chunk.getColumnVector(c), rows), n);
     n += rows;
   }
-  return cols.map((c) => c.slice(0, n)) as { [I in keyof K]: Out<K[I]> };
+  return cols.map((c) => (n === c.length ? c : c.slice(0, n))) as { [I in keyof K]: Out<K[I]> };
 }
