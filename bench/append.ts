@@ -5,7 +5,7 @@
 //   SCALE_SOURCE=DIR   the universe;   SCALE_DATA=DIR   where the split and the store go
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
 import { splitAtDate } from "../data/append-days.ts";
@@ -13,10 +13,11 @@ import { splitAtDate } from "../data/append-days.ts";
 const CHILD = resolve(import.meta.dirname, "scale-child.ts");
 const TSX = resolve(import.meta.dirname, "../node_modules/.bin/tsx");
 
-function child(args: string[], env: Record<string, string> = {}): { ms: number; peakMB: number; wallMs: number; timings: Record<string, number> } {
+function child(args: string[], env: Record<string, string> = {}): { ms: number; cpuMs: number; peakMB: number; wallMs: number; timings: Record<string, number>; load: string } {
   const t = performance.now();
   const out = execFileSync(TSX, [CHILD, ...args], { encoding: "utf8", maxBuffer: 1 << 24, env: { ...process.env, ...env } });
-  return { ...JSON.parse(out.trim().split("\n").at(-1)!), wallMs: Math.round(performance.now() - t) };
+  // the machine may be shared: the 1-minute load average when the run ended goes with its figures
+  return { ...JSON.parse(out.trim().split("\n").at(-1)!), wallMs: Math.round(performance.now() - t), load: loadavg()[0].toFixed(1) };
 }
 
 /** The last date of the source's benchmarks (else prices) file: the day held back. */
@@ -51,7 +52,7 @@ export async function benchAppend(): Promise<void> {
   const full = child(["run", split.history, store]);
   const append = child(["run", split.appended, store]);
   if (!append.timings.append) throw new Error(`the second run did not append: ${JSON.stringify(append.timings)}`);
-  console.log(`full run over the history (baseline): ${s(full.ms)} in-process, ${s(full.wallMs)} with process start | peak RSS ${full.peakMB} MB | stages ${JSON.stringify(full.timings)}`);
-  console.log(`append of ${day}: ${s(append.ms)} in-process, ${s(append.wallMs)} with process start = ${((100 * append.ms) / full.ms).toFixed(1)} % of the full run (${((100 * append.wallMs) / full.wallMs).toFixed(1)} % with process start; target < 10 %) | peak RSS ${append.peakMB} MB`);
+  console.log(`full run over the history (baseline): ${s(full.ms)} in-process, ${s(full.wallMs)} with process start, CPU ${s(full.cpuMs)} | load ${full.load} | peak RSS ${full.peakMB} MB | stages ${JSON.stringify(full.timings)}`);
+  console.log(`append of ${day}: ${s(append.ms)} in-process, ${s(append.wallMs)} with process start, CPU ${s(append.cpuMs)} = ${((100 * append.ms) / full.ms).toFixed(1)} % of the full run (${((100 * append.wallMs) / full.wallMs).toFixed(1)} % with process start, ${((100 * append.cpuMs) / full.cpuMs).toFixed(1)} % of its CPU; target < 10 %) | load ${append.load} | peak RSS ${append.peakMB} MB | steps ${JSON.stringify(append.timings)}`);
   if (!process.env.SCALE_DATA) rmSync(work, { recursive: true, force: true });
 }

@@ -28,23 +28,45 @@ export function periodKey(p: DateParts, i: number, period: Period): number {
   }
 }
 
-export function aggregate(r: ArrayLike<number>, p: DateParts, period: Period, compounded = true): Aggregated {
+type Bounds = Pick<Aggregated, "keys" | "first">;
+
+// The periods' keys and first indices depend on the dates alone: computed once per dates array
+// (every stock of a metric partition with the same dates, and each of its tables, shares them).
+const boundsCache = new WeakMap<DateParts, Map<Period, Bounds>>();
+
+/** Keys and first indices of the periods of the first `n` dates of `p`. */
+function periodBounds(p: DateParts, period: Period, n: number): Bounds {
+  const whole = n === p.day.length;
+  const cached = whole ? boundsCache.get(p)?.get(period) : undefined;
+  if (cached) return cached;
   const keys: number[] = [];
-  const out: number[] = [];
   const first: number[] = [];
-  let acc = compounded ? 1 : 0;
   let key = NaN;
-  for (let i = 0; i < r.length; i++) {
+  for (let i = 0; i < n; i++) {
     const k = periodKey(p, i, period);
     if (k !== key) {
-      if (i > 0) out.push(compounded ? acc - 1 : acc);
       keys.push(k);
       first.push(i);
       key = k;
-      acc = compounded ? 1 : 0;
     }
-    acc = compounded ? acc * (1 + r[i]) : acc + r[i];
   }
-  if (r.length) out.push(compounded ? acc - 1 : acc);
-  return { keys: Int32Array.from(keys), returns: Float64Array.from(out), first: Int32Array.from(first) };
+  const b = { keys: Int32Array.from(keys), first: Int32Array.from(first) };
+  if (whole) {
+    let m = boundsCache.get(p);
+    if (!m) boundsCache.set(p, (m = new Map()));
+    m.set(period, b);
+  }
+  return b;
+}
+
+export function aggregate(r: ArrayLike<number>, p: DateParts, period: Period, compounded = true): Aggregated {
+  const { keys, first } = periodBounds(p, period, r.length);
+  const out = new Float64Array(keys.length);
+  for (let k = 0; k < keys.length; k++) {
+    const end = k + 1 < keys.length ? first[k + 1] : r.length;
+    let acc = compounded ? 1 : 0;
+    for (let i = first[k]; i < end; i++) acc = compounded ? acc * (1 + r[i]) : acc + r[i];
+    out[k] = compounded ? acc - 1 : acc;
+  }
+  return { keys, returns: out, first };
 }

@@ -72,10 +72,12 @@ export function sorted(x: ArrayLike<number>): Float64Array {
   return Float64Array.from(x).sort();
 }
 
-export function covariance(x: ArrayLike<number>, y: ArrayLike<number>): number {
+/** Sample covariance; `mx`, `my`: the means when the caller has them already (the same numbers). */
+export function covariance(x: ArrayLike<number>, y: ArrayLike<number>, mx?: number, my?: number): number {
   const n = x.length;
   if (n < 2) return NaN;
-  const mx = mean(x), my = mean(y);
+  mx ??= mean(x);
+  my ??= mean(y);
   let s = 0;
   for (let i = 0; i < n; i++) s += (x[i] - mx) * (y[i] - my);
   return s / (n - 1);

@@ -2,10 +2,12 @@
 // was built from (append-plan.ts) is not read again. Its new rows are validated as a small
 // source of their own; the published prices and ratings are hard-linked and the new days added
 // as files of their own (dated-parts.ts); returns are computed for the new days only, from each
-// stock's last published price; the backtests continue from their recorded states. Every
-// stock's full-period metric tables do change with a new day, so those are recomputed from the
-// published returns plus the new ones, one partition job per published part.
-import { existsSync, readdirSync, rmSync } from "node:fs";
+// stock's last published price, and kept beside the published parts (returns.ts); the backtests
+// continue from their recorded states. Every stock's full-period metric tables do change with a
+// new day, so those are recomputed from the published returns plus the new ones, one partition
+// job per published part.
+import { existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
+import { basename } from "node:path";
 import { join } from "node:path";
 import { writeDeltaSource, type AppendPlan } from "../sources/append-plan.ts";
 import type { SourceFile } from "../sources/fingerprint.ts";
@@ -24,7 +26,7 @@ import type { MetricsJob } from "./metrics-partition.ts";
 import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
 import { rangesFromBounds } from "./partitions.ts";
 import { exportPortfolioTables, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
-import { RETURNS_PARTS } from "./returns.ts";
+import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsDaysFile, returnsFiles } from "./returns.ts";
 
 export { NotAnAppendError } from "./append-backtests.ts";
 
@@ -37,14 +39,13 @@ export interface AppendResult {
 
 const one = (conn: Conn, sql: string) => scalar<string | number | null>(conn, sql);
 
-/** The published returns parts and the ranges they cover (each part from its first ticker to the next part's). */
-async function publishedParts(conn: Conn, base: string) {
-  const dir = join(base, RETURNS_PARTS);
-  if (!existsSync(dir)) throw new NotAnAppendError("the published snapshot's returns are not stored in ticker-range parts");
-  const files = readdirSync(dir).filter((f) => f.endsWith(".parquet")).sort();
+/** The published returns parts, the ranges they cover (each part from its first ticker to the next part's), and the appended days' file. */
+async function publishedReturns(conn: Conn, base: string) {
+  const { parts, days } = returnsFiles(base);
+  if (!parts.length) throw new NotAnAppendError("the published snapshot's returns are not stored in ticker-range parts");
   const bounds: string[] = [];
-  for (const f of files.slice(1)) bounds.push(String(await one(conn, `select min(id) from read_parquet(${lit(join(dir, f))})`)));
-  return { files: files.map((f) => join(dir, f)), ranges: rangesFromBounds(bounds) };
+  for (const f of parts.slice(1)) bounds.push(String(await one(conn, `select min(id) from read_parquet(${lit(f)})`)));
+  return { parts, days, ranges: rangesFromBounds(bounds) };
 }
 
 /**
@@ -118,19 +119,27 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
 
   lap("tables");
   // Returns of the new days: each from the stock's last published price (returns.ts's formula).
+  // The published parts are linked as they are; the new days join the earlier appended ones in
+  // the one file of appended days beside them.
   step("returns and backtests", 2, 4);
-  const newReturns = join(out, "stock_returns.new.parquet");
+  const pubReturns = await publishedReturns(conn, base);
+  const parts = pubReturns.parts.map((f) => join(out, RETURNS_PARTS, basename(f)));
+  mkdirSync(join(out, RETURNS_PARTS), { recursive: true });
+  pubReturns.parts.forEach((f, k) => linkSync(f, parts[k]));
+  const daysFile = returnsDaysFile(out, lastPriceDate);
   await conn.run(`copy (
-      select id, date, ret from (
-        select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
-        from (
-          select ticker, max(date) as date, arg_max(coalesce(adj_close, "close")::double, date) as p from pub_prices
-          where ticker in (select ticker from new_prices) group by ticker
-          union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
-        )
-      ) where date > ${lit(baseLastDate)}::date
-      order by id, date
-    ) to ${lit(newReturns)} (format parquet, compression zstd)`);
+      select * from (
+        ${pubReturns.days ? `select id, date, ret from read_parquet(${lit(pubReturns.days)}) union all` : ""}
+        select id, date, ret from (
+          select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
+          from (
+            select ticker, max(date) as date, arg_max(coalesce(adj_close, "close")::double, date) as p from pub_prices
+            where ticker in (select ticker from new_prices) group by ticker
+            union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
+          )
+        ) where date > ${lit(baseLastDate)}::date
+      ) order by id, date
+    ) to ${lit(daysFile)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
   lap("returns");
   // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
   const lastRatingDate = await one(conn, `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`);
@@ -145,8 +154,7 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
 
   lap("benchmarks");
   const t0 = performance.now();
-  const parts = await publishedParts(conn, base);
-  const jobs: PartitionJob[] = parts.ranges.map((range, k) => ({ stage: "metrics", data: { out, range, returns: [parts.files[k], newReturns] } satisfies MetricsJob }));
+  const jobs: PartitionJob[] = pubReturns.ranges.map((range, k) => ({ stage: "metrics", data: { out, range, returns: [parts[k], daysFile] } satisfies MetricsJob }));
   const run = ctx.runPartitions ?? runPartitionsInline;
   const stocks = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
   stocks.catch(() => undefined);
@@ -171,8 +179,6 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   } catch (e) {
     await stocks.catch(() => undefined);
     throw e;
-  } finally {
-    rmSync(newReturns, { force: true });
   }
   step("done", 4, 4);
   const newDays = Number(await one(conn, `select count(distinct date)::integer from new_prices`));

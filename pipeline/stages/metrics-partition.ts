@@ -8,7 +8,7 @@ import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsFromPrices } from "./returns.t
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
 import { columns, lit, type Conn } from "../store/duck.ts";
 import { withScratch } from "../store/scratch.ts";
-import { seriesOf, seriesOfDays } from "../store/series-read.ts";
+import { seriesOf, storedSeries } from "../store/series-read.ts";
 import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
 import { appendTable, exportParquetFile, KEYED_ROW_GROUP, type Cell } from "../store/write.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
@@ -18,7 +18,11 @@ export interface MetricsJob {
   /** The staging folder holding prices.parquet and benchmark_levels.parquet. */
   out: string;
   range: TickerRange;
-  /** Parquet files of returns to read instead of computing them from the prices (a nightly append: the published part and the new days). */
+  /**
+   * A nightly append: the range's returns are these Parquet files (the published part, then the
+   * appended days), which stay published as they are, so the job writes no returns part. Unset:
+   * computed from the staged prices, and written as the range's part.
+   */
   returns?: string[];
 }
 
@@ -40,23 +44,25 @@ export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks:
 export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
   return withScratch(async (conn) => {
     const benchmarks = await benchmarkLevels(conn, job.out);
-    let source = `read_parquet([${(job.returns ?? []).map(lit).join(", ")}])`;
-    if (!job.returns) {
-      // Read twice below (the series, then the published part): computed once into this scratch.
+    let files = job.returns;
+    if (!files) {
+      // The published returns are partitioned like the metrics: a reader asking for one ticker
+      // decodes one range's footer and row groups, not the whole universe's. Written first, then
+      // read back in its stored order (no sort of the range's rows in the read).
+      const part = join(job.out, RETURNS_PARTS, partFile(job.range.part));
+      mkdirSync(dirname(part), { recursive: true });
       await conn.run(`create temp table range_returns as ${returnsFromPrices(job.out, inRange("ticker", job.range))}`);
-      source = "range_returns";
+      await conn.run(`copy (select * from range_returns order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
+      await conn.run("drop table range_returns");
+      files = [part];
     }
-    const returns = await seriesOfDays(conn, source, inRange("id", job.range), { id: "id", date: "date", value: "ret" });
+    // every returns file is stored in (id, date) order: read as stored, not sorted
+    const returns = await storedSeries(conn, files, inRange("id", job.range), { id: "id", date: "date", value: "ret" });
     function* rowsOut(): Generator<Cell[]> {
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }
     await appendTable(conn, "stock_metrics", METRIC_COLS, rowsOut());
     await exportParquetFile(conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER, KEYED_ROW_GROUP);
-    // The published returns are partitioned like the metrics: a reader asking for one ticker
-    // decodes one range's footer and row groups, not the whole universe's.
-    const part = join(job.out, RETURNS_PARTS, partFile(job.range.part));
-    mkdirSync(dirname(part), { recursive: true });
-    await conn.run(`copy (select * from ${source} where ${inRange("id", job.range)} order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
     return { subjects: returns.size };
   });
 }

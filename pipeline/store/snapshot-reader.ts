@@ -252,7 +252,7 @@ export class SnapshotReader {
     let r = this.returnsCache.get(ticker);
     if (r === undefined) {
       // days and values cross as typed arrays; the dates array is shared by every series of the same calendar
-      const [days, ret] = await this.query((c) => numericColumns(c, `select (date - DATE '1970-01-01')::integer, ret::double from ${this.rel("stock_returns", ticker)} where id = ${lit(ticker)} order by date`, ["i32", "f64"] as ["i32", "f64"], true));
+      const [days, ret] = await this.query((c) => numericColumns(c, `select (date - DATE '1970-01-01')::integer, ret::double from ${this.rel("stock_returns", ticker)} where id = ${lit(ticker)} order by date`, ["i32", "f64"] as ["i32", "f64"], { materialized: true }));
       r = days.length ? { dates: this.calendars.datesOf(days), returns: ret } : null;
       this.returnsCache.set(ticker, r);
     }

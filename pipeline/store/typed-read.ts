@@ -12,7 +12,7 @@ type Out<K extends Kind> = K extends "f64" ? Float64Array : Int32Array;
 /** The vector's items as a typed array (null cells read as 0, as `Float64Array.from` reads null). */
 function itemsOf(v: DuckDBVector, rows: number): Float64Array | Int32Array {
   const { items, validity } = v as unknown as { items?: Float64Array | Int32Array; validity?: { data: BigUint64Array | null; itemValid(i: number): boolean } };
-  if (!(items instanceof Float64Array || items instanceof Int32Array)) throw new TypeError(`numericColumns: a column is ${v.type.toString()}, not DOUBLE or INTEGER`);
+  if (!(items instanceof Float64Array || items instanceof Int32Array)) throw new TypeError(`numericColumns: a column is ${v.type.toString()}, not DOUBLE, INTEGER or DATE`);
   const words = validity?.data;
   if (!words) return items.subarray(0, rows);
   let copy: Float64Array | Int32Array | null = null;
@@ -40,14 +40,15 @@ export async function eachNumericChunk(conn: Conn, sql: string, columns: number,
 }
 
 /**
- * Columns of `sql` (DOUBLE → "f64", INTEGER → "i32", in select order) as typed arrays. Streamed
- * by default (big reads); `materialized`: the result is complete before its chunks are read, so
- * other queries may run on the same connection meanwhile (a streamed result is cut short by the
- * connection's next query).
+ * Columns of `sql` (DOUBLE → "f64", INTEGER or DATE (epoch days) → "i32", in select order) as
+ * typed arrays. Streamed by default (big reads); `materialized`: the result is complete before its
+ * chunks are read, so other queries may run on the same connection meanwhile (a streamed result is
+ * cut short by the connection's next query). `expectRows` (the caller counted them): allocated
+ * once, no growing copies of ~10 MB arrays.
  */
-export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K, materialized = false): Promise<{ [I in keyof K]: Out<K[I]> }> {
-  const result = materialized ? await conn.run(sql) : await conn.stream(sql);
-  let cap = 1 << 16;
+export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K, opts: { materialized?: boolean; expectRows?: number } = {}): Promise<{ [I in keyof K]: Out<K[I]> }> {
+  const result = opts.materialized ? await conn.run(sql) : await conn.stream(sql);
+  let cap = Math.max(1, opts.expectRows ?? 1 << 16);
   let n = 0;
   let cols = kinds.map((k) => (k === "f64" ? new Float64Array(cap) : new Int32Array(cap)));
   for (;;) {
@@ -65,5 +66,5 @@ export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, 
     for (let c = 0; c < kinds.length; c++) cols[c].set(itemsOf(chunk.getColumnVector(c), rows), n);
     n += rows;
   }
-  return cols.map((c) => c.slice(0, n)) as { [I in keyof K]: Out<K[I]> };
+  return cols.map((c) => (n === c.length ? c : c.slice(0, n))) as { [I in keyof K]: Out<K[I]> };
 }

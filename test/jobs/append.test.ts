@@ -108,8 +108,14 @@ describe("nightly append", () => {
     expect(d.rows.stock_metrics).toBeGreaterThan(0);
     expect(r.meta.lastPriceDate).toBe("2025-12-31");
     expect(r.meta.counts).toEqual(readMeta(full, readManifest(full)!.snapshotId).counts);
-    // The published history is shared, not copied.
+    // The published history is shared, not copied: prices, and the returns' ticker-range parts,
+    // beside which the new day's returns are one file.
     expect(statSync(join(dir, "prices.parquet")).ino).toBe(statSync(join(snapshotDir(dataDir, first), "prices.parquet")).ino);
+    const returnsFiles = (d: string) => readdirSync(join(d, "stock_returns")).sort();
+    const parts = returnsFiles(snapshotDir(dataDir, first));
+    expect(parts.length).toBeGreaterThan(1);
+    expect(returnsFiles(dir)).toEqual(["days-2025-12-31.parquet", ...parts]);
+    for (const p of parts) expect(statSync(join(dir, "stock_returns", p)).ino).toBe(statSync(join(snapshotDir(dataDir, first), "stock_returns", p)).ino);
 
     // The reader serves the appended days (ratings across the base file and the appended one).
     const [a, b] = await Promise.all([SnapshotReader.open(dataDir, readManifest(dataDir)!.snapshotId), SnapshotReader.open(full, readManifest(full)!.snapshotId)]);
@@ -132,6 +138,8 @@ describe("nightly append", () => {
     const r2 = await run(dataDir, again.appended);
     expect(r2.meta.timingsMs.append).toBeGreaterThan(0);
     expect(readdirSync(join(current(dataDir), "prices.days"))).toEqual(["2025-12-31.parquet", "2026-01-02.parquet"]);
+    // The returns' appended days stay one file, holding both nights.
+    expect(returnsFiles(current(dataDir))).toEqual(["days-2026-01-02.parquet", ...parts]);
     const full2 = tmp("append-full2-");
     await run(full2, again.appended, { PIPELINE_APPEND: "0" });
     expect((await differences(current(dataDir), current(full2))).tables).toEqual([]);

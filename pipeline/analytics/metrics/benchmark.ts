@@ -1,10 +1,30 @@
 // Metrics against a benchmark (its returns already aligned on the subject's dates).
-import { correlation, covariance, mean, std } from "../stats.ts";
-import { comp } from "./returns.ts";
+import { covariance, mean, std } from "../stats.ts";
+import type { SeriesContext } from "./context.ts";
 
-export interface Pair {
-  r: Float64Array;
-  b: Float64Array;
+/** A subject and its benchmark over the same dates; the subject's and benchmark's own figures come from their contexts. */
+export class Pair {
+  private cache = new Map<string, number>();
+  constructor(
+    readonly subject: SeriesContext,
+    readonly bench: SeriesContext,
+  ) {}
+  get r(): Float64Array {
+    return this.subject.r;
+  }
+  get b(): Float64Array {
+    return this.bench.r;
+  }
+  /** A figure of the pair computed once per key (a row's value serves both columns). */
+  memo(key: string, f: () => number): number {
+    let v = this.cache.get(key);
+    if (v === undefined) this.cache.set(key, (v = f()));
+    return v;
+  }
+  /** covariance(r, b). */
+  cov(): number {
+    return this.memo("cov", () => covariance(this.r, this.b, this.subject.mean(), this.bench.mean()));
+  }
 }
 
 /**
@@ -19,26 +39,35 @@ export function matchStart(r: ArrayLike<number>, b: ArrayLike<number>): number {
   return Math.max(firstNonZero(r), firstNonZero(b));
 }
 
-export const rSquared = (p: Pair) => correlation(p.r, p.b) ** 2;
+// correlation(x, y) = covariance(x, y) / (std(x) · std(y)); the products are commutative, so
+// correlation(b, r) is the same number as correlation(r, b).
+export const rSquared = (p: Pair) => (p.cov() / (p.subject.std() * p.bench.std())) ** 2;
 
+let diff = new Float64Array(0);
 export function informationRatio(p: Pair): number {
-  const d = p.r.map((x, i) => x - p.b[i]);
+  const n = p.r.length;
+  // r − b in a buffer kept between calls: a table's arrays are ~6,000 long, one per stock and benchmark
+  if (diff.length < n) diff = new Float64Array(Math.max(n, 2 * diff.length));
+  const d = diff.subarray(0, n);
+  for (let i = 0; i < n; i++) d[i] = p.r[i] - p.b[i];
   return mean(d) / std(d);
 }
 
 export function beta(p: Pair): number {
-  const v = covariance(p.r, p.b) / covariance(p.b, p.b);
-  return Number.isNaN(v) ? 0 : v; // QuantStats' greeks fill NaN with 0
+  return p.memo("beta", () => {
+    const v = p.cov() / p.bench.memo("selfCov", () => covariance(p.b, p.b, p.bench.mean(), p.bench.mean()));
+    return Number.isNaN(v) ? 0 : v; // QuantStats' greeks fill NaN with 0
+  });
 }
 
 export function alpha(p: Pair): number {
-  const v = (mean(p.r) - beta(p) * mean(p.b)) * 252;
+  const v = (p.subject.mean() - beta(p) * p.bench.mean()) * 252;
   return Number.isNaN(v) ? 0 : v;
 }
 
-export const correlationOf = (p: Pair) => correlation(p.b, p.r);
+export const correlationOf = (p: Pair) => p.cov() / (p.bench.std() * p.subject.std());
 
 export function treynor(p: Pair): number {
   const b = beta(p);
-  return b === 0 ? 0 : comp(p.r) / b;
+  return b === 0 ? 0 : (p.subject.growth() - 1) / b;
 }

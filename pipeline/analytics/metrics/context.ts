@@ -1,9 +1,13 @@
 // Everything several metrics share, computed once per series and lazily: the calendar parts,
-// the sorted returns, the drawdown series and its periods, the per-period aggregates.
+// the order statistics, the drawdown series and its periods, the per-period aggregates, and the
+// moments and win/loss figures many rows reuse (Sharpe, Sortino, their smart and probabilistic
+// forms, VaR, Kelly, CPC … all start from the same few sums). Each is the very function a row
+// would call, evaluated once: the numbers are those of computing every row on its own.
 import type { ReturnSeries } from "../../types.ts";
 import { aggregate, type Aggregated, type Period } from "../aggregate.ts";
 import { dateParts, type DateParts } from "../dates.ts";
-import { sorted as sortedCopy } from "../stats.ts";
+import { OrderStats } from "../order-stats.ts";
+import { kurtosis, mean, skew, std, sum } from "../stats.ts";
 
 export interface DrawdownPeriod {
   start: number; // index of the first day below the peak
@@ -42,23 +46,52 @@ export class SeriesContext {
     return this.r.length;
   }
 
-  private memo<T>(key: string, f: () => T): T {
-    if (!this.cache.has(key)) this.cache.set(key, f());
-    return this.cache.get(key) as T;
+  /** A value of this series computed once per key. */
+  memo<T>(key: string, f: () => T): T {
+    let v = this.cache.get(key) as T | undefined;
+    if (v === undefined && !this.cache.has(key)) this.cache.set(key, (v = f()));
+    return v as T;
   }
 
   /** A value derived from this series alone (a metric cell), computed once per key. */
   remember<T>(key: object, f: () => T): T {
-    if (!this.cells.has(key)) this.cells.set(key, f());
-    return this.cells.get(key) as T;
+    let v = this.cells.get(key) as T | undefined;
+    if (v === undefined && !this.cells.has(key)) this.cells.set(key, (v = f()));
+    return v as T;
   }
 
-  sorted(): Float64Array {
-    return this.memo("sorted", () => sortedCopy(this.r));
+  /** The returns' ranks as their ascending sort holds them (extremes and tail quantiles). */
+  order(): OrderStats {
+    return this.memo("order", () => new OrderStats(this.r));
   }
 
   agg(period: Period): Aggregated {
     return this.memo(`agg:${period}`, () => aggregate(this.r, this.parts, period));
+  }
+
+  mean(): number {
+    return this.memo("mean", () => mean(this.r));
+  }
+  std(): number {
+    return this.memo("std", () => std(this.r));
+  }
+  sum(): number {
+    return this.memo("sum", () => sum(this.r));
+  }
+  skew(): number {
+    return this.memo("skew", () => skew(this.r));
+  }
+  kurtosis(): number {
+    return this.memo("kurt", () => kurtosis(this.r));
+  }
+
+  /** Π (1 + r): the compounded value of 1, the one product the cumulative return, CAGR and the geometric mean share. */
+  growth(): number {
+    return this.memo("growth", () => {
+      let v = 1;
+      for (let i = 0; i < this.r.length; i++) v *= 1 + this.r[i];
+      return v;
+    });
   }
 
   /** Value / running peak − 1 of the compounded value (starting at 1 + r[0]). */

@@ -1,5 +1,4 @@
 // Drawdown metrics over the compounded value (QuantStats' to_drawdown_series and drawdown_details).
-import { std, sum } from "../stats.ts";
 import type { SeriesContext } from "./context.ts";
 import { cagr } from "./returns.ts";
 import { conditionalVaR } from "./risk.ts";
@@ -11,9 +10,12 @@ const roundHalfEven = (x: number) => {
 };
 
 export function maxDrawdown(ctx: SeriesContext): number {
-  let m = 0;
-  for (const d of ctx.drawdown()) if (d < m) m = d;
-  return m;
+  return ctx.memo("maxDrawdown", () => {
+    const dd = ctx.drawdown();
+    let m = 0;
+    for (let i = 0; i < dd.length; i++) if (dd[i] < m) m = dd[i];
+    return m;
+  });
 }
 
 export function longestDdDays(ctx: SeriesContext): number {
@@ -34,16 +36,19 @@ export function avgDrawdownDays(ctx: SeriesContext): number {
 export const calmar = (ctx: SeriesContext) => cagr(ctx) / Math.abs(maxDrawdown(ctx));
 
 /** Recovery factor: the simple sum of returns over the max drawdown (QuantStats' definition). */
-export const recoveryFactor = (ctx: SeriesContext) => Math.abs(sum(ctx.r)) / Math.abs(maxDrawdown(ctx));
+export const recoveryFactor = (ctx: SeriesContext) => Math.abs(ctx.sum()) / Math.abs(maxDrawdown(ctx));
 
 export function ulcerIndex(ctx: SeriesContext): number {
-  let s = 0;
-  for (const d of ctx.drawdown()) s += d * d;
-  return Math.sqrt(s / (ctx.n - 1));
+  return ctx.memo("ulcer", () => {
+    const dd = ctx.drawdown();
+    let s = 0;
+    for (let i = 0; i < dd.length; i++) s += dd[i] * dd[i];
+    return Math.sqrt(s / (ctx.n - 1));
+  });
 }
 
 /** Serenity index: sum of returns / (ulcer × pitfall), pitfall = −cVaR(drawdowns) / σ(returns). */
 export function serenityIndex(ctx: SeriesContext): number {
-  const pitfall = -conditionalVaR(ctx.drawdown()) / std(ctx.r);
-  return sum(ctx.r) / (ulcerIndex(ctx) * pitfall);
+  const pitfall = -conditionalVaR(ctx.drawdown()) / ctx.std();
+  return ctx.sum() / (ulcerIndex(ctx) * pitfall);
 }

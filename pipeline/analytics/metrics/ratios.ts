@@ -1,18 +1,27 @@
 // Win/loss and distribution ratios, as QuantStats 0.0.62 defines them.
-import { quantileSorted } from "../stats.ts";
 import type { SeriesContext } from "./context.ts";
-import { avgLoss, avgWin, payoff, winRate } from "./risk.ts";
+import { avgLoss, avgWin, dailyAvgLoss, dailyPayoff, dailyWinRate, winRate } from "./risk.ts";
 
-function maxRun(r: ArrayLike<number>, pred: (x: number) => boolean): number {
+/** Longest run of returns above 0. */
+function longestGain(r: ArrayLike<number>): number {
   let best = 0, run = 0;
   for (let i = 0; i < r.length; i++) {
-    run = pred(r[i]) ? run + 1 : 0;
+    run = r[i] > 0 ? run + 1 : 0;
     if (run > best) best = run;
   }
   return best;
 }
-export const consecutiveWins = (ctx: SeriesContext) => maxRun(ctx.r, (x) => x > 0);
-export const consecutiveLosses = (ctx: SeriesContext) => maxRun(ctx.r, (x) => x < 0);
+/** Longest run of returns below 0. */
+function longestLoss(r: ArrayLike<number>): number {
+  let best = 0, run = 0;
+  for (let i = 0; i < r.length; i++) {
+    run = r[i] < 0 ? run + 1 : 0;
+    if (run > best) best = run;
+  }
+  return best;
+}
+export const consecutiveWins = (ctx: SeriesContext) => longestGain(ctx.r);
+export const consecutiveLosses = (ctx: SeriesContext) => longestLoss(ctx.r);
 
 /** Gain-to-pain: sum of returns over the absolute sum of the negative ones (per day or month, summed, not compounded). */
 function gainToPain(x: ArrayLike<number>): number {
@@ -38,32 +47,38 @@ function monthlySums(ctx: SeriesContext): Float64Array {
   return out;
 }
 
-export const payoffRatio = (ctx: SeriesContext) => payoff(ctx.r);
+export const payoffRatio = (ctx: SeriesContext) => dailyPayoff(ctx);
 
 export function profitFactor(ctx: SeriesContext): number {
-  let gains = 0, losses = 0;
-  for (const x of ctx.r) {
-    if (x >= 0) gains += x;
-    else losses += x;
-  }
-  return Math.abs(gains / losses);
+  return ctx.memo("profitFactor", () => {
+    const r = ctx.r;
+    let gains = 0, losses = 0;
+    for (let i = 0; i < r.length; i++) {
+      const x = r[i];
+      if (x >= 0) gains += x;
+      else losses += x;
+    }
+    return Math.abs(gains / losses);
+  });
 }
 
-export const tailRatio = (ctx: SeriesContext) => Math.abs(quantileSorted(ctx.sorted(), 0.95) / quantileSorted(ctx.sorted(), 0.05));
+export const tailRatio = (ctx: SeriesContext) => Math.abs(ctx.order().quantile(0.95) / ctx.order().quantile(0.05));
 export const commonSenseRatio = (ctx: SeriesContext) => profitFactor(ctx) * tailRatio(ctx);
-export const cpcIndex = (ctx: SeriesContext) => profitFactor(ctx) * winRate(ctx.r) * payoff(ctx.r);
+export const cpcIndex = (ctx: SeriesContext) => profitFactor(ctx) * dailyWinRate(ctx) * dailyPayoff(ctx);
 
-function meanWhere(r: ArrayLike<number>, pred: (x: number) => boolean): number {
+/** Mean of the returns at or above 0. */
+function meanOfGains(r: ArrayLike<number>): number {
   let s = 0, k = 0;
-  for (let i = 0; i < r.length; i++) if (pred(r[i])) (s += r[i]), k++;
+  for (let i = 0; i < r.length; i++) if (r[i] >= 0) (s += r[i]), k++;
   return k ? s / k : NaN;
 }
-export const outlierWinRatio = (ctx: SeriesContext) => quantileSorted(ctx.sorted(), 0.99) / meanWhere(ctx.r, (x) => x >= 0);
-export const outlierLossRatio = (ctx: SeriesContext) => quantileSorted(ctx.sorted(), 0.01) / meanWhere(ctx.r, (x) => x < 0);
+export const outlierWinRatio = (ctx: SeriesContext) => ctx.order().quantile(0.99) / meanOfGains(ctx.r);
+// the mean of the returns below 0 is avgLoss's
+export const outlierLossRatio = (ctx: SeriesContext) => ctx.order().quantile(0.01) / dailyAvgLoss(ctx);
 
 export const avgUpMonth = (ctx: SeriesContext) => avgWin(ctx.agg("month").returns);
 export const avgDownMonth = (ctx: SeriesContext) => avgLoss(ctx.agg("month").returns);
-export const winDays = (ctx: SeriesContext) => winRate(ctx.r);
+export const winDays = (ctx: SeriesContext) => dailyWinRate(ctx);
 export const winMonths = (ctx: SeriesContext) => winRate(ctx.agg("month").returns);
 export const winQuarters = (ctx: SeriesContext) => winRate(ctx.agg("quarter").returns);
 export const winYears = (ctx: SeriesContext) => winRate(ctx.agg("year").returns);

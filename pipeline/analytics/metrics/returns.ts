@@ -9,15 +9,18 @@ export function comp(r: ArrayLike<number>, from = 0, to = r.length): number {
   return v - 1;
 }
 
+/** comp(ctx.r, from), the whole series' product taken once from the context. */
+const compFrom = (ctx: SeriesContext, from: number) => (from === 0 ? ctx.growth() - 1 : comp(ctx.r, from));
+
 /** CAGR of r[from..]: |1 + total|^(1 / years) − 1 with years = calendar days / 365. */
 export function cagrFrom(ctx: SeriesContext, from = 0): number {
   const n = ctx.n;
   if (from >= n) return NaN;
   const years = (ctx.parts.day[n - 1] - ctx.parts.day[from]) / 365;
-  return Math.abs(comp(ctx.r, from) + 1) ** (1 / years) - 1;
+  return Math.abs(compFrom(ctx, from) + 1) ** (1 / years) - 1;
 }
 
-export const cumulativeReturn = (ctx: SeriesContext) => comp(ctx.r);
+export const cumulativeReturn = (ctx: SeriesContext) => compFrom(ctx, 0);
 export const cagr = (ctx: SeriesContext) => cagrFrom(ctx);
 
 /** Geometric mean return per period (QuantStats' expected_return). */
@@ -27,14 +30,14 @@ export function geometricMean(x: ArrayLike<number>): number {
   return p ** (1 / x.length) - 1;
 }
 
-export const expectedDaily = (ctx: SeriesContext) => geometricMean(ctx.r);
+export const expectedDaily = (ctx: SeriesContext) => ctx.growth() ** (1 / ctx.n) - 1;
 export const expectedMonthly = (ctx: SeriesContext) => geometricMean(ctx.agg("month").returns);
 export const expectedYearly = (ctx: SeriesContext) => geometricMean(ctx.agg("year").returns);
 
-const max = (x: ArrayLike<number>) => (x.length ? Math.max(...Array.from(x)) : NaN);
-const min = (x: ArrayLike<number>) => (x.length ? Math.min(...Array.from(x)) : NaN);
-export const bestDay = (ctx: SeriesContext) => ctx.sorted()[ctx.n - 1] ?? NaN;
-export const worstDay = (ctx: SeriesContext) => ctx.sorted()[0] ?? NaN;
+const max = (x: Float64Array) => (x.length ? Math.max(...x) : NaN);
+const min = (x: Float64Array) => (x.length ? Math.min(...x) : NaN);
+export const bestDay = (ctx: SeriesContext) => ctx.order().at(ctx.n - 1);
+export const worstDay = (ctx: SeriesContext) => ctx.order().at(0);
 export const bestMonth = (ctx: SeriesContext) => max(ctx.agg("month").returns);
 export const worstMonth = (ctx: SeriesContext) => min(ctx.agg("month").returns);
 export const bestYear = (ctx: SeriesContext) => max(ctx.agg("year").returns);
@@ -58,7 +61,7 @@ function lastDate(ctx: SeriesContext): [number, number, number] {
 }
 
 /** Compounded return since a date (inclusive), counted back from the last date. */
-const since = (ctx: SeriesContext, day: number) => comp(ctx.r, firstOnOrAfter(ctx, day));
+const since = (ctx: SeriesContext, day: number) => compFrom(ctx, firstOnOrAfter(ctx, day));
 const cagrSince = (ctx: SeriesContext, day: number) => cagrFrom(ctx, firstOnOrAfter(ctx, day));
 
 export function mtd(ctx: SeriesContext): number {

@@ -1,13 +1,14 @@
 // Risk and risk-adjusted metrics (rf = 0, 252 periods a year), as QuantStats 0.0.62 defines them.
-import { kurtosis, mean, normCdf, skew, std, sum, Z_05 } from "../stats.ts";
+// The moments and win/loss figures come from the context, computed once for all the rows using them.
+import { mean, normCdf, std, Z_05 } from "../stats.ts";
 import type { SeriesContext } from "./context.ts";
 
 const ANN = Math.sqrt(252);
 
-export const volatility = (ctx: SeriesContext) => std(ctx.r) * ANN;
-export const sharpe = (ctx: SeriesContext) => (mean(ctx.r) / std(ctx.r)) * ANN;
-export const skewness = (ctx: SeriesContext) => skew(ctx.r);
-export const kurt = (ctx: SeriesContext) => kurtosis(ctx.r);
+export const volatility = (ctx: SeriesContext) => ctx.std() * ANN;
+export const sharpe = (ctx: SeriesContext) => (ctx.mean() / ctx.std()) * ANN;
+export const skewness = (ctx: SeriesContext) => ctx.skew();
+export const kurt = (ctx: SeriesContext) => ctx.kurtosis();
 
 /** Downside deviation over all n returns (Red Rock Capital's definition). */
 function downside(r: ArrayLike<number>): number {
@@ -15,7 +16,8 @@ function downside(r: ArrayLike<number>): number {
   for (let i = 0; i < r.length; i++) if (r[i] < 0) s += r[i] * r[i];
   return Math.sqrt(s / r.length);
 }
-export const sortino = (ctx: SeriesContext) => (mean(ctx.r) / downside(ctx.r)) * ANN;
+const downsideOf = (ctx: SeriesContext) => ctx.memo("downside", () => downside(ctx.r));
+export const sortino = (ctx: SeriesContext) => (ctx.mean() / downsideOf(ctx)) * ANN;
 
 /** Autocorrelation penalty: sqrt(1 + 2 Σ_{x=1}^{n−1} ((n − x)/n) |ρ₁|^x). */
 export function autocorrPenalty(r: Float64Array): number {
@@ -38,38 +40,37 @@ export function autocorrPenalty(r: Float64Array): number {
   }
   return Math.sqrt(1 + 2 * s);
 }
-export const smartSharpe = (ctx: SeriesContext) => (mean(ctx.r) / (std(ctx.r) * autocorrPenalty(ctx.r))) * ANN;
-export const smartSortino = (ctx: SeriesContext) => (mean(ctx.r) / (downside(ctx.r) * autocorrPenalty(ctx.r))) * ANN;
+const penalty = (ctx: SeriesContext) => ctx.memo("autocorr", () => autocorrPenalty(ctx.r));
+export const smartSharpe = (ctx: SeriesContext) => (ctx.mean() / (ctx.std() * penalty(ctx))) * ANN;
+export const smartSortino = (ctx: SeriesContext) => (ctx.mean() / (downsideOf(ctx) * penalty(ctx))) * ANN;
 
 /** Probabilistic Sharpe ratio against 0, with QuantStats' use of (excess) kurtosis − 3. */
 export function probSharpe(ctx: SeriesContext): number {
-  const base = mean(ctx.r) / std(ctx.r);
-  const sk = skew(ctx.r), ku = kurtosis(ctx.r);
+  const base = ctx.mean() / ctx.std();
+  const sk = ctx.skew(), ku = ctx.kurtosis();
   const sigma = Math.sqrt((1 + 0.5 * base ** 2 - sk * base + ((ku - 3) / 4) * base ** 2) / (ctx.n - 1));
   return normCdf(base / sigma);
 }
 
 export function omega(ctx: SeriesContext): number {
   if (ctx.n < 2) return NaN;
+  const r = ctx.r;
   let up = 0, down = 0;
-  for (const x of ctx.r) {
+  for (let i = 0; i < r.length; i++) {
+    const x = r[i];
     if (x > 0) up += x;
     else if (x < 0) down -= x;
   }
   return down > 0 ? up / down : NaN;
 }
 
+const varOf = (m: number, sd: number) => (sd > 0 ? m + sd * Z_05 : NaN);
 /** Variance–covariance daily VaR at 95%: μ + σ Φ⁻¹(0.05); undefined for σ = 0, as in scipy. */
 export function valueAtRisk(r: ArrayLike<number>): number {
-  const sd = std(r);
-  return sd > 0 ? mean(r) + sd * Z_05 : NaN;
+  return varOf(mean(r), std(r));
 }
-/**
- * Expected shortfall: the mean of the returns below the VaR; when none lies below it, the VaR
- * itself, as QuantStats' `conditional_value_at_risk` falls back (per series).
- */
-export function conditionalVaR(r: ArrayLike<number>): number {
-  const v = valueAtRisk(r);
+/** The mean of the returns below `v`; `v` itself when none lies below it. */
+function meanBelow(r: ArrayLike<number>, v: number): number {
   let s = 0, k = 0;
   for (let i = 0; i < r.length; i++) if (r[i] < v) {
     s += r[i];
@@ -77,8 +78,16 @@ export function conditionalVaR(r: ArrayLike<number>): number {
   }
   return k ? s / k : v;
 }
-export const dailyVaR = (ctx: SeriesContext) => -Math.abs(valueAtRisk(ctx.r));
-export const cVaR = (ctx: SeriesContext) => -Math.abs(conditionalVaR(ctx.r));
+/**
+ * Expected shortfall: the mean of the returns below the VaR; when none lies below it, the VaR
+ * itself, as QuantStats' `conditional_value_at_risk` falls back (per series).
+ */
+export function conditionalVaR(r: ArrayLike<number>): number {
+  return meanBelow(r, valueAtRisk(r));
+}
+const varOfCtx = (ctx: SeriesContext) => varOf(ctx.mean(), ctx.std());
+export const dailyVaR = (ctx: SeriesContext) => -Math.abs(varOfCtx(ctx));
+export const cVaR = (ctx: SeriesContext) => -Math.abs(meanBelow(ctx.r, varOfCtx(ctx)));
 
 /** Share of non-zero returns that are positive. */
 export function winRate(x: ArrayLike<number>): number {
@@ -102,15 +111,20 @@ export function avgLoss(x: ArrayLike<number>): number {
 }
 export const payoff = (x: ArrayLike<number>) => avgWin(x) / Math.abs(avgLoss(x));
 
+/** The daily series' figures, once per context. */
+export const dailyWinRate = (ctx: SeriesContext) => ctx.memo("winRate", () => winRate(ctx.r));
+export const dailyAvgLoss = (ctx: SeriesContext) => ctx.memo("avgLoss", () => avgLoss(ctx.r));
+export const dailyPayoff = (ctx: SeriesContext) => ctx.memo("payoff", () => avgWin(ctx.r) / Math.abs(dailyAvgLoss(ctx)));
+
 export function kelly(ctx: SeriesContext): number {
-  const b = payoff(ctx.r);
-  const p = winRate(ctx.r);
+  const b = dailyPayoff(ctx);
+  const p = dailyWinRate(ctx);
   return (b * p - (1 - p)) / b;
 }
 
 export function riskOfRuin(ctx: SeriesContext): number {
-  const w = winRate(ctx.r);
+  const w = dailyWinRate(ctx);
   return ((1 - w) / (1 + w)) ** ctx.n;
 }
 
-export const totalSum = (ctx: SeriesContext) => sum(ctx.r);
+export const totalSum = (ctx: SeriesContext) => ctx.sum();

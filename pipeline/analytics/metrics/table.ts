@@ -111,7 +111,8 @@ function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): 
     case "cum":
       return c.remember(row, () => num("cumulative", rt.cumulativeReturn(c)));
     case "pair":
-      return row.benchDash && isBenchmark ? ["-", null] : num(row.fmt, row.f(pair!));
+      // R² and the information ratio are one number in both columns: computed once
+      return row.benchDash && isBenchmark ? ["-", null] : num(row.fmt, pair!.memo(row.label, () => row.f(pair!)));
     case "one":
       return c.remember(row, () => num(row.fmt, row.f(c)));
   }
@@ -119,7 +120,7 @@ function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): 
 
 /** `r` with its returns before `from` set to 0: `r` itself when they already are (+0). */
 function zeroedBefore(r: Float64Array, from: number): Float64Array {
-  for (let i = 0; i < from; i++) if (!Object.is(r[i], 0)) return r.map((x, k) => (k < from ? 0 : x));
+  for (let i = 0; i < from; i++) if (!Object.is(r[i], 0)) return r.slice().fill(0, 0, from);
   return r;
 }
 
@@ -130,20 +131,23 @@ export interface MetricCells {
   benchmark: Cell[] | null;
 }
 
+const PLAIN_ROWS = [...HEAD, ...BODY];
+const PLAIN_LABELS = PLAIN_ROWS.map((r) => r.label);
+const BENCHMARK_ROWS = [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL];
+const BENCHMARK_LABELS = BENCHMARK_ROWS.map((r) => r.label);
+
 export function metricCells(subject: ReturnSeries, benchmark?: ReturnSeries): MetricCells {
   if (!benchmark) {
     const c = SeriesContext.of(subject);
-    const rows = [...HEAD, ...BODY];
-    return { labels: rows.map((r) => r.label), subject: rows.map((row) => cell(row, c)), benchmark: null };
+    return { labels: [...PLAIN_LABELS], subject: PLAIN_ROWS.map((row) => cell(row, c)), benchmark: null };
   }
   const from = bm.matchStart(subject.returns, benchmark.returns);
   // Usually nothing changes (a series starts with 0): the contexts, and their cells, are then
   // the plain table's and, for the benchmark, the one every stock of these dates shares.
   const s = SeriesContext.of({ dates: subject.dates, returns: zeroedBefore(subject.returns, from) });
   const b = SeriesContext.of({ dates: subject.dates, returns: zeroedBefore(benchmark.returns, from) });
-  const pair: bm.Pair = { r: s.r, b: b.r };
-  const rows = [...HEAD, ...WITH_BENCHMARK_MID, ...BODY, ...WITH_BENCHMARK_TAIL];
-  return { labels: rows.map((r) => r.label), subject: rows.map((row) => cell(row, s, pair)), benchmark: rows.map((row) => cell(row, b, pair, true)) };
+  const pair = new bm.Pair(s, b);
+  return { labels: [...BENCHMARK_LABELS], subject: BENCHMARK_ROWS.map((row) => cell(row, s, pair)), benchmark: BENCHMARK_ROWS.map((row) => cell(row, b, pair, true)) };
 }
 
 /** Rows `{metric, <column>: text[, <benchmark name>: text]}` from the table's labels and texts. */
