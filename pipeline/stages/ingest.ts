@@ -141,7 +141,7 @@ export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fun
 }
 
 /** The published snapshot's financial tables hard-linked, with the inputs they were built from; false when it has none. */
-export function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): boolean {
+function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): boolean {
   const prev = ctx.published;
   if (!prev || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
   if (existsSync(join(prev, INPUTS))) copyFileSync(join(prev, INPUTS), join(ctx.out, INPUTS));

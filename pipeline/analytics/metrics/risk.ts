@@ -109,11 +109,11 @@ export function avgLoss(x: ArrayLike<number>): number {
   for (let i = 0; i < x.length; i++) if (x[i] < 0) (s += x[i]), k++;
   return k ? s / k : NaN;
 }
-export const payoff = (x: ArrayLike<number>) => avgWin(x) / Math.abs(avgLoss(x));
 
 /** The daily series' figures, once per context. */
 export const dailyWinRate = (ctx: SeriesContext) => ctx.memo("winRate", () => winRate(ctx.r));
 export const dailyAvgLoss = (ctx: SeriesContext) => ctx.memo("avgLoss", () => avgLoss(ctx.r));
+/** Payoff ratio: average win over the size of the average loss. */
 export const dailyPayoff = (ctx: SeriesContext) => ctx.memo("payoff", () => avgWin(ctx.r) / Math.abs(dailyAvgLoss(ctx)));
 
 export function kelly(ctx: SeriesContext): number {
@@ -127,4 +127,3 @@ export function riskOfRuin(ctx: SeriesContext): number {
   return ((1 - w) / (1 + w)) ** ctx.n;
 }
 
-export const totalSum = (ctx: SeriesContext) => ctx.sum();
