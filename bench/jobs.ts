@@ -29,26 +29,57 @@ async function store() {
 async function runCommand(sourceDir: string, env: Record<string, string>): Promise<number> {
   const t = performance.now();
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "jobs/cli.ts"), "run", "--source", sourceDir, "--force"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", REDIS_URL: "", ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  // Its CPU seconds, sampled until it exits (within 0.2 s of the total).
+  const poll = setInterval(() => (lastCommandCpu = cpuSeconds(child.pid) || lastCommandCpu), 200);
+  lastCommandCpu = 0;
   const code = await new Promise<number | null>((res) => child.once("exit", res));
+  clearInterval(poll);
   if (code !== 0) throw new Error(`run exited ${code}`);
   return performance.now() - t;
 }
+let lastCommandCpu = 0;
 
 async function inProcess(sourceDir: string): Promise<number> {
   const { dataDir } = await store();
   try {
-    return await runCommand(sourceDir, { DATA_DIR: dataDir });
+    const ms = await runCommand(sourceDir, { DATA_DIR: dataDir });
+    lastWorkersCpu.push(lastCommandCpu);
+    return ms;
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
+/** Jobs the workers of the last queued run completed: kind (the id's stage), wall and CPU ms (the worker's log). */
+const lastJobs: { kind: string; ms: number; cpuMs: number }[] = [];
+
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "jobs/cli.ts"), "worker"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "jobs/cli.ts"), "worker"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "info", ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  let rest = "";
   return new Promise((res, rej) => {
-    child.stdout!.on("data", (d) => /waiting for jobs/.test(String(d)) && res(child));
+    child.stdout!.on("data", (d) => {
+      if (/waiting for jobs/.test(String(d))) res(child);
+      const lines = (rest + String(d)).split("\n");
+      rest = lines.pop() ?? "";
+      for (const l of lines) {
+        if (!l.includes("pipeline job completed")) continue;
+        const j = JSON.parse(l) as { job: string; ms: number; cpuMs: number };
+        lastJobs.push({ kind: j.job.split(".")[0], ms: j.ms, cpuMs: j.cpuMs });
+      }
+    });
     child.once("exit", (code) => rej(new Error(`worker exited ${code}`)));
   });
+}
+
+/** CPU seconds per kind of job (count × mean), the flow's own cost whatever the load. */
+function jobCosts(): string {
+  const by = new Map<string, { n: number; cpu: number; ms: number }>();
+  for (const j of lastJobs) {
+    const k = by.get(j.kind) ?? { n: 0, cpu: 0, ms: 0 };
+    by.set(j.kind, { n: k.n + 1, cpu: k.cpu + j.cpuMs / 1000, ms: k.ms + j.ms / 1000 });
+  }
+  const total = [...by.values()].reduce((a, k) => a + k.cpu, 0);
+  return `${[...by].map(([kind, k]) => `${kind} ${k.n > 1 ? `${k.n} × ` : ""}${(k.cpu / k.n).toFixed(1)}`).join(", ")}; ${total.toFixed(1)} CPU s in jobs`;
 }
 
 /** CPU seconds (user + system) a live process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -98,10 +129,12 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
   for (let r = 0; r < rounds; r++)
     for (const [i, [label, run]] of variants.entries()) {
       lastWorkersCpu.length = 0;
+      lastJobs.length = 0;
       const ms = await run();
       const cpu = lastWorkersCpu[0];
       // Cores the workers kept busy on average: ~N for N workers on an idle box; ~1 when other load leaves one.
-      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; workers used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`);
+      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; ${i === 0 ? "the run" : "workers"} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`);
+      if (lastJobs.length) console.log(`    CPU s per job: ${jobCosts()}`);
       if (ms < best[i]) cpuOfBest[i] = cpu;
       best[i] = Math.min(best[i], ms);
     }

@@ -12,14 +12,15 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { SourceRejectedError } from "../pipeline/sources/report.ts";
 import { financialsPartition } from "../pipeline/stages/financials-partition.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { financialsParts, financialsSlice, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, readPlan, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
+import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, readPlan, requireAnalyticsInputs, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
 import { runPartitionJob } from "../pipeline/stages/partition-jobs.ts";
+import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
 import { newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingBeat, stagingPath, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
-import { addFinancialsJobs, addPartitionJobs, FLOW_JOBS, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
+import { addFlowChildren, FLOW_JOBS, type FlowChildren, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
 import type { JobResult } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -114,7 +115,7 @@ export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progres
         return { done: job.id! };
       }
       case FLOW_JOBS.analytics: {
-        readPlan(out); // a clear message when the staging folder is gone
+        requireAnalyticsInputs(out); // a clear message when the staging folder is gone
         const { range } = job.data as AnalyticsData;
         progress?.("analytics", 0, 1);
         await runPartitionJob({ stage: "metrics", data: { out, range } });
@@ -162,19 +163,25 @@ async function fundamentals(job: Job, deps: FlowDeps, out: string, progress: Pro
     lease?.stop();
     db.close();
   }
-  // Lost meanwhile (Redis restarted empty; maybe added again as another flow): add nothing to it.
-  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent.id} failed or was lost while ${job.id} ran`);
-  const queue = pipelineQueue(deps.redisUrl, deps.prefix);
-  try {
-    await addFinancialsJobs(queue, { id: job.parent.id, queueKey: job.parent.queueKey }, data, parts);
-  } finally {
-    await closeQuietly(queue);
-  }
+  await addChildren(job, deps, out, { financials: parts });
   deps.log.info({ job: job.id, partitions: parts }, parts ? "fundamentals split; financials jobs added" : "fundamentals unchanged: financial tables reused from the published snapshot");
   return { done: job.id! };
 }
 
 const tickersPerPartition = () => (process.env.TICKERS_PER_PARTITION ? Number(process.env.TICKERS_PER_PARTITION) : undefined);
+
+/** Adds children to this job's parent (the flow), unless the flow is over. */
+async function addChildren(job: Job, deps: FlowDeps, out: string, c: Omit<FlowChildren, "done">): Promise<void> {
+  // Lost meanwhile (Redis restarted empty; maybe added again as another flow): add nothing to it.
+  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent!.id} failed or was lost while ${job.id} ran`);
+  const queue = pipelineQueue(deps.redisUrl, deps.prefix);
+  try {
+    const done = { analytics: (r: TickerRange) => analyticsDone(out, r), backtest: (id: string) => backtestDone(out, id), financials: (p: number) => financialsDone(out, p) };
+    await addFlowChildren(queue, { id: job.parent!.id!, queueKey: job.parent!.queueKey }, job.data as FlowData, { ...c, done });
+  } finally {
+    await closeQuietly(queue);
+  }
+}
 
 async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress): Promise<{ done: string }> {
   const data = job.data as FlowData;
@@ -184,6 +191,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
   if (prior?.ingestJob === job.timestamp) {
     // An earlier attempt of this very job staged everything and may have added some partitions: add the rest.
     plan = readPlan(out);
+    await addChildren(job, deps, out, { analytics: plan.ranges });
   } else {
     const t0 = performance.now();
     // The folder is this flow's own (named by its run id); the fundamentals job writes into it too.
@@ -202,7 +210,9 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
         published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
         tickersPerPartition: tickersPerPartition(),
       };
-      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios());
+      // The stock metric partitions are added as soon as their inputs are staged: other workers
+      // compute them while this job assigns the company ids and writes the plan.
+      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), (ranges) => addChildren(job, deps, out, { analytics: ranges }));
       // What a later nightly append compares its source with: only when it is the flow's version.
       const files = await sourceFilesAsync(data.sourceDir);
       if (files.id === data.sourceVersion) writeSourceRecord(out, files.files);
@@ -214,13 +224,8 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     const record: RunRecord = { ingestJob: job.timestamp, baseVersion: base?.version ?? 0, ingestMs: Math.round(performance.now() - t0), startedAt: job.timestamp };
     writeFileSync(recordPath(out), JSON.stringify(record));
   }
-  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent.id} failed or was lost while ${job.id} ran`);
-  const queue = pipelineQueue(deps.redisUrl, deps.prefix);
-  try {
-    await addPartitionJobs(queue, { id: job.parent.id, queueKey: job.parent.queueKey }, data, plan.ranges, plan.portfolioIds);
-  } finally {
-    await closeQuietly(queue);
-  }
+  // The backtests read companies.parquet (with ids) and the plan: added last.
+  await addChildren(job, deps, out, { portfolioIds: plan.portfolioIds });
   deps.log.info({ job: job.id, partitions: plan.ranges.length, portfolios: plan.portfolioIds.length }, "run staged; partition jobs added");
   return { done: job.id! };
 }

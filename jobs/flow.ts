@@ -85,22 +85,29 @@ export async function addRunFlow(queue: Queue, source: Omit<FlowData, "run">): P
   }
 }
 
-/** The partitions of a run added under its parent (called by the ingest job). Equal ids are one job. */
-export async function addPartitionJobs(queue: Queue, parent: { id: string; queueKey: string }, data: FlowData, ranges: TickerRange[], portfolioIds: string[]): Promise<void> {
-  const ids = runFlowIds(data.sourceVersion);
-  const opts: JobsOptions = { ...CHILD_OPTS, parent: { id: parent.id, queue: parent.queueKey } };
-  await queue.addBulk([
-    // Backtests first: each loads the whole universe, the longest jobs go first.
-    ...portfolioIds.map((portfolioId) => ({ name: FLOW_JOBS.backtest, data: { ...data, portfolioId } satisfies BacktestData, opts: { ...opts, jobId: ids.backtest(portfolioId) } })),
-    ...ranges.map((range) => ({ name: FLOW_JOBS.analytics, data: { ...data, range } satisfies AnalyticsData, opts: { ...opts, jobId: ids.analytics(range) } })),
-  ]);
+/**
+ * Partitions of a run added under its parent (by the ingest and fundamentals jobs). Equal ids are one
+ * job while it waits or runs; a finished child is removed at once, so a job that adds children again
+ * (its retry, or its re-run after a lost lock) leaves out those whose output is whole (`done`).
+ */
+export interface FlowChildren {
+  analytics?: TickerRange[];
+  portfolioIds?: string[];
+  financials?: number;
+  done: { analytics(r: TickerRange): boolean; backtest(id: string): boolean; financials(part: number): boolean };
 }
 
-/** The financials partitions of a run added under its parent (called by the fundamentals job). */
-export async function addFinancialsJobs(queue: Queue, parent: { id: string; queueKey: string }, data: FlowData, parts: number): Promise<void> {
+export async function addFlowChildren(queue: Queue, parent: { id: string; queueKey: string }, data: FlowData, c: FlowChildren): Promise<number> {
   const ids = runFlowIds(data.sourceVersion);
   const opts: JobsOptions = { ...CHILD_OPTS, parent: { id: parent.id, queue: parent.queueKey } };
-  await queue.addBulk(Array.from({ length: parts }, (_, part) => ({ name: FLOW_JOBS.financials, data: { ...data, part } satisfies FinancialsData, opts: { ...opts, jobId: ids.financials(part) } })));
+  const jobs = [
+    // Backtests first: each loads the whole universe, the longest jobs go first.
+    ...(c.portfolioIds ?? []).filter((id) => !c.done.backtest(id)).map((portfolioId) => ({ name: FLOW_JOBS.backtest, data: { ...data, portfolioId } satisfies BacktestData, opts: { ...opts, jobId: ids.backtest(portfolioId) } })),
+    ...(c.analytics ?? []).filter((r) => !c.done.analytics(r)).map((range) => ({ name: FLOW_JOBS.analytics, data: { ...data, range } satisfies AnalyticsData, opts: { ...opts, jobId: ids.analytics(range) } })),
+    ...Array.from({ length: c.financials ?? 0 }, (_, part) => part).filter((part) => !c.done.financials(part)).map((part) => ({ name: FLOW_JOBS.financials, data: { ...data, part } satisfies FinancialsData, opts: { ...opts, jobId: ids.financials(part) } })),
+  ];
+  if (jobs.length) await queue.addBulk(jobs);
+  return jobs.length;
 }
 
 /** What the enqueuing command shows while the parent waits: its finished children of all known so far. */

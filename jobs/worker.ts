@@ -69,7 +69,19 @@ async function startFlow(deps: WorkerDeps, sourceDir: string): Promise<{ done: s
 }
 
 export function startPipelineWorker(deps: WorkerDeps): Worker {
+  // CPU seconds of each job (one at a time per worker: the process's CPU is the job's), logged
+  // when it completes: what a flow's job costs whatever the machine's load.
+  const cpuOf = new Map<string, number>();
   const processJob = async (job: Job): Promise<JobResult | { done: string }> => {
+    const cpu0 = process.cpuUsage();
+    try {
+      return await runJob(job);
+    } finally {
+      const c = process.cpuUsage(cpu0);
+      cpuOf.set(job.id!, Math.round((c.user + c.system) / 1000));
+    }
+  };
+  const runJob = async (job: Job): Promise<JobResult | { done: string }> => {
     let stage = job.name;
     const progress = progressReporter(job, (s) => (stage = s));
     try {
@@ -116,7 +128,12 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
     maxStalledCount: 2,
   });
   worker.on("failed", (job, err) => deps.log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed"));
-  worker.on("completed", (job, r: JobResult | { done: string }) => deps.log.info({ job: job.id, ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()), ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}) }, "pipeline job completed"));
+  worker.on("completed", (job, r: JobResult | { done: string }) => {
+    const cpuMs = cpuOf.get(job.id!);
+    cpuOf.delete(job.id!);
+    deps.log.info({ job: job.id, ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()), cpuMs, ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}) }, "pipeline job completed");
+  });
+  worker.on("failed", (job) => job && cpuOf.delete(job.id!));
   // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process.
   worker.on("error", (err) => deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"));
   // Staging folders of runs that died (this machine's or another's) go now rather than at the next publish.

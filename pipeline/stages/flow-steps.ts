@@ -7,19 +7,20 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
-import { lit, openDuck, type Conn } from "../store/duck.ts";
+import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
 import { appendTable, exportParquet, exportParquetFile, type Cell } from "../store/write.ts";
-import type { PortfolioRules } from "../types.ts";
+import type { LevelSeries, PortfolioRules } from "../types.ts";
+import type { StagedSource } from "../sources/index.ts";
 import type { StageContext } from "./context.ts";
-import { computedRatingsStage, loadFrames } from "./frames.ts";
+import { computedRatingsStage, loadFrames, loadIndexSeries } from "./frames.ts";
 import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import { stageCompanies } from "../sources/index.ts";
 import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
 import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
-import { boundsOf, sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
-import { computeBenchmarks, exportPortfolioTables, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
+import { boundsOf, partFile, sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
+import { benchmarksStage, computeBenchmarks, exportPortfolioTables, indexBenchmarksOnly, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
 
 /** Where the steps keep what is not a snapshot table; removed by the merge. */
 const FLOW_DIR = ".flow";
@@ -47,34 +48,85 @@ export function readPlan(out: string): FlowPlan {
   return JSON.parse(readFileSync(planPath(out), "utf8")) as FlowPlan;
 }
 
-/** Step 1: everything the partitions read (the fundamentals aside), written to `ctx.out`; returns the plan. */
-export async function flowIngestStep(ctx: StageContext, sourceDir: string, users: UserPortfolio[]): Promise<FlowPlan> {
+/**
+ * Step 1: everything the partitions read (the fundamentals aside), written to `ctx.out`; returns the
+ * plan. `analytics`: called with the stock metric ranges as soon as their inputs (prices.parquet and
+ * the benchmark tables) are in `ctx.out` — when every benchmark is an index series, that is once the
+ * source is clean, before the company ids and the plan — else just before the plan is written.
+ */
+export async function flowIngestStep(ctx: StageContext, sourceDir: string, users: UserPortfolio[], analytics?: (ranges: TickerRange[]) => Promise<void>): Promise<FlowPlan> {
   ctx.progress?.("ingest: reading and validating the source", 0, 1);
-  const { source, written } = await ingestStage(ctx, sourceDir, undefined, { financials: false });
+  let early: { ranges: TickerRange[]; benchmarks: number } | null = null;
+  const clean = async (s: StagedSource, written: Promise<void>) => {
+    if (!indexBenchmarksOnly(s.portfolios)) return;
+    const indexSeries = s.tables.has("benchmarks") ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
+    const benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);
+    const ranges = tickerRanges(await sortedKeys(ctx.conn, "prices", "ticker"), ctx.tickersPerPartition);
+    await written;
+    early = { ranges, benchmarks: benchmarks.length };
+    await analytics?.(ranges);
+  };
+  const { source, written } = await ingestStage(ctx, sourceDir, undefined, { financials: false, clean });
   await written;
-  ctx.progress?.("frames", 0, 1);
-  const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
-  if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
-  // Benchmarks first: every stock and portfolio metric table is computed against them.
-  const { benchmarks, states } = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
-  await writeBenchmarkTables(ctx, benchmarks, states);
-  const tickers = await sortedKeys(ctx.conn, "prices", "ticker");
   const portfolios: PortfolioEntry[] = [
     ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
     ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
   ];
-  const plan: FlowPlan = {
-    counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, benchmarks: benchmarks.length },
-    lastPriceDate: frames.panel.dates.at(-1) ?? "",
-    ranges: tickerRanges(tickers, ctx.tickersPerPartition),
-    // A later definition of the same id replaces the earlier one, as in the runner's Map.
-    portfolioIds: [...new Map(portfolios.map((p) => [p.rules.id, p])).keys()],
-    portfolios,
-  };
+  // A later definition of the same id replaces the earlier one, as in the runner's Map.
+  const portfolioIds = [...new Map(portfolios.map((p) => [p.rules.id, p])).keys()];
+  let plan: FlowPlan;
+  const started = early as { ranges: TickerRange[]; benchmarks: number } | null;
+  if (started && source.tables.has("ratings")) {
+    // Nothing left that needs the price panel in this job: the backtests load their universe themselves.
+    ctx.progress?.("plan", 0, 1);
+    const [[companies], [priceDates, last], [ratings]] = await Promise.all([
+      columns(ctx.conn, "select count(*)::integer from companies"),
+      columns(ctx.conn, "select count(distinct date)::integer, strftime(max(date), '%Y-%m-%d') from prices"),
+      columns(ctx.conn, "select count(*)::integer from ratings"),
+    ]);
+    plan = {
+      counts: { companies: Number(companies[0]), priceDates: Number(priceDates[0]), ratings: Number(ratings[0]), benchmarks: started.benchmarks },
+      lastPriceDate: (last[0] as string | null) ?? "",
+      ranges: started.ranges,
+      portfolioIds,
+      portfolios,
+    };
+  } else {
+    ctx.progress?.("frames", 0, 1);
+    const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+    if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
+    let benchmarks = started?.benchmarks;
+    if (benchmarks === undefined) {
+      // Benchmarks first: every stock and portfolio metric table is computed against them.
+      const { benchmarks: list, states } = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
+      await writeBenchmarkTables(ctx, list, states);
+      benchmarks = list.length;
+    }
+    const ranges = started?.ranges ?? tickerRanges(await sortedKeys(ctx.conn, "prices", "ticker"), ctx.tickersPerPartition);
+    if (!started) await analytics?.(ranges);
+    plan = {
+      counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, benchmarks },
+      lastPriceDate: frames.panel.dates.at(-1) ?? "",
+      ranges,
+      portfolioIds,
+      portfolios,
+    };
+  }
   mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
   writeFileSync(planPath(ctx.out), JSON.stringify(plan));
   return plan;
 }
+
+/** What a stock metric partition reads is staged (else: a clear message, not a DuckDB file error). */
+export function requireAnalyticsInputs(out: string): void {
+  for (const f of ["prices.parquet", "benchmark_levels.parquet", "benchmark_defs.parquet"])
+    if (!existsSync(join(out, f))) throw new Error(`the run's staging folder ${out} has no ${f}: it was removed (pruned after every worker of the run stopped) or ingest never staged it; run the command again`);
+}
+
+/** Partitions whose output is whole in `out` (files are renamed into place): a re-added child that finished is not run twice. */
+export const analyticsDone = (out: string, r: TickerRange) => existsSync(join(out, "stock_metrics", partFile(r.part)));
+export const financialsDone = (out: string, part: number) => FINANCIAL_STATEMENTS.every((s) => existsSync(join(out, financialTable(s), partFile(part))));
+export const backtestDone = (out: string, id: string) => existsSync(join(partDir(out, id), "portfolio_metrics.parquet"));
 
 const FINANCIALS = "financials.json";
 const splitDir = (out: string) => join(out, FLOW_DIR, "fundamentals-split");

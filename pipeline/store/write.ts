@@ -1,5 +1,5 @@
 // Writing JS-computed rows into snapshot Parquet files through DuckDB's appender.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ident, lit, type Conn } from "./duck.ts";
 
@@ -43,7 +43,11 @@ export async function exportParquetFile(conn: Conn, table: string, file: string,
   const replace = dateCols.length ? ` replace (${dateCols.map((c) => `cast(${ident(c)} as date) as ${ident(c)}`).join(", ")})` : "";
   const order = orderBy ? ` order by ${orderBy}` : "";
   const groups = rowGroupSize ? `, row_group_size ${rowGroupSize}` : "";
-  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(file)} (format parquet, compression zstd${groups})`);
+  // Written aside and renamed into place: a file that exists is whole (a flow skips partitions whose
+  // output exists), and a reader of an earlier copy keeps reading that copy.
+  const tmp = `${file}.tmp`;
+  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(tmp)} (format parquet, compression zstd${groups})`);
+  renameSync(tmp, file);
 }
 
 /** Row groups of the per-ticker tables: a few dozen companies each. */

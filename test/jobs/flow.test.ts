@@ -1,8 +1,9 @@
 // A run as a flow of partition jobs (issue #12 item 1) on the real Redis: two worker processes
 // share one run and publish a snapshot identical, table by table, to the in-process runner's; a
 // worker SIGKILLed in the middle of a partition job has that partition retried by another worker,
-// with the same result; the same run enqueued twice is one flow.
-import { mkdtempSync } from "node:fs";
+// with the same result; the same run enqueued twice is one flow. With index benchmarks only, the
+// stock metric jobs are added before ingest ends; children whose output is whole are not re-added.
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
-import { addRunFlow, runFlowIds } from "../../jobs/flow.ts";
+import { addFlowChildren, addRunFlow, newFlowRun, runFlowIds } from "../../jobs/flow.ts";
 import { pipelineQueue } from "../../jobs/queue.ts";
 import { cleanUpQueues, differingTables, inProcessSnapshot, mediumSource, silent, stagingFolders, startWorker, waitFor, type Proc } from "./jobs-fixture.ts";
 
@@ -147,5 +148,58 @@ describe("a run as a flow", () => {
       await queue.close();
     }
   }, 180_000);
+  it("adds the stock metric jobs before ingest ends when every benchmark is an index series, and publishes the in-process snapshot", async () => {
+    // The sample's source without its rule benchmark: the metrics need only prices and index series.
+    const indexOnly = mkdtempSync(join(tmpdir(), "flow-index-src-"));
+    cpSync(source, indexOnly, { recursive: true });
+    const defs = JSON.parse(readFileSync(join(source, "portfolios.json"), "utf8")) as { benchmarks: { series?: string }[] };
+    const kept = defs.benchmarks.filter((b) => b.series !== undefined);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(defs.benchmarks.length);
+    writeFileSync(join(indexOnly, "portfolios.json"), JSON.stringify({ ...defs, benchmarks: kept }));
+    const expected = await inProcessSnapshot(indexOnly);
+    const dataDir = mkdtempSync(join(tmpdir(), "flow-index-"));
+    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-index`, ...PARTITION };
+    const [a, b] = [startWorker(env), startWorker(env)];
+    procs.push(a, b);
+    await Promise.all([a.ready, b.ready]);
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const r = await dispatchRun({ dataDir, sourceDir: indexOnly, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
+    expect(await differingTables(expected, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
+    const ids = runFlowIds(sourceFingerprint(indexOnly));
+    // job id → [created, finished] (ms), from both workers
+    const times = new Map([...a.out, ...b.out].filter((l) => l.startsWith("TIMES ")).map((l) => { const [, id, created, finished] = l.split(" "); return [id, [Number(created), Number(finished)]] as const; }));
+    const analytics = [...times].filter(([id]) => id.startsWith("analytics."));
+    expect(analytics.length).toBe(6);
+    const backtests = [...times].filter(([id]) => id.startsWith("backtest."));
+    expect(backtests.length).toBe(readMeta(dataDir, r.snapshotId).counts.portfolios);
+    // The stock metric jobs were added while ingest still went on (company ids, plan, source
+    // hash); the backtests, which read the companies with their ids, only at its end.
+    const lastAnalyticsAdded = Math.max(...analytics.map(([, [created]]) => created));
+    expect(lastAnalyticsAdded).toBeLessThan(Math.min(...backtests.map(([, [created]]) => created)));
+    expect(lastAnalyticsAdded).toBeLessThan(times.get(ids.ingest)![1]);
+    a.child.kill("SIGTERM");
+    b.child.kill("SIGTERM");
+  }, 180_000);
+
+  it("re-adds only the children whose output is not whole (a finished child was removed: an equal id would run it again)", async () => {
+    const prefix = `${prefixBase}-readd`;
+    const queue = pipelineQueue(REDIS, prefix);
+    try {
+      const data = { sourceDir: source, sourceVersion: "v-readd", run: newFlowRun() };
+      const parent = await queue.add("publish", data, { jobId: "publish.v-readd.all" });
+      const ranges = [0, 1, 2].map((part) => ({ part, from: null, to: null }));
+      const done = { analytics: (r: { part: number }) => r.part === 1, backtest: (id: string) => id === "1001", financials: (p: number) => p === 0 };
+      const added = await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { analytics: ranges, portfolioIds: ["1001", "1002"], financials: 2, done });
+      expect(added).toBe(4);
+      const ids = runFlowIds("v-readd");
+      const children = (await queue.getWaiting()).filter((j) => j.id !== parent.id);
+      expect(children.map((j) => j.id).sort()).toEqual([ids.analytics(ranges[0]), ids.analytics(ranges[2]), ids.backtest("1002"), ids.financials(1)].sort());
+      // Each under the flow's parent.
+      for (const j of children) expect(j.parentKey).toBe(`${queue.qualifiedName}:${parent.id}`);
+    } finally {
+      await queue.close();
+    }
+  });
 });
 

@@ -16,7 +16,7 @@ const worker = startPipelineWorker({
   lockDurationMs: 4_000,
   stalledIntervalMs: 1_000,
 });
-worker.on("completed", (job) => process.stdout.write(`COMPLETED ${job.id}\n`));
+worker.on("completed", (job) => process.stdout.write(`COMPLETED ${job.id}\nTIMES ${job.id} ${job.timestamp} ${job.finishedOn}\n`));
 await worker.waitUntilReady();
 process.stdout.write(`READY ${process.pid}\n`);
 process.once("SIGTERM", () => void worker.close().then(() => process.exit(0)));
