@@ -12,14 +12,14 @@ import { UnrecoverableError, type Job } from "bullmq";
 import { SourceRejectedError } from "../pipeline/sources/report.ts";
 import { financialsPartition } from "../pipeline/stages/financials-partition.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, readPlan, requireAnalyticsInputs, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
+import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowAside, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, readPlan, requireAnalyticsInputs, restoreFlowFiles, setFlowAside, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
 import { runPartitionJob } from "../pipeline/stages/partition-jobs.ts";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
-import { newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingBeat, stagingPath, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
+import { newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingBeat, stagingPath, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
 import { addFlowChildren, FLOW_JOBS, type FlowChildren, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
 import type { JobResult } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
@@ -81,6 +81,7 @@ async function flowGone(job: Job, deps: FlowDeps): Promise<boolean> {
 function dropStaging(deps: FlowDeps, stagingId: string, out: string, why: string, job: Job): void {
   rmSync(out, { recursive: true, force: true });
   rmSync(`${out}.tmp`, { recursive: true, force: true });
+  rmSync(flowAside(out), { recursive: true, force: true });
   rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
   deps.log.info({ job: job.id, staging: stagingId }, `run's staging folder removed: ${why}`);
 }
@@ -232,6 +233,17 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
 
 async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string): Promise<JobResult> {
   const data = job.data as FlowData;
+  // A retry: an earlier attempt's publish failed (files put back), or it died before it could.
+  restoreFlowFiles(out);
+  const aside = flowAside(out);
+  if (!existsSync(out)) {
+    // Published by an earlier attempt that failed after it (the snapshot is live): finish, don't fail.
+    const sent = existsSync(join(aside, PUBLISHING)) ? (JSON.parse(readFileSync(join(aside, PUBLISHING), "utf8")) as { snapshotId: string; baseVersion: number; totalMs: number }) : null;
+    const entry = sent ? readManifest(deps.dataDir)?.log?.find((e) => e.snapshotId === sent.snapshotId && e.job === job.id) : undefined;
+    if (!sent || !entry) throw new Error(`the run's staging folder ${out} is gone and no publish of it is recorded; run the command again`);
+    await finishPublish(job, deps, stagingId, sent.baseVersion, { ...readManifest(deps.dataDir)!, version: entry.version });
+    return { snapshotId: sent.snapshotId, totalMs: sent.totalMs };
+  }
   const record = JSON.parse(readFileSync(recordPath(out), "utf8")) as RunRecord;
   const t = performance.now();
   const fin = financialsParts(out);
@@ -248,9 +260,25 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
     counts: { companies: plan.counts.companies, priceDates: plan.counts.priceDates, ratings: plan.counts.ratings, portfolios: plan.portfolioIds.length, benchmarks: plan.counts.benchmarks },
     timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t), total },
   };
-  const manifest = await publishSnapshot(deps.dataDir, out, meta, { kind: "run", job: job.id });
-  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
+  writeFileSync(join(out, ".flow", PUBLISHING), JSON.stringify({ snapshotId: meta.id, baseVersion: record.baseVersion, totalMs: total }));
+  setFlowAside(out);
+  let manifest;
+  try {
+    manifest = await publishSnapshot(deps.dataDir, out, meta, { kind: "run", job: job.id });
+  } catch (e) {
+    restoreFlowFiles(out);
+    throw e;
+  }
   deps.log.info({ snapshot: meta.id, timingsMs: meta.timingsMs }, "snapshot published");
-  await reapplyMissedRebalances({ dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id }, record.baseVersion, manifest);
+  await finishPublish(job, deps, stagingId, record.baseVersion, manifest);
   return { snapshotId: meta.id, totalMs: total };
+}
+
+/** What is written while publishing: the snapshot's id, for a retry to find its publish in the manifest's log. */
+const PUBLISHING = "publishing.json";
+
+async function finishPublish(job: Job, deps: FlowDeps, stagingId: string, baseVersion: number, manifest: Manifest): Promise<void> {
+  rmSync(flowAside(stagingPath(deps.dataDir, stagingId)), { recursive: true, force: true });
+  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
+  await reapplyMissedRebalances({ dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id }, baseVersion, manifest);
 }

@@ -215,9 +215,16 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
   }
 }
 
-/** Step 3: the portfolio parts merged into the snapshot's tables; the flow's own files removed. */
+const MERGED = "merged.json";
+
+/**
+ * Step 3: the portfolio parts merged into the snapshot's tables, the parts and the fundamentals'
+ * slices removed. Done once: a publish retried after it (the publish failed) finds it done. The
+ * plan and the run's records stay in `.flow` until the publish sets them aside (setFlowAside).
+ */
 export async function flowMergeStep(out: string): Promise<FlowPlan> {
   const plan = readPlan(out);
+  if (existsSync(join(out, FLOW_DIR, MERGED))) return plan;
   const db = await openDuck(":memory:", { threads: "1", memory_limit: "1GB" });
   try {
     const conn: Conn = db.conn;
@@ -238,8 +245,26 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
   } finally {
     db.close();
   }
-  rmSync(join(out, FLOW_DIR), { recursive: true, force: true });
+  writeFileSync(join(out, FLOW_DIR, MERGED), "{}");
+  rmSync(join(out, FLOW_DIR, PORTFOLIO_PARTS), { recursive: true, force: true });
+  rmSync(splitDir(out), { recursive: true, force: true });
   return plan;
+}
+
+/**
+ * Where the flow's own files wait while the staging folder is published (it must not carry them):
+ * beside it, so a failed publish can put them back and a retry find everything in place.
+ */
+export const flowAside = (out: string) => `${out}.flow`;
+
+export function setFlowAside(out: string): void {
+  rmSync(flowAside(out), { recursive: true, force: true });
+  renameSync(join(out, FLOW_DIR), flowAside(out));
+}
+
+/** The flow's files back in the staging folder after a publish that did not happen (no-op when in place). */
+export function restoreFlowFiles(out: string): void {
+  if (existsSync(out) && !existsSync(join(out, FLOW_DIR)) && existsSync(flowAside(out))) renameSync(flowAside(out), join(out, FLOW_DIR));
 }
 
 /** Stock metric part files present (a check before publishing). */

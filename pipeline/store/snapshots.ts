@@ -126,9 +126,6 @@ export async function publishSnapshot(dataDir: string, staging: string, meta: Sn
       const prev = readManifest(dataDir);
       if (opts.expect !== undefined && (prev?.snapshotId ?? null) !== opts.expect) throw new ManifestMovedError(opts.expect, prev?.snapshotId ?? null);
       held();
-      writeFileSync(join(staging, "meta.json"), JSON.stringify(meta, null, 2));
-      renameSync(staging, snapshotDir(dataDir, meta.id));
-      stopHeartbeat(staging);
       const version = (prev?.version ?? 0) + 1;
       const publishedAt = new Date().toISOString();
       const entry: PublishEntry = { version, snapshotId: meta.id, kind: opts.kind ?? "run", publishedAt, ...(opts.portfolio ? { portfolio: opts.portfolio } : {}), ...(opts.job ? { job: opts.job } : {}) };
@@ -140,8 +137,18 @@ export async function publishSnapshot(dataDir: string, staging: string, meta: Sn
         version,
         log: [entry, ...(prev?.log ?? [])].slice(0, KEEP_LOG),
       };
+      // The new manifest is written aside before the folder moves: a failure up to the rename of the
+      // folder leaves the staging folder whole (a retry can publish it), after it only renames remain.
       const tmp = `${manifestPath(dataDir)}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(next, null, 2));
+      try {
+        writeFileSync(join(staging, "meta.json"), JSON.stringify(meta, null, 2));
+        renameSync(staging, snapshotDir(dataDir, meta.id));
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
+      stopHeartbeat(staging);
       renameSync(tmp, manifestPath(dataDir));
       pruneSnapshots(dataDir, next, opts);
       return next;
@@ -174,10 +181,13 @@ export function pruneSnapshots(dataDir: string, manifest: Manifest, times: Prune
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
     const staging = name.startsWith(STAGING);
-    const dead = staging ? !isAlive(stagingBeat(dataDir, name.slice(STAGING.length)), staleMs) : !keep.has(name);
+    // A staging folder's siblings (`<folder>.tmp`: DuckDB's spill files; `<folder>.flow`: a flow's
+    // files set aside while it publishes) live and die with its run: ids have no dots.
+    const id = name.slice(STAGING.length).split(".")[0];
+    const dead = staging ? !isAlive(stagingBeat(dataDir, id), staleMs) : !keep.has(name);
     if (dead) {
       rmSync(join(dir, name), { recursive: true, force: true });
-      if (staging) rmSync(stagingBeat(dataDir, name.slice(STAGING.length)), { force: true });
+      if (staging) rmSync(stagingBeat(dataDir, id), { force: true });
       removed.push(name);
     }
   }
@@ -204,7 +214,7 @@ const readdirSafe = (d: string) => (existsSync(d) ? readdirSync(d) : []);
 /** Staging folders whose run is still alive, with the job each belongs to. */
 export function liveStagings(dataDir: string, staleMs = 120_000): { id: string; job?: string }[] {
   return readdirSafe(snapshotsDir(dataDir))
-    .filter((n) => n.startsWith(STAGING))
+    .filter((n) => n.startsWith(STAGING) && !n.slice(STAGING.length).includes("."))
     .map((n) => n.slice(STAGING.length))
     .filter((id) => isAlive(stagingBeat(dataDir, id), staleMs))
     .map((id) => {

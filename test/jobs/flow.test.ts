@@ -3,7 +3,7 @@
 // worker SIGKILLed in the middle of a partition job has that partition retried by another worker,
 // with the same result; the same run enqueued twice is one flow. With index benchmarks only, the
 // stock metric jobs are added before ingest ends; children whose output is whole are not re-added.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -201,5 +201,33 @@ describe("a run as a flow", () => {
       await queue.close();
     }
   });
+  it("retries a publish that failed after its merge, and publishes the in-process snapshot once", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "flow-republish-"));
+    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-republish`, ...PARTITION };
+    const w = startWorker(env);
+    procs.push(w);
+    await w.ready;
+    // The worker's new manifest is written to manifest.json.<pid>.tmp: a folder there makes its
+    // first publish fail (EISDIR) after the merge step, as a full disk would.
+    const pid = w.out.find((l) => l.startsWith("READY "))!.split(" ")[1];
+    const blocker = join(dataDir, `manifest.json.${pid}.tmp`);
+    mkdirSync(blocker);
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
+    const ids = runFlowIds(sourceFingerprint(source));
+    await waitFor("the publish's first attempt failing", () => w.err.some((l) => l.includes("pipeline job failed") && l.includes(ids.parent)), 90_000, 20);
+    expect(w.err.find((l) => l.includes("pipeline job failed") && l.includes(ids.parent))).toMatch(/EISDIR/);
+    // Nothing published, and the staging folder is whole with the flow's files back in it.
+    expect(existsSync(join(dataDir, "manifest.json"))).toBe(false);
+    const [staging] = stagingFolders(dataDir);
+    expect(readdirSync(join(dataDir, "snapshots", staging))).toContain(".flow");
+    rmSync(blocker, { recursive: true });
+    const r = await result;
+    expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
+    const manifest = readManifest(dataDir)!;
+    expect(manifest.log!.map((e) => e.job)).toEqual([ids.parent]);
+    expect(readdirSync(join(dataDir, "snapshots"))).toEqual([r.snapshotId]);
+    w.child.kill("SIGTERM");
+  }, 180_000);
 });
 

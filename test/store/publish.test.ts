@@ -1,11 +1,11 @@
 // Atomic publish: a reader in another thread following the manifest never finds a missing or
 // partial snapshot while snapshots are published and pruned under it.
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { discardStaging, KEEP_SNAPSHOTS, newSnapshotId, publishSnapshot, readManifest, snapshotsDir, stagingDir } from "../../pipeline/store/snapshots.ts";
+import { discardStaging, KEEP_SNAPSHOTS, newSnapshotId, publishSnapshot, readManifest, snapshotsDir, stagingBeat, stagingDir } from "../../pipeline/store/snapshots.ts";
 
 function fakeRun(dataDir: string) {
   const id = newSnapshotId();
@@ -68,5 +68,22 @@ describe("publishSnapshot", () => {
     discardStaging(b.staging);
     expect(readManifest(dataDir)?.snapshotId).toBe(a.id);
     expect(existsSync(b.staging)).toBe(false);
+  });
+  it("keeps a live run's spill folder (<staging>.tmp) and its set-aside files (<staging>.flow); removes a dead run's", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "store-"));
+    const live = fakeRun(dataDir);
+    const dead = fakeRun(dataDir);
+    for (const r of [live, dead]) for (const suffix of [".tmp", ".flow"]) mkdirSync(`${r.staging}${suffix}`);
+    // The dead run's heartbeat: not touched for an hour, its owner long gone.
+    discardStaging(dead.staging);
+    mkdirSync(dead.staging);
+    writeFileSync(stagingBeat(dataDir, dead.id), JSON.stringify({ host: "flow@elsewhere" }));
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(stagingBeat(dataDir, dead.id), anHourAgo, anHourAgo);
+    const a = fakeRun(dataDir);
+    await publishSnapshot(dataDir, a.staging, a.meta);
+    const left = readdirSync(snapshotsDir(dataDir)).sort();
+    expect(left).toEqual([a.id, `.staging-${live.id}`, `.staging-${live.id}.flow`, `.staging-${live.id}.tmp`].sort());
+    discardStaging(live.staging);
   });
 });
