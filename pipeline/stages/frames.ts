@@ -53,14 +53,32 @@ export async function loadPanel(conn: Conn, table = "prices"): Promise<PricePane
   return { dates: dates ?? [], tickers: tickers ?? [], close };
 }
 
+/**
+ * The ratings in (date, ticker) order. Dates and tickers cross as integer indexes and the ratings
+ * as typed arrays, chunk by chunk: the generic reader turned 1.4 M rows (5,000 × 25 years) into
+ * JS values in one synchronous 8 s stretch, long enough under load to cost a worker its job's lock.
+ */
 export async function loadRatings(conn: Conn, table = "ratings"): Promise<RatingRow[]> {
-  const cols = await columns(conn, `select strftime(date, '%Y-%m-%d'), ticker, ${RATING_NAMES.join(", ")} from ${table} order by date, ticker`);
-  const [dates = [], tickers = []] = cols as string[][];
-  return dates.map((d, i) => {
-    const r = { date: d, ticker: tickers[i] } as RatingRow;
-    RATING_NAMES.forEach((n, k) => (r[n] = Number((cols[k + 2] as number[])[i])));
-    return r;
-  });
+  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [string[]];
+  const [tickers = []] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
+  const out: RatingRow[] = [];
+  await eachNumericChunk(
+    conn,
+    `with d as (select date, (row_number() over (order by date) - 1)::integer di from (select distinct date from ${table})),
+          t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti from (select distinct ticker from ${table}))
+     select di, ti, ${RATING_NAMES.map((n) => `${n}::double`).join(", ")} from ${table} join d using (date) join t using (ticker) order by date, ticker`,
+    2 + RATING_NAMES.length,
+    (cols, n) => {
+      const [di, ti] = cols as Int32Array[];
+      for (let i = 0; i < n; i++) {
+        const r = { date: dates[di[i]], ticker: tickers[ti[i]] } as RatingRow;
+        // null reads as 0 here, as Number(null) did
+        for (let k = 0; k < RATING_NAMES.length; k++) r[RATING_NAMES[k]] = cols[k + 2][i];
+        out.push(r);
+      }
+    },
+  );
+  return out;
 }
 
 export async function loadIndexSeries(conn: Conn, table = "benchmarks"): Promise<Map<string, LevelSeries>> {
