@@ -5,7 +5,7 @@
 import { closeSync, existsSync, readFileSync, linkSync, mkdirSync, openSync, readSync, symlinkSync, writeFileSync, createReadStream, createWriteStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { join } from "node:path";
-import { prefixSha256, sourceFilesAsync, type SourceFile, type SourceFiles } from "./fingerprint.ts";
+import { prefixSha256, sourceFilesAsync, sourceSizes, type SourceFile, type SourceFiles } from "./fingerprint.ts";
 
 /** The tables whose rows are dated: a new trading day adds rows to them. */
 export const DATED_TABLES = ["prices", "ratings", "benchmarks"] as const;
@@ -66,23 +66,41 @@ function firstLine(file: string): string {
  */
 export async function planAppend(sourceDir: string, published: SourceFile[] | null): Promise<AppendPlan> {
   const files = await sourceFilesAsync(sourceDir);
-  const full = (reason: string): AppendPlan => ({ kind: "full", files, reason });
+  const d = decide(sourceDir, published, files.files, (old, f) => f.sha256 === old.sha256, (old) => prefixSha256(join(sourceDir, old.path), old.size) === old.sha256);
+  return { ...d, files };
+}
+
+/**
+ * planAppend's answer from the files' sizes alone (no byte read but each grown CSV's last
+ * recorded one): what a nightly append starts from while the hashes are taken. It errs only
+ * towards an append that planAppend then refuses (a file changed but kept its size, or changed
+ * before its end), so the caller must compare the two before it publishes.
+ */
+export function guessAppend(sourceDir: string, published: SourceFile[] | null): AppendPlan {
+  const files = sourceSizes(sourceDir);
+  return { ...decide(sourceDir, published, files, (old, f) => f.size === old.size, () => true), files: { id: "", files } };
+}
+
+type Decision = { kind: "append"; grown: DatedTable[] } | { kind: "full"; reason: string };
+
+function decide(sourceDir: string, published: SourceFile[] | null, files: SourceFile[], same: (old: SourceFile, now: SourceFile) => boolean, prefixSame: (old: SourceFile) => boolean): Decision {
+  const full = (reason: string): Decision => ({ kind: "full", reason });
   if (!published) return full("the published snapshot has no record of its source files");
-  const now = new Map(files.files.map((f) => [f.path, f]));
+  const now = new Map(files.map((f) => [f.path, f]));
   const was = new Map(published.map((f) => [f.path, f]));
   const grown = new Set<DatedTable>();
   for (const old of published) {
     const f = now.get(old.path);
     if (!f) return full(`${old.path} is gone`);
-    if (f.sha256 === old.sha256) continue;
+    if (same(old, f)) continue;
     const { table, folder } = tableOf(old.path);
     if (!(DATED_TABLES as readonly string[]).includes(table)) return full(`${old.path} changed`);
     if (folder || !old.path.toLowerCase().endsWith(".csv")) return full(`${old.path} changed (only CSV files grow by lines)`);
-    if (f.size <= old.size || prefixSha256(join(sourceDir, old.path), old.size) !== old.sha256) return full(`${old.path} changed, not only at its end`);
+    if (f.size <= old.size || !prefixSame(old)) return full(`${old.path} changed, not only at its end`);
     if (!endsWithNewline(join(sourceDir, old.path), old.size)) return full(`${old.path} did not end with a line break where the new rows begin`);
     grown.add(table as DatedTable);
   }
-  for (const f of files.files) {
+  for (const f of files) {
     if (was.has(f.path)) continue;
     const { table, folder } = tableOf(f.path);
     // A new file in a dated table's folder the snapshot already read as a folder.
@@ -90,7 +108,7 @@ export async function planAppend(sourceDir: string, published: SourceFile[] | nu
     grown.add(table as DatedTable);
   }
   if (!grown.has("prices")) return full(grown.size ? "only ratings or index series grew" : "the source is unchanged");
-  return { kind: "append", files, grown: DATED_TABLES.filter((t) => grown.has(t)) };
+  return { kind: "append", grown: DATED_TABLES.filter((t) => grown.has(t)) };
 }
 
 /**

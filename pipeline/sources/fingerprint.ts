@@ -141,6 +141,11 @@ export async function sourceFilesAsync(dir: string): Promise<SourceFiles> {
   return { id: combine(files), files };
 }
 
+/** Every file of the source with its size, unhashed (`sha256` empty): read from the directory only. */
+export function sourceSizes(dir: string): SourceFile[] {
+  return walk(dir).map((f) => ({ path: relPath(dir, f), size: statSync(f).size, sha256: "" }));
+}
+
 /** `sourceFingerprint`, the files read asynchronously (shared with a `sourceFilesAsync` of the same files under way). */
 export async function sourceFingerprintAsync(dir: string): Promise<string> {
   return (await sourceFilesAsync(dir)).id;

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { planAppend } from "../../pipeline/sources/append-plan.ts";
+import { guessAppend, planAppend } from "../../pipeline/sources/append-plan.ts";
 import { prefixSha256, sourceFilesAsync, sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
 
 function source(files: Record<string, string>): string {
@@ -88,5 +88,19 @@ describe("planAppend", () => {
     const noEol = { ...BASE, "prices.csv": "date,ticker,close\n2024-01-02,AAA,10" };
     expect(await full((d) => appendFileSync(join(d, "prices.csv"), "\n2024-01-03,AAA,11\n"), noEol)).toBe("prices.csv did not end with a line break where the new rows begin");
     expect(await full((d) => writeFileSync(join(d, "prices/2024-01.csv"), "date,ticker,close\n"), { ...BASE, "prices.csv": undefined as never, "prices/2024-01.csv": BASE["prices.csv"] })).toBe("prices/2024-01.csv changed (only CSV files grow by lines)");
+  });
+  it("guesses from sizes alone what the hashes then decide: the same answer for an append, an append the hashes refuse for a same-size edit", async () => {
+    const dir = source(BASE);
+    const record = await recordOf(dir);
+    appendFileSync(join(dir, "prices.csv"), "2024-01-03,AAA,11\n");
+    expect(guessAppend(dir, record)).toMatchObject({ kind: "append", grown: ["prices"] });
+    expect(await planAppend(dir, record)).toMatchObject({ kind: "append", grown: ["prices"] });
+    // companies.csv edited to another name of the same length: only the bytes tell.
+    writeFileSync(join(dir, "companies.csv"), BASE["companies.csv"].replace("AAA,A,", "AAA,B,"));
+    expect(guessAppend(dir, record)).toMatchObject({ kind: "append", grown: ["prices"] });
+    expect(await planAppend(dir, record)).toMatchObject({ kind: "full", reason: "companies.csv changed" });
+    // A size change the guess sees at once.
+    appendFileSync(join(dir, "companies.csv"), "BBB,B,S,I\n");
+    expect(guessAppend(dir, record)).toMatchObject({ kind: "full", reason: "companies.csv changed" });
   });
 });
