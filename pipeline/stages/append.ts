@@ -21,7 +21,7 @@ import { exportParquet } from "../store/write.ts";
 import type { StageContext } from "./context.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
 import { NotAnAppendError, tailBacktests } from "./append-backtests.ts";
-import { companiesWithIds, fundamentalsInputId, reusePublished } from "./ingest.ts";
+import { companiesWithIds, fundamentalsInputId, LAST_PRICES_SQL, reusePublished } from "./ingest.ts";
 import type { MetricsJob } from "./metrics-partition.ts";
 import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
 import { rangesFromBounds } from "./partitions.ts";
@@ -97,7 +97,13 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   // Companies as a full run makes them: ids kept, market caps from each stock's last close.
   step("companies and tables", 1, 4);
   await conn.run(`create view prices as select * from pub_prices union all by name select * from new_prices`);
-  await companiesWithIds(ctx);
+  // The published last prices, those of the stocks with new days replaced: no scan of the history.
+  const lastPub = join(base, "last_prices.parquet");
+  if (existsSync(lastPub))
+    await conn.run(`create temp table last_prices as
+      select ticker, date, "close", price from read_parquet(${lit(lastPub)}) where ticker not in (select ticker from new_prices)
+      union all ${LAST_PRICES_SQL("new_prices")}`);
+  await companiesWithIds(ctx, { lastPrices: existsSync(lastPub) });
   await exportParquet(conn, "companies", out, [], "ticker");
   const [tickers = []] = (await columns(conn, `select upper(ticker) from companies order by 1`)) as [string[]];
   if (!reusePublished(ctx, await fundamentalsInputId(join(sourceDir, "fundamentals"), tickers))) throw new NotAnAppendError("the financial tables cannot be reused");
@@ -133,8 +139,8 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
         select id, date, ret from (
           select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
           from (
-            select ticker, max(date) as date, arg_max(coalesce(adj_close, "close")::double, date) as p from pub_prices
-            where ticker in (select ticker from new_prices) group by ticker
+            select ticker, date, price as p from ${existsSync(lastPub) ? `read_parquet(${lit(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
+            where ticker in (select ticker from new_prices)
             union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
           )
         ) where date > ${lit(baseLastDate)}::date

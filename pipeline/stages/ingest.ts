@@ -177,11 +177,20 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
 }
 
 /**
- * Completes the companies table: ids (from the source, else assigned once by the catalog and
- * kept), stable sector and industry ids, and market cap (given, else shares × last close).
+ * Each ticker's last priced date, close and return price (`coalesce(adj_close, close)`), from
+ * `prices` into the table `last_prices`: the market caps' last close, and what a nightly append
+ * continues the returns from without reading the whole published history again.
  */
-export async function companiesWithIds(ctx: StageContext): Promise<void> {
+export const LAST_PRICES_SQL = (prices: string) => `select ticker, max(date) as date, arg_max("close", date) as "close", arg_max(coalesce(adj_close, "close")::double, date) as price from ${prices} group by ticker`;
+
+/**
+ * Completes the companies table: ids (from the source, else assigned once by the catalog and
+ * kept), stable sector and industry ids, and market cap (given, else shares × last close); writes
+ * `last_prices` beside it. `lastPrices`: a `last_prices` table the caller made (else: from `prices`).
+ */
+export async function companiesWithIds(ctx: StageContext, opts: { lastPrices?: boolean } = {}): Promise<void> {
   const conn: Conn = ctx.conn;
+  if (!opts.lastPrices) await conn.run(`create or replace temp table last_prices as ${LAST_PRICES_SQL("prices")}`);
   const [tickers, ids, sectors, industries] = (await columns(conn, "select ticker, id, sector, industry from companies order by ticker")) as string[][];
   const got = await ctx.catalog.assignIdsOfKinds({ company: tickers.filter((_, i) => !ids[i]), sector: sectors, industry: industries });
   const [assigned, sectorIds, industryIds] = [got.company, got.sector, got.industry];
@@ -197,7 +206,8 @@ export async function companiesWithIds(ctx: StageContext): Promise<void> {
     select i.id, c.ticker, c.name, c.sector, i.sector_id, c.industry, i.industry_id, c.shares_outstanding,
            round(coalesce(c.market_cap, c.shares_outstanding * l.last_close)) as market_cap
     from companies c join company_ids i using (ticker)
-    left join (select ticker, arg_max("close", date) as last_close from prices group by ticker) l using (ticker)
+    left join (select ticker, "close" as last_close from last_prices) l using (ticker)
     order by ticker`);
   await conn.run(`drop table company_ids`);
+  await exportParquet(conn, "last_prices", ctx.out, ["date"], "ticker");
 }
