@@ -97,8 +97,11 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
     if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
     let benchmarks = started?.benchmarks;
     if (benchmarks === undefined) {
+      const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
+      // The staged tables' universe, as a backtest job would load it: kept for the backtests this worker takes.
+      cached = { out: ctx.out, universe: Promise.resolve(universe) };
       // Benchmarks first: every stock and portfolio metric table is computed against them.
-      const { benchmarks: list, states } = computeBenchmarks(frames, buildUniverse(frames.panel, frames.companies, frames.ratings), source.portfolios);
+      const { benchmarks: list, states } = computeBenchmarks(frames, universe, source.portfolios);
       await writeBenchmarkTables(ctx, list, states);
       benchmarks = list.length;
     }
