@@ -6,10 +6,14 @@
 //   → {ready, port, openMs, tickers, cpuMs}   once it serves
 //   ← {cmd: "swap"}   opens the same snapshot again as the next one, moves the one reference, retires the old
 //   → {swapped, swapMs}
-//   ← {cmd: "stats"}  → {stats, rssMB, peakMB, cpuMs}
+//   ← {cmd: "stats"}  → {stats, rssMB, peakMB, cpuMs, loopMaxMs, loopP99Ms}
+//   ← {cmd: "cpu"}    → {cpu, cpuMs}   (the load generator takes differences: CPU per request)
+// loopMaxMs / loopP99Ms: the event loop's delay (perf_hooks) from the swap command to the stats
+// one, i.e. what a request arriving at a bad moment waited before any of its own work.
 // The imports are relative, so this file copied into another checkout (bench/api-load.ts does that
 // for the baseline) serves that checkout's code.
 import http from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { createApp } from "../api/app.ts";
@@ -42,15 +46,20 @@ const server = http.createServer(app);
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
 const companies = how === "load" ? (current as Awaited<ReturnType<typeof loadSnapshot>>).companies : (current as ReaderSource).reader.companies;
 
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+
 process.on("message", async (m: { cmd: string }) => {
-  if (m.cmd === "swap") {
+  if (m.cmd === "cpu") send({ cpu: true, cpuMs: cpuMs() });
+  else if (m.cmd === "swap") {
+    loop.reset();
     const s = performance.now();
     const next = await open();
     const old = current;
     current = next; // the swap: one reference
     send({ swapped: true, swapMs: Math.round(performance.now() - s) });
     if (old instanceof ReaderSource) old.reader.retire(1000);
-  } else if (m.cmd === "stats") send({ stats: true, rssMB: rssMB(), peakMB: Math.round(process.resourceUsage().maxRSS / 1e3), cpuMs: cpuMs() });
+  } else if (m.cmd === "stats") send({ stats: true, rssMB: rssMB(), peakMB: Math.round(process.resourceUsage().maxRSS / 1e3), cpuMs: cpuMs(), loopMaxMs: Math.round(loop.max / 1e6), loopP99Ms: Math.round(loop.percentile(99) / 1e6) });
   else if (m.cmd === "exit") {
     server.close();
     process.exit(0);
