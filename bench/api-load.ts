@@ -10,7 +10,7 @@
 //      in: before the open, while the next snapshot opens (the old one serves), after the move.
 // CPU time (user + sys) is the server process's own, from process.cpuUsage.
 import { fork, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync, copyFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KEYS } from "../test/api/fixture.ts";
@@ -60,7 +60,13 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
   // tsx's loader resolved from the checkout (its node_modules), as `tsx` would run it
   // SCALE_API_NODE_ARGS: extra node flags for the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
   const extra = (process.env.SCALE_API_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = fork(join(root, SERVER), [dataDir, how], { cwd: root, execArgv: ["--import", "tsx", ...extra], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  // the snapshot to swap to: the same folder under another path (a symlink), cold in DuckDB's caches
+  const swapDir = mkdtempSync(join(tmpdir(), "bench-api-swap-"));
+  const id = (JSON.parse(readFileSync(join(dataDir, "manifest.json"), "utf8")) as { snapshotId: string }).snapshotId;
+  mkdirSync(join(swapDir, "snapshots"));
+  symlinkSync(resolve(dataDir, "snapshots", id), join(swapDir, "snapshots", id));
+  copyFileSync(join(dataDir, "manifest.json"), join(swapDir, "manifest.json"));
+  const child = fork(join(root, SERVER), [dataDir, how, swapDir], { cwd: root, execArgv: ["--import", "tsx", ...extra], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const inbox: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
   child.on("message", (m: Record<string, unknown>) => {
@@ -166,5 +172,7 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
     if (child.exitCode === null) child.send({ cmd: "exit" }, () => undefined);
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000).unref())]);
     if (child.exitCode === null) child.kill("SIGKILL");
+    unlinkSync(join(swapDir, "snapshots", id)); // the link only, never what it points to
+    rmSync(swapDir, { recursive: true, force: true });
   }
 }

@@ -4,7 +4,7 @@
 // generator runs in the parent process, so the server's event loop carries only the server's work
 // (in one process, the client's fetch, parsing and decompression shared the loop it measured).
 //   → {ready, port, openMs, tickers, cpuMs}   once it serves
-//   ← {cmd: "swap"}   opens the same snapshot again as the next one, moves the one reference, retires the old
+//   ← {cmd: "swap"}   opens the next snapshot (the same one under another path, see below), moves the one reference, retires the old
 //   → {swapped, swapMs}
 //   ← {cmd: "stats"}  → {stats, rssMB, peakMB, cpuMs, loopMaxMs, loopP99Ms}
 //   ← {cmd: "cpu"}    → {cpu, cpuMs}   (the load generator takes differences: CPU per request)
@@ -25,7 +25,10 @@ import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
 import { readManifest } from "../pipeline/store/snapshots.ts";
 import { buildCatalog, buildFixture } from "../test/api/fixture.ts";
 
-const [dataDir, how] = process.argv.slice(2) as [string, "load" | "lazy"];
+// swapDir: a store whose snapshot folder is a symlink to this one's. DuckDB keys its file and
+// footer caches by path, so the next reader starts cold, as after a real publish (same bytes, no
+// second copy of a GB store); opened again under the same path it could reuse the old one's.
+const [dataDir, how, swapDir = dataDir] = process.argv.slice(2) as [string, "load" | "lazy", string?];
 const send = (m: object) => process.send!(m);
 const rssMB = () => Math.round(process.memoryUsage().rss / 1e6);
 const cpuMs = () => {
@@ -34,7 +37,7 @@ const cpuMs = () => {
 };
 
 const id = readManifest(dataDir)!.snapshotId;
-const open = async (): Promise<SnapshotRef> => (how === "load" ? loadSnapshot(dataDir, id) : new ReaderSource(await SnapshotReader.open(dataDir, id)));
+const open = async (dir = dataDir): Promise<SnapshotRef> => (how === "load" ? loadSnapshot(dir, id) : new ReaderSource(await SnapshotReader.open(dir, id)));
 
 const t = performance.now();
 let current = await open();
@@ -54,7 +57,7 @@ process.on("message", async (m: { cmd: string }) => {
   else if (m.cmd === "swap") {
     loop.reset();
     const s = performance.now();
-    const next = await open();
+    const next = await open(swapDir);
     const old = current;
     current = next; // the swap: one reference
     send({ swapped: true, swapMs: Math.round(performance.now() - s) });
