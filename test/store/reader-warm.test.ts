@@ -65,7 +65,7 @@ it("a swap moves the reference to a reader that already read every footer: its f
 }, 60_000);
 
 it("without the warm-up the same first requests open files cold (what the warm-up saves)", async () => {
-  const cold = await SnapshotReader.open(dataDir, second, { warm: false, ownDatabase: true }); // its own caches: the holder's reader already read these files
+  const cold = await SnapshotReader.open(dataDir, second, { warm: false });
   try {
     const before = await cold.openedFiles();
     await requests(cold);
