@@ -10,7 +10,7 @@
 //      in: before the open, while the next snapshot opens (the old one serves), after the move.
 // CPU time (user + sys) is the server process's own, from process.cpuUsage.
 import { fork, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, symlinkSync, copyFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KEYS } from "../test/api/fixture.ts";
@@ -33,7 +33,11 @@ export interface ApiFigures {
   p99AroundSwapMs: number;
   slowestByPhaseMs: Record<"before" | "opening" | "after", number>;
   over100ms: number;
-  latency: Record<string, { coldP50: number; coldP99: number; hotP50: number }>;
+  /** The server's event-loop delay from the swap to the end of the load (max, p99). */
+  loopMaxMs: number;
+  loopP99Ms: number;
+  /** cpuMs: the server's CPU (all threads) per cold request, one request at a time. */
+  latency: Record<string, { coldP50: number; coldP99: number; hotP50: number; cpuMs: number }>;
 }
 
 const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
@@ -54,7 +58,15 @@ export function checkoutOf(ref: string): { root: string; remove(): void } {
 export async function measureApi(label: string, dataDir: string, how: "load" | "lazy", root = ROOT, timeboxMs = 15 * 60_000): Promise<ApiFigures> {
   if (!existsSync(join(root, SERVER))) throw new Error(`${root}: no ${SERVER}`);
   // tsx's loader resolved from the checkout (its node_modules), as `tsx` would run it
-  const child = fork(join(root, SERVER), [dataDir, how], { cwd: root, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  // SCALE_API_NODE_ARGS: extra node flags for the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+  const extra = (process.env.SCALE_API_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  // the snapshot to swap to: the same folder under another path (a symlink), cold in DuckDB's caches
+  const swapDir = mkdtempSync(join(tmpdir(), "bench-api-swap-"));
+  const id = (JSON.parse(readFileSync(join(dataDir, "manifest.json"), "utf8")) as { snapshotId: string }).snapshotId;
+  mkdirSync(join(swapDir, "snapshots"));
+  symlinkSync(resolve(dataDir, "snapshots", id), join(swapDir, "snapshots", id));
+  copyFileSync(join(dataDir, "manifest.json"), join(swapDir, "manifest.json"));
+  const child = fork(join(root, SERVER), [dataDir, how, swapDir], { cwd: root, execArgv: ["--import", "tsx", ...extra], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const inbox: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
   child.on("message", (m: Record<string, unknown>) => {
@@ -104,11 +116,15 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
     const latency: ApiFigures["latency"] = {};
     for (const [k, f] of paths.entries()) {
       const cold: number[] = [];
+      child.send({ cmd: "cpu" });
+      const c0 = (await next<{ cpuMs: number }>("cpu"))!.cpuMs;
       for (let i = 0; i < 100; i++) cold.push(await get(f(i + 10_000 * k)));
+      child.send({ cmd: "cpu" });
+      const cpuMs = ((await next<{ cpuMs: number }>("cpu"))!.cpuMs - c0) / 100;
       const hot: number[] = [];
       for (let i = 0; i < 100; i++) hot.push(await get(f(10_000 * k)));
       const [name, sub] = f(0).split("?")[0].split("/");
-      latency[sub ? `${name}/:ticker` : name] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1) };
+      latency[sub ? `${name}/:ticker` : name] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1), cpuMs: +cpuMs.toFixed(1) };
     }
 
     const during: { ms: number; phase: "before" | "opening" | "after" }[] = [];
@@ -132,7 +148,7 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
     stop = true;
     await load;
     child.send({ cmd: "stats" });
-    const stats = (await next<{ rssMB: number; peakMB: number; cpuMs: number }>("stats"))!;
+    const stats = (await next<{ rssMB: number; peakMB: number; cpuMs: number; loopMaxMs?: number; loopP99Ms?: number }>("stats"))!;
     const ms = during.map((d) => d.ms);
     const slowestByPhaseMs = Object.fromEntries((["before", "opening", "after"] as const).map((p) => [p, Math.round(Math.max(0, ...during.filter((d) => d.phase === p).map((d) => d.ms)))])) as ApiFigures["slowestByPhaseMs"];
     return {
@@ -148,11 +164,15 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       p99AroundSwapMs: Math.round(pct(ms, 0.99)),
       slowestByPhaseMs,
       over100ms: ms.filter((x) => x > 100).length,
+      loopMaxMs: stats.loopMaxMs ?? NaN,
+      loopP99Ms: stats.loopP99Ms ?? NaN,
       latency,
     };
   } finally {
     if (child.exitCode === null) child.send({ cmd: "exit" }, () => undefined);
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000).unref())]);
     if (child.exitCode === null) child.kill("SIGKILL");
+    unlinkSync(join(swapDir, "snapshots", id)); // the link only, never what it points to
+    rmSync(swapDir, { recursive: true, force: true });
   }
 }

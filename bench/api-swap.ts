@@ -4,12 +4,16 @@
 // generator runs in the parent process, so the server's event loop carries only the server's work
 // (in one process, the client's fetch, parsing and decompression shared the loop it measured).
 //   → {ready, port, openMs, tickers, cpuMs}   once it serves
-//   ← {cmd: "swap"}   opens the same snapshot again as the next one, moves the one reference, retires the old
+//   ← {cmd: "swap"}   opens the next snapshot (the same one under another path, see below), moves the one reference, retires the old
 //   → {swapped, swapMs}
-//   ← {cmd: "stats"}  → {stats, rssMB, peakMB, cpuMs}
+//   ← {cmd: "stats"}  → {stats, rssMB, peakMB, cpuMs, loopMaxMs, loopP99Ms}
+//   ← {cmd: "cpu"}    → {cpu, cpuMs}   (the load generator takes differences: CPU per request)
+// loopMaxMs / loopP99Ms: the event loop's delay (perf_hooks) from the swap command to the stats
+// one, i.e. what a request arriving at a bad moment waited before any of its own work.
 // The imports are relative, so this file copied into another checkout (bench/api-load.ts does that
 // for the baseline) serves that checkout's code.
 import http from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { createApp } from "../api/app.ts";
@@ -21,7 +25,10 @@ import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
 import { readManifest } from "../pipeline/store/snapshots.ts";
 import { buildCatalog, buildFixture } from "../test/api/fixture.ts";
 
-const [dataDir, how] = process.argv.slice(2) as [string, "load" | "lazy"];
+// swapDir: a store whose snapshot folder is a symlink to this one's. DuckDB keys its file and
+// footer caches by path, so the next reader starts cold, as after a real publish (same bytes, no
+// second copy of a GB store); opened again under the same path it could reuse the old one's.
+const [dataDir, how, swapDir = dataDir] = process.argv.slice(2) as [string, "load" | "lazy", string?];
 const send = (m: object) => process.send!(m);
 const rssMB = () => Math.round(process.memoryUsage().rss / 1e6);
 const cpuMs = () => {
@@ -30,7 +37,7 @@ const cpuMs = () => {
 };
 
 const id = readManifest(dataDir)!.snapshotId;
-const open = async (): Promise<SnapshotRef> => (how === "load" ? loadSnapshot(dataDir, id) : new ReaderSource(await SnapshotReader.open(dataDir, id)));
+const open = async (dir = dataDir): Promise<SnapshotRef> => (how === "load" ? loadSnapshot(dir, id) : new ReaderSource(await SnapshotReader.open(dir, id)));
 
 const t = performance.now();
 let current = await open();
@@ -42,15 +49,20 @@ const server = http.createServer(app);
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
 const companies = how === "load" ? (current as Awaited<ReturnType<typeof loadSnapshot>>).companies : (current as ReaderSource).reader.companies;
 
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+
 process.on("message", async (m: { cmd: string }) => {
-  if (m.cmd === "swap") {
+  if (m.cmd === "cpu") send({ cpu: true, cpuMs: cpuMs() });
+  else if (m.cmd === "swap") {
+    loop.reset();
     const s = performance.now();
-    const next = await open();
+    const next = await open(swapDir);
     const old = current;
     current = next; // the swap: one reference
     send({ swapped: true, swapMs: Math.round(performance.now() - s) });
     if (old instanceof ReaderSource) old.reader.retire(1000);
-  } else if (m.cmd === "stats") send({ stats: true, rssMB: rssMB(), peakMB: Math.round(process.resourceUsage().maxRSS / 1e3), cpuMs: cpuMs() });
+  } else if (m.cmd === "stats") send({ stats: true, rssMB: rssMB(), peakMB: Math.round(process.resourceUsage().maxRSS / 1e3), cpuMs: cpuMs(), loopMaxMs: Math.round(loop.max / 1e6), loopP99Ms: Math.round(loop.percentile(99) / 1e6) });
   else if (m.cmd === "exit") {
     server.close();
     process.exit(0);

@@ -154,9 +154,10 @@ function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: s
   console.log(`  healthy after ${sec(a, a.openMs)} vs ${s(b.openMs)} (server CPU by then ${sec(a, a.openCpuMs)} vs ${s(b.openCpuMs)}) | swap ready in ${sec(a, a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${n(a, a.rssMB)} vs ${b.rssMB} MB, peak ${n(a, a.peakMB)} vs ${b.peakMB} MB (target < 1024 MB) | server CPU over the whole run ${sec(a, a.cpuMs)} vs ${s(b.cpuMs)}`);
   console.log(`  requests around the swap (5 endpoints at once per round, uncached bodies): ${n(a, a.requestsAroundSwap)} vs ${b.requestsAroundSwap}; slowest ${n(a, a.slowestAroundSwapMs)} vs ${b.slowestAroundSwapMs} ms, p99 ${n(a, a.p99AroundSwapMs)} vs ${b.p99AroundSwapMs} ms, over 100 ms: ${n(a, a.over100ms)} vs ${b.over100ms} (target: none > 100 ms)`);
   console.log(`  slowest by when it started: ${ph(a)} vs ${ph(b)}`);
+  console.log(`  server event-loop delay from the swap on: max ${n(a, a.loopMaxMs)} vs ${b.loopMaxMs} ms, p99 ${n(a, a.loopP99Ms)} vs ${b.loopP99Ms} ms (a sync block delays every request in flight)`);
   for (const [k, y] of Object.entries(b.latency)) {
     const x = a.latency?.[k];
-    console.log(`  ${k}: cold p50 ${n(a, x?.coldP50)} vs ${y.coldP50} ms, cold p99 ${n(a, x?.coldP99)} vs ${y.coldP99} ms, hot p50 ${n(a, x?.hotP50)} vs ${y.hotP50} ms`);
+    console.log(`  ${k}: cold p50 ${n(a, x?.coldP50)} vs ${y.coldP50} ms, cold p99 ${n(a, x?.coldP99)} vs ${y.coldP99} ms, hot p50 ${n(a, x?.hotP50)} vs ${y.hotP50} ms | server CPU per cold request ${n(a, x?.cpuMs)} vs ${y.cpuMs} ms`);
   }
 }
 

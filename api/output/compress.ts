@@ -4,7 +4,8 @@
 // per-request body's forms go with it. Requests without Accept-Encoding (most API clients and the
 // benchmark's load generator) pay one header read.
 import type { IncomingMessage } from "node:http";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
 import Negotiator from "negotiator";
 
 export type Coding = "br" | "gzip";
@@ -20,6 +21,18 @@ type WithPreferred = { encoding(available: readonly string[], opts: { preferred:
 
 const negotiated = new Map<string, Coding | null>();
 const forms = new WeakMap<Buffer, Partial<Record<Coding, Buffer>>>();
+/** Compressions running on libuv's pool, per body and coding: concurrent requests for one cached body share one. */
+const pending = new WeakMap<Buffer, Partial<Record<Coding, Promise<Buffer>>>>();
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress) as (b: Buffer, o: typeof BROTLI) => Promise<Buffer>;
+
+/**
+ * Bodies from this size are compressed off the event loop: gzip of a 25-year series (~0.3 MB)
+ * costs several ms of CPU, and done synchronously it delayed every request in flight behind it
+ * (a fifth of the server's event-loop time under the scale bench's cold load). zlib's output does
+ * not depend on how it is driven, so the bytes are the same as gzipSync's / brotliCompressSync's.
+ */
+export const COMPRESS_OFF_LOOP_BYTES = 32 * 1024;
 
 /** The coding to send `size` bytes in, or null for identity. */
 export function codingFor(req: IncomingMessage, size: number): Coding | null {
@@ -41,6 +54,34 @@ export function compressed(body: Buffer, coding: Coding): Buffer {
   let f = forms.get(body);
   if (!f) forms.set(body, (f = {}));
   return (f[coding] ??= coding === "br" ? brotliCompressSync(body, BROTLI) : gzipSync(body));
+}
+
+/** `body` in `coding`, compressed once per Buffer on libuv's thread pool. */
+export function compressedAsync(body: Buffer, coding: Coding): Promise<Buffer> {
+  const done = forms.get(body)?.[coding];
+  if (done) return Promise.resolve(done);
+  let p = pending.get(body);
+  if (!p) pending.set(body, (p = {}));
+  return (p[coding] ??= (coding === "br" ? brotliAsync(body, BROTLI) : gzipAsync(body)).then((out) => {
+    let f = forms.get(body);
+    if (!f) forms.set(body, (f = {}));
+    f[coding] = out;
+    delete pending.get(body)?.[coding];
+    return out;
+  }));
+}
+
+/** As encodeFor; a large body not yet compressed in its coding is compressed off the event loop. */
+export function encodeForAsync(req: IncomingMessage, body: Buffer, headers: Record<string, string | number>): Buffer | Promise<Buffer> {
+  if (body.length < COMPRESS_OFF_LOOP_BYTES) return encodeFor(req, body, headers);
+  const coding = codingFor(req, body.length);
+  if (!coding || forms.get(body)?.[coding]) return encodeFor(req, body, headers);
+  headers["Content-Encoding"] = coding;
+  headers.Vary = headers.Vary ? `${headers.Vary}, Accept-Encoding` : "Accept-Encoding";
+  return compressedAsync(body, coding).then((out) => {
+    headers["Content-Length"] = out.length;
+    return out;
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 // A response body in both formats, serialized only for the format asked.
 import type { Response } from "express";
-import { encodeFor } from "./compress.ts";
+import { encodeForAsync } from "./compress.ts";
 import { objectsCsv, seriesCsv, metricsCsv, toCsv, columnsOf, type FlatRow } from "./csv.ts";
 
 export interface Payload {
@@ -45,7 +45,7 @@ export const longRowsPayload = (json: object, rows: () => Record<string, unknown
  * Writes a 200 with every header in one writeHead object. Nothing is set on `res` before: Node's
  * writeHead takes a slow path (setHeader per field, each validated twice) once any header was set.
  */
-export function sendBody(res: Response, format: Format, filename: string, body: Buffer, etag: string, requestId: string, extra?: Record<string, string>): void {
+export function sendBody(res: Response, format: Format, filename: string, body: Buffer, etag: string, requestId: string, extra?: Record<string, string>): void | Promise<void> {
   const headers: Record<string, string | number> =
     format === "csv"
       ? {
@@ -59,7 +59,13 @@ export function sendBody(res: Response, format: Format, filename: string, body: 
   const base = res.locals.baseHeaders as Record<string, string> | undefined; // security headers (app.ts)
   if (base) Object.assign(headers, base);
   if (extra) Object.assign(headers, extra);
-  const out = encodeFor(res.req, body, headers); // Content-Length, and Content-Encoding when compressed
+  // Content-Length, and Content-Encoding when compressed; a large body's first compression runs off the event loop
+  const out = encodeForAsync(res.req, body, headers);
+  if (Buffer.isBuffer(out)) return end(res, headers, out);
+  return out.then((b) => end(res, headers, b));
+}
+
+function end(res: Response, headers: Record<string, string | number>, out: Buffer): void {
   res.writeHead(200, headers);
   res.end(out);
 }

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { metricsPayload, seriesPayload } from "../output/payload.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf, stockReturnsOf, stockSubject } from "../resources/analytics.ts";
+import { storedMetrics } from "../resources/snapshot-access.ts";
 import { stockByTicker } from "../resources/stocks.ts";
 import { metricsQuery, performanceQuery } from "./analytics-common.ts";
 import { MetricRowSchema, SeriesSchema } from "./resources.ts";
@@ -21,7 +22,14 @@ export const stockAnalyticsRoutes = [
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       return {
         key: JSON.stringify([c.ticker, bench?.id ?? null, ctx.params.period ?? null]),
-        build: async () => metricsPayload(await metricsOf(ctx.snapshot, await stockSubject(c, stockReturnsOf(ctx.snapshot)), bench, ctx.params.period)),
+        build: async () => {
+          // Without a period the stored rows are the answer: read them beside the returns, not
+          // after them (a cold request then waits for the slower of the two reads, not both).
+          const stored = ctx.params.period === undefined ? storedMetrics(ctx.snapshot, "stock", [c.ticker], bench?.id ?? null).then((r) => r[0]) : undefined;
+          stored?.catch(() => undefined); // awaited below; not unhandled if the returns fail first
+          const subject = await stockSubject(c, stockReturnsOf(ctx.snapshot));
+          return metricsPayload(await metricsOf(ctx.snapshot, subject, bench, ctx.params.period, await stored));
+        },
       };
     },
   }),

@@ -77,7 +77,16 @@ export async function latestRatings(conn: Conn, date?: string, upperTickers?: re
   return new Map(rows.map((r, i) => [keys[i], r]));
 }
 
-/** A ticker's rating rows (ticker matched case-insensitively), ascending by date. */
-export async function ratingHistory(conn: Conn, upperTicker: string): Promise<RatingRow[]> {
-  return ratingRows(await columns(conn, `select ${SELECT_ROW} from ratings r where upper(r.ticker) = ${lit(upperTicker)} order by r.date`));
+/**
+ * Several tickers' rating rows (upper-case keys, matched case-insensitively), each ascending by
+ * date: one scan of the ratings for all of them. The table is stored by date, so any one ticker's
+ * history reads every row group; asking for many at once costs about what one costs.
+ */
+export async function ratingHistories(conn: Conn, upperTickers: readonly string[]): Promise<Map<string, RatingRow[]>> {
+  const out = new Map<string, RatingRow[]>(upperTickers.map((t) => [t, []]));
+  if (!upperTickers.length) return out;
+  const cols = await columns(conn, `select ${SELECT_ROW}, upper(r.ticker) from ratings r where upper(r.ticker) in (${upperTickers.map(lit).join(", ")}) order by upper(r.ticker), r.date`);
+  const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
+  ratingRows(cols).forEach((r, i) => out.get(keys[i])?.push(r));
+  return out;
 }

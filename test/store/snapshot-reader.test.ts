@@ -75,6 +75,30 @@ describe("SnapshotReader", () => {
     await expect(r.stockReturns(snap.companies[1].ticker)).rejects.toThrow(/is closed/);
   });
 
+  it("reads the histories of tickers asked for together in one scan, each as the loader has it", async () => {
+    const r = await SnapshotReader.open(opened.dataDir, opened.id, { cacheEntries: 4 });
+    try {
+      // the in-memory loader's history of a ticker: its rows of every rating date, by date
+      const expected = (t: string) => snap.ratingDates.flatMap((d) => (snap.ratingsByDate.get(d) ?? []).filter((x) => x.ticker.toUpperCase() === t));
+      const tickers = [...snap.companies.map((c) => c.ticker.toUpperCase()), "NOPE"];
+      const scans: string[] = [];
+      const conn = (r as unknown as { conns: { run(sql: string): Promise<unknown> }[] }).conns;
+      for (const c of conn) {
+        const run = c.run.bind(c);
+        c.run = (sql: string) => (scans.push(sql), run(sql));
+      }
+      const got = await Promise.all(tickers.map((t) => r.ratingHistory(t)));
+      expect(scans.filter((q) => q.includes("from ratings r")).length).toBe(1);
+      tickers.forEach((t, i) => expect(got[i]).toEqual(expected(t)));
+      expect(got[0].length).toBeGreaterThan(1);
+      expect(got.at(-1)).toEqual([]);
+      // asked again, alone (the cache holds 1 of them): the same rows
+      expect(await r.ratingHistory(tickers[3])).toEqual(expected(tickers[3]));
+    } finally {
+      await r.closeReleased();
+    }
+  });
+
   it("answers concurrent requests on its connection pool", async () => {
     const tickers = snap.companies.map((c) => c.ticker);
     const got = await Promise.all(tickers.map((t) => reader.stockReturns(t)));
