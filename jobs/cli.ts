@@ -120,6 +120,8 @@ async function main(argv: string[]): Promise<number> {
     }
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     const { startPipelineWorker } = await import("./worker.ts");
+    // Flow jobs run one after another on this thread: one scratch database serves them all.
+    (await import("../pipeline/store/scratch.ts")).shareScratchOnMainThread();
     const worker = startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log: createLogger(config.logLevel), prefix });
     console.log(`pipeline worker ${process.pid} waiting for jobs`);
     await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));

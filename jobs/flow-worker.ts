@@ -204,6 +204,8 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     try {
       const ctx: StageContext = {
         conn: db.conn,
+        // the source tables are written, and the price panel read, on connections of their own
+        connect: db.connect,
         out,
         catalog: deps.catalog,
         log: deps.log,

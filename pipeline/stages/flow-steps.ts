@@ -10,10 +10,11 @@ import type { UserPortfolio } from "../store/catalog-types.ts";
 import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
 import { appendTable, exportParquet, exportParquetFile, type Cell } from "../store/write.ts";
+import { withScratch } from "../store/scratch.ts";
 import type { LevelSeries, PortfolioRules } from "../types.ts";
 import type { StagedSource } from "../sources/index.ts";
 import type { StageContext } from "./context.ts";
-import { computedRatingsStage, loadFrames, loadIndexSeries } from "./frames.ts";
+import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type MarketFrames } from "./frames.ts";
 import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import { stageCompanies } from "../sources/index.ts";
@@ -57,7 +58,15 @@ export function readPlan(out: string): FlowPlan {
 export async function flowIngestStep(ctx: StageContext, sourceDir: string, users: UserPortfolio[], analytics?: (ranges: TickerRange[]) => Promise<void>): Promise<FlowPlan> {
   ctx.progress?.("ingest: reading and validating the source", 0, 1);
   let early: { ranges: TickerRange[]; benchmarks: number } | null = null;
+  // When this job needs the price panel (a rule benchmark, or ratings to compute), it is read on a
+  // connection of its own while the source tables are written and the company ids assigned.
+  let market: Promise<MarketFrames> | undefined;
   const clean = async (s: StagedSource, written: Promise<void>) => {
+    const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks") };
+    if (ctx.connect && !(indexBenchmarksOnly(s.portfolios) && has.ratings)) {
+      market = loadMarketFrames(await ctx.connect(), has);
+      market.catch(() => undefined); // awaited below
+    }
     if (!indexBenchmarksOnly(s.portfolios)) return;
     const indexSeries = s.tables.has("benchmarks") ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
     const benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);
@@ -66,8 +75,15 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
     early = { ranges, benchmarks: benchmarks.length };
     await analytics?.(ranges);
   };
-  const { source, written } = await ingestStage(ctx, sourceDir, undefined, { financials: false, clean });
-  await written;
+  let staged: Awaited<ReturnType<typeof ingestStage>>;
+  try {
+    staged = await ingestStage(ctx, sourceDir, undefined, { financials: false, clean });
+    await staged.written;
+  } catch (e) {
+    await market?.catch(() => undefined); // it reads the database the caller closes
+    throw e;
+  }
+  const { source } = staged;
   const portfolios: PortfolioEntry[] = [
     ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
     ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
@@ -93,7 +109,7 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
     };
   } else {
     ctx.progress?.("frames", 0, 1);
-    const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") });
+    const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") }, market && (await market));
     if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
     let benchmarks = started?.benchmarks;
     if (benchmarks === undefined) {
@@ -206,16 +222,13 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
   const entry = [...plan.portfolios].reverse().find((p) => p.rules.id === portfolioId);
   if (!entry) throw new Error(`portfolio ${portfolioId} is not in the run's plan`);
   const done = runBacktests(await stagedUniverse(out), [entry]).get(portfolioId)!;
-  const db = await openDuck(":memory:", { threads: "1", memory_limit: "512MB" });
-  try {
-    await stagePortfolioTables(db.conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }]);
-    const benchmarks = await benchmarkLevels(db.conn, out);
-    await appendTable(db.conn, "portfolio_metrics", METRIC_COLS, subjectMetricRows(portfolioId, done.result.returns, benchmarks) as Iterable<Cell[]>);
+  await withScratch(async (conn) => {
+    await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }]);
+    const benchmarks = await benchmarkLevels(conn, out);
+    await appendTable(conn, "portfolio_metrics", METRIC_COLS, subjectMetricRows(portfolioId, done.result.returns, benchmarks) as Iterable<Cell[]>);
     const dir = partDir(out, portfolioId);
-    for (const t of PORTFOLIO_TABLES) await exportParquetFile(db.conn, t, join(dir, `${t}.parquet`));
-  } finally {
-    db.close();
-  }
+    for (const t of PORTFOLIO_TABLES) await exportParquetFile(conn, t, join(dir, `${t}.parquet`));
+  });
 }
 
 const MERGED = "merged.json";

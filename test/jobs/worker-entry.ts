@@ -3,8 +3,11 @@
 import { join } from "node:path";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
+import { shareScratchOnMainThread } from "../../pipeline/store/scratch.ts";
 
 const env = process.env;
+// as the CLI's worker does
+shareScratchOnMainThread();
 const catalog = await Catalog.open(join(env.DATA_DIR!, "catalog.duckdb"));
 const line = (level: string) => (o: object, msg?: string) => process.stderr.write(`${JSON.stringify({ level, pid: process.pid, msg, ...o })}\n`);
 const worker = startPipelineWorker({
