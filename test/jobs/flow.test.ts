@@ -33,16 +33,21 @@ afterAll(async () => {
   await cleanUpQueues(prefixBase);
 });
 
+/** A fresh store and queue prefix with `n` worker processes ready on them. */
+async function workersOn(name: string, n: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), `flow-${name}-`));
+  const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-${name}`, ...PARTITION };
+  const workers = Array.from({ length: n }, () => startWorker(env));
+  procs.push(...workers);
+  await Promise.all(workers.map((w) => w.ready));
+  return { dataDir, env, workers, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")) };
+}
+
 const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).map((l) => l.slice("COMPLETED ".length));
 
 describe("a run as a flow", () => {
   it("is shared by two worker processes and publishes the in-process runner's snapshot", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "flow-two-"));
-    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-two`, ...PARTITION };
-    const [a, b] = [startWorker(env), startWorker(env)];
-    procs.push(a, b);
-    await Promise.all([a.ready, b.ready]);
-    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const { dataDir, env, workers: [a, b], catalog } = await workersOn("two", 2);
     const progress: number[] = [];
     const r = await dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true, progress: (_s, done) => progress.push(done) });
     expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
@@ -67,12 +72,7 @@ describe("a run as a flow", () => {
   }, 180_000);
 
   it("retries a partition whose worker was SIGKILLed mid-job on another worker, with an identical result", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "flow-kill-"));
-    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-kill`, ...PARTITION };
-    const a = startWorker(env);
-    procs.push(a);
-    await a.ready;
-    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const { dataDir, env, workers: [a], catalog } = await workersOn("kill", 1);
     const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
     const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
     let victim = "";
@@ -158,12 +158,7 @@ describe("a run as a flow", () => {
     expect(kept.length).toBeLessThan(defs.benchmarks.length);
     writeFileSync(join(indexOnly, "portfolios.json"), JSON.stringify({ ...defs, benchmarks: kept }));
     const expected = await inProcessSnapshot(indexOnly);
-    const dataDir = mkdtempSync(join(tmpdir(), "flow-index-"));
-    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-index`, ...PARTITION };
-    const [a, b] = [startWorker(env), startWorker(env)];
-    procs.push(a, b);
-    await Promise.all([a.ready, b.ready]);
-    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const { dataDir, env, workers: [a, b], catalog } = await workersOn("index", 2);
     const r = await dispatchRun({ dataDir, sourceDir: indexOnly, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
     expect(await differingTables(expected, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
     const ids = runFlowIds(sourceFingerprint(indexOnly));
@@ -202,17 +197,12 @@ describe("a run as a flow", () => {
     }
   });
   it("retries a publish that failed after its merge, and publishes the in-process snapshot once", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "flow-republish-"));
-    const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-republish`, ...PARTITION };
-    const w = startWorker(env);
-    procs.push(w);
-    await w.ready;
+    const { dataDir, env, workers: [w], catalog } = await workersOn("republish", 1);
     // The worker's new manifest is written to manifest.json.<pid>.tmp: a folder there makes its
     // first publish fail (EISDIR) after the merge step, as a full disk would.
     const pid = w.out.find((l) => l.startsWith("READY "))!.split(" ")[1];
     const blocker = join(dataDir, `manifest.json.${pid}.tmp`);
     mkdirSync(blocker);
-    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
     const ids = runFlowIds(sourceFingerprint(source));
     await waitFor("the publish's first attempt failing", () => w.err.some((l) => l.includes("pipeline job failed") && l.includes(ids.parent)), 90_000, 20);
