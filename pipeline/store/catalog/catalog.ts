@@ -73,13 +73,17 @@ export class Catalog implements CatalogReader, CatalogWriter {
 
   private async runTx<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
     let db: Awaited<ReturnType<typeof openDuck>> | undefined;
-    for (let attempt = 0; ; attempt++) {
+    // Another opener holds the file for one transaction or read at a time. On a loaded machine a
+    // writer could lose all of 100 tries 50 ms apart (5 s) to readers polling the file, and a
+    // worker's record of a failed rebalance is then lost: it keeps trying for 30 s, at jittered
+    // intervals so that it does not fall into step with a poller.
+    for (const until = Date.now() + 30_000; ; ) {
       try {
         db = await openDuck(this.path, { threads: "1" });
         break;
       } catch (e) {
-        if (attempt > 100 || !/lock/i.test(String((e as Error).message))) throw e;
-        await sleep(50);
+        if (Date.now() > until || !/lock/i.test(String((e as Error).message))) throw e;
+        await sleep(20 + Math.random() * 60);
       }
     }
     try {
