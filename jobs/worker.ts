@@ -127,13 +127,15 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
     // A job whose worker died twice (e.g. killed by the OOM killer each time) fails instead of looping.
     maxStalledCount: 2,
   });
-  worker.on("failed", (job, err) => deps.log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed"));
+  worker.on("failed", (job, err) => {
+    if (job) cpuOf.delete(job.id!);
+    deps.log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed");
+  });
   worker.on("completed", (job, r: JobResult | { done: string }) => {
     const cpuMs = cpuOf.get(job.id!);
     cpuOf.delete(job.id!);
     deps.log.info({ job: job.id, ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()), cpuMs, ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}) }, "pipeline job completed");
   });
-  worker.on("failed", (job) => job && cpuOf.delete(job.id!));
   // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process.
   worker.on("error", (err) => deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"));
   // Staging folders of runs that died (this machine's or another's) go now rather than at the next publish.
