@@ -7,6 +7,12 @@
 // The selections work in one scratch array kept between series (a partition's thousands of
 // series would otherwise each allocate a copy); only the two sorted tails are kept.
 let scratch = new Float64Array(0);
+let sample = new Float64Array(0);
+let lowBuf = new Float64Array(0);
+let highBuf = new Float64Array(0);
+/** Sample size for the thresholds, and how far inside the tails they are set (a fraction of the ranks). */
+const SAMPLE = 512;
+const MARGIN = 0.02;
 
 /** Ranks of `x` in ascending order, each as `sorted(x)[k]` (NaN outside 0..n−1). */
 export class OrderStats {
@@ -40,6 +46,9 @@ export class OrderStats {
       this.all = Float64Array.from(x).sort();
       return;
     }
+    this.low = low;
+    this.high = high;
+    if (this.tailsByThresholds(x, low, high)) return;
     if (scratch.length < n) scratch = new Float64Array(Math.max(n, 2 * scratch.length));
     const a = scratch.subarray(0, n);
     a.set(x);
@@ -47,8 +56,40 @@ export class OrderStats {
     select(a, low, 0, high - 1);
     this.lowTail = a.slice(0, low + 1).sort();
     this.highTail = a.slice(high, n).sort();
-    this.low = low;
-    this.high = high;
+  }
+
+  /**
+   * The tails without selection, whose comparisons a stock's returns mispredict half the time:
+   * thresholds from a sorted sample a little inside each tail's rank, then one pass that copies
+   * every value at or beyond a threshold (written always, kept by adding a comparison's 0 or 1 to
+   * the count: no branch), and the two short copies sorted. False when a tail is not wholly beyond
+   * its threshold (an unlucky sample, or many ties): the selections then answer.
+   */
+  private tailsByThresholds(x: ArrayLike<number>, low: number, high: number): boolean {
+    const n = x.length;
+    const step = Math.max(1, Math.floor(n / SAMPLE));
+    const m = Math.floor((n - 1) / step) + 1;
+    if (sample.length < m) sample = new Float64Array(m);
+    const smp = sample.subarray(0, m);
+    for (let i = 0, j = 0; j < m; i += step, j++) smp[j] = x[i];
+    smp.sort();
+    // about 2 % of the sample beyond each tail's own share (a sample rank, then two more)
+    const lo = smp[Math.min(m - 1, Math.ceil(((low + 1) / n + MARGIN) * m) + 2)];
+    const hi = smp[Math.max(0, Math.floor(((high - 1) / n - MARGIN) * m) - 2)];
+    if (lowBuf.length < n + 1) (lowBuf = new Float64Array(n + 1)), (highBuf = new Float64Array(n + 1));
+    const lows = lowBuf, highs = highBuf; // locals: the loop reads no module binding
+    let kLow = 0, kHigh = 0;
+    for (let i = 0; i < n; i++) {
+      const v = x[i];
+      lows[kLow] = v;
+      kLow += +(v <= lo);
+      highs[kHigh] = v;
+      kHigh += +(v >= hi);
+    }
+    if (kLow < low + 1 || kHigh < n - high) return false;
+    this.lowTail = lows.subarray(0, kLow).sort().slice(0, low + 1);
+    this.highTail = highs.subarray(0, kHigh).sort().slice(kHigh - (n - high));
+    return true;
   }
 
   /** `sorted(x)[k]`. */

@@ -49,7 +49,8 @@ export async function storedSeries(conn: Conn, files: string[], where: string, c
     let n = 0;
     for (const c of counts) (at.push(n), (n += c));
     // (a DATE column crosses as its epoch days)
-    const [days, values] = (await numericColumns(conn, `select ${col.date}::date, ${col.value}::double from read_parquet(${lit(file)}) where ${where}`, ["i32", "f64"], { expectRows: n })) as [Int32Array, Float64Array];
+    // (materialized: a partition's rows, read without an await per chunk)
+    const [days, values] = (await numericColumns(conn, `select ${col.date}::date, ${col.value}::double from read_parquet(${lit(file)}) where ${where}`, ["i32", "f64"], { expectRows: n, materialized: true })) as [Int32Array, Float64Array];
     if (n !== days.length) throw new StorageOrderError(file, `${days.length} rows read, ${n} counted`);
     pieces.push({ ids, counts, days, values, at });
   }

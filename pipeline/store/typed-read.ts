@@ -47,12 +47,15 @@ export async function eachNumericChunk(conn: Conn, sql: string, columns: number,
  * once, no growing copies of ~10 MB arrays.
  */
 export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K, opts: { materialized?: boolean; expectRows?: number } = {}): Promise<{ [I in keyof K]: Out<K[I]> }> {
-  const result = opts.materialized ? await conn.run(sql) : await conn.stream(sql);
+  // A materialized result's chunks are read synchronously: a streamed one costs an await per
+  // 2,048 rows (~40 % of reading a partition's 1.6M returns).
+  const materialized = opts.materialized ? await conn.run(sql) : null;
+  const result = materialized ?? (await conn.stream(sql));
   let cap = Math.max(1, opts.expectRows ?? 1 << 16);
   let n = 0;
   let cols = kinds.map((k) => (k === "f64" ? new Float64Array(cap) : new Int32Array(cap)));
-  for (;;) {
-    const chunk = await result.fetchChunk();
+  for (let i = 0; ; i++) {
+    const chunk = materialized ? (i < materialized.chunkCount ? materialized.getChunk(i) : null) : await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
     const rows = chunk.rowCount;
     if (n + rows > cap) {

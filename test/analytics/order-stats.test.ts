@@ -66,4 +66,15 @@ describe("OrderStats", () => {
     expect(o.at(100)).toBeNaN();
     expectSortAgreement(x);
   });
+
+  it("gives the sort's values when the sample misjudges a tail (thresholds too far out: the selections answer)", () => {
+    // Every 12th value (the sampled ones at n = 6,400) is far below the rest: the low threshold
+    // falls among them, and fewer values than the low tail holds lie at or below it.
+    const rnd = lcg(4);
+    const n = 6400;
+    const low = Float64Array.from({ length: n }, (_, i) => (i % 12 === 0 ? -1 - i : rnd()));
+    const high = Float64Array.from({ length: n }, (_, i) => (i % 12 === 0 ? 1 + i : rnd()));
+    expectSortAgreement(low);
+    expectSortAgreement(high);
+  });
 });

@@ -1,5 +1,5 @@
 // Metrics against a benchmark (its returns already aligned on the subject's dates).
-import { covariance, mean, std } from "../stats.ts";
+import { covariance } from "../stats.ts";
 import type { SeriesContext } from "./context.ts";
 
 /** A subject and its benchmark over the same dates; the subject's and benchmark's own figures come from their contexts. */
@@ -44,13 +44,20 @@ export function matchStart(r: ArrayLike<number>, b: ArrayLike<number>): number {
 export const rSquared = (p: Pair) => (p.cov() / (p.subject.std() * p.bench.std())) ** 2;
 
 let diff = new Float64Array(0);
+/** mean(r − b) / std(r − b), as those two functions compute them (the sum taken while r − b is made, once for both). */
 export function informationRatio(p: Pair): number {
   const n = p.r.length;
   // r − b in a buffer kept between calls: a table's arrays are ~6,000 long, one per stock and benchmark
   if (diff.length < n) diff = new Float64Array(Math.max(n, 2 * diff.length));
   const d = diff.subarray(0, n);
-  for (let i = 0; i < n; i++) d[i] = p.r[i] - p.b[i];
-  return mean(d) / std(d);
+  const r = p.r, b = p.b;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += d[i] = r[i] - b[i];
+  const m = n ? s / n : NaN;
+  if (n - 1 <= 0) return m / NaN;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (d[i] - m) ** 2;
+  return m / Math.sqrt(ss / (n - 1));
 }
 
 export function beta(p: Pair): number {

@@ -2,26 +2,9 @@
 import type { SeriesContext } from "./context.ts";
 import { avgLoss, avgWin, dailyAvgLoss, dailyPayoff, dailyWinRate, winRate } from "./risk.ts";
 
-/** Longest run of returns above 0. */
-function longestGain(r: ArrayLike<number>): number {
-  let best = 0, run = 0;
-  for (let i = 0; i < r.length; i++) {
-    run = r[i] > 0 ? run + 1 : 0;
-    if (run > best) best = run;
-  }
-  return best;
-}
-/** Longest run of returns below 0. */
-function longestLoss(r: ArrayLike<number>): number {
-  let best = 0, run = 0;
-  for (let i = 0; i < r.length; i++) {
-    run = r[i] < 0 ? run + 1 : 0;
-    if (run > best) best = run;
-  }
-  return best;
-}
-export const consecutiveWins = (ctx: SeriesContext) => longestGain(ctx.r);
-export const consecutiveLosses = (ctx: SeriesContext) => longestLoss(ctx.r);
+/** Longest runs of returns above and below 0. */
+export const consecutiveWins = (ctx: SeriesContext) => ctx.signs().longestUp;
+export const consecutiveLosses = (ctx: SeriesContext) => ctx.signs().longestDown;
 
 /** Gain-to-pain: sum of returns over the absolute sum of the negative ones (per day or month, summed, not compounded). */
 function gainToPain(x: ArrayLike<number>): number {
@@ -32,7 +15,8 @@ function gainToPain(x: ArrayLike<number>): number {
   }
   return total / Math.abs(pain);
 }
-export const gainPain = (ctx: SeriesContext) => gainToPain(ctx.r);
+// the daily sum and the sum of the losses are the context's (the same loops' numbers)
+export const gainPain = (ctx: SeriesContext) => ctx.sum() / Math.abs(ctx.signs().downSum);
 export const gainPainMonthly = (ctx: SeriesContext) => gainToPain(monthlySums(ctx));
 
 function monthlySums(ctx: SeriesContext): Float64Array {
@@ -50,16 +34,9 @@ function monthlySums(ctx: SeriesContext): Float64Array {
 export const payoffRatio = (ctx: SeriesContext) => dailyPayoff(ctx);
 
 export function profitFactor(ctx: SeriesContext): number {
-  return ctx.memo("profitFactor", () => {
-    const r = ctx.r;
-    let gains = 0, losses = 0;
-    for (let i = 0; i < r.length; i++) {
-      const x = r[i];
-      if (x >= 0) gains += x;
-      else losses += x;
-    }
-    return Math.abs(gains / losses);
-  });
+  // gains: the returns at or above 0 (the zeros add nothing); losses: those below 0
+  const { upSum, downSum } = ctx.signs();
+  return Math.abs(upSum / downSum);
 }
 
 export const tailRatio = (ctx: SeriesContext) => Math.abs(ctx.order().quantile(0.95) / ctx.order().quantile(0.05));
@@ -67,12 +44,11 @@ export const commonSenseRatio = (ctx: SeriesContext) => profitFactor(ctx) * tail
 export const cpcIndex = (ctx: SeriesContext) => profitFactor(ctx) * dailyWinRate(ctx) * dailyPayoff(ctx);
 
 /** Mean of the returns at or above 0. */
-function meanOfGains(r: ArrayLike<number>): number {
-  let s = 0, k = 0;
-  for (let i = 0; i < r.length; i++) if (r[i] >= 0) (s += r[i]), k++;
-  return k ? s / k : NaN;
+function meanOfGains(ctx: SeriesContext): number {
+  const s = ctx.signs();
+  return s.atLeastZero ? s.upSum / s.atLeastZero : NaN;
 }
-export const outlierWinRatio = (ctx: SeriesContext) => ctx.order().quantile(0.99) / meanOfGains(ctx.r);
+export const outlierWinRatio = (ctx: SeriesContext) => ctx.order().quantile(0.99) / meanOfGains(ctx);
 // the mean of the returns below 0 is avgLoss's
 export const outlierLossRatio = (ctx: SeriesContext) => ctx.order().quantile(0.01) / dailyAvgLoss(ctx);
 

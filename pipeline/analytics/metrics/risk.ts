@@ -10,13 +10,8 @@ export const sharpe = (ctx: SeriesContext) => (ctx.mean() / ctx.std()) * ANN;
 export const skewness = (ctx: SeriesContext) => ctx.skew();
 export const kurt = (ctx: SeriesContext) => ctx.kurtosis();
 
-/** Downside deviation over all n returns (Red Rock Capital's definition). */
-function downside(r: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < r.length; i++) if (r[i] < 0) s += r[i] * r[i];
-  return Math.sqrt(s / r.length);
-}
-const downsideOf = (ctx: SeriesContext) => ctx.memo("downside", () => downside(ctx.r));
+/** Downside deviation over all n returns (Red Rock Capital's definition): √(Σ of the negative returns' squares / n). */
+const downsideOf = (ctx: SeriesContext) => Math.sqrt(ctx.signs().downSq / ctx.n);
 export const sortino = (ctx: SeriesContext) => (ctx.mean() / downsideOf(ctx)) * ANN;
 
 /** Autocorrelation penalty: sqrt(1 + 2 Σ_{x=1}^{n−1} ((n − x)/n) |ρ₁|^x). */
@@ -54,14 +49,10 @@ export function probSharpe(ctx: SeriesContext): number {
 
 export function omega(ctx: SeriesContext): number {
   if (ctx.n < 2) return NaN;
-  const r = ctx.r;
-  let up = 0, down = 0;
-  for (let i = 0; i < r.length; i++) {
-    const x = r[i];
-    if (x > 0) up += x;
-    else if (x < 0) down -= x;
-  }
-  return down > 0 ? up / down : NaN;
+  // Σ of the gains over Σ of the losses' sizes (negating a sum negates each of its roundings)
+  const { upSum, downSum } = ctx.signs();
+  const down = -downSum;
+  return down > 0 ? upSum / down : NaN;
 }
 
 const varOf = (m: number, sd: number) => (sd > 0 ? m + sd * Z_05 : NaN);
@@ -69,12 +60,21 @@ const varOf = (m: number, sd: number) => (sd > 0 ? m + sd * Z_05 : NaN);
 export function valueAtRisk(r: ArrayLike<number>): number {
   return varOf(mean(r), std(r));
 }
-/** The mean of the returns below `v`; `v` itself when none lies below it. */
+/**
+ * The mean of the returns below `v`; `v` itself when none lies below it. Without a branch per
+ * return (see `signs`): x × 1 or x × 0 is added, and adding 0 leaves the sum as it was; a
+ * non-finite return (x × 0 is NaN) takes the branching loop.
+ */
 function meanBelow(r: ArrayLike<number>, v: number): number {
   let s = 0, k = 0;
-  for (let i = 0; i < r.length; i++) if (r[i] < v) {
-    s += r[i];
-    k++;
+  for (let i = 0; i < r.length; i++) {
+    const below = +(r[i] < v);
+    s += r[i] * below;
+    k += below;
+  }
+  if (Number.isNaN(s)) {
+    s = 0;
+    for (let i = 0; i < r.length; i++) if (r[i] < v) s += r[i];
   }
   return k ? s / k : v;
 }
@@ -110,11 +110,21 @@ export function avgLoss(x: ArrayLike<number>): number {
   return k ? s / k : NaN;
 }
 
-/** The daily series' figures, once per context. */
-export const dailyWinRate = (ctx: SeriesContext) => ctx.memo("winRate", () => winRate(ctx.r));
-export const dailyAvgLoss = (ctx: SeriesContext) => ctx.memo("avgLoss", () => avgLoss(ctx.r));
+/** The daily series' figures (winRate, avgWin, avgLoss of its returns), from its one pass over the signs. */
+export const dailyWinRate = (ctx: SeriesContext) => {
+  const s = ctx.signs();
+  return s.nonZero ? s.up / s.nonZero : 0;
+};
+export const dailyAvgLoss = (ctx: SeriesContext) => {
+  const s = ctx.signs();
+  return s.down ? s.downSum / s.down : NaN;
+};
+const dailyAvgWin = (ctx: SeriesContext) => {
+  const s = ctx.signs();
+  return s.up ? s.upSum / s.up : NaN;
+};
 /** Payoff ratio: average win over the size of the average loss. */
-export const dailyPayoff = (ctx: SeriesContext) => ctx.memo("payoff", () => avgWin(ctx.r) / Math.abs(dailyAvgLoss(ctx)));
+export const dailyPayoff = (ctx: SeriesContext) => dailyAvgWin(ctx) / Math.abs(dailyAvgLoss(ctx));
 
 export function kelly(ctx: SeriesContext): number {
   const b = dailyPayoff(ctx);
