@@ -8,11 +8,12 @@ import { sourceFilesAsync } from "../pipeline/sources/fingerprint.ts";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { UnrecoverableError, type Job } from "bullmq";
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
+import { randomBytes } from "node:crypto";
 import { SourceRejectedError } from "../pipeline/sources/report.ts";
 import { financialsPartition } from "../pipeline/stages/financials-partition.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowAside, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, readPlan, requireAnalyticsInputs, restoreFlowFiles, setFlowAside, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
+import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowAside, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, holdsUniverse, readPlan, requireAnalyticsInputs, restoreFlowFiles, setFlowAside, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
 import { runPartitionJob } from "../pipeline/stages/partition-jobs.ts";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
@@ -20,7 +21,7 @@ import { openDuck } from "../pipeline/store/duck.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
 import { newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingBeat, stagingPath, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
-import { addFlowChildren, FLOW_JOBS, type FlowChildren, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
+import { addFlowChildren, AFFINITY_MS, FLOW_JOBS, type FlowChildren, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
 import type { JobResult } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -91,11 +92,31 @@ function lastFailure(job: Job, e: unknown): boolean {
   return e instanceof UnrecoverableError || e instanceof SourceRejectedError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
 
-export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progress): Promise<JobResult | { done: string }> {
+/** This process among a flow's workers (BacktestData.affinity). */
+const WORKER = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+
+/**
+ * A backtest whose universe another live worker holds is left to it for a while (AFFINITY_MS from
+ * its creation): put back as delayed, and this worker takes the next job. After that, or when the
+ * job names no worker, any worker runs it.
+ */
+async function leaveToAffinity(job: Job, out: string, token: string | undefined): Promise<boolean> {
+  if (!token || !leaveBacktest(job.data as BacktestData, { worker: WORKER, holdsUniverse: holdsUniverse(out), ageMs: Date.now() - job.timestamp })) return false;
+  await job.moveToDelayed(Date.now() + 200, token);
+  return true;
+}
+
+/** Whether this worker leaves a backtest to the worker its data names (see leaveToAffinity). */
+export function leaveBacktest(data: Pick<BacktestData, "affinity">, here: { worker: string; holdsUniverse: boolean; ageMs: number }): boolean {
+  return !!data.affinity && data.affinity !== here.worker && !here.holdsUniverse && here.ageMs <= AFFINITY_MS;
+}
+
+export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progress, token?: string): Promise<JobResult | { done: string }> {
   const data = job.data as FlowData;
   const ids = runFlowIds(data.sourceVersion);
   const stagingId = flowStagingId(data);
   const out = stagingPath(deps.dataDir, stagingId);
+  if (job.name === FLOW_JOBS.backtest && (await leaveToAffinity(job, out, token))) throw new DelayedError();
   // A leftover child of a flow that failed or was lost does nothing but clear its folder.
   if (job.name !== FLOW_JOBS.parent && (await flowGone(job, deps))) {
     dropStaging(deps, stagingId, out, "its flow failed or was lost", job);
@@ -227,8 +248,9 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     const record: RunRecord = { ingestJob: job.timestamp, baseVersion: base?.version ?? 0, ingestMs: Math.round(performance.now() - t0), startedAt: job.timestamp };
     writeFileSync(recordPath(out), JSON.stringify(record));
   }
-  // The backtests read companies.parquet (with ids) and the plan: added last.
-  await addChildren(job, deps, out, { portfolioIds: plan.portfolioIds });
+  // The backtests read companies.parquet (with ids) and the plan: added last, for this worker
+  // when it holds the universe they read.
+  await addChildren(job, deps, out, { portfolioIds: plan.portfolioIds, ...(holdsUniverse(out) ? { affinity: WORKER } : {}) });
   deps.log.info({ job: job.id, partitions: plan.ranges.length, portfolios: plan.portfolioIds.length }, "run staged; partition jobs added");
   return { done: job.id! };
 }

@@ -3,7 +3,7 @@
 // that reaches the same Redis and mounts the same store and source paths, share the queue: a job
 // killed with its worker is taken over by another once its lock lapses (stalled-job recovery),
 // and publishing is guarded by the store's lock.
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
 import { SourceRejectedError, formatReject } from "../pipeline/sources/report.ts";
 import type { Log } from "../pipeline/stages/context.ts";
 import { PortfolioNotFoundError, rebalanceOne } from "../pipeline/stages/rebalance.ts";
@@ -72,16 +72,16 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
   // CPU seconds of each job (one at a time per worker: the process's CPU is the job's), logged
   // when it completes: what a flow's job costs whatever the machine's load.
   const cpuOf = new Map<string, number>();
-  const processJob = async (job: Job): Promise<JobResult | { done: string }> => {
+  const processJob = async (job: Job, token?: string): Promise<JobResult | { done: string }> => {
     const cpu0 = process.cpuUsage();
     try {
-      return await runJob(job);
+      return await runJob(job, token);
     } finally {
       const c = process.cpuUsage(cpu0);
       cpuOf.set(job.id!, Math.round((c.user + c.system) / 1000));
     }
   };
-  const runJob = async (job: Job): Promise<JobResult | { done: string }> => {
+  const runJob = async (job: Job, token?: string): Promise<JobResult | { done: string }> => {
     let stage = job.name;
     const progress = progressReporter(job, (s) => (stage = s));
     try {
@@ -103,9 +103,10 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         const meta = await rebalanceOne({ dataDir: deps.dataDir, log: deps.log, portfolioId: data.portfolioId, lookup: catalogLookup(deps.catalog), job: job.id });
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
       }
-      if (FLOW_JOB_NAMES.has(job.name)) return await processFlowJob(job, deps, progress);
+      if (FLOW_JOB_NAMES.has(job.name)) return await processFlowJob(job, deps, progress, token);
       throw new UnrecoverableError(`unknown job ${job.name}`);
     } catch (e) {
+      if (e instanceof DelayedError) throw e; // put back for another worker (flow-worker.ts): not a failure
       // What stays wrong on retry fails at once, with the report in the reason.
       if (e instanceof SourceRejectedError) throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
       if (e instanceof PortfolioNotFoundError) throw new UnrecoverableError(e.message);

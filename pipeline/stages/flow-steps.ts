@@ -192,6 +192,9 @@ export function financialsParts(out: string): { planned: number; written: number
 // A worker taking several backtests of one run loads its universe once.
 let cached: { out: string; universe: Promise<Universe> } | null = null;
 
+/** Whether this process holds the run's universe (its ingest built it, or a backtest loaded it). */
+export const holdsUniverse = (out: string) => cached?.out === out;
+
 async function stagedUniverse(out: string): Promise<Universe> {
   if (cached?.out !== out) {
     const universe = (async () => {

@@ -11,7 +11,9 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
-import { addFlowChildren, addRunFlow, newFlowRun, runFlowIds } from "../../jobs/flow.ts";
+import { addFlowChildren, addRunFlow, AFFINITY_MS, newFlowRun, RANGE_PRIORITY, runFlowIds } from "../../jobs/flow.ts";
+import { leaveBacktest } from "../../jobs/flow-worker.ts";
+import { Worker } from "bullmq";
 import { pipelineQueue } from "../../jobs/queue.ts";
 import { cleanUpQueues, differingTables, inProcessSnapshot, mediumSource, silent, stagingFolders, startWorker, waitFor, type Proc } from "./jobs-fixture.ts";
 
@@ -188,7 +190,8 @@ describe("a run as a flow", () => {
       const added = await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { analytics: ranges, portfolioIds: ["1001", "1002"], financials: 2, done });
       expect(added).toBe(4);
       const ids = runFlowIds("v-readd");
-      const children = (await queue.getWaiting()).filter((j) => j.id !== parent.id);
+      // (the ticker-range jobs wait as prioritized)
+      const children = (await queue.getJobs(["waiting", "prioritized"])).filter((j) => j.id !== parent.id);
       expect(children.map((j) => j.id).sort()).toEqual([ids.analytics(ranges[0]), ids.analytics(ranges[2]), ids.backtest("1002"), ids.financials(1)].sort());
       // Each under the flow's parent.
       for (const j of children) expect(j.parentKey).toBe(`${queue.qualifiedName}:${parent.id}`);
@@ -196,6 +199,42 @@ describe("a run as a flow", () => {
       await queue.close();
     }
   });
+  it("hands out a backtest before any ticker-range job, and leaves it a while to the worker holding its universe", async () => {
+    const prefix = `${prefixBase}-order`;
+    const queue = pipelineQueue(REDIS, prefix);
+    const taken: string[] = [];
+    let worker: Worker | undefined;
+    try {
+      const data = { sourceDir: source, sourceVersion: "v-order", run: newFlowRun() };
+      // (delayed: no worker here takes the parent, which is a plain job in this test)
+      const parent = await queue.add("publish", data, { jobId: "publish.v-order.all", delay: 600_000 });
+      const none = { analytics: () => false, backtest: () => false, financials: () => false };
+      const ranges = [0, 1, 2].map((part) => ({ part, from: null, to: null }));
+      // The range jobs first (as ingest adds them), the backtests after them, naming the ingest worker.
+      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { analytics: ranges, financials: 2, done: none });
+      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { portfolioIds: ["1001", "1002"], affinity: "ingest-worker", done: none });
+      const backtest = (await queue.getJob(runFlowIds("v-order").backtest("1001")))!;
+      expect(backtest.data.affinity).toBe("ingest-worker");
+      expect((await queue.getJob(runFlowIds("v-order").analytics(ranges[0])))!.opts.priority).toBe(RANGE_PRIORITY);
+      worker = new Worker(queue.name, async (job) => void taken.push(job.id!), { connection: queue.opts.connection, prefix, concurrency: 1 });
+      await waitFor("every child taken", async () => (taken.length === 7 ? true : undefined), 30_000, 50);
+      // BullMQ takes a job without a priority before any prioritized one, whatever was added first.
+      expect(taken.slice(0, 2).every((id) => id.startsWith("backtest."))).toBe(true);
+      expect(taken.slice(2, 7).every((id) => id.startsWith("analytics.") || id.startsWith("financials."))).toBe(true);
+    } finally {
+      await worker?.close();
+      await queue.close();
+    }
+    // Another worker leaves the backtest to the one named, for AFFINITY_MS from its creation; the
+    // named worker, a worker holding the universe anyway, or any worker after that runs it.
+    const here = { worker: "other", holdsUniverse: false, ageMs: 0 };
+    expect(leaveBacktest({ affinity: "ingest-worker" }, here)).toBe(true);
+    expect(leaveBacktest({ affinity: "ingest-worker" }, { ...here, ageMs: AFFINITY_MS + 1 })).toBe(false);
+    expect(leaveBacktest({ affinity: "ingest-worker" }, { ...here, worker: "ingest-worker" })).toBe(false);
+    expect(leaveBacktest({ affinity: "ingest-worker" }, { ...here, holdsUniverse: true })).toBe(false);
+    expect(leaveBacktest({}, here)).toBe(false);
+  });
+
   it("retries a publish that failed after its merge, and publishes the in-process snapshot once", async () => {
     const { dataDir, env, workers: [w], catalog } = await workersOn("republish", 1);
     // The worker's new manifest is written to manifest.json.<pid>.tmp: a folder there makes its

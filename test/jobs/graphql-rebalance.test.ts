@@ -42,9 +42,12 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
   await holder.refresh();
 
   let rebalancer: Rebalancer;
+  const workerLog: string[] = [];
   if (mode === "bullmq") {
     const prefix = `${prefixBase}-${mode}-${name}`;
-    const worker: Worker = startPipelineWorker({ redisUrl: REDIS, dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")), log: silent, prefix });
+    // What the worker says, kept: a test waiting in vain for a state prints it with its failure.
+    const note = (o: unknown, m: string) => void workerLog.push(`${new Date().toISOString()} ${m} ${JSON.stringify(o)}`);
+    const worker: Worker = startPipelineWorker({ redisUrl: REDIS, dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")), log: { info: note, warn: note }, prefix });
     closers.push(() => worker.close());
     rebalancer = queueRebalancer(REDIS, catalog, silent, prefix);
   } else rebalancer = inProcessRebalancer({ dataDir, catalog, log: silent });
@@ -71,7 +74,7 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
   };
   const holdings = async (id: string) => ((await rest(`portfolio_holdings/${id}`)) as { stock: { ticker: string } }[]).map((h) => h.stock.ticker);
 
-  return { dataDir, catalog, holder, rebalancer, gql, rest, status, settle, holdings };
+  return { dataDir, catalog, holder, rebalancer, gql, rest, status, settle, holdings, workerLog };
 }
 
 for (const mode of ["in-process", "bullmq"] as const) {
@@ -108,7 +111,7 @@ for (const mode of ["in-process", "bullmq"] as const) {
     }, 120_000);
 
     it("FAILED (with its time) when the rebalance fails for good; PENDING again at the next change; READY once one succeeds", async () => {
-      const { dataDir, catalog, holder, gql, status, settle, holdings } = await setup(mode, "failed");
+      const { dataDir, catalog, holder, gql, status, settle, holdings, workerLog } = await setup(mode, "failed");
       // The published snapshot's prices made unreadable: every rebalance on it fails (in BullMQ
       // after its 3 attempts). The file is swapped, not written in place: it may be hard-linked.
       const prices = join(snapshotDir(dataDir, readManifest(dataDir)!.snapshotId), "prices.parquet");
@@ -126,7 +129,7 @@ for (const mode of ["in-process", "bullmq"] as const) {
         await catalog.refresh(); // a worker process writes the failure: the server polls the catalog (jobs/serve.ts)
         s = await status(p.id);
       }
-      expect(s).toBe("FAILED");
+      expect(s, `the worker's log:\n${workerLog.join("\n")}`).toBe("FAILED");
       const failed = (await gql(`{ portfolio(id: "${p.id}") { status rebalanceRequestedAt rebalanceFailedAt } }`)).data.portfolio as { rebalanceRequestedAt: string; rebalanceFailedAt: string };
       expect(Date.parse(failed.rebalanceFailedAt)).toBeGreaterThanOrEqual(Date.parse(failed.rebalanceRequestedAt));
       expect(Date.parse(failed.rebalanceFailedAt)).toBeGreaterThanOrEqual(before - 1000);
