@@ -43,8 +43,12 @@ const one = (conn: Conn, sql: string) => scalar<string | number | null>(conn, sq
 async function publishedReturns(conn: Conn, base: string) {
   const { parts, days } = returnsFiles(base);
   if (!parts.length) throw new NotAnAppendError("the published snapshot's returns are not stored in ticker-range parts");
+  // Each part's first ticker from its footer's statistics (one query over the footers), else a scan of it.
+  const later = parts.slice(1);
+  const stats = later.length ? ((await columns(conn, `select file_name, min(stats_min_value) from parquet_metadata([${later.map(lit).join(", ")}]) where path_in_schema = 'id' group by 1`)) as [string[], (string | null)[]]) : [[], []];
+  const fromStats = new Map(stats[0].map((f, i) => [f, stats[1][i]]));
   const bounds: string[] = [];
-  for (const f of parts.slice(1)) bounds.push(String(await one(conn, `select min(id) from read_parquet(${lit(f)})`)));
+  for (const f of later) bounds.push(fromStats.get(f) ?? String(await one(conn, `select min(id) from read_parquet(${lit(f)})`)));
   return { parts, days, ranges: rangesFromBounds(bounds) };
 }
 
@@ -133,7 +137,9 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   mkdirSync(join(out, RETURNS_PARTS), { recursive: true });
   pubReturns.parts.forEach((f, k) => linkSync(f, parts[k]));
   const daysFile = returnsDaysFile(out, lastPriceDate);
-  await conn.run(`copy (
+  // Written on a connection of its own while this one continues the backtests (both before the metrics).
+  const returnsConn = ctx.connect ? await ctx.connect() : conn;
+  const returnsWritten = returnsConn.run(`copy (
       select * from (
         ${pubReturns.days ? `select id, date, ret from read_parquet(${lit(pubReturns.days)}) union all` : ""}
         select id, date, ret from (
@@ -146,17 +152,26 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
         ) where date > ${lit(baseLastDate)}::date
       ) order by id, date
     ) to ${lit(daysFile)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
+  returnsWritten.catch(() => undefined); // awaited below, also on a failure (it reads this database)
+  if (returnsConn === conn) await returnsWritten;
   lap("returns");
-  // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
-  const lastRatingDate = await one(conn, `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`);
-  await conn.run(`create view ratings_tail as
-    select * from pub_ratings where date = ${lastRatingDate == null ? "null" : `${lit(String(lastRatingDate))}::date`}
-    ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
-  // portfolios.json is byte-identical to the published run's (else this is no append).
-  const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
-  const tail = await tailBacktests(conn, pub, defs, users);
-  const bench = await tail.benchmarks();
-  await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
+  let tail: Awaited<ReturnType<typeof tailBacktests>>;
+  let bench: Awaited<ReturnType<typeof tail.benchmarks>>;
+  try {
+    // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
+    const lastRatingDate = await one(conn, `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`);
+    await conn.run(`create view ratings_tail as
+      select * from pub_ratings where date = ${lastRatingDate == null ? "null" : `${lit(String(lastRatingDate))}::date`}
+      ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
+    // portfolios.json is byte-identical to the published run's (else this is no append).
+    const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
+    tail = await tailBacktests(conn, pub, defs, users);
+    bench = await tail.benchmarks();
+    await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
+  } finally {
+    await returnsWritten.catch(() => undefined);
+  }
+  await returnsWritten;
 
   lap("benchmarks");
   const t0 = performance.now();
