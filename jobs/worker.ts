@@ -74,11 +74,15 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
   const cpuOf = new Map<string, number>();
   const processJob = async (job: Job, token?: string): Promise<JobResult | { done: string }> => {
     const cpu0 = process.cpuUsage();
+    let delayed = false; // put back for another worker: no completed or failed event will take its entry
     try {
       return await runJob(job, token);
+    } catch (e) {
+      delayed = e instanceof DelayedError;
+      throw e;
     } finally {
       const c = process.cpuUsage(cpu0);
-      cpuOf.set(job.id!, Math.round((c.user + c.system) / 1000));
+      if (!delayed) cpuOf.set(job.id!, Math.round((c.user + c.system) / 1000));
     }
   };
   const runJob = async (job: Job, token?: string): Promise<JobResult | { done: string }> => {
