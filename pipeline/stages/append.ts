@@ -168,8 +168,9 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
     tail = await tailBacktests(conn, pub, defs, users);
     bench = await tail.benchmarks();
     await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
-  } finally {
+  } catch (e) {
     await returnsWritten.catch(() => undefined);
+    throw e;
   }
   await returnsWritten;
 

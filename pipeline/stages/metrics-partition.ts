@@ -42,7 +42,7 @@ export async function benchmarkLevels(conn: Conn, out: string): Promise<Levels> 
   if (lastLevels?.key !== key) {
     const levels = readLevels(conn, out);
     lastLevels = { key, levels };
-    levels.catch(() => (lastLevels = null));
+    levels.catch(() => lastLevels?.levels === levels && (lastLevels = null)); // a failed read is not kept (a newer one stays)
   }
   return lastLevels!.levels;
 }
