@@ -57,6 +57,8 @@ describe("planAppend", () => {
     appendFileSync(join(dir, "prices.csv"), "2024-01-03,AAA,11\n");
     const old = record.find((f) => f.path === "prices.csv")!;
     expect(old.size).toBeGreaterThan(64 << 20);
+    // the file read in 4 MB chunks (17 of them, the last short) hashes as the whole text in one call
+    expect(old.sha256).toBe(createHash("sha256").update(`date,ticker,close\n${big}`).digest("hex"));
     expect(prefixSha256(join(dir, "prices.csv"), old.size)).toBe(old.sha256);
     expect(prefixSha256(join(dir, "prices.csv"), 5)).toBe(createHash("sha256").update("date,").digest("hex"));
     expect(await planAppend(dir, record)).toMatchObject({ kind: "append", grown: ["prices"] });
