@@ -7,7 +7,14 @@
 //      asked for before (so no cache of the old or the new snapshot answers), a round every 5 ms
 //      after the last one finished; after 1 s the server opens the next snapshot, moves its one
 //      reference and goes on serving for 3 s more. Each request is kept with the phase it started
-//      in: before the open, while the next snapshot opens (the old one serves), after the move.
+//      in: before the open, while the next snapshot opens (the old one serves), after the move. This
+//      load saturates the box (the next round starts as soon as one ends, and the load generator
+//      shares the two cores), so its latencies are mostly queueing, swap or not: compare the phases.
+//   4. a second swap under a paced load: one request every SCALE_API_PACE_MS (default 50 ms, 20 per
+//      second: ~0.45 s of server CPU per second at ~22 ms per cold request), sent on time whatever the earlier
+//      ones are doing (open loop), the five endpoints in turn, each for a ticker nothing asked for
+//      before; the same phases, 1 s before the swap and 3 s after it: what a swap adds to a request
+//      when the server is not saturated already.
 // CPU time (user + sys) is the server process's own, from process.cpuUsage.
 import { fork, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync, unlinkSync } from "node:fs";
@@ -33,6 +40,8 @@ export interface ApiFigures {
   p99AroundSwapMs: number;
   slowestByPhaseMs: Record<"before" | "opening" | "after", number>;
   over100ms: number;
+  /** Phase 4, the paced load: requests, the slowest per phase, the number over 100 ms, the pace. */
+  paced: { paceMs: number; requests: number; slowestByPhaseMs: Record<"before" | "opening" | "after", number>; over100ms: number; p99Ms: number };
   /** The server's event-loop delay from the swap to the end of the load (max, p99). */
   loopMaxMs: number;
   loopP99Ms: number;
@@ -147,6 +156,32 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
     await new Promise((r) => setTimeout(r, 3000)); // the new snapshot's cold reads, still under load
     stop = true;
     await load;
+    // 4. the paced load around a second swap
+    const paceMs = Number(process.env.SCALE_API_PACE_MS ?? 50);
+    const paced: { ms: number; phase: "before" | "opening" | "after" }[] = [];
+    const sent: Promise<void>[] = [];
+    let pacedPhase: "before" | "opening" | "after" = "before";
+    let pacedStop = false;
+    const pacer = (async () => {
+      const start = performance.now();
+      for (let i = 0; !pacedStop; i++) {
+        const p = pacedPhase;
+        // 3,000 + …: tickers none of the phases above asked for
+        sent.push(get(paths[i % paths.length](3_000 + Math.floor(i / paths.length))).then((ms) => void paced.push({ ms, phase: p })));
+        const wait = start + (i + 1) * paceMs - performance.now(); // on time: no drift from slow requests
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1000));
+    pacedPhase = "opening";
+    child.send({ cmd: "swap" });
+    await next<{ swapMs: number }>("swapped");
+    pacedPhase = "after";
+    await new Promise((r) => setTimeout(r, 3000));
+    pacedStop = true;
+    await pacer;
+    await Promise.all(sent);
+    const pacedMs = paced.map((d) => d.ms);
     child.send({ cmd: "stats" });
     const stats = (await next<{ rssMB: number; peakMB: number; cpuMs: number; loopMaxMs?: number; loopP99Ms?: number }>("stats"))!;
     const ms = during.map((d) => d.ms);
@@ -164,6 +199,13 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       p99AroundSwapMs: Math.round(pct(ms, 0.99)),
       slowestByPhaseMs,
       over100ms: ms.filter((x) => x > 100).length,
+      paced: {
+        paceMs,
+        requests: paced.length,
+        slowestByPhaseMs: Object.fromEntries((["before", "opening", "after"] as const).map((p) => [p, Math.round(Math.max(0, ...paced.filter((d) => d.phase === p).map((d) => d.ms)))])) as ApiFigures["slowestByPhaseMs"],
+        over100ms: pacedMs.filter((x) => x > 100).length,
+        p99Ms: Math.round(pct(pacedMs, 0.99)),
+      },
       loopMaxMs: stats.loopMaxMs ?? NaN,
       loopP99Ms: stats.loopP99Ms ?? NaN,
       latency,

@@ -4,7 +4,7 @@
 // generator runs in the parent process, so the server's event loop carries only the server's work
 // (in one process, the client's fetch, parsing and decompression shared the loop it measured).
 //   → {ready, port, openMs, tickers, cpuMs}   once it serves
-//   ← {cmd: "swap"}   opens the next snapshot (the same one under another path, see below), moves the one reference, retires the old
+//   ← {cmd: "swap"}   opens the next snapshot (the same one under another path, see below; a second swap goes back to the first path), moves the one reference, retires the old
 //   → {swapped, swapMs}
 //   ← {cmd: "stats"}  → {stats, rssMB, peakMB, cpuMs, loopMaxMs, loopP99Ms}
 //   ← {cmd: "cpu"}    → {cpu, cpuMs}   (the load generator takes differences: CPU per request)
@@ -49,6 +49,7 @@ const server = http.createServer(app);
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
 const companies = how === "load" ? (current as Awaited<ReturnType<typeof loadSnapshot>>).companies : (current as ReaderSource).reader.companies;
 
+let swaps = 0;
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 
@@ -57,7 +58,8 @@ process.on("message", async (m: { cmd: string }) => {
   else if (m.cmd === "swap") {
     loop.reset();
     const s = performance.now();
-    const next = await open(swapDir);
+    // the first swap opens the store under the other path, the second the original again (its old reader is closed by then: cold again)
+    const next = await open(swaps++ % 2 === 0 ? swapDir : dataDir);
     const old = current;
     current = next; // the swap: one reference
     send({ swapped: true, swapMs: Math.round(performance.now() - s) });

@@ -154,6 +154,8 @@ function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: s
   console.log(`  healthy after ${sec(a, a.openMs)} vs ${s(b.openMs)} (server CPU by then ${sec(a, a.openCpuMs)} vs ${s(b.openCpuMs)}) | swap ready in ${sec(a, a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${n(a, a.rssMB)} vs ${b.rssMB} MB, peak ${n(a, a.peakMB)} vs ${b.peakMB} MB (target < 1024 MB) | server CPU over the whole run ${sec(a, a.cpuMs)} vs ${s(b.cpuMs)}`);
   console.log(`  requests around the swap (5 endpoints at once per round, uncached bodies): ${n(a, a.requestsAroundSwap)} vs ${b.requestsAroundSwap}; slowest ${n(a, a.slowestAroundSwapMs)} vs ${b.slowestAroundSwapMs} ms, p99 ${n(a, a.p99AroundSwapMs)} vs ${b.p99AroundSwapMs} ms, over 100 ms: ${n(a, a.over100ms)} vs ${b.over100ms} (target: none > 100 ms)`);
   console.log(`  slowest by when it started: ${ph(a)} vs ${ph(b)}`);
+  const pc = (x: ApiFigures) => (x === a && na ? "—" : `${x.paced.requests} requests, slowest before ${x.paced.slowestByPhaseMs.before} / while opening ${x.paced.slowestByPhaseMs.opening} / after the move ${x.paced.slowestByPhaseMs.after} ms, p99 ${x.paced.p99Ms} ms, over 100 ms: ${x.paced.over100ms}`);
+  console.log(`  a second swap under a paced load (one uncached request every ${b.paced.paceMs} ms, the endpoints in turn, open loop): ${pc(a)} vs ${pc(b)} (target: none > 100 ms)`);
   console.log(`  server event-loop delay from the swap on: max ${n(a, a.loopMaxMs)} vs ${b.loopMaxMs} ms, p99 ${n(a, a.loopP99Ms)} vs ${b.loopP99Ms} ms (a sync block delays every request in flight)`);
   for (const [k, y] of Object.entries(b.latency)) {
     const x = a.latency?.[k];

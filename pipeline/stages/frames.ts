@@ -1,6 +1,6 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { columns, type Conn } from "../store/duck.ts";
+import { columns, columnsInSlices, type Conn } from "../store/duck.ts";
 import { eachNumericChunk } from "../store/typed-read.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
 import type { StageContext } from "./context.ts";
@@ -17,7 +17,8 @@ export interface Frames {
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export async function loadCompanies(conn: Conn): Promise<Company[]> {
-  const [id, ticker, name, sector, sectorId, industry, industryId, shares, cap] = await columns(
+  // in slices: the API's reader loads them at open, while the old snapshot serves requests
+  const [id, ticker, name, sector, sectorId, industry, industryId, shares, cap] = await columnsInSlices(
     conn,
     "select id, ticker, name, sector, sector_id, industry, industry_id, shares_outstanding, market_cap from companies order by ticker",
   );

@@ -5,7 +5,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 // Loaded with require: imported from ESM, Node would first scan every one of the package's ~180
 // CommonJS files for its export names (cjs-module-lexer), about 0.15 s of CPU in each thread
 // that opens a database (the CLI's and every partition worker's). Other modules take it from here.
-export const { DuckDBInstance } = createRequire(import.meta.url)("@duckdb/node-api") as typeof import("@duckdb/node-api");
+export const { DuckDBInstance, JSDuckDBValueConverter } = createRequire(import.meta.url)("@duckdb/node-api") as typeof import("@duckdb/node-api");
 export type DuckDBInstance = import("@duckdb/node-api").DuckDBInstance;
 
 export type Conn = DuckDBConnection;
@@ -44,6 +44,25 @@ export async function rows<T = Record<string, unknown>>(conn: Conn, sql: string)
 export async function columns(conn: Conn, sql: string): Promise<unknown[][]> {
   const r = await conn.runAndReadAll(sql);
   return r.getColumnsJS() as unknown[][];
+}
+
+/**
+ * As `columns`, converted one 2,048-row chunk at a time with a turn of the event loop between: for
+ * results of thousands of rows read while a server answers requests (a reader's open), whose
+ * conversion in one piece held every request in flight (5,000 companies: 18–46 ms at a stretch).
+ */
+export async function columnsInSlices(conn: Conn, sql: string): Promise<unknown[][]> {
+  const r = await conn.run(sql);
+  const out: unknown[][] = Array.from({ length: r.columnCount }, () => []);
+  for (let i = 0; i < r.chunkCount; i++) {
+    if (i > 0) await new Promise((next) => setImmediate(next));
+    r.getChunk(i)
+      .convertColumns(JSDuckDBValueConverter)
+      .forEach((c, k) => {
+        for (const v of c) out[k].push(v);
+      });
+  }
+  return out;
 }
 
 export async function scalar<T>(conn: Conn, sql: string): Promise<T> {

@@ -3,7 +3,7 @@
 // values last in both directions, ties by ticker then id), each ticker's latest rating, ratings
 // as of a date and one ticker's history. Only the requested rows cross into JS.
 import { RATING_NAMES, type RatingName, type RatingRow } from "../types.ts";
-import { columns, lit, type Conn } from "./duck.ts";
+import { columns, columnsInSlices, lit, type Conn } from "./duck.ts";
 
 export type RatedOrderKey = "ticker" | "name" | "market_cap" | RatingName;
 export interface RatedQuery {
@@ -60,18 +60,25 @@ export async function ratedCount(conn: Conn, q: RatedQuery, ratings?: string): P
   return Number(n ?? 0);
 }
 
-/** Each ticker's latest rating on or before `date` (every ticker's latest when no date), keyed by upper-case ticker. */
-export async function latestRatings(conn: Conn, date?: string, upperTickers?: readonly string[]): Promise<Map<string, RatingRow>> {
+/**
+ * Each ticker's latest row of `relation` (its columns), `where` filtering the rows considered: each
+ * ticker's last date by a hash aggregate, then only those rows (a window over every rating row
+ * sorted the whole table: 4 s of both cores at 5,000 × 25, while requests wait for CPU).
+ */
+export const latestRatingsSql = (relation: string, where = "") => `with last as (select upper(ticker) k, max(date) d from ${relation} ${where} group by 1)
+     select r.* from ${relation} r join last on upper(r.ticker) = last.k and r.date = last.d
+     qualify row_number() over (partition by upper(r.ticker) order by r.date desc) = 1`;
+
+/**
+ * Each ticker's latest rating on or before `date` (every ticker's latest when no date), keyed by
+ * upper-case ticker. `relation`: the ratings (default the `ratings` view), or a snapshot's
+ * precomputed latest rows (reader-index.ts), which give the same answer without a date.
+ */
+export async function latestRatings(conn: Conn, date?: string, upperTickers?: readonly string[], relation = "ratings"): Promise<Map<string, RatingRow>> {
   const cond = [date === undefined ? "" : `date <= ${lit(date)}::date`, upperTickers ? `upper(ticker) in (${upperTickers.map(lit).join(", ") || "null"})` : ""].filter(Boolean);
   const where = cond.length ? `where ${cond.join(" and ")}` : "";
-  // Each ticker's last date by a hash aggregate, then only those rows: a window over every rating
-  // row sorted the whole table (4 s of both cores at 5,000 × 25, while requests wait for CPU).
-  const cols = await columns(
-    conn,
-    `with last as (select upper(ticker) k, max(date) d from ratings ${where} group by 1)
-     select ${SELECT_ROW}, upper(r.ticker) from ratings r join last on upper(r.ticker) = last.k and r.date = last.d
-     qualify row_number() over (partition by upper(r.ticker) order by r.date desc) = 1`,
-  );
+  // in slices: thousands of rows (the reader's open, an as-of page of many tickers) while requests are served
+  const cols = await columnsInSlices(conn, `select ${SELECT_ROW}, upper(r.ticker) from (${latestRatingsSql(relation, where)}) r`);
   const rows = ratingRows(cols);
   const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
   return new Map(rows.map((r, i) => [keys[i], r]));

@@ -17,6 +17,7 @@ import { metricsKey } from "./model.ts";
 import { Calendars } from "./calendars.ts";
 import { numericColumns } from "./typed-read.ts";
 import { readMeta, snapshotDir, type SnapshotMeta } from "./snapshots.ts";
+import { PARTITIONED, partRanges, RATINGS_LATEST, readPartRanges, type PartRange } from "./reader-index.ts";
 
 /**
  * Reads each file's footer (schema, row-group statistics) into DuckDB's metadata and file caches:
@@ -56,18 +57,6 @@ export class LruCache<K, V> {
 
 /** The last rating date's rows, an in-memory table of the reader's database. */
 const LAST_DAY = "ratings_last_day";
-
-/** Tables stored in ticker-range parts, with their key column. */
-const PARTITIONED: [string, string][] = [["stock_metrics", "subject"], ["stock_returns", "id"], ...(["income", "balance", "cashflow", "derived"] as const).map((s): [string, string] => [financialTable(s), "ticker"])];
-
-/** Each part file's [min, max] of `key`, read from the Parquet row-group statistics. */
-async function partRanges(c: Conn, dir: string, key: string): Promise<{ file: string; min: string; max: string }[]> {
-  const [files = [], mins = [], maxs = []] = (await columns(
-    c,
-    `select file_name, min(stats_min_value), max(stats_max_value) from parquet_metadata(${lit(join(dir, "*.parquet"))}) where path_in_schema = ${lit(key)} group by file_name`,
-  )) as [string[], string[], string[]];
-  return files.map((file, i) => ({ file, min: mins[i], max: maxs[i] })).filter((p) => p.min !== null && p.max !== null);
-}
 
 export interface ReaderOptions {
   /** Entries per cache (returns, metric tables, financials, rating dates, portfolios). */
@@ -126,7 +115,7 @@ export class SnapshotReader {
     readonly benchmarks: BenchmarkResult[],
     readonly portfolioIds: string[],
     /** Per partitioned table, each part file's key range (from the Parquet statistics). */
-    private readonly parts: Map<string, { file: string; min: string; max: string }[]>,
+    private readonly parts: Map<string, PartRange[]>,
     /** Ids of the predefined portfolios (no owner). */
     readonly predefinedIds: string[],
     /** Every ticker's latest rating (upper-case ticker): one row per stock, read at open. */
@@ -166,9 +155,14 @@ export class SnapshotReader {
       await c.run(`create table ${LAST_DAY} as select * from ratings where date = ${lit(dates.at(-1) ?? "1970-01-01")}::date`);
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
       const [pids = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`)) as [string[]];
-      const parts = new Map<string, { file: string; min: string; max: string }[]>();
-      for (const [t, key] of PARTITIONED) if (existsSync(join(dir, t))) parts.set(t, await partRanges(c, join(dir, t), key));
-      const latest = await latestRatings(c);
+      // from the index written at publish when there is one (reader-index.ts), else derived here
+      let parts = readPartRanges(dir);
+      if (!parts) {
+        parts = new Map();
+        for (const [t, key] of PARTITIONED) if (existsSync(join(dir, t))) parts.set(t, await partRanges(c, join(dir, t), key));
+      }
+      const latestFile = join(dir, RATINGS_LATEST);
+      const latest = await latestRatings(c, undefined, undefined, existsSync(latestFile) ? `read_parquet(${lit(latestFile)})` : "ratings");
       // file order, as the in-memory loader lists them
       const [pre = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) where owner_id is null`)) as [string[]];
       if (opts.warm !== false) await warm(c, readableFiles(dir));

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { isAlive, readHolder, startHeartbeat, type Heartbeat } from "./liveness.ts";
 import { liveLeases } from "./leases.ts";
 import { locksDir, withPublishLock, type LockTimes } from "./publish-lock.ts";
+import { writeReaderIndex } from "./reader-index.ts";
 
 export const KEEP_SNAPSHOTS = 3;
 /** Publish log entries kept in the manifest: enough for a long run to see what it raced with. */
@@ -120,6 +121,10 @@ export interface PublishOptions extends LockTimes {
  * (the staging folder is left to the caller).
  */
 export async function publishSnapshot(dataDir: string, staging: string, meta: SnapshotMeta, opts: PublishOptions = {}): Promise<Manifest> {
+  // outside the lock: the reader's index of the folder, so a server's swap to it derives nothing
+  // (what the folder links from the published snapshot is taken from that one's index)
+  const current = readManifest(dataDir);
+  await writeReaderIndex(staging, current ? snapshotDir(dataDir, current.snapshotId) : null);
   const manifest = await withPublishLock(
     dataDir,
     (held) => {

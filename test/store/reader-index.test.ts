@@ -1,0 +1,114 @@
+// The reader's index, written when a snapshot is published (pipeline/store/reader-index.ts): the
+// part files' key ranges and every ticker's latest rating, which the reader otherwise derives at
+// open. Checked against what the footers and the ratings themselves say, on a real published
+// store with several part files, and a snapshot without the index is read the same.
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { openDuck, type Conn } from "../../pipeline/store/duck.ts";
+import { datedRelation } from "../../pipeline/store/dated-parts.ts";
+import { latestRatings } from "../../pipeline/store/rating-queries.ts";
+import { PARTITIONED, partRanges, RATINGS_LATEST, READER_INDEX, readPartRanges, writeReaderIndex } from "../../pipeline/store/reader-index.ts";
+import { linkTree } from "../../pipeline/store/link.ts";
+import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+import { snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { generatedStore } from "./published.ts";
+
+let dataDir: string;
+let id: string;
+let dir: string;
+let db: { conn: Conn; close(): void };
+
+beforeAll(async () => {
+  const store = await generatedStore({ companies: 20, years: 2, seed: 11, tickersPerPartition: 6 });
+  dataDir = store.dataDir;
+  id = await store.run();
+  dir = snapshotDir(dataDir, id);
+  db = await openDuck();
+}, 180_000);
+afterAll(() => db?.close());
+
+it("lists each partitioned table's part files with the key ranges their footers give", async () => {
+  const idx = readPartRanges(dir)!;
+  expect([...idx.keys()].sort()).toEqual(PARTITIONED.map(([t]) => t).sort());
+  for (const [t, key] of PARTITIONED) {
+    const fromFooters = await partRanges(db.conn, join(dir, t), key);
+    expect(fromFooters.length).toBe(4); // 20 companies in ranges of 6
+    expect(idx.get(t)).toEqual(fromFooters);
+    // and the ranges are the parts' real first and last keys, in part order, not overlapping
+    for (const [k, p] of fromFooters.entries()) {
+      const [[lo, hi]] = (await db.conn.runAndReadAll(`select min(${key}), max(${key}) from read_parquet('${p.file}')`)).getRowsJS() as [[string, string]];
+      expect([p.min, p.max]).toEqual([lo, hi]);
+      if (k > 0) expect(p.min > fromFooters[k - 1].max).toBe(true);
+    }
+  }
+});
+
+it("holds every ticker's latest rating row, the one the ratings' last date per ticker gives", async () => {
+  await db.conn.run(`create or replace view ratings as select * from ${datedRelation(dir, "ratings")}`);
+  const derived = await latestRatings(db.conn);
+  const stored = await latestRatings(db.conn, undefined, undefined, `read_parquet('${join(dir, RATINGS_LATEST)}')`);
+  expect(stored.size).toBe(20);
+  expect(stored).toEqual(derived);
+  // by hand for one ticker: its rows sorted by date, the last one
+  const t = [...stored.keys()][3];
+  const rows = (await db.conn.runAndReadAll(`select strftime(date, '%Y-%m-%d') from ratings where upper(ticker) = '${t}' order by date desc limit 1`)).getRowsJS();
+  expect(stored.get(t)!.date).toBe(rows[0][0]);
+});
+
+it("a snapshot published without the index is read the same (the reader derives both itself)", async () => {
+  const withIndex = await SnapshotReader.open(dataDir, id, { warm: false });
+  const moved = [READER_INDEX, RATINGS_LATEST].map((f) => [join(dir, f), join(dir, `${f}.aside`)] as const);
+  for (const [a, b] of moved) renameSync(a, b);
+  try {
+    const without = await SnapshotReader.open(dataDir, id, { warm: false });
+    try {
+      expect(without.latest).toEqual(withIndex.latest);
+      expect((without as unknown as { parts: unknown }).parts).toEqual((withIndex as unknown as { parts: unknown }).parts);
+      for (const c of [without.companies[0], without.companies[10], without.companies.at(-1)!]) {
+        expect(await without.stockReturns(c.ticker)).toEqual(await withIndex.stockReturns(c.ticker));
+        expect(await without.companyFinancials(c.ticker.toUpperCase())).toEqual(await withIndex.companyFinancials(c.ticker.toUpperCase()));
+      }
+    } finally {
+      without.close();
+    }
+  } finally {
+    for (const [a, b] of moved) renameSync(b, a);
+    withIndex.close();
+  }
+});
+
+it("a folder of hard links to the published snapshot takes their entries from its index; a changed file is read again", async () => {
+  const tmp = mkdtempSync(join(tmpdir(), "reader-index-"));
+  try {
+    // a base whose index says something the footers do not, for two files: which entries are reused shows
+    const base = join(tmp, "base");
+    linkTree(dir, base, (f) => f === READER_INDEX);
+    const idx = JSON.parse(readFileSync(join(dir, READER_INDEX), "utf8"));
+    idx.parts.stock_metrics[0].min = "marked";
+    idx.parts.stock_metrics[1].min = "marked";
+    writeFileSync(join(base, READER_INDEX), JSON.stringify(idx));
+    // the next folder: links of the base (as a rebalance or an append makes), one part rewritten
+    const next = join(tmp, "next");
+    linkTree(base, next, (f) => f === READER_INDEX || f === RATINGS_LATEST);
+    const changed = join(next, "stock_metrics", "part-0001.parquet");
+    unlinkSync(changed);
+    copyFileSync(join(base, "stock_metrics", "part-0001.parquet"), changed);
+    await writeReaderIndex(next, base);
+    const got = readPartRanges(next)!;
+    const truth = readPartRanges(dir)!;
+    expect(got.get("stock_metrics")![0].min).toBe("marked"); // a link: the base's entry
+    expect(got.get("stock_metrics")![1].min).toBe(truth.get("stock_metrics")![1].min); // rewritten: read from its footer
+    for (const [t] of PARTITIONED) if (t !== "stock_metrics") expect(got.get(t)!.map((p) => [p.min, p.max])).toEqual(truth.get(t)!.map((p) => [p.min, p.max]));
+    // the ratings are the base's files: their latest rows are the base's file, linked
+    expect(statSync(join(next, RATINGS_LATEST)).ino).toBe(statSync(join(base, RATINGS_LATEST)).ino);
+    // without a base everything is read: the marks are gone, and nothing of the base is written through
+    await writeReaderIndex(next);
+    expect(readPartRanges(next)!.get("stock_metrics")![0].min).toBe(truth.get("stock_metrics")![0].min);
+    expect(statSync(join(next, RATINGS_LATEST)).ino).not.toBe(statSync(join(base, RATINGS_LATEST)).ino);
+    expect(readFileSync(join(base, RATINGS_LATEST))).toEqual(readFileSync(join(dir, RATINGS_LATEST)));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
