@@ -36,11 +36,19 @@ export async function partRanges(c: Conn, dir: string, key: string, names?: stri
   return files.map((file, i) => ({ file, min: mins[i], max: maxs[i] })).filter((p) => p.min !== null && p.max !== null);
 }
 
-/** Writes a new name, then renames it over the old: a hard link to the base snapshot's file (a rebalance, an append) is replaced, never written through. */
+/**
+ * Writes a new name, then renames it over the old: a hard link to the base snapshot's file (a
+ * rebalance, an append) is replaced, never written through. (A rename between two links of one
+ * file does nothing, so the new name is removed after it too.)
+ */
 function replaceFile(path: string, write: (tmp: string) => Promise<void> | void): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
+  rmSync(tmp, { force: true });
   return Promise.resolve(write(tmp)).then(
-    () => renameSync(tmp, path),
+    () => {
+      renameSync(tmp, path);
+      rmSync(tmp, { force: true });
+    },
     (e) => {
       rmSync(tmp, { force: true });
       throw e;
@@ -79,6 +87,7 @@ export async function writeReaderIndex(dir: string, base?: string | null): Promi
       const out = join(dir, RATINGS_LATEST);
       const ratings = datedFiles(dir, "ratings");
       const unchanged = base && existsSync(join(base, RATINGS_LATEST)) && datedFiles(base, "ratings").length === ratings.length && ratings.every((f) => sameFile(join(base, relative(dir, f)), f));
+      if (unchanged && sameFile(out, join(base, RATINGS_LATEST))) return; // linked with the rest already
       if (!(unchanged && (await replaceFile(out, (tmp) => linkSync(join(base, RATINGS_LATEST), tmp)).then(() => true, () => false)))) {
         const c = await conn();
         await c.run(`create view ratings as select * from ${datedRelation(dir, "ratings")}`);
