@@ -83,20 +83,27 @@ export async function writeReaderIndex(dir: string, base?: string | null): Promi
       parts[t] = [...reused.values(), ...read].map((p) => ({ ...p, file: basename(p.file) })).sort((a, b) => (a.file < b.file ? -1 : 1));
     }
     await replaceFile(join(dir, READER_INDEX), (tmp) => writeFileSync(tmp, JSON.stringify({ version: 1, parts } satisfies IndexFile)));
-    if (hasRatings) {
-      const out = join(dir, RATINGS_LATEST);
-      const ratings = datedFiles(dir, "ratings");
-      const unchanged = base && existsSync(join(base, RATINGS_LATEST)) && datedFiles(base, "ratings").length === ratings.length && ratings.every((f) => sameFile(join(base, relative(dir, f)), f));
-      if (unchanged && sameFile(out, join(base, RATINGS_LATEST))) return; // linked with the rest already
-      if (!(unchanged && (await replaceFile(out, (tmp) => linkSync(join(base, RATINGS_LATEST), tmp)).then(() => true, () => false)))) {
-        const c = await conn();
-        await c.run(`create view ratings as select * from ${datedRelation(dir, "ratings")}`);
-        await replaceFile(out, (tmp) => c.run(`copy (${latestRatingsSql("ratings")} order by upper(ticker)) to ${lit(tmp)} (format parquet, compression zstd)`).then(() => undefined));
-      }
-    }
+    if (hasRatings) await writeLatestRatings(dir, base, conn);
   } finally {
     (db as { close(): void } | null)?.close();
   }
+}
+
+/**
+ * `ratings_latest.parquet` of `dir`: the base's file, linked, when every ratings file of `dir` is
+ * the base's (a rebalance already links it: kept); else read from the ratings.
+ */
+async function writeLatestRatings(dir: string, base: string | null | undefined, conn: () => Promise<Conn>): Promise<void> {
+  const out = join(dir, RATINGS_LATEST);
+  const ratings = datedFiles(dir, "ratings");
+  const from = base ? join(base, RATINGS_LATEST) : null;
+  const sameRatings = base && from && existsSync(from) && datedFiles(base, "ratings").length === ratings.length && ratings.every((f) => sameFile(join(base, relative(dir, f)), f));
+  if (sameRatings && sameFile(out, from)) return;
+  // linked unless the base went meanwhile (then read like any other)
+  if (sameRatings && (await replaceFile(out, (tmp) => linkSync(from, tmp)).then(() => true, () => false))) return;
+  const c = await conn();
+  await c.run(`create or replace view ratings as select * from ${datedRelation(dir, "ratings")}`);
+  await replaceFile(out, (tmp) => c.run(`copy (${latestRatingsSql("ratings")} order by upper(ticker)) to ${lit(tmp)} (format parquet, compression zstd)`).then(() => undefined));
 }
 
 /** The part ranges the index lists for the folder `dir` (absolute paths), or null without an index. */
