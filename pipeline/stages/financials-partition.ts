@@ -1,12 +1,15 @@
 // Partitioned financials: one ticker range's slice of the fundamentals files (see
 // sources/fundamentals-split.ts) validated, built into statements and written as the four
-// `financial_<statement>/part-<k>.parquet` tables. Memory is the range's companies only.
+// `financial_<statement>/part-<k>.parquet` tables, then `financial_rows/part-<k>.parquet` (the API's
+// one-query copy; written last, so its presence means the partition is whole). Memory is the
+// range's companies only.
 import { join } from "node:path";
 import { readFundamentals } from "../sources/fundamentals.ts";
 import type { RejectedRow } from "../sources/report.ts";
 import { withScratch } from "../store/scratch.ts";
-import { FINANCIAL_STATEMENTS, financialDateColumns, financialTable, stageFinancialTables } from "../store/financial-tables.ts";
-import { exportParquetFile, KEYED_ROW_GROUP } from "../store/write.ts";
+import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialDateColumns, financialRowsSql, financialTable, stageFinancialTables } from "../store/financial-tables.ts";
+import { exportParquetFile, exportQueryFile, KEYED_ROW_GROUP } from "../store/write.ts";
+import { ident } from "../store/duck.ts";
 import { partFile } from "./partitions.ts";
 
 export interface FinancialsJob {
@@ -27,6 +30,7 @@ export async function financialsPartition(job: FinancialsJob): Promise<{ compani
       const t = financialTable(s);
       await exportParquetFile(conn, t, join(job.out, t, partFile(job.part)), financialDateColumns(s), "ticker, type, ord", KEYED_ROW_GROUP);
     }
+    await exportQueryFile(conn, financialRowsSql((s) => ident(financialTable(s))), join(job.out, FINANCIAL_ROWS, partFile(job.part)), KEYED_ROW_GROUP);
     return { companies: byTicker.size, rejects: [] as RejectedRow[], rejectCount: 0 };
   });
 }

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { sourceFingerprintAsync } from "../sources/fingerprint.ts";
-import { FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
+import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
 import { linkTree } from "../store/link.ts";
 import { join } from "node:path";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
@@ -136,7 +136,7 @@ export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fun
   if (!prev || !existsSync(join(prev, INPUTS))) return false;
   const was = (JSON.parse(readFileSync(join(prev, INPUTS), "utf8")) as { fundamentals?: string }).fundamentals;
   if (was !== fundamentalsId || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
-  for (const s of FINANCIAL_STATEMENTS) linkTree(join(prev, financialTable(s)), join(ctx.out, financialTable(s)));
+  linkFinancials(prev, ctx.out);
   return true;
 }
 
@@ -145,8 +145,13 @@ function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): 
   const prev = ctx.published;
   if (!prev || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
   if (existsSync(join(prev, INPUTS))) copyFileSync(join(prev, INPUTS), join(ctx.out, INPUTS));
-  for (const s of FINANCIAL_STATEMENTS) linkTree(join(prev, financialTable(s)), join(ctx.out, financialTable(s)));
+  linkFinancials(prev, ctx.out);
   return true;
+}
+
+/** The financial tables of `prev` hard-linked into `out`: the four statements and, when it has it, their one-query copy. */
+function linkFinancials(prev: string, out: string): void {
+  for (const t of [...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS]) if (existsSync(join(prev, t))) linkTree(join(prev, t), join(out, t));
 }
 
 /** Splits the fundamentals by ticker range (`tickers`: the companies, sorted) and runs one partition job per range. */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
 import { columns, lit, openDuck, type Conn } from "./duck.ts";
-import { FINANCIAL_STATEMENTS, financialTable, readFinancialTables } from "./financial-tables.ts";
+import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable, readFinancialRows, readFinancialTables } from "./financial-tables.ts";
 import { loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
 import { datedRelation } from "./dated-parts.ts";
@@ -71,10 +71,12 @@ const NOT_READ = new Set(["prices.parquet", "prices.days", "benchmark_source.par
 /** Every Parquet file of the snapshot that requests may read: top-level tables and each part of a partitioned one. */
 export function readableFiles(dir: string): string[] {
   const out: string[] = [];
+  // statements are read from their one-query copy when there is one
+  const skip = existsSync(join(dir, FINANCIAL_ROWS)) ? new Set([...NOT_READ, ...FINANCIAL_STATEMENTS.map(financialTable)]) : NOT_READ;
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
-    if (name.endsWith(".parquet") && !NOT_READ.has(name)) out.push(path);
-    else if (!name.startsWith(".") && !NOT_READ.has(name) && statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
+    if (name.endsWith(".parquet") && !skip.has(name)) out.push(path);
+    else if (!name.startsWith(".") && !skip.has(name) && statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
   }
   return out;
 }
@@ -298,7 +300,10 @@ export class SnapshotReader {
     let f = this.financialsCache.get(ticker);
     if (f === undefined) {
       f = null;
-      if (existsSync(join(this.dir, financialTable("income")))) {
+      // the one-query copy when the snapshot has it (docs/snapshot.md), else the four wide tables
+      const rows = this.parts.has(FINANCIAL_ROWS) ? await this.query((c) => readFinancialRows(c, this.rel(FINANCIAL_ROWS, ticker), ticker)) : undefined;
+      if (rows) f = rows;
+      else if (existsSync(join(this.dir, financialTable("income")))) {
         // one statement per pooled connection, in parallel: a cold read costs one table's query
         const parts = await Promise.all(FINANCIAL_STATEMENTS.map((st) => this.query((c) => readFinancialTables(c, (s) => this.rel(financialTable(s), ticker), `where ticker = ${lit(ticker)}`, [st])).then((m) => m.get(ticker))));
         if (parts.some((x) => x)) {

@@ -39,14 +39,19 @@ export async function exportParquet(conn: Conn, table: string, dir: string, date
  * groups (`rowGroupSize`) let a reader asking for one ticker decode only the groups that hold it.
  */
 export async function exportParquetFile(conn: Conn, table: string, file: string, dateCols: string[] = [], orderBy?: string, rowGroupSize?: number): Promise<void> {
-  mkdirSync(dirname(file), { recursive: true });
   const replace = dateCols.length ? ` replace (${dateCols.map((c) => `cast(${ident(c)} as date) as ${ident(c)}`).join(", ")})` : "";
   const order = orderBy ? ` order by ${orderBy}` : "";
+  await exportQueryFile(conn, `select *${replace} from ${ident(table)}${order}`, file, rowGroupSize);
+}
+
+/** A query's result as one Parquet file (zstd). */
+export async function exportQueryFile(conn: Conn, sql: string, file: string, rowGroupSize?: number): Promise<void> {
+  mkdirSync(dirname(file), { recursive: true });
   const groups = rowGroupSize ? `, row_group_size ${rowGroupSize}` : "";
   // Written aside and renamed into place: a file that exists is whole (a flow skips partitions whose
   // output exists), and a reader of an earlier copy keeps reading that copy.
   const tmp = `${file}.tmp`;
-  await conn.run(`copy (select *${replace} from ${ident(table)}${order}) to ${lit(tmp)} (format parquet, compression zstd${groups})`);
+  await conn.run(`copy (${sql}) to ${lit(tmp)} (format parquet, compression zstd${groups})`);
   renameSync(tmp, file);
 }
 
