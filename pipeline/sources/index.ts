@@ -18,6 +18,8 @@ export interface StagedSource {
   rowCounts: Record<string, number>;
   /** Whether the source has a portfolios.json (a backfill source may leave it out). */
   portfoliosGiven: boolean;
+  /** Tables whose rows are staged in strictly ascending key order (their export needs no sort). */
+  keyOrdered?: Set<string>;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function stageSource(
   let rejectCount = 0;
   const rowCounts: Record<string, number> = {};
   const tickerTables = new Set<string>();
+  const keyOrdered = new Set<string>();
   const specs = [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[];
   for (const [i, spec] of specs.entries()) {
     opts.progress?.(spec.table, i, specs.length + 1);
@@ -76,6 +79,7 @@ export async function stageSource(
     rejectCount += r.rejectCount;
     rowCounts[spec.table] = r.rowCount;
     if (r.tickers) tickerTables.add(spec.table);
+    if (r.keyOrdered) keyOrdered.add(spec.table);
     if (r.rejectCount === 0) {
       tables.add(spec.table);
       await opts.loaded?.(spec.table);
@@ -106,5 +110,5 @@ export async function stageSource(
       }
     });
   }
-  return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts, portfoliosGiven: pj.given };
+  return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts, portfoliosGiven: pj.given, keyOrdered };
 }

@@ -18,6 +18,8 @@ export interface LoadResult {
   /** Whether `<table>_tickers` (distinct tickers with row counts) was made: even with rejects, so
    * unknown tickers are reported in the same round as row errors. */
   tickers: boolean;
+  /** The typed table's rows are in strictly ascending key order (the spec's key, as the file gave them). */
+  keyOrdered?: boolean;
 }
 
 function readExpr(format: LocatedTable["format"], file: string): string {
@@ -168,13 +170,36 @@ async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promis
   }
   const bad = spec.columns.filter((c) => source.has(c.name)).flatMap((c) => typedChecks(c, ident(c.name)));
   const anyBad = bad.length ? `exists (select 1 from ${spec.table} where ${bad.map((b) => `(${b})`).join(" or ")})` : "false";
-  const dup = `exists (select 1 from ${spec.table} group by ${spec.key.map(ident).join(", ")} having count(*) > 1)`;
-  const [[isBad], [isDup]] = (await readColumns(conn, `select ${anyBad}, ${dup}`)) as [boolean[], boolean[]];
+  const [[isBad]] = (await readColumns(conn, `select ${anyBad}`)) as [boolean[]];
+  // Keys in strictly ascending order have no repeats: one pass over the rows instead of a
+  // grouping of every key (at 5,000 × 25, 32 M prices: ~4 s against ~10–15 s), and the table's
+  // export needs no sort (ingest.ts). Files written in key order (the generator's, the S&P file's)
+  // take this path; any other order falls back to the grouping.
+  const keyOrdered = !isBad && (await keysAscending(conn, spec.table, spec.key));
+  const isDup = !isBad && !keyOrdered && ((await readColumns(conn, `select exists (select 1 from ${spec.table} group by ${spec.key.map(ident).join(", ")} having count(*) > 1)`)) as [boolean[]])[0][0];
   if (isBad || isDup) {
     await conn.run(`drop table ${spec.table}`);
     return null;
   }
-  return cleanResult(conn, spec, source.has("ticker"));
+  return { ...(await cleanResult(conn, spec, source.has("ticker"))), keyOrdered };
+}
+
+/**
+ * Whether every row's key is greater than the previous row's, in the table's storage order: the
+ * table beside itself shifted by one row (a positional join; DuckDB keeps a scan's rows in storage
+ * order, preserve_insertion_order being on). Keys compare as their typed values, column by column.
+ */
+export async function keysAscending(conn: Conn, table: string, key: string[]): Promise<boolean> {
+  const a = key.map((k, i) => `${ident(k)} as a${i}`).join(", ");
+  const b = key.map((k, i) => `${ident(k)} as b${i}`).join(", ");
+  // (a0 < b0) or (a0 = b0 and (a1 < b1 or (a1 = b1 and …))): strictly increasing, null-free keys
+  const less = (i: number): string => (i === key.length - 1 ? `a${i} < b${i}` : `(a${i} < b${i} or (a${i} = b${i} and ${less(i + 1)}))`);
+  const notNull = key.map((_, i) => `a${i} is not null and b${i} is not null`).join(" and ");
+  const [[ordered]] = (await readColumns(
+    conn,
+    `select count(*) filter (where not coalesce(${notNull} and ${less(0)}, false)) = 0 from (select ${a} from ${ident(table)}) positional join (select ${b} from ${ident(table)} offset 1) where ${key.map((_, i) => `b${i} is not null`).join(" or ")}`, // the last row's partner is the padding
+  )) as [boolean[]];
+  return ordered;
 }
 
 /** `cellCheck` on a typed column: what still can be wrong once its value converted. */

@@ -97,7 +97,8 @@ export async function ingestStage(
     if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
     await merge?.(source);
     step("writing tables", 1, 2);
-    if (!written) await (written = exportSourceTables(ctx.conn, ctx.out, source));
+    // a merge rewrote the tables: their staged order says nothing any more
+    if (!written) await (written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source));
     await companiesWithIds(ctx);
     await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
     ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
@@ -110,7 +111,8 @@ export async function ingestStage(
 
 /** The source's own tables as staged: prices, ratings and the index series. Reads only; `conn` may be a second connection. */
 async function exportSourceTables(conn: Conn, out: string, source: StagedSource): Promise<void> {
-  await exportParquet(conn, "prices", out, [], "ticker, date");
+  // staged in (ticker, date) order already (a file written in key order): written as it is, no sort
+  await exportParquet(conn, "prices", out, [], source.keyOrdered?.has("prices") ? undefined : "ticker, date");
   if (source.tables.has("ratings")) await exportParquet(conn, "ratings", out, [], "date, ticker");
   if (source.tables.has("benchmarks")) await exportParquetFile(conn, "benchmarks", join(out, "benchmark_source.parquet"), [], "benchmark, date");
 }
