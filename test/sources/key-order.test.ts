@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { stageSource } from "../../pipeline/sources/index.ts";
@@ -16,13 +16,11 @@ import { columns, openDuck, type Conn } from "../../pipeline/store/duck.ts";
 import { snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 
+// one database for the file: every check makes the tables it reads (create or replace)
 let db: Awaited<ReturnType<typeof openDuck>>;
 let conn: Conn;
-beforeEach(async () => {
-  db = await openDuck();
-  conn = db.conn;
-});
-afterEach(() => db.close());
+beforeAll(async () => void ({ conn } = db = await openDuck()));
+afterAll(() => db?.close());
 
 /** A table `t(ticker, date)` with these rows, in this order. */
 async function table(rows: [string, string][]): Promise<void> {

@@ -6,12 +6,11 @@ import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ITEMS } from "../../pipeline/financials/items.ts";
-import { openDuck, type Conn } from "../../pipeline/store/duck.ts";
+import type { Conn } from "../../pipeline/store/duck.ts";
 import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable, readFinancialRows, readFinancialTables } from "../../pipeline/store/financial-tables.ts";
 import { READER_INDEX } from "../../pipeline/store/reader-index.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
-import { snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { generatedStore } from "./published.ts";
+import { publishedSnapshot } from "./published.ts";
 
 let dataDir: string;
 let id: string;
@@ -19,11 +18,7 @@ let dir: string;
 let db: { conn: Conn; close(): void };
 
 beforeAll(async () => {
-  const store = await generatedStore({ companies: 20, years: 2, seed: 5, tickersPerPartition: 6 });
-  dataDir = store.dataDir;
-  id = await store.run();
-  dir = snapshotDir(dataDir, id);
-  db = await openDuck();
+  ({ dataDir, id, dir, db } = await publishedSnapshot({ companies: 20, years: 2, seed: 5, tickersPerPartition: 6 }));
 }, 180_000);
 afterAll(() => db?.close());
 

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { generateSample } from "../../data/generate.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { openDuck } from "../../pipeline/store/duck.ts";
+import { snapshotDir } from "../../pipeline/store/snapshots.ts";
 
 /** Generates a source (20 companies or more, 2 years or more) into a new store; `run()` publishes it and answers the snapshot id. */
 export async function generatedStore(opts: { companies: number; years: number; seed: number; tickersPerPartition?: number }): Promise<{ dataDir: string; run: () => Promise<string> }> {
@@ -14,4 +16,11 @@ export async function generatedStore(opts: { companies: number; years: number; s
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const run = async () => (await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0, tickersPerPartition: opts.tickersPerPartition })).meta.id;
   return { dataDir, run };
+}
+
+/** `generatedStore` run once: its snapshot (id and folder) and a DuckDB connection for the checks, which the caller closes. */
+export async function publishedSnapshot(opts: Parameters<typeof generatedStore>[0]) {
+  const store = await generatedStore(opts);
+  const id = await store.run();
+  return { dataDir: store.dataDir, id, dir: snapshotDir(store.dataDir, id), db: await openDuck() };
 }

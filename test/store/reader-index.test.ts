@@ -6,14 +6,13 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openDuck, type Conn } from "../../pipeline/store/duck.ts";
+import type { Conn } from "../../pipeline/store/duck.ts";
 import { datedRelation } from "../../pipeline/store/dated-parts.ts";
 import { latestRatings } from "../../pipeline/store/rating-queries.ts";
 import { PARTITIONED, partRanges, RATINGS_LATEST, READER_INDEX, readPartRanges, writeReaderIndex } from "../../pipeline/store/reader-index.ts";
 import { linkTree } from "../../pipeline/store/link.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
-import { snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { generatedStore } from "./published.ts";
+import { publishedSnapshot } from "./published.ts";
 
 let dataDir: string;
 let id: string;
@@ -21,11 +20,7 @@ let dir: string;
 let db: { conn: Conn; close(): void };
 
 beforeAll(async () => {
-  const store = await generatedStore({ companies: 20, years: 2, seed: 11, tickersPerPartition: 6 });
-  dataDir = store.dataDir;
-  id = await store.run();
-  dir = snapshotDir(dataDir, id);
-  db = await openDuck();
+  ({ dataDir, id, dir, db } = await publishedSnapshot({ companies: 20, years: 2, seed: 11, tickersPerPartition: 6 }));
 }, 180_000);
 afterAll(() => db?.close());
 
