@@ -137,7 +137,8 @@ export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fun
   const prev = ctx.published;
   if (!prev || !existsSync(join(prev, INPUTS))) return false;
   const was = (JSON.parse(readFileSync(join(prev, INPUTS), "utf8")) as { fundamentals?: string }).fundamentals;
-  if (was !== fundamentalsId || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
+  // a snapshot from before `financial_rows` is rebuilt once, so the reader gets its one-query copy
+  if (was !== fundamentalsId || ![...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS].every((t) => existsSync(join(prev, t)))) return false;
   linkFinancials(prev, ctx.out);
   return true;
 }

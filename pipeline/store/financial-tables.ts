@@ -85,12 +85,13 @@ export async function readFinancialTables(conn: Conn, source: (s: FinancialState
 }
 
 const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });
+
 /**
  * `financial_rows`: the four statements of a partition in one table for the API's reads, one row
  * per statement row with its items as one DOUBLE[] (the statement's item columns in interface
  * order). A derived copy of the wide tables, written beside them by the same partition: DuckDB's
  * Parquet scan costs ~0.3 ms per column per query, so one ticker's ~130 wide columns over four
- * queries cost ~60 ms of the server's CPU, these ten columns in one query a third of that.
+ * queries cost ~60 ms of the server's CPU cold, these ten columns in one query about half.
  */
 export const FINANCIAL_ROWS = "financial_rows";
 
@@ -99,11 +100,13 @@ const ROW_PERIOD = ["Fiscal Year", "Fiscal Period", "Report Date", "Publish Date
 /** A statement's item keys: what goes into the row's `items` list, in order. */
 const itemKeys = (s: FinancialStatement) => financialKeys(s).filter((k) => kindOf(k) === "ratio" || kindOf(k) === "num");
 
-/** SQL over the four staged wide tables (`<table><suffix>`) giving `financial_rows`, ordered by its key. */
+const periodType = (k: (typeof ROW_PERIOD)[number]) => (k === "Fiscal Year" ? "integer" : k === "Fiscal Period" ? "varchar" : "date");
+
+/** SQL over the four wide tables (`source(statement)`: a relation) giving `financial_rows`, ordered by its key. */
 export function financialRowsSql(source: (s: FinancialStatement) => string): string {
   const parts = FINANCIAL_STATEMENTS.map((s) => {
     const keys = new Set(financialKeys(s));
-    const period = ROW_PERIOD.map((k) => (keys.has(k) ? `${ident(k)}::${k === "Fiscal Year" ? "integer" : k === "Fiscal Period" ? "varchar" : "date"}` : `null::${k === "Fiscal Year" ? "integer" : k === "Fiscal Period" ? "varchar" : "date"}`) + ` as ${ident(k)}`);
+    const period = ROW_PERIOD.map((k) => `${keys.has(k) ? ident(k) : "null"}::${periodType(k)} as ${ident(k)}`);
     return `select ticker, ${FINANCIAL_STATEMENTS.indexOf(s)}::utinyint as statement_ord, ${lit(s)} as statement, type, ord, ${period.join(", ")}, [${itemKeys(s).map(ident).join(", ")}]::double[] as items from ${source(s)}`;
   });
   return `select * exclude (statement_ord) from (${parts.join(" union all ")}) order by ticker, statement_ord, type, ord`;
