@@ -18,7 +18,7 @@ import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, ty
 import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import { stageCompanies } from "../sources/index.ts";
-import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
+import { FINANCIAL_DIRS } from "../store/financial-tables.ts";
 import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
 import { boundsOf, partFile, sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
 import { benchmarksStage, computeBenchmarks, exportPortfolioTables, indexBenchmarksOnly, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
@@ -144,7 +144,7 @@ export function requireAnalyticsInputs(out: string): void {
 
 /** Partitions whose output is whole in `out` (files are renamed into place): a re-added child that finished is not run twice. */
 export const analyticsDone = (out: string, r: TickerRange) => existsSync(join(out, "stock_metrics", partFile(r.part)));
-export const financialsDone = (out: string, part: number) => [...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS].every((t) => existsSync(join(out, t, partFile(part))));
+export const financialsDone = (out: string, part: number) => FINANCIAL_DIRS.every((t) => existsSync(join(out, t, partFile(part))));
 export const backtestDone = (out: string, id: string) => existsSync(join(partDir(out, id), "portfolio_metrics.parquet"));
 
 const FINANCIALS = "financials.json";
@@ -182,7 +182,7 @@ export function financialsParts(out: string): { planned: number; written: number
   if (!existsSync(f)) return { planned: -1, written: 0 };
   const planned = (JSON.parse(readFileSync(f, "utf8")) as { parts: number }).parts;
   if (planned === 0) return { planned, written: 0 };
-  const counts = [...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS].map((t) => {
+  const counts = FINANCIAL_DIRS.map((t) => {
     const d = join(out, t);
     return existsSync(d) ? readdirSync(d).filter((x) => x.endsWith(".parquet")).length : 0;
   });

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { sourceFingerprintAsync } from "../sources/fingerprint.ts";
-import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
+import { FINANCIAL_DIRS, FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
 import { linkTree } from "../store/link.ts";
 import { join } from "node:path";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
@@ -138,7 +138,7 @@ export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fun
   if (!prev || !existsSync(join(prev, INPUTS))) return false;
   const was = (JSON.parse(readFileSync(join(prev, INPUTS), "utf8")) as { fundamentals?: string }).fundamentals;
   // a snapshot from before `financial_rows` is rebuilt once, so the reader gets its one-query copy
-  if (was !== fundamentalsId || ![...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS].every((t) => existsSync(join(prev, t)))) return false;
+  if (was !== fundamentalsId || !FINANCIAL_DIRS.every((t) => existsSync(join(prev, t)))) return false;
   linkFinancials(prev, ctx.out);
   return true;
 }
@@ -154,7 +154,7 @@ function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): 
 
 /** The financial tables of `prev` hard-linked into `out`: the four statements and, when it has it, their one-query copy. */
 function linkFinancials(prev: string, out: string): void {
-  for (const t of [...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS]) if (existsSync(join(prev, t))) linkTree(join(prev, t), join(out, t));
+  for (const t of FINANCIAL_DIRS) if (existsSync(join(prev, t))) linkTree(join(prev, t), join(out, t));
 }
 
 /** Splits the fundamentals by ticker range (`tickers`: the companies, sorted) and runs one partition job per range. */

@@ -94,6 +94,8 @@ const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], d
  * queries cost ~60 ms of the server's CPU cold, these ten columns in one query about half.
  */
 export const FINANCIAL_ROWS = "financial_rows";
+/** Every folder of a snapshot's financial tables: the four wide ones and their one-query copy. */
+export const FINANCIAL_DIRS: readonly string[] = [...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS];
 
 /** The period columns every statement row has in `financial_rows` (`Publish Date`, `Restated Date`: derived rows only). */
 const ROW_PERIOD = ["Fiscal Year", "Fiscal Period", "Report Date", "Publish Date", "Restated Date"] as const;
@@ -112,6 +114,15 @@ export function financialRowsSql(source: (s: FinancialStatement) => string): str
   return `select * exclude (statement_ord) from (${parts.join(" union all ")}) order by ticker, statement_ord, type, ord`;
 }
 
+/** Per statement: its keys, its item keys (which are ratios) and an empty row in key order. */
+const ROW_LAYOUT = new Map(
+  FINANCIAL_STATEMENTS.map((s) => {
+    const keys = financialKeys(s);
+    const items = itemKeys(s);
+    return [s, { keys, items, ratio: items.map((k) => kindOf(k) === "ratio"), template: Object.fromEntries(keys.map((k) => [k, null])) as FinancialRow }] as const;
+  }),
+);
+
 /** One ticker's statements from `financial_rows` (`relation`: its part), as readFinancialTables gives them; undefined when it has none. */
 export async function readFinancialRows(conn: Conn, relation: string, ticker: string): Promise<CompanyFinancials | undefined> {
   const dates = ROW_PERIOD.slice(2).map((k) => `strftime(${ident(k)}, '%Y-%m-%d')`);
@@ -119,15 +130,10 @@ export async function readFinancialRows(conn: Conn, relation: string, ticker: st
   const [statements = [], types = []] = cols as string[][];
   if (statements.length === 0) return undefined;
   const out: CompanyFinancials = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() };
-  const layout = new Map(FINANCIAL_STATEMENTS.map((s) => {
-    const keys = financialKeys(s);
-    const items = itemKeys(s);
-    return [s, { keys, items, ratio: items.map((k) => kindOf(k) === "ratio"), template: Object.fromEntries(keys.map((k) => [k, null])) as FinancialRow }] as const;
-  }));
   const itemsCol = cols[cols.length - 1] as (number | null)[][];
   for (let i = 0; i < statements.length; i++) {
     const s = statements[i] as FinancialStatement;
-    const { keys, items, ratio: isRatio, template } = layout.get(s)!;
+    const { keys, items, ratio: isRatio, template } = ROW_LAYOUT.get(s)!;
     const row: FinancialRow = { ...template };
     for (let p = 0; p < ROW_PERIOD.length; p++) {
       const k = ROW_PERIOD[p];

@@ -8,11 +8,11 @@ import { existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, st
 import { basename, join, relative } from "node:path";
 import { datedFiles, datedRelation } from "./dated-parts.ts";
 import { columns, lit, openDuck, type Conn } from "./duck.ts";
-import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable } from "./financial-tables.ts";
+import { FINANCIAL_DIRS } from "./financial-tables.ts";
 import { latestRatingsSql } from "./rating-queries.ts";
 
 /** Tables stored in ticker-range parts, with their key column. */
-export const PARTITIONED: readonly (readonly [string, string])[] = [["stock_metrics", "subject"], ["stock_returns", "id"], ...[...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS].map((t) => [t, "ticker"] as const)];
+export const PARTITIONED: readonly (readonly [string, string])[] = [["stock_metrics", "subject"], ["stock_returns", "id"], ...FINANCIAL_DIRS.map((t) => [t, "ticker"] as const)];
 
 export type PartRange = { file: string; min: string; max: string };
 
