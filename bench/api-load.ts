@@ -9,7 +9,8 @@
 //      reference and goes on serving for 3 s more. Each request is kept with the phase it started
 //      in: before the open, while the next snapshot opens (the old one serves), after the move. This
 //      load saturates the box (the next round starts as soon as one ends, and the load generator
-//      shares the two cores), so its latencies are mostly queueing, swap or not: compare the phases.
+//      shares the two cores), so its latencies are mostly queueing, swap or not: compare the phases,
+//      and the control run before it (3a: the same load as long, no swap).
 //   4. a second swap under a paced load: one request every SCALE_API_PACE_MS (default 50 ms, 20 per
 //      second: ~0.45 s of server CPU per second at ~22 ms per cold request), sent on time whatever the earlier
 //      ones are doing (open loop), the five endpoints in turn, each for a ticker nothing asked for
@@ -19,6 +20,7 @@
 import { fork, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join, resolve } from "node:path";
 import { KEYS } from "../test/api/fixture.ts";
 
@@ -39,12 +41,18 @@ export interface ApiFigures {
   slowestAroundSwapMs: number;
   p99AroundSwapMs: number;
   slowestByPhaseMs: Record<"before" | "opening" | "after", number>;
+  /** The three slowest requests of phase 3: path, time, when sent (relative to the move). */
+  slowestRequests?: string[];
   over100ms: number;
+  /** Phase 3a: the same saturating load for as long, no swap (what queueing alone gives). */
+  control?: { requests: number; slowestMs: number; p99Ms: number; over100ms: number };
   /** Phase 4, the paced load: requests, the slowest per phase, the number over 100 ms, the pace. */
   paced: { paceMs: number; requests: number; slowestByPhaseMs: Record<"before" | "opening" | "after", number>; over100ms: number; p99Ms: number };
   /** The server's event-loop delay from the swap to the end of the load (max, p99). */
   loopMaxMs: number;
   loopP99Ms: number;
+  /** The load generator's event-loop delay over phases 3a and 3 (max). */
+  clientLoopMaxMs?: number;
   /** cpuMs: the server's CPU (all threads) per cold request, one request at a time. */
   latency: Record<string, { coldP50: number; coldP99: number; hotP50: number; cpuMs: number }>;
 }
@@ -136,15 +144,32 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       latency[sub ? `${name}/:ticker` : name] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1), cpuMs: +cpuMs.toFixed(1) };
     }
 
-    const during: { ms: number; phase: "before" | "opening" | "after" }[] = [];
+    // 3a. the control: the same saturating load for as long as phase 3 lasts (at most 100 rounds),
+    // with no swap, so that what the swap adds is told from queueing. 2,100 + i: tickers and list
+    // pages (offsets 100–199) no other phase asks for
+    const control: number[] = [];
+    // The load generator's own event loop: a stall of this process (GC of the bodies it reads)
+    // delays the timing of every request in flight, as a stall of the server would.
+    const clientLoop = monitorEventLoopDelay({ resolution: 5 });
+    clientLoop.enable();
+    {
+      const end = performance.now() + 4300;
+      for (let i = 0; performance.now() < end && i < 100; i++) {
+        control.push(...(await Promise.all(paths.map((f) => get(f(2_100 + i))))));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    const during: { ms: number; phase: "before" | "opening" | "after"; path: string; at: number }[] = [];
     let phase: "before" | "opening" | "after" = "before";
+    let movedAt = Infinity;
     let stop = false;
     const load = (async () => {
       for (let i = 0; !stop; i++) {
         const p = phase;
         // 1,000 + i: tickers (and list pages) none of the rounds above asked for (pick is a
         // bijection modulo the number of companies), so no cache of either snapshot holds them
-        during.push(...(await Promise.all(paths.map((f) => get(f(1_000 + i))))).map((ms) => ({ ms, phase: p })));
+        const at = performance.now();
+        during.push(...(await Promise.all(paths.map((f) => get(f(1_000 + i))))).map((ms, k) => ({ ms, phase: p, path: paths[k](1_000 + i).split("?")[0], at })));
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
@@ -153,9 +178,11 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
     child.send({ cmd: "swap" });
     const swapped = await next<{ swapMs: number }>("swapped");
     phase = "after";
+    movedAt = performance.now();
     await new Promise((r) => setTimeout(r, 3000)); // the new snapshot's cold reads, still under load
     stop = true;
     await load;
+    clientLoop.disable();
     // 4. the paced load around a second swap
     const paceMs = Number(process.env.SCALE_API_PACE_MS ?? 50);
     const paced: { ms: number; phase: "before" | "opening" | "after" }[] = [];
@@ -198,7 +225,9 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       slowestAroundSwapMs: Math.round(Math.max(...ms)),
       p99AroundSwapMs: Math.round(pct(ms, 0.99)),
       slowestByPhaseMs,
+      slowestRequests: [...during].sort((a, b) => b.ms - a.ms).slice(0, 3).map((d) => `${d.path} ${Math.round(d.ms)} ms, sent ${d.at >= movedAt ? `${Math.round(d.at - movedAt)} ms after the move` : d.phase}`),
       over100ms: ms.filter((x) => x > 100).length,
+      control: { requests: control.length, slowestMs: Math.round(Math.max(...control)), p99Ms: Math.round(pct(control, 0.99)), over100ms: control.filter((x) => x > 100).length },
       paced: {
         paceMs,
         requests: paced.length,
@@ -208,6 +237,7 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       },
       loopMaxMs: stats.loopMaxMs ?? NaN,
       loopP99Ms: stats.loopP99Ms ?? NaN,
+      clientLoopMaxMs: Math.round(clientLoop.max / 1e6),
       latency,
     };
   } finally {

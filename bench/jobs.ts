@@ -7,7 +7,7 @@
 // ≤ 1/1.7 of the 1-worker time, and the 2-worker flow ≤ 1.1 × the in-process run. Sources: the
 // generated sample, and JOBS_BENCH_SOURCE (e.g. the 5,000 × 25 universe) when set, with its store
 // under JOBS_BENCH_STORE when set (default: the temp folder). JOBS_BENCH_ROUNDS: rounds on the sample
-// (2). JOBS_BENCH_PARTITION: companies per financials / stock-metric job (50 on the sample, 250 —
+// (2). JOBS_BENCH_TIMELINE=1 prints each queued run's jobs by worker and start. JOBS_BENCH_PARTITION: companies per financials / stock-metric job (50 on the sample, 250 —
 // the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds one `run` job
 // (PIPELINE_FLOW=0) on 1 worker.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -51,9 +51,11 @@ async function inProcess(sourceDir: string): Promise<number> {
 }
 
 /** Jobs the workers of the last queued run completed: kind (the id's stage), wall and CPU ms (the worker's log). */
-const lastJobs: { kind: string; ms: number; cpuMs: number }[] = [];
+const lastJobs: { kind: string; ms: number; cpuMs: number; end: number; worker: number }[] = [];
+let workerSeq = 0;
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const worker = workerSeq++;
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "jobs/cli.ts"), "worker"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "info", ...env }, stdio: ["ignore", "pipe", "inherit"] });
   let rest = "";
   return new Promise((res, rej) => {
@@ -64,7 +66,7 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
       for (const l of lines) {
         if (!l.includes("pipeline job completed")) continue;
         const j = JSON.parse(l) as { job: string; ms: number; cpuMs: number };
-        lastJobs.push({ kind: j.job.split(".")[0], ms: j.ms, cpuMs: j.cpuMs });
+        lastJobs.push({ kind: j.job.split(".")[0], ms: j.ms, cpuMs: j.cpuMs, end: Date.now(), worker });
       }
     });
     child.once("exit", (code) => rej(new Error(`worker exited ${code}`)));
@@ -80,6 +82,13 @@ function jobCosts(): string {
   }
   const total = [...by.values()].reduce((a, k) => a + k.cpu, 0);
   return `${[...by].map(([kind, k]) => `${kind} ${k.n > 1 ? `${k.n} × ` : ""}${(k.cpu / k.n).toFixed(1)}`).join(", ")}; ${total.toFixed(1)} CPU s in jobs`;
+}
+
+/** Each job of the last queued run as worker, start–end (s from the first start), kind: where the run's time went. */
+function timeline(): string {
+  const t0 = Math.min(...lastJobs.map((j) => j.end - j.ms));
+  const rows = [...lastJobs].sort((a, b) => a.end - a.ms - (b.end - b.ms));
+  return rows.map((j) => `      w${j.worker} ${((j.end - j.ms - t0) / 1000).toFixed(1).padStart(6)}–${((j.end - t0) / 1000).toFixed(1).padStart(6)} s ${j.kind} (${(j.cpuMs / 1000).toFixed(1)} CPU s)`).join("\n");
 }
 
 /** CPU seconds (user + system) a live process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -135,6 +144,7 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
       // Cores the workers kept busy on average: ~N for N workers on an idle box; ~1 when other load leaves one.
       console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; ${i === 0 ? "the run" : "workers"} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`);
       if (lastJobs.length) console.log(`    CPU s per job: ${jobCosts()}`);
+      if (lastJobs.length && process.env.JOBS_BENCH_TIMELINE === "1") console.log(timeline());
       if (ms < best[i]) cpuOfBest[i] = cpu;
       best[i] = Math.min(best[i], ms);
     }

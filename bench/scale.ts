@@ -153,10 +153,13 @@ function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: s
   const ph = (x: ApiFigures) => (x === a && na ? "—" : `before ${x.slowestByPhaseMs.before} / while opening ${x.slowestByPhaseMs.opening} / after the move ${x.slowestByPhaseMs.after} ms`);
   console.log(`  healthy after ${sec(a, a.openMs)} vs ${s(b.openMs)} (server CPU by then ${sec(a, a.openCpuMs)} vs ${s(b.openCpuMs)}) | swap ready in ${sec(a, a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${n(a, a.rssMB)} vs ${b.rssMB} MB, peak ${n(a, a.peakMB)} vs ${b.peakMB} MB (target < 1024 MB) | server CPU over the whole run ${sec(a, a.cpuMs)} vs ${s(b.cpuMs)}`);
   console.log(`  requests around the swap (5 endpoints at once per round, uncached bodies): ${n(a, a.requestsAroundSwap)} vs ${b.requestsAroundSwap}; slowest ${n(a, a.slowestAroundSwapMs)} vs ${b.slowestAroundSwapMs} ms, p99 ${n(a, a.p99AroundSwapMs)} vs ${b.p99AroundSwapMs} ms, over 100 ms: ${n(a, a.over100ms)} vs ${b.over100ms} (target: none > 100 ms)`);
+  const ctl = (x: ApiFigures) => (x === a && na) || !x.control ? "—" : `${x.control.requests} requests, slowest ${x.control.slowestMs} ms, p99 ${x.control.p99Ms} ms, over 100 ms: ${x.control.over100ms}`;
+  console.log(`  the same load as long with no swap (control): ${ctl(a)} vs ${ctl(b)}`);
   console.log(`  slowest by when it started: ${ph(a)} vs ${ph(b)}`);
+  console.log(`  the three slowest: ${na ? "—" : (a.slowestRequests ?? []).join("; ")} vs ${(b.slowestRequests ?? []).join("; ")}`);
   const pc = (x: ApiFigures) => (x === a && na ? "—" : `${x.paced.requests} requests, slowest before ${x.paced.slowestByPhaseMs.before} / while opening ${x.paced.slowestByPhaseMs.opening} / after the move ${x.paced.slowestByPhaseMs.after} ms, p99 ${x.paced.p99Ms} ms, over 100 ms: ${x.paced.over100ms}`);
   console.log(`  a second swap under a paced load (one uncached request every ${b.paced.paceMs} ms, the endpoints in turn, open loop): ${pc(a)} vs ${pc(b)} (target: none > 100 ms)`);
-  console.log(`  server event-loop delay from the swap on: max ${n(a, a.loopMaxMs)} vs ${b.loopMaxMs} ms, p99 ${n(a, a.loopP99Ms)} vs ${b.loopP99Ms} ms (a sync block delays every request in flight)`);
+  console.log(`  server event-loop delay from the swap on: max ${n(a, a.loopMaxMs)} vs ${b.loopMaxMs} ms, p99 ${n(a, a.loopP99Ms)} vs ${b.loopP99Ms} ms (a sync block delays every request in flight); the load generator's own over the saturating phases: max ${n(a, a.clientLoopMaxMs)} vs ${b.clientLoopMaxMs} ms`);
   for (const [k, y] of Object.entries(b.latency)) {
     const x = a.latency?.[k];
     console.log(`  ${k}: cold p50 ${n(a, x?.coldP50)} vs ${y.coldP50} ms, cold p99 ${n(a, x?.coldP99)} vs ${y.coldP99} ms, hot p50 ${n(a, x?.hotP50)} vs ${y.hotP50} ms | server CPU per cold request ${n(a, x?.cpuMs)} vs ${y.cpuMs} ms`);
