@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto";
 import { SourceRejectedError } from "../pipeline/sources/report.ts";
 import { financialsPartition } from "../pipeline/stages/financials-partition.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowAside, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, holdsUniverse, readPlan, requireAnalyticsInputs, restoreFlowFiles, setFlowAside, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
+import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowAside, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, holdsUniverse, readPlan, releaseUniverse, requireAnalyticsInputs, restoreFlowFiles, setFlowAside, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
 import { runPartitionJob } from "../pipeline/stages/partition-jobs.ts";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
@@ -123,6 +123,7 @@ export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progres
     return { done: job.id! };
   }
   const release = holdStaging(deps.dataDir, stagingId, ids.parent, out);
+  if (job.name !== FLOW_JOBS.backtest) releaseUniverse(out);
   try {
     switch (job.name) {
       case FLOW_JOBS.ingest:

@@ -195,6 +195,23 @@ let cached: { out: string; universe: Promise<Universe> } | null = null;
 /** Whether this process holds the run's universe (its ingest built it, or a backtest loaded it). */
 export const holdsUniverse = (out: string) => cached?.out === out;
 
+/**
+ * Lets go of the universe once it can serve no more backtest here: every backtest of its run left
+ * its output (or the run's plan is gone), or the job at hand is another run's. It holds the run's
+ * price panel and ratings, GBs at 5,000 × 25; kept, every later job of the worker paid for it.
+ */
+export function releaseUniverse(out: string): void {
+  if (!cached) return;
+  if (cached.out === out) {
+    try {
+      if (!readPlan(out).portfolioIds.every((id) => backtestDone(out, id))) return;
+    } catch {
+      // no plan: the run's folder is gone, and so is any use of its universe
+    }
+  }
+  cached = null;
+}
+
 async function stagedUniverse(out: string): Promise<Universe> {
   if (cached?.out !== out) {
     const universe = (async () => {
@@ -232,6 +249,7 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
     const dir = partDir(out, portfolioId);
     for (const t of PORTFOLIO_TABLES) await exportParquetFile(conn, t, join(dir, `${t}.parquet`));
   });
+  releaseUniverse(out);
 }
 
 const MERGED = "merged.json";
