@@ -153,7 +153,10 @@ export function prefixSha256(file: string, n: number): string {
 
 const relPath = (dir: string, f: string) => relative(dir, f).split("\\").join("/");
 
-const combine = (files: SourceFile[]) => {
+/** The fingerprint of hashed files (in `walk` order): what `sourceFingerprint` gives for them. */
+export const fingerprintOf = (files: readonly SourceFile[]) => combine(files);
+
+const combine = (files: readonly SourceFile[]) => {
   const h = createHash("sha256");
   for (const f of files) h.update(f.path).update("\0").update(f.sha256).update("\n");
   return h.digest("hex").slice(0, 16);
