@@ -5,9 +5,9 @@ import type { Log } from "../pipeline/stages/context.ts";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { ManifestMovedError, readManifest, snapshotDir, type Manifest } from "../pipeline/store/snapshots.ts";
-import { fingerprintOf, sourceFingerprint, sourceSizes } from "../pipeline/sources/fingerprint.ts";
-import { readSourceRecord } from "../pipeline/sources/append-plan.ts";
+import { ManifestMovedError, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
+import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
 import { jobId, versionOf, type JobResult } from "./job-types.ts";
 import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
@@ -49,24 +49,11 @@ export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult
   // cannot be built from (other names or sizes), the run hashes the source itself while DuckDB
   // works; hashing it here first would hold the run back by as long (2 s for 2 GB: a fifth of a
   // nightly append at 5,000 × 25).
-  if (!opts.redisUrl && (opts.force || !current || (!opts.window && !mayHold(opts.dataDir, current, opts.sourceDir)))) return inProcess(opts);
+  if (!opts.redisUrl && (opts.force || !current || (!opts.window && !mayBeBuiltFrom(snapshotDir(opts.dataDir, current.snapshotId), current.sourceId, opts.sourceDir)))) return inProcess(opts);
   const sourceVersion = sourceFingerprint(opts.sourceDir);
   if (!opts.force && current && alreadyHolds(current.sourceId, sourceVersion, opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
   if (!opts.redisUrl) return inProcess(opts);
   return (await queued()).queueRun(opts, sourceVersion);
-}
-
-/**
- * Whether the published snapshot may have been built from exactly this source, judged without
- * reading it: false only when the snapshot recorded its source's files (with the fingerprint it
- * was published under) and this source's files differ from them in name or size, so their bytes
- * and the fingerprint differ too. Anything else is left to the hash.
- */
-export function mayHold(dataDir: string, current: Pick<Manifest, "snapshotId" | "sourceId">, sourceDir: string): boolean {
-  const record = readSourceRecord(snapshotDir(dataDir, current.snapshotId));
-  if (!record || fingerprintOf(record) !== current.sourceId) return true;
-  const files = sourceSizes(sourceDir);
-  return files.length === record.length && files.every((f, i) => f.path === record[i].path && f.size === record[i].size);
 }
 
 /** A run publishes the source's fingerprint as sourceId; a backfill appends `+fp@from..to`. */

@@ -8,7 +8,8 @@ import { SourceRejectedError, formatReject } from "../pipeline/sources/report.ts
 import type { Log } from "../pipeline/stages/context.ts";
 import { PortfolioNotFoundError, rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { pruneStore, readManifest } from "../pipeline/store/snapshots.ts";
+import { pruneStore, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
+import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
 import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
 import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
 import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
@@ -93,7 +94,7 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         const data = job.data as RunJobData | BackfillJobData;
         // A scheduled run carries no version: an unchanged nightly source republishes nothing.
         const current = readManifest(deps.dataDir);
-        if (job.name === "run" && !data.sourceVersion && current && current.sourceId === sourceFingerprint(data.sourceDir)) return { snapshotId: current.snapshotId, totalMs: 0 };
+        if (job.name === "run" && !data.sourceVersion && current && mayBeBuiltFrom(snapshotDir(deps.dataDir, current.snapshotId), current.sourceId, data.sourceDir) && current.sourceId === sourceFingerprint(data.sourceDir)) return { snapshotId: current.snapshotId, totalMs: 0 };
         // A scheduled run becomes a flow that every worker shares (this job only adds it), unless
         // the source only added days: then this job continues the published snapshot itself.
         if (job.name === "run" && !data.sourceVersion && flowByDefault() && !(await continuesPublished(deps.dataDir, data.sourceDir))) return await startFlow(deps, data.sourceDir);

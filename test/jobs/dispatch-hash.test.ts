@@ -1,5 +1,6 @@
-// An in-process run over a published store hashes the source before it starts only when the
-// published snapshot may hold that very source: when the snapshot's record of its source's files
+// An in-process run over a published store (and a worker's scheduled run) hashes the source
+// before it starts only when the published snapshot may hold that very source
+// (`mayBeBuiltFrom`): when the snapshot's record of its source's files
 // (the fingerprint it was published under) differs from the source in a file's name or size, the
 // bytes differ too, so the run starts at once and hashes while it works (2 s of a 7–8 s nightly
 // append at 5,000 × 25).
@@ -7,8 +8,8 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dispatchRun, mayHold } from "../../jobs/dispatch.ts";
-import { readSourceRecord } from "../../pipeline/sources/append-plan.ts";
+import { dispatchRun } from "../../jobs/dispatch.ts";
+import { mayBeBuiltFrom, readSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, snapshotDir, type Manifest } from "../../pipeline/store/snapshots.ts";
@@ -18,6 +19,8 @@ const silent = { info: () => undefined, warn: () => undefined };
 let dataDir = "";
 let source = "";
 let current: Manifest;
+/** `mayBeBuiltFrom` for the snapshot `m` names in `store`. */
+const mayHold = (store: string, m: Pick<Manifest, "snapshotId" | "sourceId">, dir: string) => mayBeBuiltFrom(snapshotDir(store, m.snapshotId), m.sourceId, dir);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "dispatch-hash-"));
