@@ -2,7 +2,7 @@
 // CLI and workers can all use it; reads are served from an in-memory mirror that is reloaded
 // whenever another process has written (a version file says so).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ApiKeyInfo, CatalogReader, CatalogWriter, RebalanceFailure, Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
 import { SCOPES } from "../catalog-types.ts";
@@ -33,6 +33,16 @@ interface Mirror {
 /** Presented keys remembered per mirror (see authenticate). */
 const AUTH_MEMO_MAX = 10_000;
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString());
+
+/**
+ * The transactions of this process on each catalog file, one after another. DuckDB's lock on the
+ * file is a POSIX record lock, which is held per process: it keeps other processes out, but a
+ * second open of the file in this process succeeds. Two transactions of one process at once (two
+ * Catalogs on one file, as a worker and a server in one process, or two writes through one) read
+ * and write beside each other: a reload could miss the other's commit and then overwrite its
+ * version file, so the mirror stayed stale for good (a failed rebalance read PENDING forever).
+ */
+const turns = new Map<string, Promise<unknown>>();
 
 const emptyMirror = (): Mirror => ({ users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map(), changedAt: new Map(), failures: new Map() });
 
@@ -72,6 +82,17 @@ export class Catalog implements CatalogReader, CatalogWriter {
   }
 
   private async runTx<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
+    const key = resolve(this.path);
+    const mine = (turns.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => this.runTxAlone(fn));
+    turns.set(key, mine);
+    try {
+      return await mine;
+    } finally {
+      if (turns.get(key) === mine) turns.delete(key);
+    }
+  }
+
+  private async runTxAlone<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
     let db: Awaited<ReturnType<typeof openDuck>> | undefined;
     // Another opener holds the file for one transaction or read at a time. On a loaded machine a
     // writer could lose all of 100 tries 50 ms apart (5 s) to readers polling the file, and a
