@@ -154,9 +154,7 @@ export function prefixSha256(file: string, n: number): string {
 const relPath = (dir: string, f: string) => relative(dir, f).split("\\").join("/");
 
 /** The fingerprint of hashed files (in `walk` order): what `sourceFingerprint` gives for them. */
-export const fingerprintOf = (files: readonly SourceFile[]) => combine(files);
-
-const combine = (files: readonly SourceFile[]) => {
+export const fingerprintOf = (files: readonly SourceFile[]) => {
   const h = createHash("sha256");
   for (const f of files) h.update(f.path).update("\0").update(f.sha256).update("\n");
   return h.digest("hex").slice(0, 16);
@@ -169,7 +167,7 @@ export async function sourceFilesAsync(dir: string): Promise<SourceFiles> {
     const t = await hashAsync(f);
     files.push({ path: relPath(dir, f), size: t.size, sha256: t.sha256 });
   }
-  return { id: combine(files), files };
+  return { id: fingerprintOf(files), files };
 }
 
 /** Every file of the source with its size, unhashed (`sha256` empty): read from the directory only. */
@@ -183,7 +181,7 @@ export async function sourceFingerprintAsync(dir: string): Promise<string> {
 }
 
 export function sourceFingerprint(dir: string): string {
-  return combine(walk(dir).map((f) => ({ path: relPath(dir, f), ...pick(hashSync(f)) })));
+  return fingerprintOf(walk(dir).map((f) => ({ path: relPath(dir, f), ...pick(hashSync(f)) })));
 }
 
 const pick = (t: Taken & { size: number }) => ({ size: t.size, sha256: t.sha256 });
