@@ -183,7 +183,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     let market: Promise<MarketFrames> | undefined;
     const early = async (s: StagedSource, written: Promise<void>) => {
       writing.push(written);
-      const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks") };
+      const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks"), keyOrdered: s.keyOrdered?.has("prices") };
       const indexSeries = has.benchmarks ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
       if (indexBenchmarksOnly(s.portfolios)) {
         benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);

@@ -62,7 +62,7 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
   // connection of its own while the source tables are written and the company ids assigned.
   let market: Promise<MarketFrames> | undefined;
   const clean = async (s: StagedSource, written: Promise<void>) => {
-    const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks") };
+    const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks"), keyOrdered: s.keyOrdered?.has("prices") };
     if (ctx.connect && !(indexBenchmarksOnly(s.portfolios) && has.ratings)) {
       market = loadMarketFrames(await ctx.connect(), has);
       market.catch(() => undefined); // awaited below

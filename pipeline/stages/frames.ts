@@ -35,24 +35,51 @@ export async function loadCompanies(conn: Conn): Promise<Company[]> {
   }));
 }
 
-/** Dates and tickers become integer indexes in SQL, so only numbers cross into JS per price. */
-export async function loadPanel(conn: Conn, table = "prices"): Promise<PricePanel> {
-  const [dates] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [string[]];
-  const [tickers] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
-  const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
-  await eachNumericChunk(
-    conn,
-    `with d as (select date, (row_number() over (order by date) - 1)::integer di from (select distinct date from ${table})),
-          t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti from (select distinct ticker from ${table}))
-     select di, ti, coalesce(adj_close, "close")::double from ${table} join d using (date) join t using (ticker)`,
-    3,
-    (cols, n) => {
-      const [di, ti, px] = cols as [Int32Array, Int32Array, Float64Array];
-      for (let k = 0; k < n; k++) close[ti[k]][di[k]] = px[k];
-    },
-  );
-  return { dates: dates ?? [], tickers: tickers ?? [], close };
+/**
+ * The close (adjusted where given) of every ticker on every date. Only numbers cross into JS per
+ * price: a date as its epoch day, a ticker as its index. `keyOrdered`: the table's storage order is
+ * (ticker, date) ascending, checked when it was staged (sources/load-table.ts); each ticker's rows
+ * are then one run, read off the per-ticker counts. Otherwise the ticker's index comes from an
+ * ENUM of the sorted tickers. At 5,000 × 25 (32 M prices, one DuckDB thread) 3.2 s and 4.5 s,
+ * against 7.4 s for the joins against numbered dates and tickers this replaced.
+ */
+export async function loadPanel(conn: Conn, table = "prices", opts: { keyOrdered?: boolean } = {}): Promise<PricePanel> {
+  const [dates = [], days = []] = (await columns(conn, `select strftime(d, '%Y-%m-%d'), (d - DATE '1970-01-01')::integer from (select distinct date as d from ${table}) order by d`)) as [string[], number[]];
+  const first = days[0] ?? 0;
+  const dateIndex = new Int32Array(days.length ? days[days.length - 1] - first + 1 : 0);
+  days.forEach((d, i) => (dateIndex[d - first] = i));
+  const priced = `(date - DATE '1970-01-01')::integer, coalesce(adj_close, "close")::double`;
+  if (opts.keyOrdered) {
+    const [tickers = [], counts = []] = (await columns(conn, `select ticker, count(*)::integer from ${table} group by ticker order by ticker`)) as [string[], number[]];
+    const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
+    let ti = -1;
+    let left = 0;
+    await eachNumericChunk(conn, `select ${priced} from ${table}`, 2, (cols, n) => {
+      const [day, px] = cols as [Int32Array, Float64Array];
+      for (let k = 0; k < n; k++) {
+        while (left === 0) left = counts[++ti];
+        close[ti][dateIndex[day[k] - first]] = px[k];
+        left--;
+      }
+    });
+    return { dates, tickers, close };
+  }
+  // A type of this connection's database, named for this read alone and dropped after it.
+  const type = `panel_tickers_${process.pid}_${panelReads++}`;
+  await conn.run(`create type ${type} as enum (select distinct ticker from ${table} where ticker is not null order by 1)`);
+  try {
+    const [tickers = []] = (await columns(conn, `select unnest(enum_range(null::${type}))`)) as [string[]];
+    const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
+    await eachNumericChunk(conn, `select enum_code(ticker::${type})::integer, ${priced} from ${table}`, 3, (cols, n) => {
+      const [ti, day, px] = cols as [Int32Array, Int32Array, Float64Array];
+      for (let k = 0; k < n; k++) close[ti[k]][dateIndex[day[k] - first]] = px[k];
+    });
+    return { dates, tickers, close };
+  } finally {
+    await conn.run(`drop type ${type}`);
+  }
 }
+let panelReads = 0;
 
 /**
  * The ratings in (date, ticker) order. Dates and tickers cross as integer indexes and the ratings
@@ -98,9 +125,10 @@ export async function loadIndexSeries(conn: Conn, table = "benchmarks"): Promise
 /** The frames but the companies: what can be read before the company ids are assigned. */
 export type MarketFrames = Omit<Frames, "companies">;
 
-export async function loadMarketFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean }, indexSeries?: Frames["indexSeries"]): Promise<MarketFrames> {
+/** `keyOrdered`: the staged prices are in (ticker, date) order (see loadPanel). */
+export async function loadMarketFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean; keyOrdered?: boolean }, indexSeries?: Frames["indexSeries"]): Promise<MarketFrames> {
   return {
-    panel: await loadPanel(conn),
+    panel: await loadPanel(conn, "prices", { keyOrdered: has.keyOrdered }),
     ratings: has.ratings ? await loadRatings(conn) : [],
     indexSeries: indexSeries ?? (has.benchmarks ? await loadIndexSeries(conn) : new Map()),
   };
