@@ -1,12 +1,14 @@
-// The enqueuing command's wait: polls the job (no event stream to lose when Redis restarts), shows
+// The enqueuing command's wait: polls the job (no event stream to lose when Redis restarts; the
+// queue's completion event only cuts a poll interval short), shows
 // its progress, and always ends — with the result, the job's failure, a timeout, or a clear word
 // that Redis lost the job. A job lost with Redis (restarted without persistence) is looked for in
 // the store first: its publish in the manifest's log means done; a live staging folder carrying its
 // id means a worker still computes it; otherwise it is enqueued again, once.
-import type { Job, Queue } from "bullmq";
+import { QueueEvents, type Job, type Queue } from "bullmq";
 import { liveStagings, readManifest, readMeta, type PublishKind } from "../pipeline/store/snapshots.ts";
 import type { Enqueued } from "./enqueue.ts";
 import type { JobProgress, JobResult } from "./job-types.ts";
+import { closeQuietly } from "./queue.ts";
 
 export class JobFailedError extends Error {
   /** For an HTTP caller (e.g. a GraphQL mutation waiting on its rebalance): the work upstream failed. */
@@ -55,6 +57,47 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 
 export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): Promise<JobResult> {
   const id = enq.job.id!;
+  const ended = jobEnded(queue, id);
+  try {
+    return await poll(queue, enq, opts, ended.next);
+  } finally {
+    await ended.close();
+  }
+}
+
+/**
+ * A wake-up when job `id` completes or fails, from the queue's event stream: the poll below reads
+ * the result at once instead of sitting out the rest of its interval (a quarter second on average,
+ * 4 % of a sample run). Only a wake-up: the poll decides, so an event lost with Redis costs one interval.
+ */
+function jobEnded(queue: Queue, id: string): { next: () => Promise<void>; close: () => Promise<void> } {
+  const events = new QueueEvents(queue.name, { connection: queue.opts.connection, prefix: queue.opts.prefix });
+  events.on("error", () => undefined); // Redis away: the poll says so
+  let wake = () => undefined as void;
+  let woken = new Promise<void>((res) => (wake = res));
+  const on = ({ jobId }: { jobId: string }) => jobId === id && wake();
+  events.on("completed", on);
+  events.on("failed", on);
+  return {
+    // the current wake-up, then a fresh one for the next interval
+    next: () => {
+      const p = woken;
+      p.then(() => (woken = new Promise<void>((res) => (wake = res))));
+      return p;
+    },
+    close: () => closeQuietly(events),
+  };
+}
+
+/** Waits `ms`, or less when `early` settles first. */
+async function nap(ms: number, early: Promise<void>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([new Promise<void>((res) => (timer = setTimeout(res, ms))), early]);
+  clearTimeout(timer);
+}
+
+async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () => Promise<void>): Promise<JobResult> {
+  const id = enq.job.id!;
   const deadline = Date.now() + opts.timeoutMs;
   let lastNote = "";
   const note = (line: string) => {
@@ -88,7 +131,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
         await within(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
       } else throw new JobLostError(`job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was published by it — run the command again`);
       lastState = "lost";
-      await sleep(opts.pollMs ?? 500);
+      await nap(opts.pollMs ?? 500, ended());
       continue;
     }
     lastState = state;
@@ -110,7 +153,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
       lastProgress = JSON.stringify(p);
       opts.onProgress?.(p);
     }
-    await sleep(opts.pollMs ?? 500);
+    await nap(opts.pollMs ?? 500, ended());
   }
 }
 

@@ -5,12 +5,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Job, Worker } from "bullmq";
+import { Worker as BullWorker, type Job, type Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { dispatchRun, JobFailedError, JobLostError, JobTimeoutError } from "../../jobs/dispatch.ts";
-import { pipelineQueue } from "../../jobs/queue.ts";
+import { pipelineQueue, redisConnection } from "../../jobs/queue.ts";
+import { awaitJob } from "../../jobs/await-job.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { gatherStatus } from "../../jobs/status.ts";
@@ -111,4 +112,21 @@ describe("waiting on a queued job", () => {
     expect(err.message).toContain(`the published snapshot is unchanged (${good.meta.id})`);
     expect(readManifest(dataDir)!.snapshotId).toBe(good.meta.id);
   }, 60_000);
+
+  it("returns as soon as the job completes, not at the poll after it (the queue's event wakes the wait)", async () => {
+    const prefix = `${prefixBase}-woken`;
+    const q = pipelineQueue(REDIS, prefix);
+    const worker = new BullWorker(q.name, async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { snapshotId: "s-1", totalMs: 300 };
+    }, { connection: redisConnection(REDIS), prefix });
+    workers.push(worker);
+    const job = await q.add("run", {}, { jobId: "woken-1" });
+    const t0 = Date.now();
+    // One poll a minute: only the completion event can end this wait within seconds.
+    const result = await awaitJob(q, { job, joined: false, sinceVersion: 0 }, { dataDir: mkdtempSync(join(tmpdir(), "wait-")), kind: "run", timeoutMs: 120_000, pollMs: 60_000, reenqueue: () => q.add("run", {}, { jobId: "woken-1" }) });
+    expect(result).toEqual({ snapshotId: "s-1", totalMs: 300 });
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    await q.close();
+  }, 90_000);
 });
