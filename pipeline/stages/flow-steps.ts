@@ -121,7 +121,8 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
       await writeBenchmarkTables(ctx, list, states);
       benchmarks = list.length;
     }
-    const ranges = started?.ranges ?? tickerRanges(await sortedKeys(ctx.conn, "prices", "ticker"), ctx.tickersPerPartition);
+    // the panel's tickers are the prices' distinct tickers in order: no second pass over 32 M rows
+    const ranges = started?.ranges ?? tickerRanges(frames.panel.tickers, ctx.tickersPerPartition);
     if (!started) await analytics?.(ranges);
     plan = {
       counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, benchmarks },
