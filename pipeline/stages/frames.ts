@@ -35,6 +35,9 @@ export async function loadCompanies(conn: Conn): Promise<Company[]> {
   }));
 }
 
+/** Panel reads so far in this process: names their ENUM types apart. */
+let panelReads = 0;
+
 /**
  * The close (adjusted where given) of every ticker on every date. Only numbers cross into JS per
  * price: a date as its epoch day, a ticker as its index. `keyOrdered`: the table's storage order is
@@ -79,7 +82,6 @@ export async function loadPanel(conn: Conn, table = "prices", opts: { keyOrdered
     await conn.run(`drop type ${type}`);
   }
 }
-let panelReads = 0;
 
 /**
  * The ratings in (date, ticker) order. Dates and tickers cross as integer indexes and the ratings
