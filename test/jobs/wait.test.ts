@@ -1,6 +1,7 @@
 // The enqueuing side never waits forever: no worker → a timeout naming the job and saying no worker
 // is connected; no Redis → a clear failure within the timeout; a job that fails for good says why
-// and that the published snapshot is unchanged.
+// and that the published snapshot is unchanged; a job that completes is read at once, not at the
+// next poll.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
