@@ -12,7 +12,7 @@ import { benchmarksStage, indexBenchmarksOnly, portfoliosStage } from "../pipeli
 import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
 import type { BenchmarkResult, PortfolioResult } from "../pipeline/store/model.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { openDuck } from "../pipeline/store/duck.ts";
+import { openStagingDuck } from "../pipeline/store/duck.ts";
 import { discardStaging, newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -113,7 +113,7 @@ async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: Stage
   const out = stagingDir(opts.dataDir, id, opts.job);
   let lease: { stop(): void } | null = null;
   // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
-  const db = await openDuck(":memory:", { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB", temp_directory: `${out}.tmp` });
+  const db = await openStagingDuck(out, { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB" });
   const workers = opts.workers ?? defaultWorkers();
   const pool = new PartitionPool(workers);
   // Every source with more than one company runs partition jobs: the threads load their modules
