@@ -186,7 +186,7 @@ export function pruneSnapshots(dataDir: string, manifest: Manifest, times: Prune
   const removed: string[] = [];
   for (const name of readdirSync(dir)) {
     const staging = name.startsWith(STAGING);
-    // A staging folder's siblings (`<folder>.tmp`: DuckDB's spill files; `<folder>.flow`: a flow's
+    // A staging folder's siblings (`<folder>.tmp`: the run's DuckDB file and spill files; `<folder>.flow`: a flow's
     // files set aside while it publishes) live and die with its run: ids have no dots.
     const id = name.slice(STAGING.length).split(".")[0];
     const dead = staging ? !isAlive(stagingBeat(dataDir, id), staleMs) : !keep.has(name);
