@@ -5,8 +5,8 @@ import type { Log } from "../pipeline/stages/context.ts";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { ManifestMovedError, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
-import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { ManifestMovedError, readManifest, snapshotDir, type Manifest } from "../pipeline/store/snapshots.ts";
+import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
 import { jobId, versionOf, type JobResult } from "./job-types.ts";
 import { catalogLookup } from "./reapply.ts";
@@ -45,15 +45,15 @@ export const DEFAULT_TIMEOUT_MS = 3_600_000;
 
 export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult> {
   const current = readManifest(opts.dataDir);
-  // In process with nothing to compare against, or a source whose files the published snapshot
-  // cannot be built from (other names or sizes), the run hashes the source itself while DuckDB
-  // works; hashing it here first would hold the run back by as long (2 s for 2 GB: a fifth of a
-  // nightly append at 5,000 × 25).
-  if (!opts.redisUrl && (opts.force || !current || (!opts.window && !mayBeBuiltFrom(snapshotDir(opts.dataDir, current.snapshotId), current.sourceId, opts.sourceDir)))) return inProcess(opts);
-  const sourceVersion = sourceFingerprint(opts.sourceDir);
-  if (!opts.force && current && alreadyHolds(current.sourceId, sourceVersion, opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
+  // Only a published snapshot that may hold this very source (same names and sizes; a backfill's
+  // window) needs the source's hash before anything starts, to see that nothing is to be done.
+  // Otherwise the run hashes the source itself while DuckDB works (what the snapshot records), and
+  // a queued run's jobs are named by the files' stamp (names, sizes, modification times): hashing
+  // 2 GB first would hold every run back by as long (2 s at 5,000 × 25: a fifth of a nightly append).
+  const mayHold = (m: Manifest) => opts.window !== undefined || mayBeBuiltFrom(snapshotDir(opts.dataDir, m.snapshotId), m.sourceId, opts.sourceDir);
+  if (!opts.force && current && mayHold(current) && alreadyHolds(current.sourceId, sourceFingerprint(opts.sourceDir), opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
   if (!opts.redisUrl) return inProcess(opts);
-  return (await queued()).queueRun(opts, sourceVersion);
+  return (await queued()).queueRun(opts, sourceStamp(opts.sourceDir));
 }
 
 /** A run publishes the source's fingerprint as sourceId; a backfill appends `+fp@from..to`. */

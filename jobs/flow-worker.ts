@@ -4,7 +4,7 @@
 // names no process (a flow has many, on many machines), so prune judges it by age alone and
 // spares the folder between jobs for the stale time (2 minutes).
 import { writeSourceRecord } from "../pipeline/sources/append-plan.ts";
-import { sourceFilesAsync } from "../pipeline/sources/fingerprint.ts";
+import { sourceFilesAsync, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
@@ -43,6 +43,8 @@ interface RunRecord {
   baseVersion: number;
   ingestMs: number;
   startedAt: number;
+  /** The fingerprint of the source's bytes as ingest read them: the snapshot's sourceId. */
+  sourceId: string;
 }
 const recordPath = (out: string) => join(out, ".flow", "run.json");
 
@@ -217,6 +219,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     await addChildren(job, deps, out, { analytics: plan.ranges });
   } else {
     const t0 = performance.now();
+    let sourceId = "";
     // The folder is this flow's own (named by its run id); the fundamentals job writes into it too.
     mkdirSync(out, { recursive: true });
     const base = readManifest(deps.dataDir);
@@ -239,18 +242,23 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
       // compute them while this job assigns the company ids and writes the plan.
       // The source's files are hashed while DuckDB stages them (this thread waits on DuckDB most of
       // that time), not after: 1.5 s at 5,000 x 25 that the job no longer ends with.
+      // The hash is what the snapshot records as its source (the jobs are named by the files' stamp).
+      const stamp = sourceStamp(data.sourceDir);
       const hashed = sourceFilesAsync(data.sourceDir);
       hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
       plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), (ranges) => addChildren(job, deps, out, { analytics: ranges }));
-      // What a later nightly append compares its source with: only when it is the flow's version.
       const files = await hashed;
-      if (files.id === data.sourceVersion) writeSourceRecord(out, files.files);
+      // A file written while it was read: neither the tables nor the hash are of one version (retried).
+      if (sourceStamp(data.sourceDir) !== stamp) throw new Error(`the source ${data.sourceDir} changed while the run read it (a file's size or modification time moved)`);
+      sourceId = files.id;
+      // What a later nightly append compares its source with.
+      writeSourceRecord(out, files.files);
     } finally {
       lease?.stop();
       db.close();
       rmSync(`${out}.tmp`, { recursive: true, force: true });
     }
-    const record: RunRecord = { ingestJob: job.timestamp, baseVersion: base?.version ?? 0, ingestMs: Math.round(performance.now() - t0), startedAt: job.timestamp };
+    const record: RunRecord = { ingestJob: job.timestamp, baseVersion: base?.version ?? 0, ingestMs: Math.round(performance.now() - t0), startedAt: job.timestamp, sourceId };
     writeFileSync(recordPath(out), JSON.stringify(record));
   }
   // The backtests read companies.parquet (with ids) and the plan: added last, for this worker
@@ -283,7 +291,7 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
   const meta: SnapshotMeta = {
     id: newSnapshotId(),
     createdAt: new Date().toISOString(),
-    sourceId: data.sourceVersion,
+    sourceId: record.sourceId,
     sourceDir: resolve(data.sourceDir),
     lastPriceDate: plan.lastPriceDate,
     counts: { companies: plan.counts.companies, priceDates: plan.counts.priceDates, ratings: plan.counts.ratings, portfolios: plan.portfolioIds.length, benchmarks: plan.counts.benchmarks },

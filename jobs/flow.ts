@@ -14,7 +14,7 @@ import { JOB_DEFAULTS } from "./queue.ts";
 
 export interface FlowData {
   sourceDir: string;
-  /** sourceFingerprint(sourceDir) when enqueued; names the jobs and the staging folder. */
+  /** sourceStamp(sourceDir) when enqueued; names the jobs and the staging folder (the snapshot records the fingerprint ingest takes). */
   sourceVersion: string;
   /**
    * This flow's own id (enqueue time + random), the same in all its jobs. A flow added again after

@@ -13,7 +13,7 @@ export const WHOLE = "all";
 
 export interface RunJobData {
   sourceDir: string;
-  /** sourceFingerprint(sourceDir) when enqueued; absent for scheduled runs (computed when taken). */
+  /** sourceStamp(sourceDir) when enqueued (names the job); absent for scheduled runs (decided when taken). */
   sourceVersion?: string;
   partition?: string;
 }
@@ -45,7 +45,7 @@ export interface JobProgress {
 }
 
 /**
- * `stage.sourceVersion.partition`, e.g. `run.3f9a….all`, `backfill.3f9a…_2024-01-01_2024-01-31.all`,
+ * `stage.sourceVersion.partition`, e.g. `run.s3f9a….all`, `backfill.s3f9a…_2024-01-01_2024-01-31.all`,
  * `rebalance.8c1e….portfolio-42`. BullMQ refuses ':' in custom ids; anything outside [\w@-] becomes '_'.
  */
 export function jobId(stage: Stage, sourceVersion: string, partition: string = WHOLE): string {

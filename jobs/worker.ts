@@ -10,7 +10,7 @@ import { PortfolioNotFoundError, rebalanceOne } from "../pipeline/stages/rebalan
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { pruneStore, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
 import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
-import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
+import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
 import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
 import { catalogLookup } from "./reapply.ts";
@@ -57,7 +57,7 @@ function progressReporter(job: Job, onStage: (s: string) => void) {
 
 /** Adds the run's flow (or joins an equal one queued or running); the flow publishes on its own. */
 async function startFlow(deps: WorkerDeps, sourceDir: string): Promise<{ done: string }> {
-  const sourceVersion = sourceFingerprint(sourceDir);
+  const sourceVersion = sourceStamp(sourceDir);
   const id = runFlowIds(sourceVersion).parent;
   const queue = pipelineQueue(deps.redisUrl, deps.prefix);
   try {

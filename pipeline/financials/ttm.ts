@@ -13,25 +13,31 @@ const quarterIndex = (p: Period) => p.fiscalYear * 4 + Number(p.fiscalPeriod.sli
  */
 export function ttmPeriods(s: Statement, quarters: Period[]): Period[] {
   const byIndex = new Map(quarters.map((q) => [quarterIndex(q), q]));
+  const items = s === "balance" ? [] : ITEMS[s];
   const out: Period[] = [];
   for (const last of quarters) {
     const i = quarterIndex(last);
-    const run = [i - 3, i - 2, i - 1, i].map((k) => byIndex.get(k));
-    if (run.some((q) => q === undefined)) continue;
-    const four = run as Period[];
+    const q0 = byIndex.get(i - 3);
+    const q1 = byIndex.get(i - 2);
+    const q2 = byIndex.get(i - 1);
+    const q3 = byIndex.get(i);
+    if (!q0 || !q1 || !q2 || !q3) continue;
     const row: FinancialRow = { ...last.row, "Fiscal Period": "TTM" };
-    if (s !== "balance") for (const k of ITEMS[s]) row[k] = sum(four.map((q) => q.row[k] as number | null), TOTALS.has(k));
+    // four arguments, not an array per line: this runs for every line of every quarter
+    for (const k of items) row[k] = sum(q0.row[k] as number | null, q1.row[k] as number | null, q2.row[k] as number | null, q3.row[k] as number | null, TOTALS.has(k));
     out.push({
       ...last,
       // Restated when any of its quarters was.
-      restatedDate: four.reduce<string | null>((m, q) => (q.restatedDate !== null && (m === null || q.restatedDate > m) ? q.restatedDate : m), null),
+      restatedDate: [q0, q1, q2, q3].reduce<string | null>((m, q) => (q.restatedDate !== null && (m === null || q.restatedDate > m) ? q.restatedDate : m), null),
       row,
     });
   }
   return out;
 }
 
-function sum(xs: (number | null)[], total: boolean): number | null {
-  if (total ? xs.some((x) => x === null) : xs.every((x) => x === null)) return null;
-  return xs.reduce<number>((a, x) => a + (x ?? 0), 0);
+function sum(a: number | null, b: number | null, c: number | null, d: number | null, total: boolean): number | null {
+  const nulls = +(a === null) + +(b === null) + +(c === null) + +(d === null);
+  if (total ? nulls > 0 : nulls === 4) return null;
+  // from 0, in the order the quarters ran (the same sum, to the last bit, as a reduce over them)
+  return 0 + (a ?? 0) + (b ?? 0) + (c ?? 0) + (d ?? 0);
 }

@@ -42,6 +42,10 @@ interface Taken {
 // source's bytes once, not once each.
 const taken = new Map<string, Taken>();
 
+/** Bytes of source files this process has hashed (a test's check that a command read none). */
+let hashed = 0;
+export const hashedBytes = () => hashed;
+
 const signature = (f: string) => {
   const s = statSync(f);
   return { key: JSON.stringify([f, s.size, s.mtimeMs, s.ino]), size: s.size };
@@ -55,6 +59,7 @@ function hasher() {
   return {
     update(chunk: Buffer) {
       let off = 0;
+      hashed += chunk.length;
       while (off < chunk.length) {
         const next = (Math.floor(at / CHECKPOINT) + 1) * CHECKPOINT;
         const n = Math.min(chunk.length - off, next - at);
@@ -178,6 +183,21 @@ export function sourceSizes(dir: string): SourceFile[] {
 /** `sourceFingerprint`, the files read asynchronously (shared with a `sourceFilesAsync` of the same files under way). */
 export async function sourceFingerprintAsync(dir: string): Promise<string> {
   return (await sourceFilesAsync(dir)).id;
+}
+
+/**
+ * The source's stamp: its files' paths, sizes and modification times, hashed. It reads only the
+ * directory, so a queued run is named by it at once (the same files unchanged: the same job ids, and
+ * a second command joins the first run); what a snapshot records is the fingerprint of the bytes,
+ * which the run takes while it stages them. Never equal to a fingerprint (it starts with `s`).
+ */
+export function sourceStamp(dir: string): string {
+  const h = createHash("sha256");
+  for (const f of walk(dir)) {
+    const s = statSync(f);
+    h.update(relPath(dir, f)).update("\0").update(`${s.size} ${s.mtimeMs}`).update("\n");
+  }
+  return `s${h.digest("hex").slice(0, 15)}`;
 }
 
 export function sourceFingerprint(dir: string): string {

@@ -37,16 +37,21 @@ export async function stageFinancialTables(conn: Conn, byTicker: Iterable<[strin
   for (const s of FINANCIAL_STATEMENTS) {
     const keys = financialKeys(s);
     const kinds = keys.map(kindOf);
+    // One array for every row: appendTable has read a row's cells before it asks for the next, and
+    // a new array per row was a quarter of a financials job's allocations (young-generation GC).
+    const out: Cell[] = new Array<Cell>(3 + keys.length).fill(null);
     function* cells(): Generator<Cell[]> {
       for (const [ticker, fin] of list) {
         for (const type of TYPES) {
           const rowsOf = fin[type][s];
           for (let i = 0; i < rowsOf.length; i++) {
             const r = rowsOf[i];
-            const out: Cell[] = [ticker, type, i];
+            out[0] = ticker;
+            out[1] = type;
+            out[2] = i;
             for (let k = 0; k < keys.length; k++) {
               const v = r[keys[k]];
-              out.push(v === null || v === undefined ? null : kinds[k] === "ratio" ? Number(v) : v);
+              out[3 + k] = v === null || v === undefined ? null : kinds[k] === "ratio" ? Number(v) : v;
             }
             yield out;
           }

@@ -6,7 +6,10 @@ import { ident, lit, type Conn } from "./duck.ts";
 export type ColKind = "varchar" | "double" | "integer" | "date" | "boolean";
 export type Cell = string | number | boolean | null;
 
-/** Creates `table` with `cols` (dates staged as text, cast on export) and appends `rowsIn`. */
+/**
+ * Creates `table` with `cols` (dates staged as text, cast on export) and appends `rowsIn`. A row's
+ * cells are read before the next row is asked for, so a generator may yield one array each time.
+ */
 export async function appendTable(conn: Conn, table: string, cols: [string, ColKind][], rowsIn: Iterable<Cell[]>): Promise<number> {
   const ddl = cols.map(([n, k]) => `${ident(n)} ${k === "date" ? "varchar" : k}`).join(", ");
   await conn.run(`create or replace table ${ident(table)} (${ddl})`);

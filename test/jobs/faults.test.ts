@@ -102,7 +102,7 @@ for (const persist of [false, true]) {
         const id = /published snapshot (\S+)/.exec(said)?.[1];
         expect(readManifest(dataDir)?.snapshotId).toBe(id);
         // The run went through the flow (the default queued run): its parent published it.
-        expect(readManifest(dataDir)!.log![0].job).toMatch(/^publish\.[0-9a-f]{16}\.all$/);
+        expect(readManifest(dataDir)!.log![0].job).toMatch(/^publish\.s[0-9a-f]{15}\.all$/);
         expect(await differingTables(reference, snapshotDir(dataDir, id!))).toEqual([]);
       } else {
         expect(code).toBe(2);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
+import { sourceFingerprint, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import { addFlowChildren, addRunFlow, AFFINITY_MS, newFlowRun, RANGE_PRIORITY, runFlowIds } from "../../jobs/flow.ts";
 import { leaveBacktest } from "../../jobs/flow-worker.ts";
@@ -54,7 +54,9 @@ describe("a run as a flow", () => {
     const r = await dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true, progress: (_s, done) => progress.push(done) });
     expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
     expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
-    const ids = runFlowIds(sourceFingerprint(source));
+    // The jobs are named by the source's stamp; the snapshot records the fingerprint of its bytes.
+    const ids = runFlowIds(sourceStamp(source));
+    expect(readMeta(dataDir, r.snapshotId).sourceId).toBe(sourceFingerprint(source));
     const all = [...completed(a), ...completed(b)];
     // One ingest, one fundamentals split, one publish (the parent, published under its id), 6 ticker
     // ranges for the stock metrics and 6 for the financials, one backtest per portfolio.
@@ -108,7 +110,7 @@ describe("a run as a flow", () => {
       // The job the scheduler adds at each tick (jobs/schedule.ts): name `run`, data { sourceDir }.
       await queue.add("run", { sourceDir: source }, { jobId: "run.nightly-tick.all" });
       const published = await waitFor("the flow's publish", () => readManifest(dataDir), 120_000, 200);
-      const ids = runFlowIds(sourceFingerprint(source));
+      const ids = runFlowIds(sourceStamp(source));
       expect(published.log![0].job).toBe(ids.parent);
       expect(completed(w)).toEqual(expect.arrayContaining(["run.nightly-tick.all", ids.ingest, ids.fundamentals, ids.parent]));
       expect(await differingTables(reference, snapshotDir(dataDir, published.snapshotId))).toEqual([]);
@@ -123,7 +125,7 @@ describe("a run as a flow", () => {
     const prefix = `${prefixBase}-twice`;
     const queue = pipelineQueue(REDIS, prefix);
     try {
-      const data = { sourceDir: source, sourceVersion: sourceFingerprint(source) };
+      const data = { sourceDir: source, sourceVersion: sourceStamp(source) };
       const [p1, p2] = await Promise.all([addRunFlow(queue, data), addRunFlow(queue, data)]);
       await addRunFlow(queue, data);
       const ids = runFlowIds(data.sourceVersion);
@@ -163,7 +165,7 @@ describe("a run as a flow", () => {
     const { dataDir, env, workers: [a, b], catalog } = await workersOn("index", 2);
     const r = await dispatchRun({ dataDir, sourceDir: indexOnly, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
     expect(await differingTables(expected, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
-    const ids = runFlowIds(sourceFingerprint(indexOnly));
+    const ids = runFlowIds(sourceStamp(indexOnly));
     // job id → [created, finished] (ms), from both workers
     const times = new Map([...a.out, ...b.out].filter((l) => l.startsWith("TIMES ")).map((l) => { const [, id, created, finished] = l.split(" "); return [id, [Number(created), Number(finished)]] as const; }));
     const analytics = [...times].filter(([id]) => id.startsWith("analytics."));
@@ -243,7 +245,7 @@ describe("a run as a flow", () => {
     const blocker = join(dataDir, `manifest.json.${pid}.tmp`);
     mkdirSync(blocker);
     const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
-    const ids = runFlowIds(sourceFingerprint(source));
+    const ids = runFlowIds(sourceStamp(source));
     await waitFor("the publish's first attempt failing", () => w.err.some((l) => l.includes("pipeline job failed") && l.includes(ids.parent)), 90_000, 20);
     expect(w.err.find((l) => l.includes("pipeline job failed") && l.includes(ids.parent))).toMatch(/EISDIR/);
     // Nothing published, and the staging folder is whole with the flow's files back in it.

@@ -16,6 +16,7 @@ import { awaitJob } from "../../jobs/await-job.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { gatherStatus } from "../../jobs/status.ts";
+import { hashedBytes, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { freePort, silent, cleanUpQueues } from "./jobs-fixture.ts";
 
@@ -35,12 +36,16 @@ describe("waiting on a queued job", () => {
     const { dataDir, catalog } = await store();
     const prefix = `${prefixBase}-noworker`;
     const notes: string[] = [];
+    const sourceDir = writeTinySource();
+    const hashed = hashedBytes();
     const t0 = Date.now();
-    const err = await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 2_000, note: (l) => notes.push(l) }).catch((e) => e);
+    const err = await dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 2_000, note: (l) => notes.push(l) }).catch((e) => e);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(err).toBeInstanceOf(JobTimeoutError);
     // The run is a flow: its parent (publish) waits for its first children, ingest and the fundamentals split.
-    expect(err.message).toMatch(/^gave up waiting for job publish\.[0-9a-f]{16}\.all after 2 s \(last seen waiting-children\)/);
+    // Its jobs are named by the source's stamp: the command read none of the source's bytes.
+    expect(err.message).toMatch(new RegExp(`^gave up waiting for job publish\\.${sourceStamp(sourceDir)}\\.all after 2 s \\(last seen waiting-children\\)`));
+    expect(hashedBytes()).toBe(hashed);
     expect(notes.some((n) => /no pipeline worker is connected/.test(n))).toBe(true);
     const q = pipelineQueue(REDIS, prefix);
     expect(await q.getJobCounts("waiting", "waiting-children")).toEqual({ waiting: 2, "waiting-children": 1 });
@@ -108,7 +113,7 @@ describe("waiting on a queued job", () => {
     const err = await dispatchRun({ dataDir, sourceDir: bad, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 30_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(JobFailedError);
     // The flow's ingest child rejected the source at once (not retried); the parent names it.
-    expect(err.message).toMatch(/^job publish\.[0-9a-f]{16}\.all failed for good: its child job ingest\.[0-9a-f]{16}\.all failed after 1 attempt\(s\): source rejected: 1 problem/);
+    expect(err.message).toMatch(/^job publish\.s[0-9a-f]{15}\.all failed for good: its child job ingest\.s[0-9a-f]{15}\.all failed after 1 attempt\(s\): source rejected: 1 problem/);
     expect(err.message).toMatch(/total_rating/);
     expect(err.message).toContain(`the published snapshot is unchanged (${good.meta.id})`);
     expect(readManifest(dataDir)!.snapshotId).toBe(good.meta.id);
