@@ -21,7 +21,7 @@ import { openDuck, openStagingDuck } from "../pipeline/store/duck.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
 import { newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingBeat, stagingPath, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
-import { addFlowChildren, AFFINITY_MS, FLOW_JOBS, type FlowChildren, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
+import { addFlowChildren, AFFINITY_MS, affinityWindowMs, FLOW_JOBS, type FlowChildren, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
 import type { JobResult } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -98,7 +98,7 @@ function lastFailure(job: Job, e: unknown): boolean {
 const WORKER = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 
 /**
- * A backtest whose universe another live worker holds is left to it for a while (AFFINITY_MS from
+ * A backtest whose universe another live worker holds is left to it for a while (its affinityMs from
  * its creation): put back as delayed, and this worker takes the next job. After that, or when the
  * job names no worker, any worker runs it.
  */
@@ -109,8 +109,8 @@ async function leaveToAffinity(job: Job, out: string, token: string | undefined)
 }
 
 /** Whether this worker leaves a backtest to the worker its data names (see leaveToAffinity). */
-export function leaveBacktest(data: Pick<BacktestData, "affinity">, here: { worker: string; holdsUniverse: boolean; ageMs: number }): boolean {
-  return !!data.affinity && data.affinity !== here.worker && !here.holdsUniverse && here.ageMs <= AFFINITY_MS;
+export function leaveBacktest(data: Pick<BacktestData, "affinity" | "affinityMs">, here: { worker: string; holdsUniverse: boolean; ageMs: number }): boolean {
+  return !!data.affinity && data.affinity !== here.worker && !here.holdsUniverse && here.ageMs <= (data.affinityMs ?? AFFINITY_MS);
 }
 
 export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progress, token?: string): Promise<JobResult | { done: string }> {
@@ -118,7 +118,10 @@ export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progres
   const ids = runFlowIds(data.sourceVersion);
   const stagingId = flowStagingId(data);
   const out = stagingPath(deps.dataDir, stagingId);
-  if (job.name === FLOW_JOBS.backtest && (await leaveToAffinity(job, out, token))) throw new DelayedError();
+  if (job.name === FLOW_JOBS.backtest && (await leaveToAffinity(job, out, token))) {
+    deps.log.info({ job: job.id, ageMs: Date.now() - job.timestamp }, "backtest left to the worker holding its universe");
+    throw new DelayedError();
+  }
   // A leftover child of a flow that failed or was lost does nothing but clear its folder.
   if (job.name !== FLOW_JOBS.parent && (await flowGone(job, deps))) {
     dropStaging(deps, stagingId, out, "its flow failed or was lost", job);
@@ -263,7 +266,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
   }
   // The backtests read companies.parquet (with ids) and the plan: added last, for this worker
   // when it holds the universe they read.
-  await addChildren(job, deps, out, { portfolioIds: plan.portfolioIds, ...(holdsUniverse(out) ? { affinity: WORKER } : {}) });
+  await addChildren(job, deps, out, { portfolioIds: plan.portfolioIds, ...(holdsUniverse(out) ? { affinity: WORKER, affinityMs: affinityWindowMs(plan.counts.companies, plan.counts.priceDates) } : {}) });
   deps.log.info({ job: job.id, partitions: plan.ranges.length, portfolios: plan.portfolioIds.length }, "run staged; partition jobs added");
   return { done: job.id! };
 }

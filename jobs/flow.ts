@@ -37,6 +37,8 @@ export interface BacktestData extends FlowData {
    * ~13 s to load at 5,000 × 25; the backtest ~0.2 s there), then runs it itself.
    */
   affinity?: string;
+  /** For how long from its creation (`affinityWindowMs`; AFFINITY_MS when absent). */
+  affinityMs?: number;
 }
 
 export const FLOW_JOBS = { parent: "publish", ingest: "ingest", fundamentals: "fundamentals", financials: "financials", analytics: "analytics", backtest: "backtest" } as const;
@@ -94,8 +96,17 @@ export async function addRunFlow(queue: Queue, source: Omit<FlowData, "run">): P
 /** BullMQ priority of the stock-metric and financials jobs (1 is the highest; none comes before any). */
 export const RANGE_PRIORITY = 1;
 
-/** How long a backtest waits for the worker that holds its run's universe before another takes it. */
+/** How long a backtest waits for the worker that holds its run's universe before another takes it, at most. */
 export const AFFINITY_MS = 10_000;
+
+/**
+ * How long a run's backtests wait for the worker holding its universe: no longer than another worker
+ * would take to load the universe itself (~0.4 µs per company and price date here: 13 s at
+ * 5,000 × 25, 0.55 s on the sample), and at most AFFINITY_MS. While a backtest waits, the other
+ * workers may take it again and again (each time they put it back): on the sample two workers, idle
+ * but for that, once passed it back and forth for 4 s.
+ */
+export const affinityWindowMs = (companies: number, priceDates: number) => Math.min(AFFINITY_MS, Math.ceil((companies * priceDates * 4) / 10_000));
 
 /**
  * Partitions of a run added under its parent (by the ingest and fundamentals jobs). Equal ids are one
@@ -105,8 +116,9 @@ export const AFFINITY_MS = 10_000;
 export interface FlowChildren {
   analytics?: TickerRange[];
   portfolioIds?: string[];
-  /** The worker holding the universe the backtests read (BacktestData.affinity). */
+  /** The worker holding the universe the backtests read, and for how long they wait for it (BacktestData). */
   affinity?: string;
+  affinityMs?: number;
   financials?: number;
   done: { analytics(r: TickerRange): boolean; backtest(id: string): boolean; financials(part: number): boolean };
 }
@@ -119,7 +131,7 @@ export async function addFlowChildren(queue: Queue, parent: { id: string; queueK
   // ingest) is taken before the next of the many range jobs.
   const ranged: JobsOptions = { ...opts, priority: RANGE_PRIORITY };
   const jobs = [
-    ...(c.portfolioIds ?? []).filter((id) => !c.done.backtest(id)).map((portfolioId) => ({ name: FLOW_JOBS.backtest, data: { ...data, portfolioId, ...(c.affinity ? { affinity: c.affinity } : {}) } satisfies BacktestData, opts: { ...opts, jobId: ids.backtest(portfolioId) } })),
+    ...(c.portfolioIds ?? []).filter((id) => !c.done.backtest(id)).map((portfolioId) => ({ name: FLOW_JOBS.backtest, data: { ...data, portfolioId, ...(c.affinity ? { affinity: c.affinity, ...(c.affinityMs !== undefined ? { affinityMs: c.affinityMs } : {}) } : {}) } satisfies BacktestData, opts: { ...opts, jobId: ids.backtest(portfolioId) } })),
     ...(c.analytics ?? []).filter((r) => !c.done.analytics(r)).map((range) => ({ name: FLOW_JOBS.analytics, data: { ...data, range } satisfies AnalyticsData, opts: { ...ranged, jobId: ids.analytics(range) } })),
     ...Array.from({ length: c.financials ?? 0 }, (_, part) => part).filter((part) => !c.done.financials(part)).map((part) => ({ name: FLOW_JOBS.financials, data: { ...data, part } satisfies FinancialsData, opts: { ...ranged, jobId: ids.financials(part) } })),
   ];

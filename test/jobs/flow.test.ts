@@ -11,7 +11,7 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { sourceFingerprint, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
-import { addFlowChildren, addRunFlow, AFFINITY_MS, newFlowRun, RANGE_PRIORITY, runFlowIds } from "../../jobs/flow.ts";
+import { addFlowChildren, addRunFlow, AFFINITY_MS, affinityWindowMs, newFlowRun, RANGE_PRIORITY, runFlowIds } from "../../jobs/flow.ts";
 import { leaveBacktest } from "../../jobs/flow-worker.ts";
 import { Worker } from "bullmq";
 import { pipelineQueue } from "../../jobs/queue.ts";
@@ -214,9 +214,9 @@ describe("a run as a flow", () => {
       const ranges = [0, 1, 2].map((part) => ({ part, from: null, to: null }));
       // The range jobs first (as ingest adds them), the backtests after them, naming the ingest worker.
       await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { analytics: ranges, financials: 2, done: none });
-      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { portfolioIds: ["1001", "1002"], affinity: "ingest-worker", done: none });
+      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { portfolioIds: ["1001", "1002"], affinity: "ingest-worker", affinityMs: 771, done: none });
       const backtest = (await queue.getJob(runFlowIds("v-order").backtest("1001")))!;
-      expect(backtest.data.affinity).toBe("ingest-worker");
+      expect(backtest.data).toMatchObject({ affinity: "ingest-worker", affinityMs: 771 });
       expect((await queue.getJob(runFlowIds("v-order").analytics(ranges[0])))!.opts.priority).toBe(RANGE_PRIORITY);
       worker = new Worker(queue.name, async (job) => void taken.push(job.id!), { connection: queue.opts.connection, prefix, concurrency: 1 });
       await waitFor("every child taken", async () => (taken.length === 7 ? true : undefined), 30_000, 50);
@@ -227,7 +227,7 @@ describe("a run as a flow", () => {
       await worker?.close();
       await queue.close();
     }
-    // Another worker leaves the backtest to the one named, for AFFINITY_MS from its creation; the
+    // Another worker leaves the backtest to the one named, for a while from its creation; the
     // named worker, a worker holding the universe anyway, or any worker after that runs it.
     const here = { worker: "other", holdsUniverse: false, ageMs: 0 };
     expect(leaveBacktest({ affinity: "ingest-worker" }, here)).toBe(true);
@@ -235,6 +235,13 @@ describe("a run as a flow", () => {
     expect(leaveBacktest({ affinity: "ingest-worker" }, { ...here, worker: "ingest-worker" })).toBe(false);
     expect(leaveBacktest({ affinity: "ingest-worker" }, { ...here, holdsUniverse: true })).toBe(false);
     expect(leaveBacktest({}, here)).toBe(false);
+    // For its affinityMs when it has one: no longer than another worker would take to load the
+    // universe (0.4 µs per company and price date: 500 × 3,855 = 1,927,500 → 771 ms, the sample;
+    // 5,000 × 6,300 → 12.6 s, kept to AFFINITY_MS).
+    expect(affinityWindowMs(500, 3_855)).toBe(771);
+    expect(affinityWindowMs(5_000, 6_300)).toBe(AFFINITY_MS);
+    expect(leaveBacktest({ affinity: "ingest-worker", affinityMs: 771 }, { ...here, ageMs: 771 })).toBe(true);
+    expect(leaveBacktest({ affinity: "ingest-worker", affinityMs: 771 }, { ...here, ageMs: 772 })).toBe(false);
   });
 
   it("retries a publish that failed after its merge, and publishes the in-process snapshot once", async () => {
