@@ -43,8 +43,11 @@ interface RunRecord {
   baseVersion: number;
   ingestMs: number;
   startedAt: number;
-  /** The fingerprint of the source's bytes as ingest read them: the snapshot's sourceId. */
-  sourceId: string;
+  /**
+   * The fingerprint of the source's bytes as ingest read them: the snapshot's sourceId. Absent from
+   * a record written before jobs were named by the stamp, when the flow's sourceVersion was it.
+   */
+  sourceId?: string;
 }
 const recordPath = (out: string) => join(out, ".flow", "run.json");
 
@@ -294,7 +297,7 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
   const meta: SnapshotMeta = {
     id: newSnapshotId(),
     createdAt: new Date().toISOString(),
-    sourceId: record.sourceId,
+    sourceId: record.sourceId ?? data.sourceVersion,
     sourceDir: resolve(data.sourceDir),
     lastPriceDate: plan.lastPriceDate,
     counts: { companies: plan.counts.companies, priceDates: plan.counts.priceDates, ratings: plan.counts.ratings, portfolios: plan.portfolioIds.length, benchmarks: plan.counts.benchmarks },
