@@ -41,7 +41,13 @@ function write(logger: pino.Logger, l: Line): void {
   if (!logger.isLevelEnabled(level)) return;
   logger[level](
     {
-      req: { id: l.id, method: l.method, url: redactUrl(l.url), remoteAddress: l.remoteAddress, userAgent: l.userAgent },
+      req: {
+        id: l.id,
+        method: l.method,
+        url: redactUrl(l.url),
+        remoteAddress: l.remoteAddress,
+        userAgent: l.userAgent,
+      },
       res: { statusCode: l.status },
       responseTime: Math.round(l.ms),
     },
@@ -70,7 +76,15 @@ export function accessLog(logger: pino.Logger, onFinish: OnFinish) {
       onFinish(req, res, ms);
       if (QUIET.has(req.url)) return;
       if (queue.length === 0) setImmediate(flush);
-      queue.push({ id, method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress, userAgent: req.headers["user-agent"], status: res.statusCode, ms });
+      queue.push({
+        id,
+        method: req.method,
+        url: req.originalUrl,
+        remoteAddress: req.socket.remoteAddress,
+        userAgent: req.headers["user-agent"],
+        status: res.statusCode,
+        ms,
+      });
     });
   };
 }

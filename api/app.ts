@@ -2,14 +2,13 @@
 // at /graphiql, the OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
 import cors from "cors";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
-import type pino from "pino";
 import type { Redis } from "ioredis";
+import type pino from "pino";
 import type { CatalogReader, CatalogWriter } from "../pipeline/store/catalog-types.ts";
-import type { SnapshotRef } from "./resources/snapshot-access.ts";
 import { accessLog, requestId } from "./access-log.ts";
-import { createAuthGuard, type AuthFailureOptions } from "./auth-failures.ts";
-import { docsHandler } from "./docs.ts";
 import { adminGate } from "./admin.ts";
+import { type AuthFailureOptions, createAuthGuard } from "./auth-failures.ts";
+import { docsHandler } from "./docs.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { graphqlHandler } from "./graphql/http.ts";
 import { isGraphqlUrl } from "./graphql/ide.ts";
@@ -18,8 +17,9 @@ import { openApiDocument } from "./openapi.ts";
 import { encodeFor } from "./output/compress.ts";
 import { BodyCache } from "./output/lru.ts";
 import { createLimiter } from "./rate-limit.ts";
-import { REST_ROUTES } from "./rest/index.ts";
+import type { SnapshotRef } from "./resources/snapshot-access.ts";
 import { restDispatcher } from "./rest/dispatch.ts";
+import { REST_ROUTES } from "./rest/index.ts";
 import { restEntries } from "./rest/route.ts";
 import { securityHeaders, setAll } from "./security-headers.ts";
 
@@ -48,7 +48,6 @@ export interface AppDeps {
   graphqlResponseCache?: boolean;
 }
 
-
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.set("etag", false);
@@ -61,7 +60,10 @@ export function createApp(deps: AppDeps): express.Express {
 
   const observe = accessLog(deps.accessLogger ?? deps.logger, metrics.observe);
   // Helmet's headers (+ Vary: Origin when CORS answers depend on it), sent with every response.
-  const baseHeaders = { ...securityHeaders(deps.cors !== undefined), ...(Array.isArray(deps.cors) ? { Vary: "Origin" } : {}) };
+  const baseHeaders = {
+    ...securityHeaders(deps.cors !== undefined),
+    ...(Array.isArray(deps.cors) ? { Vary: "Origin" } : {}),
+  };
   const corsLayer = deps.cors === undefined ? null : corsMiddleware(deps.cors);
 
   let openapi: Buffer | undefined;
@@ -70,7 +72,11 @@ export function createApp(deps: AppDeps): express.Express {
     handle: (req: Request, res: Response) => {
       res.locals.route = "openapi";
       openapi ??= Buffer.from(JSON.stringify(openApiDocument(REST_ROUTES)), "utf8");
-      const headers: Record<string, string | number> = { "Content-Type": "application/json; charset=utf-8", "X-Request-Id": requestId(res), ...baseHeaders };
+      const headers: Record<string, string | number> = {
+        "Content-Type": "application/json; charset=utf-8",
+        "X-Request-Id": requestId(res),
+        ...baseHeaders,
+      };
       const body = encodeFor(req, openapi, headers);
       res.writeHead(200, headers);
       res.end(body);
@@ -81,12 +87,23 @@ export function createApp(deps: AppDeps): express.Express {
   const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard, cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
   // One router layer for the whole read path: every Express layer walked costs on each request.
-  const graphql = graphqlHandler({ snapshot: deps.snapshot, catalog: deps.catalog, writer: deps.catalogWriter, requestRebalance: deps.requestRebalance, limiter, authGuard, logger: deps.logger, responseCache: deps.graphqlResponseCache });
+  const graphql = graphqlHandler({
+    snapshot: deps.snapshot,
+    catalog: deps.catalog,
+    writer: deps.catalogWriter,
+    requestRebalance: deps.requestRebalance,
+    limiter,
+    authGuard,
+    logger: deps.logger,
+    responseCache: deps.graphqlResponseCache,
+  });
   app.use((req, res, next) => {
     res.locals.baseHeaders = baseHeaders; // REST responses add them in their writeHead (output/payload.ts)
     observe(req, res);
     // /graphiql in the same one layer; its responses take the security headers through setHeader
-    const route = isGraphqlUrl(req.url) ? () => (setAll(res, baseHeaders), graphql(req, res, next)) : () => rest(req, res, next);
+    const route = isGraphqlUrl(req.url)
+      ? () => (setAll(res, baseHeaders), graphql(req, res, next))
+      : () => rest(req, res, next);
     // CORS only when asked: a request without Origin skips the middleware and its setHeader calls
     if (corsLayer !== null && req.headers.origin !== undefined) corsLayer(req, res, route);
     else route();
@@ -146,7 +163,15 @@ function corsMiddleware(origins: readonly string[] | "*") {
     origin: origins === "*" ? "*" : [...origins],
     methods: ["GET", "HEAD", "POST"],
     allowedHeaders: ["api_key", "Content-Type", "If-None-Match", "X-Request-Id"],
-    exposedHeaders: ["ETag", "Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id", "Content-Disposition"],
+    exposedHeaders: [
+      "ETag",
+      "Retry-After",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+      "X-Request-Id",
+      "Content-Disposition",
+    ],
     maxAge: 600,
   });
 }

@@ -3,8 +3,8 @@
 // ends, whatever key it presents: if a right guess still got through, a guesser could tell it
 // from the refused ones. Requests that authenticate do not count.
 import { RateLimiterRes } from "rate-limiter-flexible";
-import { RateLimited, type ApiError } from "./errors.ts";
-import { storeLimiter, type RateLimitOptions } from "./rate-limit.ts";
+import { type ApiError, RateLimited } from "./errors.ts";
+import { type RateLimitOptions, storeLimiter } from "./rate-limit.ts";
 
 /** Failed authentications allowed per address (`points`) and window; Redis key prefix default rl:auth-fail. */
 export type AuthFailureOptions = RateLimitOptions;

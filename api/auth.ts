@@ -35,9 +35,12 @@ export function queryKey(query: Record<string, unknown>): string | null | undefi
 }
 
 /** The presented key, query parameter first, then header; undefined when absent or malformed. */
-export function presentedKey(req: Request, fromQuery: string | null | undefined = queryKey(req.query as Record<string, unknown>)): string | undefined {
+export function presentedKey(
+  req: Request,
+  fromQuery: string | null | undefined = queryKey(req.query as Record<string, unknown>),
+): string | undefined {
   if (fromQuery !== undefined) return fromQuery ?? undefined; // a malformed query key is not replaced by a header
-  const h = req.headers["api_key"];
+  const h = req.headers.api_key;
   return typeof h === "string" && h !== "" ? h : undefined;
 }
 

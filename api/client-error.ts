@@ -9,8 +9,10 @@ import { ApiError } from "./errors.ts";
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 function errorFor(code: string | undefined): ApiError {
-  if (code === "HPE_HEADER_OVERFLOW") return new ApiError(431, "headers_too_large", `the request's headers exceed ${MAX_HEADER_BYTES / 1024} KB`);
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return new ApiError(408, "request_timeout", "the request was not received in time");
+  if (code === "HPE_HEADER_OVERFLOW")
+    return new ApiError(431, "headers_too_large", `the request's headers exceed ${MAX_HEADER_BYTES / 1024} KB`);
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return new ApiError(408, "request_timeout", "the request was not received in time");
   return new ApiError(400, "bad_request", "malformed HTTP request");
 }
 

@@ -25,7 +25,8 @@ const PAGE = Buffer.from(
 
 let bundle: Buffer | undefined;
 /** Read on first use (1.1 MB): a server nobody browses never loads it. */
-const redocBundle = () => (bundle ??= readFileSync(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js")));
+const redocBundle = () =>
+  (bundle ??= readFileSync(createRequire(import.meta.url).resolve("redoc/bundles/redoc.standalone.js")));
 
 function send(req: Request, res: Response, type: string, body: Buffer, cacheControl: string): void {
   const headers: Record<string, string | number> = { "Content-Type": type, "Cache-Control": cacheControl };
@@ -37,7 +38,9 @@ function send(req: Request, res: Response, type: string, body: Buffer, cacheCont
 /** GET /docs (also /docs/) and GET /docs/redoc.standalone.js; nothing else under /docs. */
 export function docsHandler(req: Request, res: Response, next: () => void): void {
   res.locals.route = "docs";
-  if (req.path === "/docs" || req.path === "/docs/") return send(req, res, "text/html; charset=utf-8", PAGE, "no-cache");
-  if (req.path === "/docs/redoc.standalone.js") return send(req, res, "text/javascript; charset=utf-8", redocBundle(), "public, max-age=86400");
+  if (req.path === "/docs" || req.path === "/docs/")
+    return send(req, res, "text/html; charset=utf-8", PAGE, "no-cache");
+  if (req.path === "/docs/redoc.standalone.js")
+    return send(req, res, "text/javascript; charset=utf-8", redocBundle(), "public, max-age=86400");
   next();
 }

@@ -67,7 +67,12 @@ export class Unauthorized extends ApiError {
 
 export class Forbidden extends ApiError {
   constructor(readonly scopes: Scope[]) {
-    super(403, "forbidden", `the api key lacks the scope${scopes.length > 1 ? "s" : ""} ${scopes.join(", ")}`, scopes.map((s) => ({ param: "api_key", message: `requires scope ${s}` })));
+    super(
+      403,
+      "forbidden",
+      `the api key lacks the scope${scopes.length > 1 ? "s" : ""} ${scopes.join(", ")}`,
+      scopes.map((s) => ({ param: "api_key", message: `requires scope ${s}` })),
+    );
   }
 }
 
@@ -78,7 +83,11 @@ export class NotFound extends ApiError {
 }
 
 export class RateLimited extends ApiError {
-  constructor(retryAfterSec: number, rateHeaders: Record<string, string> = {}, message = `rate limit exceeded; retry after ${retryAfterSec} s`) {
+  constructor(
+    retryAfterSec: number,
+    rateHeaders: Record<string, string> = {},
+    message = `rate limit exceeded; retry after ${retryAfterSec} s`,
+  ) {
     super(429, "rate_limited", message, [], { ...rateHeaders, "Retry-After": String(retryAfterSec) });
   }
 }
@@ -99,7 +108,8 @@ export class InternalError extends ApiError {
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   // body-parser style errors carrying a 4xx status (e.g. a malformed URI)
-  const status = (e as { status?: unknown; statusCode?: unknown })?.status ?? (e as { statusCode?: unknown })?.statusCode;
+  const status =
+    (e as { status?: unknown; statusCode?: unknown })?.status ?? (e as { statusCode?: unknown })?.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {
     if (status === 404) return new NotFound();
     return new ApiError(400, "invalid_parameter", "bad request");

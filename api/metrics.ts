@@ -1,10 +1,10 @@
 // Prometheus metrics (prom-client), one registry per app: request count and latency per route,
 // snapshot age, body cache size. Route labels are the endpoint ids (bounded cardinality).
-import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { SnapshotRef } from "./resources/snapshot-access.ts";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { OnFinish } from "./access-log.ts";
 import type { BodyCache } from "./output/lru.ts";
 import { RequestMetrics } from "./request-metrics.ts";
+import type { SnapshotRef } from "./resources/snapshot-access.ts";
 
 export function createMetrics(snapshot: () => SnapshotRef | null, cache: BodyCache) {
   const registry = new Registry();

@@ -1,9 +1,9 @@
 // OpenAPI 3.1 document generated from the route list and its zod schemas (no second hand-written copy).
 import { z } from "zod";
 import { ENDPOINT_SCOPES } from "./auth.ts";
+import { ErrorSchema } from "./rest/resources.ts";
 import type { AnyRoute } from "./rest/route.ts";
 import { withFormat } from "./rest/route.ts";
-import { ErrorSchema } from "./rest/resources.ts";
 
 type Json = Record<string, unknown>;
 
@@ -35,12 +35,18 @@ export function openApiDocument(routes: AnyRoute[]): Json {
   const errorRef = { $ref: "#/components/schemas/Error" };
   jsonSchema(ErrorSchema, "output", schemas); // registers components.schemas.Error
   for (const r of routes) {
-    const oaPath = "/data/v1" + r.path.replace(/:([A-Za-z_]+)/g, "{$1}");
+    const oaPath = `/data/v1${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
     const query = withFormat(r.query);
     const parameters: Json[] = [];
     for (const [name, description] of Object.entries(r.pathParams ?? {}))
       parameters.push({ name, in: "path", required: true, description, schema: { type: "string" } });
-    parameters.push({ name: "api_key", in: "query", required: false, description: "API key (or header api_key); required one way or the other", schema: { type: "string" } });
+    parameters.push({
+      name: "api_key",
+      in: "query",
+      required: false,
+      description: "API key (or header api_key); required one way or the other",
+      schema: { type: "string" },
+    });
     for (const [name, schema] of Object.entries(query.shape as Record<string, z.ZodType>)) {
       const js = jsonSchema(schema, "input", schemas);
       const description = js.description as string | undefined;
@@ -59,7 +65,8 @@ export function openApiDocument(routes: AnyRoute[]): Json {
       },
       "304": { description: "Not modified (If-None-Match)" },
     };
-    for (const [code, description] of Object.entries(ERRORS)) responses[code] = { description, content: { "application/json": { schema: errorRef } } };
+    for (const [code, description] of Object.entries(ERRORS))
+      responses[code] = { description, content: { "application/json": { schema: errorRef } } };
     const scopes = ENDPOINT_SCOPES[r.endpoint] as readonly string[];
     paths[oaPath] = {
       get: {

@@ -2,7 +2,7 @@
 // given (with an in-memory insurance limiter, so a Redis outage degrades to per-process limits
 // instead of failing requests). Every answer carries X-RateLimit-*; a refusal is 429 + Retry-After.
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { RateLimited } from "./errors.ts";
 
 export interface RateLimitOptions {
@@ -22,7 +22,9 @@ export type Limiter = (keyId: string) => Promise<RateHeaders | undefined>;
 /** `points` per `durationSec` per key, in memory, or in Redis with an in-memory insurance limiter. */
 export function storeLimiter(opts: RateLimitOptions, defaultPrefix: string): RateLimiterAbstract {
   const base = { points: opts.points, duration: opts.durationSec, keyPrefix: opts.prefix ?? defaultPrefix };
-  return opts.redis ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) }) : new RateLimiterMemory(base);
+  return opts.redis
+    ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) })
+    : new RateLimiterMemory(base);
 }
 
 export function createLimiter(opts: RateLimitOptions | undefined): Limiter | null {

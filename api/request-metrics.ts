@@ -23,7 +23,11 @@ export class RequestMetrics {
   record(route: string, method: string, status: number, seconds: number): void {
     const k = `${route}|${method}`;
     let s = this.series.get(k);
-    if (!s) this.series.set(k, (s = { route, method, statuses: new Map(), buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 }));
+    if (!s)
+      this.series.set(
+        k,
+        (s = { route, method, statuses: new Map(), buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 }),
+      );
     s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1);
     let b = 0;
     while (b < BUCKETS.length && seconds > BUCKETS[b]) b++;
@@ -36,8 +40,16 @@ export class RequestMetrics {
   register(registry: Registry): void {
     const requests = () => {
       const values: MetricValue<string>[] = [];
-      for (const s of this.series.values()) for (const [status, n] of s.statuses) values.push({ labels: { route: s.route, method: s.method, status: String(status) }, value: n });
-      return { name: "http_requests_total", help: "HTTP requests by route, method and status", type: "counter", aggregator: "sum", values };
+      for (const s of this.series.values())
+        for (const [status, n] of s.statuses)
+          values.push({ labels: { route: s.route, method: s.method, status: String(status) }, value: n });
+      return {
+        name: "http_requests_total",
+        help: "HTTP requests by route, method and status",
+        type: "counter",
+        aggregator: "sum",
+        values,
+      };
     };
     const latency = () => {
       const name = "http_request_duration_seconds";
@@ -60,7 +72,9 @@ export class RequestMetrics {
       ["http_request_duration_seconds", latency],
     ] as const) {
       // A metric is anything with a name and get(); reset() keeps registry.resetMetrics() working.
-      registry.registerMetric({ name, get, reset: () => this.series.clear() } as unknown as Parameters<Registry["registerMetric"]>[0]);
+      registry.registerMetric({ name, get, reset: () => this.series.clear() } as unknown as Parameters<
+        Registry["registerMetric"]
+      >[0]);
     }
   }
 }

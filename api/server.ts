@@ -8,7 +8,7 @@
 import cluster, { type Worker } from "node:cluster";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApp, type AppDeps } from "./app.ts";
+import { type AppDeps, createApp } from "./app.ts";
 import { MAX_HEADER_BYTES, onClientError } from "./client-error.ts";
 
 export interface ServerOptions {
@@ -32,7 +32,8 @@ const workerCount = (opts: ServerOptions) => {
   return Number.isFinite(n) && n > 1 ? Math.floor(n) : 1;
 };
 
-const urlOf = (host: string | undefined, port: number) => `http://${!host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
+const urlOf = (host: string | undefined, port: number) =>
+  `http://${!host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host}:${port}`;
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const n = workerCount(opts);
@@ -71,7 +72,8 @@ async function startSingle(opts: ServerOptions): Promise<RunningServer> {
 }
 
 async function startPrimary(opts: ServerOptions, n: number): Promise<RunningServer> {
-  if (!opts.makeDeps) throw new Error("cluster mode (WEB_CONCURRENCY > 1) needs makeDeps: each worker loads its own deps");
+  if (!opts.makeDeps)
+    throw new Error("cluster mode (WEB_CONCURRENCY > 1) needs makeDeps: each worker loads its own deps");
   let closing = false;
   const workers = new Set<Worker>();
   let restarts: number[] = [];

@@ -5,7 +5,13 @@
 // present. Target: all real stocks under 2 s in one process.
 // Run: `npx tsx bench/analytics.ts` (or `npm run bench -- analytics`).
 import { fileURLToPath } from "node:url";
-import { alignBenchmark, metricRows, performanceSeries, SERIES_TYPES, stockReturns } from "../pipeline/analytics/index.ts";
+import {
+  alignBenchmark,
+  metricRows,
+  performanceSeries,
+  SERIES_TYPES,
+  stockReturns,
+} from "../pipeline/analytics/index.ts";
 import type { LevelSeries, PricePanel, ReturnSeries } from "../pipeline/types.ts";
 import { hasRealData, loadRealMarket, SHARED_DATA } from "./real-source.ts";
 import { syntheticMarket } from "./synthetic.ts";
@@ -21,7 +27,8 @@ function run(label: string, panel: PricePanel, bench: LevelSeries, target?: numb
   const t1 = performance.now();
   for (let i = 0; i < subjects.length; i++) metricRows(subjects[i].returns, subjects[i].name, benches[i]);
   const t2 = performance.now();
-  for (let i = 0; i < subjects.length; i++) for (const type of SERIES_TYPES) performanceSeries(type, subjects[i], benches[i]);
+  for (let i = 0; i < subjects.length; i++)
+    for (const type of SERIES_TYPES) performanceSeries(type, subjects[i], benches[i]);
   const t3 = performance.now();
   const total = t3 - t0;
   const per = total / subjects.length;
@@ -49,14 +56,19 @@ function one(label: string, subject: ReturnSeries, bench: ReturnSeries): void {
   };
   const plain = time(() => metricRows(subject, "X"));
   const withB = time(() => metricRows(subject, "X", { name: "B", returns: bench }));
-  console.log(`${label}: metricRows on one ${subject.dates.length}-day series: ${plain} ms alone, ${withB} ms with a benchmark (median of 200)`);
+  console.log(
+    `${label}: metricRows on one ${subject.dates.length}-day series: ${plain} ms alone, ${withB} ms with a benchmark (median of 200)`,
+  );
 }
 
 export async function benchAnalytics(): Promise<void> {
   console.log("\n== analytics: every metric and series type (with a benchmark) for every stock");
   const synth = syntheticMarket();
   run("synthetic 500 × 15 years", synth.panel, synth.bench);
-  const full = stockReturns(synth.panel.dates, synth.panel.close.find((c) => !Number.isNaN(c[0]) && !Number.isNaN(c[c.length - 1]))!);
+  const full = stockReturns(
+    synth.panel.dates,
+    synth.panel.close.find((c) => !Number.isNaN(c[0]) && !Number.isNaN(c[c.length - 1]))!,
+  );
   one("synthetic", full, alignBenchmark(full.dates, synth.bench));
   if (hasRealData()) {
     const real = await loadRealMarket();

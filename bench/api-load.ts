@@ -17,11 +17,20 @@
 //      before; the same phases, 1 s before the swap and 3 s after it: what a swap adds to a request
 //      when the server is not saturated already.
 // CPU time (user + sys) is the server process's own, from process.cpuUsage.
-import { fork, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, copyFileSync, unlinkSync } from "node:fs";
+import { execFileSync, fork } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join, resolve } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { KEYS } from "../test/api/fixture.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -47,7 +56,13 @@ export interface ApiFigures {
   /** Phase 3a: the same saturating load for as long, no swap (what queueing alone gives). */
   control?: { requests: number; slowestMs: number; p99Ms: number; over100ms: number };
   /** Phase 4, the paced load: requests, the slowest per phase, the number over 100 ms, the pace. */
-  paced: { paceMs: number; requests: number; slowestByPhaseMs: Record<"before" | "opening" | "after", number>; over100ms: number; p99Ms: number };
+  paced: {
+    paceMs: number;
+    requests: number;
+    slowestByPhaseMs: Record<"before" | "opening" | "after", number>;
+    over100ms: number;
+    p99Ms: number;
+  };
   /** The server's event-loop delay from the swap to the end of the load (max, p99). */
   loopMaxMs: number;
   loopP99Ms: number;
@@ -57,7 +72,8 @@ export interface ApiFigures {
   latency: Record<string, { coldP50: number; coldP99: number; hotP50: number; cpuMs: number }>;
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
 
 /**
  * A checkout of `ref` (its api/, pipeline/, jobs/, test/ … as committed) with this tree's
@@ -65,14 +81,23 @@ const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(
  */
 export function checkoutOf(ref: string): { root: string; remove(): void } {
   const root = mkdtempSync(join(tmpdir(), "bench-api-base-"));
-  execFileSync("sh", ["-c", `git archive ${JSON.stringify(ref)} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync("sh", ["-c", `git archive ${JSON.stringify(ref)} | tar -x -C ${JSON.stringify(root)}`], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"));
   copyFileSync(join(ROOT, SERVER), join(root, SERVER));
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** Serves `dataDir` from the code under `root` (`how`: load | lazy) and measures it; `timeboxMs` bounds the open. */
-export async function measureApi(label: string, dataDir: string, how: "load" | "lazy", root = ROOT, timeboxMs = 15 * 60_000): Promise<ApiFigures> {
+export async function measureApi(
+  label: string,
+  dataDir: string,
+  how: "load" | "lazy",
+  root = ROOT,
+  timeboxMs = 15 * 60_000,
+): Promise<ApiFigures> {
   if (!existsSync(join(root, SERVER))) throw new Error(`${root}: no ${SERVER}`);
   // tsx's loader resolved from the checkout (its node_modules), as `tsx` would run it
   // SCALE_API_NODE_ARGS: extra node flags for the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
@@ -83,7 +108,11 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
   mkdirSync(join(swapDir, "snapshots"));
   symlinkSync(resolve(dataDir, "snapshots", id), join(swapDir, "snapshots", id));
   copyFileSync(join(dataDir, "manifest.json"), join(swapDir, "manifest.json"));
-  const child = fork(join(root, SERVER), [dataDir, how, swapDir], { cwd: root, execArgv: ["--import", "tsx", ...extra], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(join(root, SERVER), [dataDir, how, swapDir], {
+    cwd: root,
+    execArgv: ["--import", "tsx", ...extra],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const inbox: Record<string, unknown>[] = [];
   const waiters: (() => void)[] = [];
   child.on("message", (m: Record<string, unknown>) => {
@@ -99,9 +128,14 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       const left = end - Date.now();
       if (left <= 0) return null;
       let timer: NodeJS.Timeout | undefined;
-      const code = await Promise.race([new Promise<"msg">((r) => waiters.push(() => r("msg"))), new Promise<"time">((r) => (timer = setTimeout(() => r("time"), left))), exited.then(() => "exit" as const)]);
+      const code = await Promise.race([
+        new Promise<"msg">((r) => waiters.push(() => r("msg"))),
+        new Promise<"time">((r) => (timer = setTimeout(() => r("time"), left))),
+        exited.then(() => "exit" as const),
+      ]);
       clearTimeout(timer);
-      if (code === "exit" && !inbox.some((m) => key in m)) throw new Error(`${label}: the server exited before "${key}"`);
+      if (code === "exit" && !inbox.some((m) => key in m))
+        throw new Error(`${label}: the server exited before "${key}"`);
     }
   }
   try {
@@ -117,7 +151,8 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       (i: number) => `stock_performance/${pick(i)}?type=cumulative_return`,
       (i: number) => `stock_metrics/${pick(i)}`,
       (i: number) => `stock_financials/${pick(i)}?type=quarterly`,
-      (i: number) => `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 400}`,
+      (i: number) =>
+        `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 400}`,
       (i: number) => `stock_ratings/${pick(i)}`,
     ];
     // Node's fetch asks for gzip (Accept-Encoding: gzip, deflate), as browsers do: bodies of 1 KiB
@@ -141,7 +176,12 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       const hot: number[] = [];
       for (let i = 0; i < 100; i++) hot.push(await get(f(10_000 * k)));
       const [name, sub] = f(0).split("?")[0].split("/");
-      latency[sub ? `${name}/:ticker` : name] = { coldP50: +pct(cold, 0.5).toFixed(1), coldP99: +pct(cold, 0.99).toFixed(1), hotP50: +pct(hot, 0.5).toFixed(1), cpuMs: +cpuMs.toFixed(1) };
+      latency[sub ? `${name}/:ticker` : name] = {
+        coldP50: +pct(cold, 0.5).toFixed(1),
+        coldP99: +pct(cold, 0.99).toFixed(1),
+        hotP50: +pct(hot, 0.5).toFixed(1),
+        cpuMs: +cpuMs.toFixed(1),
+      };
     }
 
     // 3a. the control: the same saturating load for as long as phase 3 lasts (at most 100 rounds),
@@ -169,7 +209,14 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
         // 1,000 + i: tickers (and list pages) none of the rounds above asked for (pick is a
         // bijection modulo the number of companies), so no cache of either snapshot holds them
         const at = performance.now();
-        during.push(...(await Promise.all(paths.map((f) => get(f(1_000 + i))))).map((ms, k) => ({ ms, phase: p, path: paths[k](1_000 + i).split("?")[0], at })));
+        during.push(
+          ...(await Promise.all(paths.map((f) => get(f(1_000 + i))))).map((ms, k) => ({
+            ms,
+            phase: p,
+            path: paths[k](1_000 + i).split("?")[0],
+            at,
+          })),
+        );
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
@@ -194,7 +241,11 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       for (let i = 0; !pacedStop; i++) {
         const p = pacedPhase;
         // 3,000 + …: tickers none of the phases above asked for
-        sent.push(get(paths[i % paths.length](3_000 + Math.floor(i / paths.length))).then((ms) => void paced.push({ ms, phase: p })));
+        sent.push(
+          get(paths[i % paths.length](3_000 + Math.floor(i / paths.length))).then(
+            (ms) => void paced.push({ ms, phase: p }),
+          ),
+        );
         const wait = start + (i + 1) * paceMs - performance.now(); // on time: no drift from slow requests
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       }
@@ -210,9 +261,16 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
     await Promise.all(sent);
     const pacedMs = paced.map((d) => d.ms);
     child.send({ cmd: "stats" });
-    const stats = (await next<{ rssMB: number; peakMB: number; cpuMs: number; loopMaxMs?: number; loopP99Ms?: number }>("stats"))!;
+    const stats = (await next<{ rssMB: number; peakMB: number; cpuMs: number; loopMaxMs?: number; loopP99Ms?: number }>(
+      "stats",
+    ))!;
     const ms = during.map((d) => d.ms);
-    const slowestByPhaseMs = Object.fromEntries((["before", "opening", "after"] as const).map((p) => [p, Math.round(Math.max(0, ...during.filter((d) => d.phase === p).map((d) => d.ms)))])) as ApiFigures["slowestByPhaseMs"];
+    const slowestByPhaseMs = Object.fromEntries(
+      (["before", "opening", "after"] as const).map((p) => [
+        p,
+        Math.round(Math.max(0, ...during.filter((d) => d.phase === p).map((d) => d.ms))),
+      ]),
+    ) as ApiFigures["slowestByPhaseMs"];
     return {
       label,
       openMs: ready.openMs,
@@ -225,13 +283,29 @@ export async function measureApi(label: string, dataDir: string, how: "load" | "
       slowestAroundSwapMs: Math.round(Math.max(...ms)),
       p99AroundSwapMs: Math.round(pct(ms, 0.99)),
       slowestByPhaseMs,
-      slowestRequests: [...during].sort((a, b) => b.ms - a.ms).slice(0, 3).map((d) => `${d.path} ${Math.round(d.ms)} ms, sent ${d.at >= movedAt ? `${Math.round(d.at - movedAt)} ms after the move` : d.phase}`),
+      slowestRequests: [...during]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 3)
+        .map(
+          (d) =>
+            `${d.path} ${Math.round(d.ms)} ms, sent ${d.at >= movedAt ? `${Math.round(d.at - movedAt)} ms after the move` : d.phase}`,
+        ),
       over100ms: ms.filter((x) => x > 100).length,
-      control: { requests: control.length, slowestMs: Math.round(Math.max(...control)), p99Ms: Math.round(pct(control, 0.99)), over100ms: control.filter((x) => x > 100).length },
+      control: {
+        requests: control.length,
+        slowestMs: Math.round(Math.max(...control)),
+        p99Ms: Math.round(pct(control, 0.99)),
+        over100ms: control.filter((x) => x > 100).length,
+      },
       paced: {
         paceMs,
         requests: paced.length,
-        slowestByPhaseMs: Object.fromEntries((["before", "opening", "after"] as const).map((p) => [p, Math.round(Math.max(0, ...paced.filter((d) => d.phase === p).map((d) => d.ms)))])) as ApiFigures["slowestByPhaseMs"],
+        slowestByPhaseMs: Object.fromEntries(
+          (["before", "opening", "after"] as const).map((p) => [
+            p,
+            Math.round(Math.max(0, ...paced.filter((d) => d.phase === p).map((d) => d.ms))),
+          ]),
+        ) as ApiFigures["slowestByPhaseMs"],
         over100ms: pacedMs.filter((x) => x > 100).length,
         p99Ms: Math.round(pct(pacedMs, 0.99)),
       },

@@ -13,8 +13,8 @@
 // The imports are relative, so this file copied into another checkout (bench/api-load.ts does that
 // for the baseline) serves that checkout's code.
 import http from "node:http";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { createApp } from "../api/app.ts";
 import { ReaderSource } from "../api/resources/reader-source.ts";
@@ -37,17 +37,27 @@ const cpuMs = () => {
 };
 
 const id = readManifest(dataDir)!.snapshotId;
-const open = async (dir = dataDir): Promise<SnapshotRef> => (how === "load" ? loadSnapshot(dir, id) : new ReaderSource(await SnapshotReader.open(dir, id)));
+const open = async (dir = dataDir): Promise<SnapshotRef> =>
+  how === "load" ? loadSnapshot(dir, id) : new ReaderSource(await SnapshotReader.open(dir, id));
 
 const t = performance.now();
 let current = await open();
 const openMs = Math.round(performance.now() - t);
 const fx = buildFixture({ stocks: 20, days: 300, seed: 1, id: "keys" }); // only for the catalog's API keys (KEYS)
 const sink = new Writable({ write: (_c, _e, cb) => cb() });
-const app = createApp({ snapshot: () => current, catalog: buildCatalog(fx), logger: createLogger("info", sink), accessLogger: createAccessLogger("info", sink), rateLimit: { points: 1e9, durationSec: 60 } });
+const app = createApp({
+  snapshot: () => current,
+  catalog: buildCatalog(fx),
+  logger: createLogger("info", sink),
+  accessLogger: createAccessLogger("info", sink),
+  rateLimit: { points: 1e9, durationSec: 60 },
+});
 const server = http.createServer(app);
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-const companies = how === "load" ? (current as Awaited<ReturnType<typeof loadSnapshot>>).companies : (current as ReaderSource).reader.companies;
+const companies =
+  how === "load"
+    ? (current as Awaited<ReturnType<typeof loadSnapshot>>).companies
+    : (current as ReaderSource).reader.companies;
 
 let swaps = 0;
 const loop = monitorEventLoopDelay({ resolution: 5 });
@@ -64,10 +74,24 @@ process.on("message", async (m: { cmd: string }) => {
     current = next; // the swap: one reference
     send({ swapped: true, swapMs: Math.round(performance.now() - s) });
     if (old instanceof ReaderSource) old.reader.retire(1000);
-  } else if (m.cmd === "stats") send({ stats: true, rssMB: rssMB(), peakMB: Math.round(process.resourceUsage().maxRSS / 1e3), cpuMs: cpuMs(), loopMaxMs: Math.round(loop.max / 1e6), loopP99Ms: Math.round(loop.percentile(99) / 1e6) });
+  } else if (m.cmd === "stats")
+    send({
+      stats: true,
+      rssMB: rssMB(),
+      peakMB: Math.round(process.resourceUsage().maxRSS / 1e3),
+      cpuMs: cpuMs(),
+      loopMaxMs: Math.round(loop.max / 1e6),
+      loopP99Ms: Math.round(loop.percentile(99) / 1e6),
+    });
   else if (m.cmd === "exit") {
     server.close();
     process.exit(0);
   }
 });
-send({ ready: true, port: (server.address() as AddressInfo).port, openMs, cpuMs: cpuMs(), tickers: companies.map((c) => c.ticker) });
+send({
+  ready: true,
+  port: (server.address() as AddressInfo).port,
+  openMs,
+  cpuMs: cpuMs(),
+  tickers: companies.map((c) => c.ticker),
+});

@@ -10,16 +10,16 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { runIfMain } from "./script.ts";
 import express from "express";
 import { createApp } from "../api/app.ts";
+import { ReaderSource } from "../api/resources/reader-source.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
 import { alignBenchmark, metricRows } from "../pipeline/analytics/index.ts";
 import { metricsKey } from "../pipeline/store/model.ts";
 import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
 import { readManifest } from "../pipeline/store/snapshots.ts";
-import { ReaderSource } from "../api/resources/reader-source.ts";
 import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
+import { runIfMain } from "./script.ts";
 
 const STOCKS = Number(process.env.BENCH_STOCKS ?? 500);
 const YEARS = Number(process.env.BENCH_YEARS ?? 15);
@@ -36,7 +36,9 @@ interface Target {
 }
 
 const listen = (server: http.Server) =>
-  new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+  new Promise<number>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+  );
 
 /** Child process: build the snapshot, start the API and, per endpoint, the two baselines. */
 async function serve(): Promise<void> {
@@ -46,7 +48,10 @@ async function serve(): Promise<void> {
   // stored full-period metric rows for the measured ticker, as the pipeline would have written them
   const r = fx.snapshot.stockReturns.get(ticker)!;
   fx.snapshot.metrics.set(metricsKey("stock", ticker), metricRows(r, ticker));
-  fx.snapshot.metrics.set(metricsKey("stock", ticker, "1"), metricRows(r, ticker, { name: "bench", returns: alignBenchmark(r.dates, fx.snapshot.benchmarks[0].levels) }));
+  fx.snapshot.metrics.set(
+    metricsKey("stock", ticker, "1"),
+    metricRows(r, ticker, { name: "bench", returns: alignBenchmark(r.dates, fx.snapshot.benchmarks[0].levels) }),
+  );
   const built = Date.now() - t0;
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   // As `npm start` serves: its loggers at info (into a sink instead of stdout), per-key rate limiting
@@ -65,7 +70,10 @@ async function serve(): Promise<void> {
   const paths: [string, string][] = [
     ["stock_ratings (50 items)", "/data/v1/stock_ratings?limit=50"],
     ["portfolio_holdings", `/data/v1/portfolio_holdings/${lazy ? lazy.reader.predefinedIds[0] : 101}`],
-    ["stock_performance cumulative_return", `/data/v1/stock_performance/${lazy ? lazy.reader.companies[0].ticker : ticker}`],
+    [
+      "stock_performance cumulative_return",
+      `/data/v1/stock_performance/${lazy ? lazy.reader.companies[0].ticker : ticker}`,
+    ],
     ["stock_metrics", `/data/v1/stock_metrics/${lazy ? lazy.reader.companies[0].ticker : ticker}`],
   ];
   const targets: Target[] = [];
@@ -88,9 +96,22 @@ async function serve(): Promise<void> {
         res2.end(body);
       }),
     );
-    targets.push({ name, path, api: url, express: `http://127.0.0.1:${ePort}/`, http: `http://127.0.0.1:${hPort}/`, bytes: body.length });
+    targets.push({
+      name,
+      path,
+      api: url,
+      express: `http://127.0.0.1:${ePort}/`,
+      http: `http://127.0.0.1:${hPort}/`,
+      bytes: body.length,
+    });
   }
-  process.send!({ targets, built, days: fx.dates.length, stocks: fx.snapshot.companies.length, store: store ? `published store ${store} through the lazy reader` : null });
+  process.send!({
+    targets,
+    built,
+    days: fx.dates.length,
+    stocks: fx.snapshot.companies.length,
+    store: store ? `published store ${store} through the lazy reader` : null,
+  });
 }
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -107,7 +128,13 @@ async function measure(url: string): Promise<Measured> {
 export async function benchApi(): Promise<void> {
   const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv, stdio: "inherit" });
   try {
-    const ready = await new Promise<{ targets: Target[]; built: number; days: number; stocks: number; store: string | null }>((resolve, reject) => {
+    const ready = await new Promise<{
+      targets: Target[];
+      built: number;
+      days: number;
+      stocks: number;
+      store: string | null;
+    }>((resolve, reject) => {
       child.once("message", (m) => resolve(m as never));
       child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
     });
@@ -115,7 +142,9 @@ export async function benchApi(): Promise<void> {
       `\nREST API reads — ${ready.store ?? `snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms)`}; ` +
         `${CONNECTIONS} connections, ${SECONDS} s per run, median of ${ROUNDS} interleaved runs, servers in one child process`,
     );
-    const rows: string[][] = [["endpoint", "server", "bytes", "req/s (median)", "p99 ms", "vs bare Express: median of rounds (min–max)"]];
+    const rows: string[][] = [
+      ["endpoint", "server", "bytes", "req/s (median)", "p99 ms", "vs bare Express: median of rounds (min–max)"],
+    ];
     for (const t of ready.targets) {
       await measure(t.api); // warm: first request builds and caches the body
       // This machine's throughput drifts by 2x between runs; interleaving the three servers over
@@ -126,7 +155,9 @@ export async function benchApi(): Promise<void> {
         runs.ex.push(await measure(t.express));
         runs.raw.push(await measure(t.http));
       }
-      const api = median(runs.api), ex = median(runs.ex), raw = median(runs.raw);
+      const api = median(runs.api),
+        ex = median(runs.ex),
+        raw = median(runs.raw);
       // The ratio is the median of each round's own ratio: the two runs of one round are seconds
       // apart, so they share the machine's conditions far better than the two medians do.
       const paired = (xs: Measured[]) => {
@@ -141,10 +172,15 @@ export async function benchApi(): Promise<void> {
         String(m.p99),
         ratio,
       ];
-      rows.push(fmt("api", api, paired(runs.api)), fmt("bare express", ex, "1.00×"), fmt("bare node:http", raw, paired(runs.raw)));
+      rows.push(
+        fmt("api", api, paired(runs.api)),
+        fmt("bare express", ex, "1.00×"),
+        fmt("bare node:http", raw, paired(runs.raw)),
+      );
     }
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-    for (const r of rows) console.log(r.map((c, i) => (i >= 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  "));
+    for (const r of rows)
+      console.log(r.map((c, i) => (i >= 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  "));
   } finally {
     child.kill();
   }

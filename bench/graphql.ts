@@ -8,10 +8,10 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { runIfMain } from "./script.ts";
 import { createApp } from "../api/app.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
 import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
+import { runIfMain } from "./script.ts";
 
 const STOCKS = Number(process.env.BENCH_STOCKS ?? 500);
 const YEARS = Number(process.env.BENCH_YEARS ?? 15);
@@ -47,7 +47,10 @@ async function serve(): Promise<void> {
       rateLimit: { points: 1e9, durationSec: 60 },
       graphqlResponseCache,
     });
-  const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+  const listen = (server: http.Server) =>
+    new Promise<number>((resolve) =>
+      server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
+    );
   const port = await listen(http.createServer(app(true)));
   const uncachedPort = await listen(http.createServer(app(false)));
   process.send!({ port, uncachedPort, built, stocks: fx.snapshot.companies.length } satisfies Ready);
@@ -71,14 +74,26 @@ export async function benchGraphql(): Promise<void> {
     const base = `http://127.0.0.1:${ready.port}`;
     const rest: autocannon.Options = { url: `${base}/data/v1/stock_ratings?limit=50&api_key=${KEYS.alice}` };
     const body = JSON.stringify({ query: STOCK_RATINGS_QUERY, variables: { first: 50 } });
-    const gql: autocannon.Options = { url: `${base}/graphiql`, method: "POST", headers: { "content-type": "application/json", api_key: KEYS.alice }, body };
+    const gql: autocannon.Options = {
+      url: `${base}/graphiql`,
+      method: "POST",
+      headers: { "content-type": "application/json", api_key: KEYS.alice },
+      body,
+    };
     const uncached: autocannon.Options = { ...gql, url: `http://127.0.0.1:${ready.uncachedPort}/graphiql` };
     // same items both ways (checked once, outside the timing)
-    const restItems = (await (await fetch(rest.url as string)).json()) as { stock: { ticker: string }; totalRating: string }[];
-    const g = (await (await fetch(gql.url as string, { method: "POST", headers: gql.headers as Record<string, string>, body })).json()) as {
+    const restItems = (await (await fetch(rest.url as string)).json()) as {
+      stock: { ticker: string };
+      totalRating: string;
+    }[];
+    const g = (await (
+      await fetch(gql.url as string, { method: "POST", headers: gql.headers as Record<string, string>, body })
+    ).json()) as {
       data: { stockRatings: { edges: { node: { stock: { ticker: string }; totalRating: string } }[] } };
     };
-    const same = JSON.stringify(g.data.stockRatings.edges.map((e) => [e.node.stock.ticker, e.node.totalRating])) === JSON.stringify(restItems.map((i) => [i.stock.ticker, i.totalRating]));
+    const same =
+      JSON.stringify(g.data.stockRatings.edges.map((e) => [e.node.stock.ticker, e.node.totalRating])) ===
+      JSON.stringify(restItems.map((i) => [i.stock.ticker, i.totalRating]));
     if (!same) throw new Error("GraphQL and REST answered different items");
     console.log(
       `\nGraphQL vs REST — stockRatings(first: 50) with the REST list's fields vs GET /data/v1/stock_ratings?limit=50; ` +
@@ -96,7 +111,8 @@ export async function benchGraphql(): Promise<void> {
       return `${rs[Math.floor(rs.length / 2)].toFixed(2)}× of REST (rounds ${rs[0].toFixed(2)}–${rs.at(-1)!.toFixed(2)})`;
     };
     const r = median(runs.rest);
-    const row = (name: string, m: Measured, ratio: string) => `${name.padEnd(28)} ${Math.round(m.rps).toLocaleString("en-US").padStart(8)} req/s  p99 ${String(m.p99).padStart(4)} ms  ${ratio}${m.bad ? `  (${m.bad} errors)` : ""}`;
+    const row = (name: string, m: Measured, ratio: string) =>
+      `${name.padEnd(28)} ${Math.round(m.rps).toLocaleString("en-US").padStart(8)} req/s  p99 ${String(m.p99).padStart(4)} ms  ${ratio}${m.bad ? `  (${m.bad} errors)` : ""}`;
     console.log(row("REST stock_ratings", r, "1.00×"));
     console.log(row("GraphQL stockRatings", median(runs.gql), `${ratio(runs.gql)}; target ≥ 0.70`));
     console.log(row("  without response cache", median(runs.uncached), ratio(runs.uncached)));

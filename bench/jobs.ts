@@ -10,7 +10,7 @@
 // (2); JOBS_BENCH_SOURCE_ROUNDS: rounds on JOBS_BENCH_SOURCE (1). JOBS_BENCH_TIMELINE=1 prints each queued run's jobs by worker and start. JOBS_BENCH_PARTITION: companies per financials / stock-metric job (50 on the sample, 250 —
 // the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds one `run` job
 // (PIPELINE_FLOW=0) on 1 worker.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -33,7 +33,11 @@ const CLI = [join(ROOT, "scripts/dist-fresh.mjs"), join(ROOT, "dist/jobs/cli.js"
 /** The `run` command as a user starts it, in a fresh process (so both sides start with a cold JIT). */
 async function runCommand(sourceDir: string, env: Record<string, string>): Promise<number> {
   const t = performance.now();
-  const child = spawn(process.execPath, [...CLI, "run", "--source", sourceDir, "--force"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", REDIS_URL: "", ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, [...CLI, "run", "--source", sourceDir, "--force"], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: "warn", REDIS_URL: "", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   // Its CPU seconds, sampled until it exits (within 0.2 s of the total).
   const poll = setInterval(() => (lastCommandCpu = cpuSeconds(child.pid) || lastCommandCpu), 200);
   lastCommandCpu = 0;
@@ -61,7 +65,11 @@ let workerSeq = 0;
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   const worker = workerSeq++;
-  const child = spawn(process.execPath, [...CLI, "worker"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "info", ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...CLI, "worker"], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let rest = "";
   return new Promise((res, rej) => {
     child.stdout!.on("data", (d) => {
@@ -93,7 +101,12 @@ function jobCosts(): string {
 function timeline(): string {
   const t0 = Math.min(...lastJobs.map((j) => j.end - j.ms));
   const rows = [...lastJobs].sort((a, b) => a.end - a.ms - (b.end - b.ms));
-  return rows.map((j) => `      w${j.worker} ${((j.end - j.ms - t0) / 1000).toFixed(1).padStart(6)}–${((j.end - t0) / 1000).toFixed(1).padStart(6)} s ${j.kind} (${(j.cpuMs / 1000).toFixed(1)} CPU s)`).join("\n");
+  return rows
+    .map(
+      (j) =>
+        `      w${j.worker} ${((j.end - j.ms - t0) / 1000).toFixed(1).padStart(6)}–${((j.end - t0) / 1000).toFixed(1).padStart(6)} s ${j.kind} (${(j.cpuMs / 1000).toFixed(1)} CPU s)`,
+    )
+    .join("\n");
 }
 
 /** CPU seconds (user + system) a live process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -112,9 +125,18 @@ const lastWorkersCpu: number[] = [];
 async function queued(sourceDir: string, workers: number, partition: string, flow = true): Promise<number> {
   const { dataDir } = await store();
   const prefix = `bench-jobs-${process.pid}-${Date.now()}`;
-  const procs = await Promise.all(Array.from({ length: workers }, () => startWorker({ REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix, TICKERS_PER_PARTITION: partition })));
+  const procs = await Promise.all(
+    Array.from({ length: workers }, () =>
+      startWorker({ REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: prefix, TICKERS_PER_PARTITION: partition }),
+    ),
+  );
   try {
-    return await runCommand(sourceDir, { DATA_DIR: dataDir, REDIS_URL: REDIS, QUEUE_PREFIX: prefix, PIPELINE_FLOW: flow ? "1" : "0" });
+    return await runCommand(sourceDir, {
+      DATA_DIR: dataDir,
+      REDIS_URL: REDIS,
+      QUEUE_PREFIX: prefix,
+      PIPELINE_FLOW: flow ? "1" : "0",
+    });
   } finally {
     lastWorkersCpu.push(procs.reduce((a, p) => a + cpuSeconds(p.pid), 0));
     for (const p of procs) p.kill("SIGTERM");
@@ -127,7 +149,10 @@ async function queued(sourceDir: string, workers: number, partition: string, flo
   }
 }
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
 
 /** Interleaved rounds (in-process, then each queued variant, again…), the best of each: a shared box's load comes and goes. */
 async function section(name: string, sourceDir: string, rounds: number, partition: string): Promise<void> {
@@ -135,7 +160,9 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
     ["in-process", () => inProcess(sourceDir)],
     ["flow, 1 worker", () => queued(sourceDir, 1, partition)],
     ["flow, 2 workers", () => queued(sourceDir, 2, partition)],
-    ...(process.env.JOBS_BENCH_RUN_JOB === "1" ? [["run job, 1 worker", () => queued(sourceDir, 1, partition, false)] as [string, () => Promise<number>]] : []),
+    ...(process.env.JOBS_BENCH_RUN_JOB === "1"
+      ? [["run job, 1 worker", () => queued(sourceDir, 1, partition, false)] as [string, () => Promise<number>]]
+      : []),
   ];
   const best = variants.map(() => Infinity);
   // Each round's own 2-vs-1 ratio too: its two runs are minutes apart, so on a box whose speed drifts
@@ -151,7 +178,9 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
       const ms = await run();
       const cpu = lastWorkersCpu[0];
       // Cores the workers kept busy on average: ~N for N workers on an idle box; ~1 when other load leaves one.
-      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; ${i === 0 ? "the run" : "workers"} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`);
+      console.log(
+        `  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; ${i === 0 ? "the run" : "workers"} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`,
+      );
       if (lastJobs.length) console.log(`    CPU s per job: ${jobCosts()}`);
       if (lastJobs.length && process.env.JOBS_BENCH_TIMELINE === "1") console.log(timeline());
       if (ms < best[i]) cpuOfBest[i] = cpu;
@@ -164,21 +193,34 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
   const pct = (x: number) => `${(((x - base) / base) * 100).toFixed(1)}%`;
   console.log(`${name}, best of ${rounds} interleaved; load average before ${loadBefore}, after ${load()}`);
   console.log(`  in-process ${base.toFixed(0)} ms (baseline)`);
-  console.log(`  flow (${partition} companies per financials / stock-metric job): 1 worker ${flow1.toFixed(0)} ms (${pct(flow1)}), 2 workers ${flow2.toFixed(0)} ms`);
-  console.log(`  cores the workers kept busy: 1 worker ${(cpuOfBest[1] / (flow1 / 1000)).toFixed(2)}, 2 workers ${(cpuOfBest[2] / (flow2 / 1000)).toFixed(2)} (CPU s ${cpuOfBest[1].toFixed(0)} vs ${cpuOfBest[2].toFixed(0)})`);
-  console.log(`  speedup 2 vs 1 worker: ${(flow1 / flow2).toFixed(2)}× (target ≥ 1.7×); 2-worker flow beside in-process: ${pct(flow2)} (target < 10%)`);
+  console.log(
+    `  flow (${partition} companies per financials / stock-metric job): 1 worker ${flow1.toFixed(0)} ms (${pct(flow1)}), 2 workers ${flow2.toFixed(0)} ms`,
+  );
+  console.log(
+    `  cores the workers kept busy: 1 worker ${(cpuOfBest[1] / (flow1 / 1000)).toFixed(2)}, 2 workers ${(cpuOfBest[2] / (flow2 / 1000)).toFixed(2)} (CPU s ${cpuOfBest[1].toFixed(0)} vs ${cpuOfBest[2].toFixed(0)})`,
+  );
+  console.log(
+    `  speedup 2 vs 1 worker: ${(flow1 / flow2).toFixed(2)}× (target ≥ 1.7×); 2-worker flow beside in-process: ${pct(flow2)} (target < 10%)`,
+  );
   if (rounds > 1) {
     const sorted = [...ratios].sort((a, b) => a - b);
-    const median = sorted.length % 2 ? sorted[sorted.length >> 1] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-    console.log(`  2 vs 1 worker within each round: ${ratios.map((x) => `${x.toFixed(2)}×`).join(", ")} (median ${median.toFixed(2)}×)`);
+    const median =
+      sorted.length % 2 ? sorted[sorted.length >> 1] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    console.log(
+      `  2 vs 1 worker within each round: ${ratios.map((x) => `${x.toFixed(2)}×`).join(", ")} (median ${median.toFixed(2)}×)`,
+    );
   }
-  if (job1 !== undefined) console.log(`  one run job (PIPELINE_FLOW=0), 1 worker: ${job1.toFixed(0)} ms (${pct(job1)})`);
+  if (job1 !== undefined)
+    console.log(`  one run job (PIPELINE_FLOW=0), 1 worker: ${job1.toFixed(0)} ms (${pct(job1)})`);
 }
 
 export async function benchJobs(): Promise<void> {
   console.log("\n== jobs: a run in-process vs queued to worker processes");
   const ping = new Redis(REDIS, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
-  const up = await ping.connect().then(() => ping.ping(), () => null);
+  const up = await ping.connect().then(
+    () => ping.ping(),
+    () => null,
+  );
   ping.disconnect();
   if (up !== "PONG") {
     console.log(`no Redis at ${REDIS}: jobs figures skipped`);
@@ -195,7 +237,13 @@ export async function benchJobs(): Promise<void> {
     rmSync(sample, { recursive: true, force: true });
   }
   if (process.env.JOBS_BENCH_STORE) mkdirSync((storeRoot = process.env.JOBS_BENCH_STORE), { recursive: true });
-  if (big && existsSync(big)) await section(`JOBS_BENCH_SOURCE ${big}`, big, Number(process.env.JOBS_BENCH_SOURCE_ROUNDS ?? 1), process.env.JOBS_BENCH_PARTITION ?? "250");
+  if (big && existsSync(big))
+    await section(
+      `JOBS_BENCH_SOURCE ${big}`,
+      big,
+      Number(process.env.JOBS_BENCH_SOURCE_ROUNDS ?? 1),
+      process.env.JOBS_BENCH_PARTITION ?? "250",
+    );
   else console.log("JOBS_BENCH_SOURCE unset: the large-universe figures skipped");
 }
 

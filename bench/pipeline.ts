@@ -3,8 +3,8 @@
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runPipeline } from "../jobs/runner.ts";
 import { generateSample } from "../data/generate.ts";
+import { runPipeline } from "../jobs/runner.ts";
 import { stageSource } from "../pipeline/sources/index.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck.ts";
@@ -38,7 +38,15 @@ async function ingestAndPublish(sourceDir: string): Promise<{ ms: number; bytes:
   const id = newSnapshotId();
   const out = stagingDir(dataDir, id);
   for (const table of s.tables) await exportParquet(db.conn, table, out);
-  await publishSnapshot(dataDir, out, { id, createdAt: "", sourceId: "", sourceDir, lastPriceDate: "", counts: {}, timingsMs: {} });
+  await publishSnapshot(dataDir, out, {
+    id,
+    createdAt: "",
+    sourceId: "",
+    sourceDir,
+    lastPriceDate: "",
+    counts: {},
+    timingsMs: {},
+  });
   const took = performance.now() - t;
   db.close();
   return { ms: took, bytes: duSize(snapshotDir(dataDir, id)) };
@@ -58,16 +66,22 @@ export async function benchPipeline(): Promise<void> {
     const src = buildRealSource(mkdtempSync(join(tmpdir(), "bench-real-")));
     const base = await baselineRead(join(SHARED_DATA, "all_stocks_5yr.csv"));
     const ing = await ingestAndPublish(src);
-    console.log(`real all_stocks_5yr.csv (619,040 rows): DuckDB plain read ${base.toFixed(0)} ms (baseline) | ingest+validate+publish ${ing.ms.toFixed(0)} ms (${(ing.ms / base).toFixed(1)}x baseline; target < 2000 ms) | snapshot ${(ing.bytes / 1e6).toFixed(1)} MB`);
+    console.log(
+      `real all_stocks_5yr.csv (619,040 rows): DuckDB plain read ${base.toFixed(0)} ms (baseline) | ingest+validate+publish ${ing.ms.toFixed(0)} ms (${(ing.ms / base).toFixed(1)}x baseline; target < 2000 ms) | snapshot ${(ing.bytes / 1e6).toFixed(1)} MB`,
+    );
     const run = await wholePipeline(src);
-    console.log(`real whole pipeline (computed ratings, 1 benchmark): ${run.ms.toFixed(0)} ms (target < 5000 ms) stages ${JSON.stringify(run.meta.timingsMs)} | snapshot ${(run.bytes / 1e6).toFixed(1)} MB`);
+    console.log(
+      `real whole pipeline (computed ratings, 1 benchmark): ${run.ms.toFixed(0)} ms (target < 5000 ms) stages ${JSON.stringify(run.meta.timingsMs)} | snapshot ${(run.bytes / 1e6).toFixed(1)} MB`,
+    );
   } else console.log("../shared/data absent: real-file figures skipped");
   const sample = mkdtempSync(join(tmpdir(), "bench-sample-"));
   const t = performance.now();
   await generateSample(sample);
   console.log(`sample source generated (500 companies × 15 years) in ${ms(t)} (target < 15000 ms)`);
   const run = await wholePipeline(sample);
-  console.log(`sample whole pipeline: ${run.ms.toFixed(0)} ms stages ${JSON.stringify(run.meta.timingsMs)} | snapshot ${(run.bytes / 1e6).toFixed(1)} MB`);
+  console.log(
+    `sample whole pipeline: ${run.ms.toFixed(0)} ms stages ${JSON.stringify(run.meta.timingsMs)} | snapshot ${(run.bytes / 1e6).toFixed(1)} MB`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchPipeline();

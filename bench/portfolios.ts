@@ -7,14 +7,64 @@ import { backtestPortfolio, buildUniverse, type Universe } from "../pipeline/por
 import { computeRatings } from "../pipeline/ratings/computed.ts";
 import type { PortfolioRules, PricePanel } from "../pipeline/types.ts";
 import { hasRealData, loadRealMarket, SHARED_DATA } from "./real-source.ts";
-import { syntheticMarket, type Market } from "./synthetic.ts";
+import { type Market, syntheticMarket } from "./synthetic.ts";
 
 const RULES: PortfolioRules[] = [
-  { id: "B1", name: "top 10 total, monthly", description: "", rebalanceFrequency: 1, maxStocks: 10, maxStocksCriteria: "total_rating", maxStocksCriteriaOrder: "descending", maxSectorConcentration: null, ranges: {} },
-  { id: "B2", name: "20 total, low risk, cap .3", description: "", rebalanceFrequency: 3, maxStocks: 20, maxStocksCriteria: "total_rating", maxStocksCriteriaOrder: "descending", maxSectorConcentration: 0.3, ranges: { risk_rating: [5, 10] } },
-  { id: "B3", name: "30 value asc, cap .25", description: "", rebalanceFrequency: 6, maxStocks: 30, maxStocksCriteria: "return_rating", maxStocksCriteriaOrder: "ascending", maxSectorConcentration: 0.25, ranges: { growth_rating: [2, 8] } },
-  { id: "B4", name: "40 by market cap, cap .2", description: "", rebalanceFrequency: 12, maxStocks: 40, maxStocksCriteria: "market_cap", maxStocksCriteriaOrder: "descending", maxSectorConcentration: 0.2, ranges: { total_rating: [4, 10] } },
-  { id: "B5", name: "50 technical, 2 ranges, cap .2", description: "", rebalanceFrequency: 1, maxStocks: 50, maxStocksCriteria: "technical_rating", maxStocksCriteriaOrder: "descending", maxSectorConcentration: 0.2, ranges: { return_rating: [4, 10], risk_rating: [2, 9] } },
+  {
+    id: "B1",
+    name: "top 10 total, monthly",
+    description: "",
+    rebalanceFrequency: 1,
+    maxStocks: 10,
+    maxStocksCriteria: "total_rating",
+    maxStocksCriteriaOrder: "descending",
+    maxSectorConcentration: null,
+    ranges: {},
+  },
+  {
+    id: "B2",
+    name: "20 total, low risk, cap .3",
+    description: "",
+    rebalanceFrequency: 3,
+    maxStocks: 20,
+    maxStocksCriteria: "total_rating",
+    maxStocksCriteriaOrder: "descending",
+    maxSectorConcentration: 0.3,
+    ranges: { risk_rating: [5, 10] },
+  },
+  {
+    id: "B3",
+    name: "30 value asc, cap .25",
+    description: "",
+    rebalanceFrequency: 6,
+    maxStocks: 30,
+    maxStocksCriteria: "return_rating",
+    maxStocksCriteriaOrder: "ascending",
+    maxSectorConcentration: 0.25,
+    ranges: { growth_rating: [2, 8] },
+  },
+  {
+    id: "B4",
+    name: "40 by market cap, cap .2",
+    description: "",
+    rebalanceFrequency: 12,
+    maxStocks: 40,
+    maxStocksCriteria: "market_cap",
+    maxStocksCriteriaOrder: "descending",
+    maxSectorConcentration: 0.2,
+    ranges: { total_rating: [4, 10] },
+  },
+  {
+    id: "B5",
+    name: "50 technical, 2 ranges, cap .2",
+    description: "",
+    rebalanceFrequency: 1,
+    maxStocks: 50,
+    maxStocksCriteria: "technical_rating",
+    maxStocksCriteriaOrder: "descending",
+    maxSectorConcentration: 0.2,
+    ranges: { return_rating: [4, 10], risk_rating: [2, 9] },
+  },
 ];
 
 function panelPass(p: PricePanel): number {
@@ -35,7 +85,9 @@ function timeAll(label: string, market: Market, runs = 5): void {
   const u: Universe = buildUniverse(market.panel, market.companies, ratings);
   const tUniverse = performance.now() - t;
   const base = median(Array.from({ length: runs }, () => panelPass(market.panel)));
-  console.log(`${label}: ${market.panel.tickers.length} stocks × ${market.panel.dates.length} days, ${u.ratingDates.length} rating dates (${ratings.length} rows, built in ${tRatings.toFixed(0)} ms); buildUniverse ${tUniverse.toFixed(1)} ms; one pass over the panel ${base.toFixed(1)} ms`);
+  console.log(
+    `${label}: ${market.panel.tickers.length} stocks × ${market.panel.dates.length} days, ${u.ratingDates.length} rating dates (${ratings.length} rows, built in ${tRatings.toFixed(0)} ms); buildUniverse ${tUniverse.toFixed(1)} ms; one pass over the panel ${base.toFixed(1)} ms`,
+  );
   for (const r of RULES) {
     // The first run also sorts each rating date's rank order for this criteria (memoised in the
     // universe and shared by later portfolios); the median is of runs after it.
@@ -51,7 +103,9 @@ function timeAll(label: string, market: Market, runs = 5): void {
     );
     const held = bt.rebalances.reduce((a, x) => a + x.holdings.length, 0) / Math.max(1, bt.rebalances.length);
     const total = bt.returns.returns.reduce((v, x) => v * (1 + x), 1) - 1;
-    console.log(`  ${r.id} ${r.name.padEnd(32)} freq ${String(r.rebalanceFrequency).padStart(2)}m max ${String(r.maxStocks).padStart(2)}: ${ms.toFixed(2).padStart(6)} ms (first run ${cold.toFixed(2).padStart(6)} ms)  (${bt.rebalances.length} rebalances, ${held.toFixed(1)} held on average, ${bt.returns.dates.length} days, total return ${(100 * total).toFixed(1)}%)`);
+    console.log(
+      `  ${r.id} ${r.name.padEnd(32)} freq ${String(r.rebalanceFrequency).padStart(2)}m max ${String(r.maxStocks).padStart(2)}: ${ms.toFixed(2).padStart(6)} ms (first run ${cold.toFixed(2).padStart(6)} ms)  (${bt.rebalances.length} rebalances, ${held.toFixed(1)} held on average, ${bt.returns.dates.length} days, total return ${(100 * total).toFixed(1)}%)`,
+    );
   }
 }
 

@@ -18,8 +18,14 @@ export function buildRealSource(dir: string, opts: { portfolios?: boolean } = {}
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   symlinkSync(join(SHARED_DATA, "all_stocks_5yr.csv"), join(dir, "prices.csv"));
-  const old = parse(readFileSync(join(SHARED_DATA, "sp500_constituents_2018-04-02.csv")), { columns: true }) as Record<string, string>[];
-  const now = parse(readFileSync(join(SHARED_DATA, "sp500_constituents.csv")), { columns: true }) as Record<string, string>[];
+  const old = parse(readFileSync(join(SHARED_DATA, "sp500_constituents_2018-04-02.csv")), { columns: true }) as Record<
+    string,
+    string
+  >[];
+  const now = parse(readFileSync(join(SHARED_DATA, "sp500_constituents.csv")), { columns: true }) as Record<
+    string,
+    string
+  >[];
   const subIndustry = new Map(now.map((r) => [r.Symbol, r["GICS Sub-Industry"]]));
   const tickers = new Set<string>();
   const prices = readFileSync(join(SHARED_DATA, "all_stocks_5yr.csv"), "utf8");
@@ -34,13 +40,33 @@ export function buildRealSource(dir: string, opts: { portfolios?: boolean } = {}
     return { ticker: t, name: c?.Name ?? t, sector, industry: subIndustry.get(t) ?? sector };
   });
   writeFileSync(join(dir, "companies.csv"), stringify(companies, { header: true }));
-  const bench = parse(readFileSync(join(SHARED_DATA, "benchmark_sp500_daily.csv")), { columns: true }) as Record<string, string>[];
-  const rowsOut = bench.filter((r) => r.Date >= "2013-02-08" && r.Date <= "2018-02-07").map((r) => ({ date: r.Date, benchmark: "SP500", close: r.Close }));
+  const bench = parse(readFileSync(join(SHARED_DATA, "benchmark_sp500_daily.csv")), { columns: true }) as Record<
+    string,
+    string
+  >[];
+  const rowsOut = bench
+    .filter((r) => r.Date >= "2013-02-08" && r.Date <= "2018-02-07")
+    .map((r) => ({ date: r.Date, benchmark: "SP500", close: r.Close }));
   writeFileSync(join(dir, "benchmarks.csv"), stringify(rowsOut, { header: true }));
   if (opts.portfolios !== false) {
     writeFileSync(
       join(dir, "portfolios.json"),
-      JSON.stringify({ portfolios: [], benchmarks: [{ id: "1", name: "S&P 500", description: "S&P 500 index level (price only)", rebalanceFrequency: 0, series: "SP500" }] }, null, 2),
+      JSON.stringify(
+        {
+          portfolios: [],
+          benchmarks: [
+            {
+              id: "1",
+              name: "S&P 500",
+              description: "S&P 500 index level (price only)",
+              rebalanceFrequency: 0,
+              series: "SP500",
+            },
+          ],
+        },
+        null,
+        2,
+      ),
     );
   }
   return dir;
@@ -58,7 +84,9 @@ export async function loadRealMarket(): Promise<Market> {
     const panel = await loadPanel(db.conn);
     const bench = [...(await loadIndexSeries(db.conn)).values()][0];
     // Staged companies have no ids yet (ingest assigns them); sectors are what selection needs.
-    await db.conn.run("create or replace table companies as select coalesce(id, ticker) id, ticker, name, sector, 0 sector_id, industry, 0 industry_id, shares_outstanding, market_cap from companies");
+    await db.conn.run(
+      "create or replace table companies as select coalesce(id, ticker) id, ticker, name, sector, 0 sector_id, industry, 0 industry_id, shares_outstanding, market_cap from companies",
+    );
     const companies = await loadCompanies(db.conn);
     return { panel, companies, bench };
   } finally {

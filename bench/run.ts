@@ -14,4 +14,7 @@ const sections: Record<string, () => Promise<void>> = {
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);
 // `scale` and `append` run big universes for minutes: only when asked for by name.
-for (const name of wanted.length ? wanted : Object.keys(sections).filter((n) => !n.startsWith("scale") && n !== "append")) await sections[name]();
+for (const name of wanted.length
+  ? wanted
+  : Object.keys(sections).filter((n) => !n.startsWith("scale") && n !== "append"))
+  await sections[name]();

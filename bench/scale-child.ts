@@ -20,7 +20,9 @@ async function run(sourceDir: string, dataDir: string) {
   // from the sources each would first load tsx). bench/scale.ts rebuilds dist/ when stale.
   // Through the command's own entry (dispatch.ts): what decides whether the source is hashed
   // before the run is part of what a nightly `npm run pipeline -- run` costs.
-  const { dispatchRun } = (await import(process.env.SCALE_FROM_SOURCES ? "../jobs/dispatch.ts" : "../dist/jobs/dispatch.js")) as typeof import("../jobs/dispatch.ts");
+  const { dispatchRun } = (await import(
+    process.env.SCALE_FROM_SOURCES ? "../jobs/dispatch.ts" : "../dist/jobs/dispatch.js"
+  )) as typeof import("../jobs/dispatch.ts");
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const t = performance.now();
   const cpu = process.cpuUsage();
@@ -28,10 +30,17 @@ async function run(sourceDir: string, dataDir: string) {
   const meta = readMeta(dataDir, snapshotId);
   const used = process.cpuUsage(cpu);
   // CPU of every thread (workers and DuckDB's included): steadier than wall time on a shared machine
-  return { ms: Math.round(performance.now() - t), cpuMs: Math.round((used.user + used.system) / 1000), peakMB: peakMB(), timings: meta.timingsMs, counts: meta.counts };
+  return {
+    ms: Math.round(performance.now() - t),
+    cpuMs: Math.round((used.user + used.system) / 1000),
+    peakMB: peakMB(),
+    timings: meta.timingsMs,
+    counts: meta.counts,
+  };
 }
 
-const pct = (xs: number[], p: number) => xs.sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
+const pct = (xs: number[], p: number) =>
+  xs.sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
 
 async function read(dataDir: string, how: "load" | "lazy") {
   const id = readManifest(dataDir)!.snapshotId;
@@ -49,9 +58,16 @@ async function read(dataDir: string, how: "load" | "lazy") {
   const bench = (snap?.benchmarks ?? reader!.benchmarks)[0]?.id ?? null;
   const calls: Record<string, (i: number) => Promise<unknown>> = {
     returns: async (i) => (snap ? snap.stockReturns.get(pick(i)) : reader!.stockReturns(pick(i))),
-    metrics: async (i) => (snap ? snap.metrics.get(`stock:${pick(i)}|${bench ?? ""}`) : reader!.metricRows("stock", pick(i), bench)),
-    financials: async (i) => (snap ? snap.financials.get(pick(i).toUpperCase())?.quarterly : reader!.financials(pick(i).toUpperCase(), "quarterly")),
-    ratingsPage: async (i) => (snap ? snap.ratingsByDate.get(lastDate)?.slice(i % 50, (i % 50) + 100) : reader!.ratingsOn(lastDate, { offset: i % 50, limit: 100 })),
+    metrics: async (i) =>
+      snap ? snap.metrics.get(`stock:${pick(i)}|${bench ?? ""}`) : reader!.metricRows("stock", pick(i), bench),
+    financials: async (i) =>
+      snap
+        ? snap.financials.get(pick(i).toUpperCase())?.quarterly
+        : reader!.financials(pick(i).toUpperCase(), "quarterly"),
+    ratingsPage: async (i) =>
+      snap
+        ? snap.ratingsByDate.get(lastDate)?.slice(i % 50, (i % 50) + 100)
+        : reader!.ratingsOn(lastDate, { offset: i % 50, limit: 100 }),
   };
   const latency: Record<string, { p50: number; p99: number; max: number }> = {};
   for (const [name, f] of Object.entries(calls)) {
@@ -84,7 +100,17 @@ async function read(dataDir: string, how: "load" | "lazy") {
   stop = true;
   await load;
   if (next instanceof SnapshotReader) next.close();
-  const out = { how, openMs, openStallMs, rssMB: rssMB(), latency, swapMs, swapLoopStallMs: Math.round(h2.max / 1e6), slowestRequestDuringSwapMs: Math.round(Math.max(...during)), peakMB: peakMB() };
+  const out = {
+    how,
+    openMs,
+    openStallMs,
+    rssMB: rssMB(),
+    latency,
+    swapMs,
+    swapLoopStallMs: Math.round(h2.max / 1e6),
+    slowestRequestDuringSwapMs: Math.round(Math.max(...during)),
+    peakMB: peakMB(),
+  };
   reader?.close();
   return out;
 }

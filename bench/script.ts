@@ -2,7 +2,11 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-export async function runIfMain(moduleUrl: string, serve: () => Promise<void>, bench: () => Promise<void>): Promise<void> {
+export async function runIfMain(
+  moduleUrl: string,
+  serve: () => Promise<void>,
+  bench: () => Promise<void>,
+): Promise<void> {
   const self = fileURLToPath(moduleUrl);
   const invoked = process.argv[1] ? realpathSync(process.argv[1]) : "";
   if (invoked !== self && invoked !== self.replace(/\.ts$/, "")) return;

@@ -4,7 +4,19 @@
 // caps. Much faster than generating and ingesting the sample source, and the same every run.
 import type { Company, LevelSeries, PricePanel } from "../pipeline/types.ts";
 
-const SECTORS = ["Tech", "Health", "Financials", "Energy", "Industrials", "Utilities", "Materials", "Staples", "Discretionary", "Telecom", "Real Estate"];
+const SECTORS = [
+  "Tech",
+  "Health",
+  "Financials",
+  "Energy",
+  "Industrials",
+  "Utilities",
+  "Materials",
+  "Staples",
+  "Discretionary",
+  "Telecom",
+  "Real Estate",
+];
 
 export interface Market {
   panel: PricePanel;
@@ -31,7 +43,8 @@ export function syntheticMarket(stocks = 500, years = 15, seed = 42): Market {
   for (let i = 0; i < stocks; i++) {
     const ticker = `S${String(i).padStart(3, "0")}`;
     tickers.push(ticker);
-    const beta = 0.5 + rnd(), vol = 0.008 + 0.02 * rnd();
+    const beta = 0.5 + rnd(),
+      vol = 0.008 + 0.02 * rnd();
     const start = rnd() < 0.2 ? Math.floor(rnd() * n * 0.6) : 0;
     const end = rnd() < 0.05 ? n - Math.floor(rnd() * n * 0.3) : n;
     const c = new Float64Array(n).fill(NaN);
@@ -41,7 +54,17 @@ export function syntheticMarket(stocks = 500, years = 15, seed = 42): Market {
     }
     close.push(c);
     const k = i % SECTORS.length;
-    companies.push({ id: String(i + 1), ticker, name: `${ticker} Inc`, sector: SECTORS[k], sectorId: k, industry: SECTORS[k], industryId: k, sharesOutstanding: null, marketCap: Math.round(1e8 + rnd() * 5e11) });
+    companies.push({
+      id: String(i + 1),
+      ticker,
+      name: `${ticker} Inc`,
+      sector: SECTORS[k],
+      sectorId: k,
+      industry: SECTORS[k],
+      industryId: k,
+      sharesOutstanding: null,
+      marketCap: Math.round(1e8 + rnd() * 5e11),
+    });
   }
   return { panel: { dates, tickers, close }, companies, bench: { dates, levels } };
 }

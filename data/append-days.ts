@@ -2,8 +2,17 @@
 // rows of the dated tables (prices, ratings, benchmarks) dated before `from`; `appended/` is the
 // same files with the later rows added at their end, as a nightly drop appends lines. Every
 // other file is shared (hard links). Used by the append tests and `npm run bench -- append`.
-import { createReadStream, createWriteStream, linkSync, mkdirSync, readdirSync, statSync, type WriteStream } from "node:fs";
+
 import { once } from "node:events";
+import {
+  createReadStream,
+  createWriteStream,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+  type WriteStream,
+} from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
@@ -13,7 +22,8 @@ async function write(w: WriteStream, s: string): Promise<void> {
   if (!w.write(s)) await once(w, "drain");
 }
 
-const close = (w: WriteStream) => new Promise<void>((resolve, reject) => w.end((e?: Error | null) => (e ? reject(e) : resolve())));
+const close = (w: WriteStream) =>
+  new Promise<void>((resolve, reject) => w.end((e?: Error | null) => (e ? reject(e) : resolve())));
 
 /** Splits one dated CSV (date in the column named `date`) into the history file and the rows to append. */
 async function splitFile(from: string, file: string, history: string, appended: string): Promise<number> {
@@ -51,11 +61,16 @@ function linkAll(src: string, dst: string, skip: (name: string) => boolean): voi
   }
 }
 
-export async function splitAtDate(src: string, outDir: string, from: string): Promise<{ history: string; appended: string; rows: Record<string, number> }> {
+export async function splitAtDate(
+  src: string,
+  outDir: string,
+  from: string,
+): Promise<{ history: string; appended: string; rows: Record<string, number> }> {
   const history = join(outDir, "history");
   const appended = join(outDir, "appended");
   for (const d of [history, appended]) linkAll(src, d, (n) => DATED.has(n));
   const rows: Record<string, number> = {};
-  for (const n of readdirSync(src)) if (DATED.has(n)) rows[n] = await splitFile(from, join(src, n), join(history, n), join(appended, n));
+  for (const n of readdirSync(src))
+    if (DATED.has(n)) rows[n] = await splitFile(from, join(src, n), join(history, n), join(appended, n));
   return { history, appended, rows };
 }

@@ -1,18 +1,17 @@
 // The deterministic sample source (contract §2 layout): companies, prices, ratings, benchmarks,
 // SimFin-layout fundamentals and portfolios.json, all from one seed. No downloads, no clock.
 //   npm run generate -- [--out data/sample] [--seed N] [--companies N] [--years N]
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { buildCalendar, END_YEAR, endOfMonthDay } from "./generator/calendar.ts";
 import { buildCompanies } from "./generator/companies.ts";
-import { buildFundamentals, HEADERS, statementLine, type StatementRow } from "./generator/fundamentals.ts";
-import { portfoliosJson, BENCHMARK_SERIES } from "./generator/portfolios.ts";
+import { buildFundamentals, HEADERS, type StatementRow, statementLine } from "./generator/fundamentals.ts";
+import { BENCHMARK_SERIES, portfoliosJson } from "./generator/portfolios.ts";
 import { capWeightedIndex, simulatePrices } from "./generator/prices.ts";
 import { computeRatings, RATING_COLUMNS } from "./generator/ratings.ts";
 import { ChunkWriter, csvField, fmt2, fmt4, fmtPrice } from "./generator/write.ts";
-import { writeFile } from "node:fs/promises";
 
 export const DEFAULTS = { seed: 42, companies: 500, years: 15 };
 
@@ -27,7 +26,10 @@ export interface GenerateOptions {
 // 5 simulation steps, then 11 files (4 tables, 6 statements, portfolios.json).
 const STEPS = 16;
 
-export async function generateSample(outDir: string, opts: GenerateOptions = {}): Promise<{ outDir: string; files: string[]; ms: number }> {
+export async function generateSample(
+  outDir: string,
+  opts: GenerateOptions = {},
+): Promise<{ outDir: string; files: string[]; ms: number }> {
   const t0 = performance.now();
   const seed = opts.seed ?? DEFAULTS.seed;
   const nCompanies = opts.companies ?? DEFAULTS.companies;
@@ -67,7 +69,9 @@ export async function generateSample(outDir: string, opts: GenerateOptions = {})
   await csv("companies.csv", "id,ticker,name,sector,industry,shares_outstanding,market_cap", (w) => {
     companies.forEach((c, i) => {
       const last = panel.close[i][c.delistIndex];
-      w.line(`${c.id},${c.ticker},${csvField(c.name)},${csvField(c.sector)},${csvField(c.industry)},${c.sharesOutstanding},${Math.round(c.sharesOutstanding * last)}`);
+      w.line(
+        `${c.id},${c.ticker},${csvField(c.name)},${csvField(c.sector)},${csvField(c.industry)},${c.sharesOutstanding},${Math.round(c.sharesOutstanding * last)}`,
+      );
     });
   });
 
@@ -75,7 +79,9 @@ export async function generateSample(outDir: string, opts: GenerateOptions = {})
     companies.forEach((c, i) => {
       const { open, high, low, close, volume } = panel;
       for (let t = c.listIndex; t <= c.delistIndex; t++) {
-        w.line(`${cal.dates[t]},${fmtPrice(open[i][t])},${fmtPrice(high[i][t])},${fmtPrice(low[i][t])},${fmtPrice(close[i][t])},${volume[i][t]},${c.ticker}`);
+        w.line(
+          `${cal.dates[t]},${fmtPrice(open[i][t])},${fmtPrice(high[i][t])},${fmtPrice(low[i][t])},${fmtPrice(close[i][t])},${volume[i][t]},${c.ticker}`,
+        );
       }
     });
   });
@@ -105,7 +111,8 @@ export async function generateSample(outDir: string, opts: GenerateOptions = {})
     ["us-cashflow-annual.csv", HEADERS.cashflow, fundamentals.cashflow.annual],
     ["us-cashflow-quarterly.csv", HEADERS.cashflow, fundamentals.cashflow.quarterly],
   ];
-  for (const [name, header, rows] of statements) await csv(`fundamentals/${name}`, header, (w) => rows.forEach((r) => w.line(statementLine(r))));
+  for (const [name, header, rows] of statements)
+    await csv(`fundamentals/${name}`, header, (w) => rows.forEach((r) => w.line(statementLine(r))));
 
   progress("writing portfolios.json");
   await writeFile(join(out, "portfolios.json"), portfoliosJson());

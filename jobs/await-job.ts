@@ -4,8 +4,8 @@
 // that Redis lost the job. A job lost with Redis (restarted without persistence) is looked for in
 // the store first: its publish in the manifest's log means done; a live staging folder carrying its
 // id means a worker still computes it; otherwise it is enqueued again, once.
-import { QueueEvents, type Job, type Queue } from "bullmq";
-import { liveStagings, readManifest, readMeta, type PublishKind } from "../pipeline/store/snapshots.ts";
+import { type Job, type Queue, QueueEvents } from "bullmq";
+import { liveStagings, type PublishKind, readManifest, readMeta } from "../pipeline/store/snapshots.ts";
 import type { Enqueued } from "./enqueue.ts";
 import type { JobProgress, JobResult } from "./job-types.ts";
 import { closeQuietly } from "./queue.ts";
@@ -109,7 +109,9 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
   let reenqueues = 0;
   for (;;) {
     if (Date.now() > deadline)
-      throw new JobTimeoutError(`gave up waiting for job ${id} after ${Math.round(opts.timeoutMs / 1000)} s (last seen ${lastState}); nothing was published by it so far, and it stays queued (see npm run pipeline -- status)`);
+      throw new JobTimeoutError(
+        `gave up waiting for job ${id} after ${Math.round(opts.timeoutMs / 1000)} s (last seen ${lastState}); nothing was published by it so far, and it stays queued (see npm run pipeline -- status)`,
+      );
     let job: Job | null | undefined;
     let state: string;
     try {
@@ -124,31 +126,51 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
     if (state === "unknown") {
       const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
       if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
-      if (!opts.lostMeansGone && liveStagings(opts.dataDir).some((s) => s.job === id)) note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
+      if (!opts.lostMeansGone && liveStagings(opts.dataDir).some((s) => s.job === id))
+        note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
       else if (reenqueues < (opts.maxReenqueues ?? 1)) {
         reenqueues++;
-        note(`job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`);
+        note(
+          `job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`,
+        );
         await within(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
-      } else throw new JobLostError(`job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was published by it — run the command again`);
+      } else
+        throw new JobLostError(
+          `job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was published by it — run the command again`,
+        );
       lastState = "lost";
       await nap(opts.pollMs ?? 500, ended());
       continue;
     }
     lastState = state;
     // The job was read before its state: fetched while active, its returnvalue is still null then.
-    if (state === "completed") return (job!.returnvalue ?? (await within(queue.getJob(id), 5_000))?.returnvalue) as JobResult;
+    if (state === "completed")
+      return (job!.returnvalue ?? (await within(queue.getJob(id), 5_000))?.returnvalue) as JobResult;
     if (state === "failed") {
       const current = readManifest(opts.dataDir)?.snapshotId;
       // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no reason yet.
       const failed = (await within(queue.getJob(id), 5_000).catch(() => null)) ?? job!;
-      throw new JobFailedError(`job ${id} ${await failure(queue, failed)}\nthe published snapshot is unchanged (${current ?? "none yet"})`);
+      throw new JobFailedError(
+        `job ${id} ${await failure(queue, failed)}\nthe published snapshot is unchanged (${current ?? "none yet"})`,
+      );
     }
-    if (state === "delayed" && job!.attemptsMade > 0) note(`attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`);
+    if (state === "delayed" && job!.attemptsMade > 0)
+      note(
+        `attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`,
+      );
     else if (state === "waiting" || state === "prioritized" || state === "waiting-children") {
       const workers = await within(queue.getWorkersCount(), 5_000).catch(() => -1);
-      note(workers === 0 ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)` : state === "waiting-children" ? `job ${id} waits for its partition jobs` : `job ${id} queued`);
+      note(
+        workers === 0
+          ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)`
+          : state === "waiting-children"
+            ? `job ${id} waits for its partition jobs`
+            : `job ${id} queued`,
+      );
     } else if (state === "active") note(`job ${id} running`);
-    const p = opts.progressOf ? await within(opts.progressOf(job!), 5_000).catch(() => null) : (job!.progress as JobProgress | number);
+    const p = opts.progressOf
+      ? await within(opts.progressOf(job!), 5_000).catch(() => null)
+      : (job!.progress as JobProgress | number);
     if (typeof p === "object" && p && JSON.stringify(p) !== lastProgress) {
       lastProgress = JSON.stringify(p);
       opts.onProgress?.(p);

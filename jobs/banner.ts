@@ -11,7 +11,9 @@ export interface BannerInfo {
 }
 
 export function startBanner({ url, demoKey, hint }: BannerInfo): string {
-  const key = demoKey ? `demo API key (every scope; shown once, never logged): ${demoKey}` : "demo API key: the DEMO_API_KEY you set";
+  const key = demoKey
+    ? `demo API key (every scope; shown once, never logged): ${demoKey}`
+    : "demo API key: the DEMO_API_KEY you set";
   return [
     "",
     `serving ${url}/data/v1`,

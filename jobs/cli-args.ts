@@ -13,7 +13,8 @@ export function backfillWindow(values: { from?: string; to?: string }): { from: 
   for (const name of ["from", "to"] as const) {
     const v = values[name];
     if (v === undefined) throw new UsageError(`backfill needs --${name} DATE (YYYY-MM-DD)`);
-    if (!isoDate.safeParse(v).success) throw new UsageError(`--${name} ${JSON.stringify(v)} is not a calendar date YYYY-MM-DD`);
+    if (!isoDate.safeParse(v).success)
+      throw new UsageError(`--${name} ${JSON.stringify(v)} is not a calendar date YYYY-MM-DD`);
   }
   if (values.from! > values.to!) throw new UsageError(`--from ${values.from} is after --to ${values.to}`);
   return { from: values.from!, to: values.to! };
@@ -28,6 +29,9 @@ export function existingSourceDir(dir: string, what: string): string {
   } catch {
     throw new UsageError(`${what} ${abs}: no such folder`);
   }
-  if (!isDir) throw new UsageError(`${what} ${abs} is a file; a source is a folder of tables (see "Source layout" in the README)`);
+  if (!isDir)
+    throw new UsageError(
+      `${what} ${abs} is a file; a source is a folder of tables (see "Source layout" in the README)`,
+    );
   return abs;
 }

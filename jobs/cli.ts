@@ -1,16 +1,17 @@
 // Data engineers' command line: `npm run pipeline -- <command>`.
-import { parseArgs } from "node:util";
+
 import { join, resolve } from "node:path";
-import { Catalog } from "../pipeline/store/catalog/catalog.ts";
+import { parseArgs } from "node:util";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
 import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
+import { Catalog } from "../pipeline/store/catalog/catalog.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
+import { backfillWindow, existingSourceDir } from "./cli-args.ts";
 import { loadConfig } from "./config.ts";
+import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError } from "./dispatch.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
-import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError } from "./dispatch.ts";
 import { runCommand, UsageError } from "./run-command.ts";
-import { backfillWindow, existingSourceDir } from "./cli-args.ts";
 import { ensureWritableDir } from "./store-check.ts";
 
 // Each command loads what only it needs when it runs (BullMQ, ioredis, cron-parser, the sample
@@ -56,11 +57,17 @@ async function main(argv: string[]): Promise<number> {
   const prefix = config.queuePrefix;
   if (command === "run" || command === "backfill") {
     const runOptions = { source: { type: "string" }, force: { type: "boolean" }, timeout: { type: "string" } } as const;
-    const options = command === "backfill" ? { ...runOptions, from: { type: "string" }, to: { type: "string" } } as const : runOptions;
-    const { values } = parseArgs({ args: rest, options }) as { values: { source?: string; from?: string; to?: string; force?: boolean; timeout?: string } };
+    const options =
+      command === "backfill"
+        ? ({ ...runOptions, from: { type: "string" }, to: { type: "string" } } as const)
+        : runOptions;
+    const { values } = parseArgs({ args: rest, options }) as {
+      values: { source?: string; from?: string; to?: string; force?: boolean; timeout?: string };
+    };
     const window = command === "backfill" ? backfillWindow(values) : undefined;
     const timeoutMs = timeoutOf(values.timeout);
-    if (timeoutMs === null) throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
+    if (timeoutMs === null)
+      throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
     const progress = terminalProgress();
     const sourceDir = values.source
       ? existingSourceDir(values.source, "--source")
@@ -71,13 +78,31 @@ async function main(argv: string[]): Promise<number> {
       const { probeRedis, redisUrlForLog } = await import("./redis-health.ts");
       // The run must go through the queue: say so at once rather than wait on a dead connection.
       const why = await probeRedis(config.redisUrl);
-      if (why) throw new Error(`Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset REDIS_URL to run in this process`);
+      if (why)
+        throw new Error(
+          `Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset REDIS_URL to run in this process`,
+        );
     }
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     try {
-      const r = await dispatchRun({ dataDir: config.dataDir, sourceDir, catalog, log, redisUrl: config.redisUrl, prefix, progress: progress.update, note: progress.note, window, timeoutMs, force: values.force });
+      const r = await dispatchRun({
+        dataDir: config.dataDir,
+        sourceDir,
+        catalog,
+        log,
+        redisUrl: config.redisUrl,
+        prefix,
+        progress: progress.update,
+        note: progress.note,
+        window,
+        timeoutMs,
+        force: values.force,
+      });
       progress.stop();
-      if (r.skipped) console.log(`snapshot ${r.snapshotId} already holds ${sourceDir}${window ? ` backfilled over ${window.from}..${window.to}` : ""}; nothing recomputed (--force recomputes)`);
+      if (r.skipped)
+        console.log(
+          `snapshot ${r.snapshotId} already holds ${sourceDir}${window ? ` backfilled over ${window.from}..${window.to}` : ""}; nothing recomputed (--force recomputes)`,
+        );
       else console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
       return 0;
     } catch (e) {
@@ -102,13 +127,18 @@ async function main(argv: string[]): Promise<number> {
     }
     if (command === "schedule") {
       const { scheduleNightly, ScheduleError } = await import("./schedule.ts");
-      const { values } = parseArgs({ args: rest, options: { cron: { type: "string" }, tz: { type: "string" }, source: { type: "string" } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { cron: { type: "string" }, tz: { type: "string" }, source: { type: "string" } },
+      });
       const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
       const cron = values.cron ?? config.scheduleCron;
       const tz = values.tz ?? config.scheduleTz;
       try {
         const { next } = await scheduleNightly(config.redisUrl, sourceDir, cron, prefix, tz);
-        console.log(`nightly run of ${sourceDir} scheduled ("${cron}" in ${tz}); next at ${new Date(next).toISOString()}`);
+        console.log(
+          `nightly run of ${sourceDir} scheduled ("${cron}" in ${tz}); next at ${new Date(next).toISOString()}`,
+        );
         return 0;
       } catch (e) {
         if (e instanceof ScheduleError) {
@@ -122,17 +152,27 @@ async function main(argv: string[]): Promise<number> {
     const { startPipelineWorker } = await import("./worker.ts");
     // Flow jobs run one after another on this thread: one scratch database serves them all.
     (await import("../pipeline/store/scratch.ts")).shareScratchOnMainThread();
-    const worker = startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log: createLogger(config.logLevel), prefix });
+    const worker = startPipelineWorker({
+      redisUrl: config.redisUrl,
+      dataDir: config.dataDir,
+      catalog,
+      log: createLogger(config.logLevel),
+      prefix,
+    });
     console.log(`pipeline worker ${process.pid} waiting for jobs`);
     await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
     await worker.close();
     return 0;
   }
   if (command === "rebalance") {
-    const { values } = parseArgs({ args: rest, options: { portfolio: { type: "string" }, timeout: { type: "string" } } });
+    const { values } = parseArgs({
+      args: rest,
+      options: { portfolio: { type: "string" }, timeout: { type: "string" } },
+    });
     if (!values.portfolio) throw new UsageError("rebalance needs --portfolio ID");
     const timeoutMs = timeoutOf(values.timeout);
-    if (timeoutMs === null) throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
+    if (timeoutMs === null)
+      throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
     if (!readManifest(config.dataDir)) {
       console.error(`no snapshot is published under ${config.dataDir}: run the pipeline first`);
       return 2;
@@ -140,8 +180,19 @@ async function main(argv: string[]): Promise<number> {
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
     const progress = terminalProgress();
     try {
-      const r = await dispatchRebalance({ dataDir: config.dataDir, portfolioId: values.portfolio, catalog, log, redisUrl: config.redisUrl, prefix, note: progress.note, timeoutMs });
-      console.log(`portfolio ${values.portfolio} recomputed; published snapshot ${r.snapshotId}${r.skipped ? " (already current: nothing recomputed)" : ` in ${r.totalMs} ms`}`);
+      const r = await dispatchRebalance({
+        dataDir: config.dataDir,
+        portfolioId: values.portfolio,
+        catalog,
+        log,
+        redisUrl: config.redisUrl,
+        prefix,
+        note: progress.note,
+        timeoutMs,
+      });
+      console.log(
+        `portfolio ${values.portfolio} recomputed; published snapshot ${r.snapshotId}${r.skipped ? " (already current: nothing recomputed)" : ` in ${r.totalMs} ms`}`,
+      );
       return 0;
     } catch (e) {
       if (e instanceof PortfolioNotFoundError) {

@@ -6,7 +6,10 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATA_DIR: z.string().min(1).default("./data"),
   SOURCE_DIR: z.string().min(1).optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
   DEMO_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   // Read by jobs/log-format.ts; validated here so a typo is reported rather than ignored.
@@ -16,10 +19,23 @@ const schema = z.object({
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)
   CORS_ORIGINS: z
     .string()
-    .transform((v) => (v.trim() === "*" ? ("*" as const) : v.split(",").map((o) => o.trim()).filter(Boolean)))
-    .refine((v) => v === "*" || (v.length > 0 && v.every((o) => /^https?:\/\/[^/\s?#]+$/.test(o))), 'must be "*" or comma-separated origins such as https://app.example.com')
+    .transform((v) =>
+      v.trim() === "*"
+        ? ("*" as const)
+        : v
+            .split(",")
+            .map((o) => o.trim())
+            .filter(Boolean),
+    )
+    .refine(
+      (v) => v === "*" || (v.length > 0 && v.every((o) => /^https?:\/\/[^/\s?#]+$/.test(o))),
+      'must be "*" or comma-separated origins such as https://app.example.com',
+    )
     .optional(),
-  QUEUE_PREFIX: z.string().regex(/^[\w-]+$/, "letters, digits, _ and - only").optional(),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[\w-]+$/, "letters, digits, _ and - only")
+    .optional(),
   SCHEDULE_CRON: z.string().min(1).default("0 2 * * *"),
   SCHEDULE_TZ: z.string().min(1).default("UTC"),
 });
@@ -55,7 +71,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty variables count as unset, as a shell user expects of `FOO= npm start`.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const r = schema.safeParse(present);
-  if (!r.success) throw new ConfigError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}${i.path[0] === "DEMO_API_KEY" ? "" : ` (got ${JSON.stringify(present[String(i.path[0])])})`}`)); // a secret is never echoed
+  if (!r.success)
+    throw new ConfigError(
+      r.error.issues.map(
+        (i) =>
+          `${i.path.join(".")}: ${i.message}${i.path[0] === "DEMO_API_KEY" ? "" : ` (got ${JSON.stringify(present[String(i.path[0])])})`}`,
+      ),
+    ); // a secret is never echoed
   const c = r.data;
   return {
     port: c.PORT,

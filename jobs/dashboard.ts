@@ -3,13 +3,16 @@
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
-import type { RequestHandler } from "express";
 import type { Queue } from "bullmq";
+import type { RequestHandler } from "express";
 import { pipelineQueue } from "./queue.ts";
 
 export const DASHBOARD_PATH = "/admin/queues";
 
-export function queueDashboard(redisUrl: string, prefix?: string): { path: string; router: RequestHandler; queue: Queue } {
+export function queueDashboard(
+  redisUrl: string,
+  prefix?: string,
+): { path: string; router: RequestHandler; queue: Queue } {
   const queue = pipelineQueue(redisUrl, prefix);
   const server = new ExpressAdapter();
   server.setBasePath(DASHBOARD_PATH);

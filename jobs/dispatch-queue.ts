@@ -6,7 +6,7 @@ import { awaitJob, JobFailedError } from "./await-job.ts";
 import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
-import { backfillVersion, jobId, WHOLE, type JobProgress, type JobResult, type Stage } from "./job-types.ts";
+import { backfillVersion, type JobProgress, type JobResult, jobId, type Stage, WHOLE } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
 import { continuesPublished } from "./runner.ts";
 
@@ -18,11 +18,18 @@ export async function queueRun(opts: DispatchOptions, sourceVersion: string): Pr
   // and so is a nightly append (it reads only the new days: README "Nightly append").
   if (!opts.window && useFlow(opts) && !(await continuesPublished(opts.dataDir, opts.sourceDir))) {
     const ids = runFlowIds(sourceVersion);
-    return viaQueue(opts, "publish", {}, ids.parent, (q) => addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }));
+    return viaQueue(opts, "publish", {}, ids.parent, (q) =>
+      addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }),
+    );
   }
   const stage: Stage = opts.window ? "backfill" : "run";
   const id = jobId(stage, opts.window ? backfillVersion(sourceVersion, opts.window) : sourceVersion, WHOLE);
-  const data = { sourceDir: opts.sourceDir, sourceVersion, partition: WHOLE, ...(opts.window ? { window: opts.window } : {}) };
+  const data = {
+    sourceDir: opts.sourceDir,
+    sourceVersion,
+    partition: WHOLE,
+    ...(opts.window ? { window: opts.window } : {}),
+  };
   return viaQueue(opts, stage, data, id);
 }
 
@@ -34,7 +41,13 @@ function useFlow(opts: DispatchOptions): boolean {
 /** Adds the job (or the flow whose parent is the job) with the given id. */
 type Adder = (queue: Queue) => Promise<Job>;
 
-export async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string }, stage: Stage, data: object, id: string, add?: Adder): Promise<DispatchResult> {
+export async function viaQueue(
+  opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string },
+  stage: Stage,
+  data: object,
+  id: string,
+  add?: Adder,
+): Promise<DispatchResult> {
   const addJob: Adder = add ?? ((q) => q.add(stage, data, { jobId: id }));
   const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
   try {
@@ -42,7 +55,9 @@ export async function viaQueue(opts: Omit<DispatchOptions, "sourceDir" | "catalo
     const limit = Math.min(ENQUEUE_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const enq = await Promise.race([
       enqueueIdempotent(queue, id, opts.dataDir, () => addJob(queue)),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref()),
+      new Promise<never>((_, rej) =>
+        setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref(),
+      ),
     ]);
     if (enq.joined === "done") return { ...(enq.job.returnvalue as JobResult), skipped: true };
     if (enq.joined) opts.note?.(`an equal job ${id} is already queued or running; waiting for it`);

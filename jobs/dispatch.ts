@@ -1,14 +1,15 @@
 // One entry point per request ("run the pipeline on this source", "rebalance this portfolio"):
 // in-process without Redis, as an idempotent BullMQ job with it (any worker may take it; this
 // process waits for the outcome, with a timeout, showing progress).
-import type { Log } from "../pipeline/stages/context.ts";
+
+import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
+import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
+import type { Log } from "../pipeline/stages/context.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { ManifestMovedError, readManifest, snapshotDir, type Manifest } from "../pipeline/store/snapshots.ts";
-import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
-import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
-import { jobId, versionOf, type JobResult } from "./job-types.ts";
+import { type Manifest, ManifestMovedError, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
+import { type JobResult, jobId, versionOf } from "./job-types.ts";
 import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
 
@@ -50,8 +51,15 @@ export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult
   // Otherwise the run hashes the source itself while DuckDB works (what the snapshot records), and
   // a queued run's jobs are named by the files' stamp (names, sizes, modification times): hashing
   // 2 GB first would hold every run back by as long (2 s at 5,000 × 25: a fifth of a nightly append).
-  const mayHold = (m: Manifest) => opts.window !== undefined || mayBeBuiltFrom(snapshotDir(opts.dataDir, m.snapshotId), m.sourceId, opts.sourceDir);
-  if (!opts.force && current && mayHold(current) && alreadyHolds(current.sourceId, sourceFingerprint(opts.sourceDir), opts.window)) return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
+  const mayHold = (m: Manifest) =>
+    opts.window !== undefined || mayBeBuiltFrom(snapshotDir(opts.dataDir, m.snapshotId), m.sourceId, opts.sourceDir);
+  if (
+    !opts.force &&
+    current &&
+    mayHold(current) &&
+    alreadyHolds(current.sourceId, sourceFingerprint(opts.sourceDir), opts.window)
+  )
+    return { snapshotId: current.snapshotId, totalMs: 0, skipped: true };
   if (!opts.redisUrl) return inProcess(opts);
   return (await queued()).queueRun(opts, sourceStamp(opts.sourceDir));
 }
@@ -95,7 +103,14 @@ export async function dispatchRebalance(opts: RebalanceDispatch): Promise<Dispat
     return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
   }
   // The same definition asked for twice is one job; a changed one is a new job.
-  const definitionVersion = versionOf(lookup(opts.portfolioId) ?? { published: opts.portfolioId, base: readManifest(opts.dataDir)?.snapshotId ?? null });
+  const definitionVersion = versionOf(
+    lookup(opts.portfolioId) ?? { published: opts.portfolioId, base: readManifest(opts.dataDir)?.snapshotId ?? null },
+  );
   const id = jobId("rebalance", definitionVersion, `portfolio-${opts.portfolioId}`);
-  return (await queued()).viaQueue({ ...opts, sourceDir: "" }, "rebalance", { portfolioId: opts.portfolioId, definitionVersion }, id);
+  return (await queued()).viaQueue(
+    { ...opts, sourceDir: "" },
+    "rebalance",
+    { portfolioId: opts.portfolioId, definitionVersion },
+    id,
+  );
 }

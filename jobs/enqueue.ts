@@ -13,16 +13,23 @@ export interface Enqueued {
   sinceVersion: number;
 }
 
-export async function enqueueIdempotent(queue: Queue, id: string, dataDir: string, add: () => Promise<Job>): Promise<Enqueued> {
+export async function enqueueIdempotent(
+  queue: Queue,
+  id: string,
+  dataDir: string,
+  add: () => Promise<Job>,
+): Promise<Enqueued> {
   const sinceVersion = readManifest(dataDir)?.version ?? 0;
   const existing = await queue.getJob(id);
   if (existing) {
     const state = await existing.getState();
     if (state === "completed") {
       const r = existing.returnvalue as JobResult | null;
-      if (r && readManifest(dataDir)?.snapshotId === r.snapshotId) return { job: existing, joined: "done", sinceVersion };
+      if (r && readManifest(dataDir)?.snapshotId === r.snapshotId)
+        return { job: existing, joined: "done", sinceVersion };
     }
-    if (state === "completed" || state === "failed") await existing.remove().catch(() => undefined); // raced with another remover: fine
+    if (state === "completed" || state === "failed")
+      await existing.remove().catch(() => undefined); // raced with another remover: fine
     else if (state !== "unknown") return { job: existing, joined: true, sinceVersion };
   }
   // Two dispatchers racing here add the same id: BullMQ keeps one job and returns it to both.

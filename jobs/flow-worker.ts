@@ -3,25 +3,65 @@
 // version in its data. While a job runs it keeps the folder's heartbeat fresh; the heartbeat
 // names no process (a flow has many, on many machines), so prune judges it by age alone and
 // spares the folder between jobs for the stale time (2 minutes).
-import { writeSourceRecord } from "../pipeline/sources/append-plan.ts";
-import { sourceFilesAsync, sourceStamp } from "../pipeline/sources/fingerprint.ts";
+
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { randomBytes } from "node:crypto";
+import { DelayedError, type Job, UnrecoverableError } from "bullmq";
+import { writeSourceRecord } from "../pipeline/sources/append-plan.ts";
+import { sourceFilesAsync, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import { SourceRejectedError } from "../pipeline/sources/report.ts";
-import { financialsPartition } from "../pipeline/stages/financials-partition.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { analyticsDone, backtestDone, financialsDone, financialsParts, financialsSlice, flowAside, flowBacktestStep, flowFundamentalsStep, flowIngestStep, flowMergeStep, holdsUniverse, readPlan, releaseUniverse, requireAnalyticsInputs, restoreFlowFiles, setFlowAside, stockMetricParts } from "../pipeline/stages/flow-steps.ts";
+import { financialsPartition } from "../pipeline/stages/financials-partition.ts";
+import {
+  analyticsDone,
+  backtestDone,
+  financialsDone,
+  financialsParts,
+  financialsSlice,
+  flowAside,
+  flowBacktestStep,
+  flowFundamentalsStep,
+  flowIngestStep,
+  flowMergeStep,
+  holdsUniverse,
+  readPlan,
+  releaseUniverse,
+  requireAnalyticsInputs,
+  restoreFlowFiles,
+  setFlowAside,
+  stockMetricParts,
+} from "../pipeline/stages/flow-steps.ts";
 import { runPartitionJob } from "../pipeline/stages/partition-jobs.ts";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck, openStagingDuck } from "../pipeline/store/duck.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
-import { newSnapshotId, publishSnapshot, readManifest, snapshotDir, stagingBeat, stagingPath, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
-import { addFlowChildren, AFFINITY_MS, affinityWindowMs, FLOW_JOBS, type FlowChildren, flowStagingId, runFlowIds, type AnalyticsData, type BacktestData, type FinancialsData, type FlowData } from "./flow.ts";
+import {
+  type Manifest,
+  newSnapshotId,
+  publishSnapshot,
+  readManifest,
+  type SnapshotMeta,
+  snapshotDir,
+  stagingBeat,
+  stagingPath,
+} from "../pipeline/store/snapshots.ts";
+import {
+  AFFINITY_MS,
+  type AnalyticsData,
+  addFlowChildren,
+  affinityWindowMs,
+  type BacktestData,
+  type FinancialsData,
+  FLOW_JOBS,
+  type FlowChildren,
+  type FlowData,
+  flowStagingId,
+  runFlowIds,
+} from "./flow.ts";
 import type { JobResult } from "./job-types.ts";
 import { closeQuietly, pipelineQueue } from "./queue.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -55,7 +95,11 @@ const recordPath = (out: string) => join(out, ".flow", "run.json");
 function holdStaging(dataDir: string, stagingId: string, parentId: string, out: string): () => void {
   // host "flow@…": never this machine's hostname, so liveness goes by the file's age, not a pid;
   // recreated if pruned under a long stall, but not after the publish moved the folder away.
-  const beat = startHeartbeat(stagingBeat(dataDir, stagingId), { job: parentId, host: `flow@${hostname()}`, whileExists: out });
+  const beat = startHeartbeat(stagingBeat(dataDir, stagingId), {
+    job: parentId,
+    host: `flow@${hostname()}`,
+    whileExists: out,
+  });
   return () => beat.pause();
 }
 
@@ -94,7 +138,11 @@ function dropStaging(deps: FlowDeps, stagingId: string, out: string, why: string
 
 /** This failure ends the flow: not retried (unrecoverable, or the last attempt). */
 function lastFailure(job: Job, e: unknown): boolean {
-  return e instanceof UnrecoverableError || e instanceof SourceRejectedError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  return (
+    e instanceof UnrecoverableError ||
+    e instanceof SourceRejectedError ||
+    job.attemptsMade + 1 >= (job.opts.attempts ?? 1)
+  );
 }
 
 /** This process among a flow's workers (BacktestData.affinity). */
@@ -106,23 +154,47 @@ const WORKER = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
  * job names no worker, any worker runs it.
  */
 async function leaveToAffinity(job: Job, out: string, token: string | undefined): Promise<boolean> {
-  if (!token || !leaveBacktest(job.data as BacktestData, { worker: WORKER, holdsUniverse: holdsUniverse(out), ageMs: Date.now() - job.timestamp })) return false;
+  if (
+    !token ||
+    !leaveBacktest(job.data as BacktestData, {
+      worker: WORKER,
+      holdsUniverse: holdsUniverse(out),
+      ageMs: Date.now() - job.timestamp,
+    })
+  )
+    return false;
   await job.moveToDelayed(Date.now() + 200, token);
   return true;
 }
 
 /** Whether this worker leaves a backtest to the worker its data names (see leaveToAffinity). */
-export function leaveBacktest(data: Pick<BacktestData, "affinity" | "affinityMs">, here: { worker: string; holdsUniverse: boolean; ageMs: number }): boolean {
-  return !!data.affinity && data.affinity !== here.worker && !here.holdsUniverse && here.ageMs <= (data.affinityMs ?? AFFINITY_MS);
+export function leaveBacktest(
+  data: Pick<BacktestData, "affinity" | "affinityMs">,
+  here: { worker: string; holdsUniverse: boolean; ageMs: number },
+): boolean {
+  return (
+    !!data.affinity &&
+    data.affinity !== here.worker &&
+    !here.holdsUniverse &&
+    here.ageMs <= (data.affinityMs ?? AFFINITY_MS)
+  );
 }
 
-export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progress, token?: string): Promise<JobResult | { done: string }> {
+export async function processFlowJob(
+  job: Job,
+  deps: FlowDeps,
+  progress: Progress,
+  token?: string,
+): Promise<JobResult | { done: string }> {
   const data = job.data as FlowData;
   const ids = runFlowIds(data.sourceVersion);
   const stagingId = flowStagingId(data);
   const out = stagingPath(deps.dataDir, stagingId);
   if (job.name === FLOW_JOBS.backtest && (await leaveToAffinity(job, out, token))) {
-    deps.log.info({ job: job.id, ageMs: Date.now() - job.timestamp }, "backtest left to the worker holding its universe");
+    deps.log.info(
+      { job: job.id, ageMs: Date.now() - job.timestamp },
+      "backtest left to the worker holding its universe",
+    );
     throw new DelayedError();
   }
   // A leftover child of a flow that failed or was lost does nothing but clear its folder.
@@ -181,7 +253,8 @@ export async function processFlowJob(job: Job, deps: FlowDeps, progress: Progres
 /** Splits the fundamentals by ticker range and adds one financials job per range to the parent. */
 async function fundamentals(job: Job, deps: FlowDeps, out: string, progress: Progress): Promise<{ done: string }> {
   const data = job.data as FlowData;
-  if (!job.parent?.id) throw new Error(`fundamentals job ${job.id} has no parent: it is added only as part of a run's flow`);
+  if (!job.parent?.id)
+    throw new Error(`fundamentals job ${job.id} has no parent: it is added only as part of a run's flow`);
   mkdirSync(out, { recursive: true });
   progress?.("fundamentals: splitting by ticker range", 0, 1);
   const base = readManifest(deps.dataDir);
@@ -189,26 +262,48 @@ async function fundamentals(job: Job, deps: FlowDeps, out: string, progress: Pro
   const db = await openDuck(":memory:", { threads: String(workerThreads()), memory_limit: "512MB" });
   let parts: number;
   try {
-    parts = await flowFundamentalsStep({ conn: db.conn, out, published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined, tickersPerPartition: tickersPerPartition() }, data.sourceDir);
+    parts = await flowFundamentalsStep(
+      {
+        conn: db.conn,
+        out,
+        published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
+        tickersPerPartition: tickersPerPartition(),
+      },
+      data.sourceDir,
+    );
   } finally {
     lease?.stop();
     db.close();
   }
   await addChildren(job, deps, out, { financials: parts });
-  deps.log.info({ job: job.id, partitions: parts }, parts ? "fundamentals split; financials jobs added" : "fundamentals unchanged: financial tables reused from the published snapshot");
+  deps.log.info(
+    { job: job.id, partitions: parts },
+    parts
+      ? "fundamentals split; financials jobs added"
+      : "fundamentals unchanged: financial tables reused from the published snapshot",
+  );
   return { done: job.id! };
 }
 
-const tickersPerPartition = () => (process.env.TICKERS_PER_PARTITION ? Number(process.env.TICKERS_PER_PARTITION) : undefined);
+const tickersPerPartition = () =>
+  process.env.TICKERS_PER_PARTITION ? Number(process.env.TICKERS_PER_PARTITION) : undefined;
 
 /** Adds children to this job's parent (the flow), unless the flow is over. */
 async function addChildren(job: Job, deps: FlowDeps, out: string, c: Omit<FlowChildren, "done">): Promise<void> {
   // Lost meanwhile (Redis restarted empty; maybe added again as another flow): add nothing to it.
-  if (await flowGone(job, deps)) throw new UnrecoverableError(`the run's flow ${job.parent!.id} failed or was lost while ${job.id} ran`);
+  if (await flowGone(job, deps))
+    throw new UnrecoverableError(`the run's flow ${job.parent!.id} failed or was lost while ${job.id} ran`);
   const queue = pipelineQueue(deps.redisUrl, deps.prefix);
   try {
-    const done = { analytics: (r: TickerRange) => analyticsDone(out, r), backtest: (id: string) => backtestDone(out, id), financials: (p: number) => financialsDone(out, p) };
-    await addFlowChildren(queue, { id: job.parent!.id!, queueKey: job.parent!.queueKey }, job.data as FlowData, { ...c, done });
+    const done = {
+      analytics: (r: TickerRange) => analyticsDone(out, r),
+      backtest: (id: string) => backtestDone(out, id),
+      financials: (p: number) => financialsDone(out, p),
+    };
+    await addFlowChildren(queue, { id: job.parent!.id!, queueKey: job.parent!.queueKey }, job.data as FlowData, {
+      ...c,
+      done,
+    });
   } finally {
     await closeQuietly(queue);
   }
@@ -231,7 +326,10 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     const base = readManifest(deps.dataDir);
     await deps.catalog.refresh();
     const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
-    const db = await openStagingDuck(out, { threads: String(workerThreads()), memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB" });
+    const db = await openStagingDuck(out, {
+      threads: String(workerThreads()),
+      memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB",
+    });
     try {
       const ctx: StageContext = {
         conn: db.conn,
@@ -252,10 +350,15 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
       const stamp = sourceStamp(data.sourceDir);
       const hashed = sourceFilesAsync(data.sourceDir);
       hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
-      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), (ranges) => addChildren(job, deps, out, { analytics: ranges }));
+      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), (ranges) =>
+        addChildren(job, deps, out, { analytics: ranges }),
+      );
       const files = await hashed;
       // A file written while it was read: neither the tables nor the hash are of one version (retried).
-      if (sourceStamp(data.sourceDir) !== stamp) throw new Error(`the source ${data.sourceDir} changed while the run read it (a file's size or modification time moved)`);
+      if (sourceStamp(data.sourceDir) !== stamp)
+        throw new Error(
+          `the source ${data.sourceDir} changed while the run read it (a file's size or modification time moved)`,
+        );
       sourceId = files.id;
       // What a later nightly append compares its source with.
       writeSourceRecord(out, files.files);
@@ -264,13 +367,27 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
       db.close();
       rmSync(`${out}.tmp`, { recursive: true, force: true });
     }
-    const record: RunRecord = { ingestJob: job.timestamp, baseVersion: base?.version ?? 0, ingestMs: Math.round(performance.now() - t0), startedAt: job.timestamp, sourceId };
+    const record: RunRecord = {
+      ingestJob: job.timestamp,
+      baseVersion: base?.version ?? 0,
+      ingestMs: Math.round(performance.now() - t0),
+      startedAt: job.timestamp,
+      sourceId,
+    };
     writeFileSync(recordPath(out), JSON.stringify(record));
   }
   // The backtests read companies.parquet (with ids) and the plan: added last, for this worker
   // when it holds the universe they read.
-  await addChildren(job, deps, out, { portfolioIds: plan.portfolioIds, ...(holdsUniverse(out) ? { affinity: WORKER, affinityMs: affinityWindowMs(plan.counts.companies, plan.counts.priceDates) } : {}) });
-  deps.log.info({ job: job.id, partitions: plan.ranges.length, portfolios: plan.portfolioIds.length }, "run staged; partition jobs added");
+  await addChildren(job, deps, out, {
+    portfolioIds: plan.portfolioIds,
+    ...(holdsUniverse(out)
+      ? { affinity: WORKER, affinityMs: affinityWindowMs(plan.counts.companies, plan.counts.priceDates) }
+      : {}),
+  });
+  deps.log.info(
+    { job: job.id, partitions: plan.ranges.length, portfolios: plan.portfolioIds.length },
+    "run staged; partition jobs added",
+  );
   return { done: job.id! };
 }
 
@@ -281,18 +398,34 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
   const aside = flowAside(out);
   if (!existsSync(out)) {
     // Published by an earlier attempt that failed after it (the snapshot is live): finish, don't fail.
-    const sent = existsSync(join(aside, PUBLISHING)) ? (JSON.parse(readFileSync(join(aside, PUBLISHING), "utf8")) as { snapshotId: string; baseVersion: number; totalMs: number }) : null;
-    const entry = sent ? readManifest(deps.dataDir)?.log?.find((e) => e.snapshotId === sent.snapshotId && e.job === job.id) : undefined;
-    if (!sent || !entry) throw new Error(`the run's staging folder ${out} is gone and no publish of it is recorded; run the command again`);
-    await finishPublish(job, deps, stagingId, sent.baseVersion, { ...readManifest(deps.dataDir)!, version: entry.version });
+    const sent = existsSync(join(aside, PUBLISHING))
+      ? (JSON.parse(readFileSync(join(aside, PUBLISHING), "utf8")) as {
+          snapshotId: string;
+          baseVersion: number;
+          totalMs: number;
+        })
+      : null;
+    const entry = sent
+      ? readManifest(deps.dataDir)?.log?.find((e) => e.snapshotId === sent.snapshotId && e.job === job.id)
+      : undefined;
+    if (!sent || !entry)
+      throw new Error(
+        `the run's staging folder ${out} is gone and no publish of it is recorded; run the command again`,
+      );
+    await finishPublish(job, deps, stagingId, sent.baseVersion, {
+      ...readManifest(deps.dataDir)!,
+      version: entry.version,
+    });
     return { snapshotId: sent.snapshotId, totalMs: sent.totalMs };
   }
   const record = JSON.parse(readFileSync(recordPath(out), "utf8")) as RunRecord;
   const t = performance.now();
   const fin = financialsParts(out);
-  if (fin.planned < 0 || fin.written !== fin.planned) throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
+  if (fin.planned < 0 || fin.written !== fin.planned)
+    throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
   const plan = await flowMergeStep(out);
-  if (stockMetricParts(out) !== plan.ranges.length) throw new Error(`stock metrics: ${stockMetricParts(out)} of ${plan.ranges.length} partitions in ${out}`);
+  if (stockMetricParts(out) !== plan.ranges.length)
+    throw new Error(`stock metrics: ${stockMetricParts(out)} of ${plan.ranges.length} partitions in ${out}`);
   const total = Date.now() - record.startedAt;
   const meta: SnapshotMeta = {
     id: newSnapshotId(),
@@ -300,10 +433,19 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
     sourceId: record.sourceId ?? data.sourceVersion,
     sourceDir: resolve(data.sourceDir),
     lastPriceDate: plan.lastPriceDate,
-    counts: { companies: plan.counts.companies, priceDates: plan.counts.priceDates, ratings: plan.counts.ratings, portfolios: plan.portfolioIds.length, benchmarks: plan.counts.benchmarks },
+    counts: {
+      companies: plan.counts.companies,
+      priceDates: plan.counts.priceDates,
+      ratings: plan.counts.ratings,
+      portfolios: plan.portfolioIds.length,
+      benchmarks: plan.counts.benchmarks,
+    },
     timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t), total },
   };
-  writeFileSync(join(out, ".flow", PUBLISHING), JSON.stringify({ snapshotId: meta.id, baseVersion: record.baseVersion, totalMs: total }));
+  writeFileSync(
+    join(out, ".flow", PUBLISHING),
+    JSON.stringify({ snapshotId: meta.id, baseVersion: record.baseVersion, totalMs: total }),
+  );
   setFlowAside(out);
   let manifest;
   try {
@@ -320,8 +462,18 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
 /** What is written while publishing: the snapshot's id, for a retry to find its publish in the manifest's log. */
 const PUBLISHING = "publishing.json";
 
-async function finishPublish(job: Job, deps: FlowDeps, stagingId: string, baseVersion: number, manifest: Manifest): Promise<void> {
+async function finishPublish(
+  job: Job,
+  deps: FlowDeps,
+  stagingId: string,
+  baseVersion: number,
+  manifest: Manifest,
+): Promise<void> {
   rmSync(flowAside(stagingPath(deps.dataDir, stagingId)), { recursive: true, force: true });
   rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
-  await reapplyMissedRebalances({ dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id }, baseVersion, manifest);
+  await reapplyMissedRebalances(
+    { dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id },
+    baseVersion,
+    manifest,
+  );
 }

@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
-import { jobId, WHOLE, type JobProgress } from "./job-types.ts";
+import { type JobProgress, jobId, WHOLE } from "./job-types.ts";
 import { JOB_DEFAULTS } from "./queue.ts";
 
 export interface FlowData {
@@ -41,7 +41,14 @@ export interface BacktestData extends FlowData {
   affinityMs?: number;
 }
 
-export const FLOW_JOBS = { parent: "publish", ingest: "ingest", fundamentals: "fundamentals", financials: "financials", analytics: "analytics", backtest: "backtest" } as const;
+export const FLOW_JOBS = {
+  parent: "publish",
+  ingest: "ingest",
+  fundamentals: "fundamentals",
+  financials: "financials",
+  analytics: "analytics",
+  backtest: "backtest",
+} as const;
 
 const tickersPart = (part: number) => `tickers-${String(part).padStart(4, "0")}`;
 
@@ -57,7 +64,8 @@ export function runFlowIds(sourceVersion: string) {
 }
 
 /** The staging folder's id (`snapshots/.staging-<id>`), the same on every machine for one flow. */
-export const flowStagingId = (data: FlowData) => `flow-${data.sourceVersion.replace(/[^\w-]/g, "_").slice(0, 40)}-${data.run.replace(/[^\w-]/g, "_").slice(0, 40)}`;
+export const flowStagingId = (data: FlowData) =>
+  `flow-${data.sourceVersion.replace(/[^\w-]/g, "_").slice(0, 40)}-${data.run.replace(/[^\w-]/g, "_").slice(0, 40)}`;
 
 /** A queued run is a flow unless PIPELINE_FLOW=0 (then one `run` job, all stages on one worker). */
 export const flowByDefault = () => process.env.PIPELINE_FLOW !== "0";
@@ -106,7 +114,8 @@ export const AFFINITY_MS = 10_000;
  * workers may take it again and again, putting it back each time: with a fixed 10 s, the sample's
  * last backtest once waited 4.1 s with both workers idle.
  */
-export const affinityWindowMs = (companies: number, priceDates: number) => Math.min(AFFINITY_MS, Math.ceil((companies * priceDates * 4) / 10_000));
+export const affinityWindowMs = (companies: number, priceDates: number) =>
+  Math.min(AFFINITY_MS, Math.ceil((companies * priceDates * 4) / 10_000));
 
 /**
  * Partitions of a run added under its parent (by the ingest and fundamentals jobs). Equal ids are one
@@ -123,7 +132,12 @@ export interface FlowChildren {
   done: { analytics(r: TickerRange): boolean; backtest(id: string): boolean; financials(part: number): boolean };
 }
 
-export async function addFlowChildren(queue: Queue, parent: { id: string; queueKey: string }, data: FlowData, c: FlowChildren): Promise<number> {
+export async function addFlowChildren(
+  queue: Queue,
+  parent: { id: string; queueKey: string },
+  data: FlowData,
+  c: FlowChildren,
+): Promise<number> {
   const ids = runFlowIds(data.sourceVersion);
   const opts: JobsOptions = { ...CHILD_OPTS, parent: { id: parent.id, queue: parent.queueKey } };
   // The ticker-range jobs are prioritized, which BullMQ takes only when no job without a priority
@@ -131,9 +145,33 @@ export async function addFlowChildren(queue: Queue, parent: { id: string; queueK
   // ingest) is taken before the next of the many range jobs.
   const ranged: JobsOptions = { ...opts, priority: RANGE_PRIORITY };
   const jobs = [
-    ...(c.portfolioIds ?? []).filter((id) => !c.done.backtest(id)).map((portfolioId) => ({ name: FLOW_JOBS.backtest, data: { ...data, portfolioId, ...(c.affinity ? { affinity: c.affinity, ...(c.affinityMs !== undefined ? { affinityMs: c.affinityMs } : {}) } : {}) } satisfies BacktestData, opts: { ...opts, jobId: ids.backtest(portfolioId) } })),
-    ...(c.analytics ?? []).filter((r) => !c.done.analytics(r)).map((range) => ({ name: FLOW_JOBS.analytics, data: { ...data, range } satisfies AnalyticsData, opts: { ...ranged, jobId: ids.analytics(range) } })),
-    ...Array.from({ length: c.financials ?? 0 }, (_, part) => part).filter((part) => !c.done.financials(part)).map((part) => ({ name: FLOW_JOBS.financials, data: { ...data, part } satisfies FinancialsData, opts: { ...ranged, jobId: ids.financials(part) } })),
+    ...(c.portfolioIds ?? [])
+      .filter((id) => !c.done.backtest(id))
+      .map((portfolioId) => ({
+        name: FLOW_JOBS.backtest,
+        data: {
+          ...data,
+          portfolioId,
+          ...(c.affinity
+            ? { affinity: c.affinity, ...(c.affinityMs !== undefined ? { affinityMs: c.affinityMs } : {}) }
+            : {}),
+        } satisfies BacktestData,
+        opts: { ...opts, jobId: ids.backtest(portfolioId) },
+      })),
+    ...(c.analytics ?? [])
+      .filter((r) => !c.done.analytics(r))
+      .map((range) => ({
+        name: FLOW_JOBS.analytics,
+        data: { ...data, range } satisfies AnalyticsData,
+        opts: { ...ranged, jobId: ids.analytics(range) },
+      })),
+    ...Array.from({ length: c.financials ?? 0 }, (_, part) => part)
+      .filter((part) => !c.done.financials(part))
+      .map((part) => ({
+        name: FLOW_JOBS.financials,
+        data: { ...data, part } satisfies FinancialsData,
+        opts: { ...ranged, jobId: ids.financials(part) },
+      })),
   ];
   if (jobs.length) await queue.addBulk(jobs);
   return jobs.length;

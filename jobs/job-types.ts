@@ -5,7 +5,17 @@ import { createHash } from "node:crypto";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
 
 /** Job names (the stage each runs). The fan-out stages of a partitioned flow add theirs here. */
-export const STAGES = ["run", "backfill", "rebalance", "publish", "ingest", "fundamentals", "financials", "analytics", "backtest"] as const;
+export const STAGES = [
+  "run",
+  "backfill",
+  "rebalance",
+  "publish",
+  "ingest",
+  "fundamentals",
+  "financials",
+  "analytics",
+  "backtest",
+] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** The whole partition; a partitioned flow names its ticker range, portfolio or benchmark instead. */
@@ -30,7 +40,11 @@ export interface RebalanceJobData {
   requestedAt?: string | null;
 }
 
-export type JobDataOf<S extends Stage> = S extends "run" ? RunJobData : S extends "backfill" ? BackfillJobData : RebalanceJobData;
+export type JobDataOf<S extends Stage> = S extends "run"
+  ? RunJobData
+  : S extends "backfill"
+    ? BackfillJobData
+    : RebalanceJobData;
 
 export interface JobResult {
   snapshotId: string;
@@ -58,6 +72,17 @@ export const backfillVersion = (sourceVersion: string, w: DateWindow) => `${sour
 /** A stable short hash of any JSON value (object keys sorted). */
 export function versionOf(value: unknown): string {
   const sorted = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sorted) : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
-  return createHash("sha256").update(JSON.stringify(sorted(value))).digest("hex").slice(0, 16);
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v && typeof v === "object"
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash("sha256")
+    .update(JSON.stringify(sorted(value)))
+    .digest("hex")
+    .slice(0, 16);
 }

@@ -1,8 +1,8 @@
 // API keys: `npm run keys -- create --email E --scopes a,b [--json]`, `list`, `revoke ID`.
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { SCOPES } from "../pipeline/store/catalog-types.ts";
 import { Catalog, CatalogError } from "../pipeline/store/catalog/catalog.ts";
+import { SCOPES } from "../pipeline/store/catalog-types.ts";
 import { loadConfig } from "./config.ts";
 import { runCommand, UsageError } from "./run-command.ts";
 import { ensureWritableDir } from "./store-check.ts";
@@ -22,19 +22,43 @@ async function main(argv: string[]): Promise<number> {
   if (command === "create") {
     const { values } = parseArgs({
       args: rest,
-      options: { email: { type: "string" }, scopes: { type: "string" }, json: { type: "boolean" }, "first-name": { type: "string" }, "last-name": { type: "string" }, phone: { type: "string" } },
+      options: {
+        email: { type: "string" },
+        scopes: { type: "string" },
+        json: { type: "boolean" },
+        "first-name": { type: "string" },
+        "last-name": { type: "string" },
+        phone: { type: "string" },
+      },
     });
     if (!values.email || !values.scopes) throw new UsageError("create needs --email and --scopes");
     const user =
       catalog.userByEmail(values.email) ??
-      (await catalog.createUser({ email: values.email, firstName: values["first-name"] ?? "", lastName: values["last-name"] ?? "", phoneNumber: values.phone ?? "" }));
-    const created = await catalog.createKey(user.id, values.scopes.split(",").map((s) => s.trim()).filter(Boolean));
+      (await catalog.createUser({
+        email: values.email,
+        firstName: values["first-name"] ?? "",
+        lastName: values["last-name"] ?? "",
+        phoneNumber: values.phone ?? "",
+      }));
+    const created = await catalog.createKey(
+      user.id,
+      values.scopes
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     if (values.json) console.log(JSON.stringify(created));
-    else console.log(`key ${created.id} for ${user.email} (${created.scopes.join(", ")}):\n${created.key}\nIt is shown once; only its hash is stored.`);
+    else
+      console.log(
+        `key ${created.id} for ${user.email} (${created.scopes.join(", ")}):\n${created.key}\nIt is shown once; only its hash is stored.`,
+      );
     return 0;
   }
   if (command === "list") {
-    for (const k of catalog.listKeys()) console.log(`${k.id}\t${catalog.getUser(k.userId)?.email ?? k.userId}\t${k.scopes.join(",")}\t${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\tcreated ${k.createdAt}`);
+    for (const k of catalog.listKeys())
+      console.log(
+        `${k.id}\t${catalog.getUser(k.userId)?.email ?? k.userId}\t${k.scopes.join(",")}\t${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\tcreated ${k.createdAt}`,
+      );
     return 0;
   }
   if (command === "revoke" && rest[0]) {
@@ -42,7 +66,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(`revoked ${rest[0]}`);
     return 0;
   }
-  if (command && command !== "help" && command !== "--help" && command !== "-h") throw new UsageError(command === "revoke" ? "revoke needs a key ID" : `unknown command ${JSON.stringify(command)}`);
+  if (command && command !== "help" && command !== "--help" && command !== "-h")
+    throw new UsageError(command === "revoke" ? "revoke needs a key ID" : `unknown command ${JSON.stringify(command)}`);
   console.log(USAGE);
   return 0;
 }

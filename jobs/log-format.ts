@@ -26,5 +26,12 @@ export function defaultDestination(): pino.DestinationStream | undefined {
   });
   // Loaded here: a command whose output is piped (JSON) never pays for pino-pretty's modules.
   const pretty = createRequire(import.meta.url)("pino-pretty") as typeof Pretty;
-  return pretty({ colorize: Boolean(process.stdout.isTTY), translateTime: "SYS:HH:MM:ss", ignore: "pid,hostname", singleLine: true, sync: true, destination: out });
+  return pretty({
+    colorize: Boolean(process.stdout.isTTY),
+    translateTime: "SYS:HH:MM:ss",
+    ignore: "pid,hostname",
+    singleLine: true,
+    sync: true,
+    destination: out,
+  });
 }

@@ -6,10 +6,24 @@ import { defaultDestination } from "./log-format.ts";
 // Loaded with require, as DuckDB's API is (pipeline/store/duck.ts): no export scan of its CommonJS files.
 const createPino = createRequire(import.meta.url)("pino") as typeof pino;
 
-export const REDACT_PATHS = ["api_key", "key", "*.api_key", "*.key", "req.headers.api_key", "req.query.api_key", "headers.api_key"];
+export const REDACT_PATHS = [
+  "api_key",
+  "key",
+  "*.api_key",
+  "*.key",
+  "req.headers.api_key",
+  "req.query.api_key",
+  "headers.api_key",
+];
 
-export function createLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
-  return createPino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { pid: process.pid } }, destination ?? defaultDestination());
+export function createLogger(
+  level: string = process.env.LOG_LEVEL || "info",
+  destination?: pino.DestinationStream,
+): pino.Logger {
+  return createPino(
+    { level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { pid: process.pid } },
+    destination ?? defaultDestination(),
+  );
 }
 
 /**
@@ -19,7 +33,10 @@ export function createLogger(level: string = process.env.LOG_LEVEL || "info", de
  * second and at exit): a synchronous write(2) per request would cost more than serving a cached read. A crash
  * can lose the last few access lines; error lines go through createLogger, synchronously.
  */
-export function createAccessLogger(level: string = process.env.LOG_LEVEL || "info", destination?: pino.DestinationStream): pino.Logger {
+export function createAccessLogger(
+  level: string = process.env.LOG_LEVEL || "info",
+  destination?: pino.DestinationStream,
+): pino.Logger {
   // On a terminal the access lines are pretty too (jobs/log-format.ts); a person reads them there.
   let dest = destination ?? defaultDestination();
   if (!dest) {

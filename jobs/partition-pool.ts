@@ -5,7 +5,7 @@
 // hand in its jobs while an earlier stage's still run (one queue, first come first served).
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { runPartitionsInline, type PartitionJob } from "../pipeline/stages/partition-jobs.ts";
+import { type PartitionJob, runPartitionsInline } from "../pipeline/stages/partition-jobs.ts";
 
 /** Worker threads for a run: `PIPELINE_WORKERS` when set, else one per core (at most 4). */
 export function defaultWorkers(): number {
@@ -123,7 +123,10 @@ export class PartitionPool {
     const t = this.running.get(w);
     if (!t) return;
     this.running.delete(w);
-    if (!m.ok) return t.reject(new PartitionJobError(`partition job ${t.job.stage} #${t.index} failed: ${m.error?.message}`, m.error?.stack));
+    if (!m.ok)
+      return t.reject(
+        new PartitionJobError(`partition job ${t.job.stage} #${t.index} failed: ${m.error?.message}`, m.error?.stack),
+      );
     this.idle.push(w);
     t.resolve(m.result);
     this.dispatch();

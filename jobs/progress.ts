@@ -3,8 +3,9 @@
 // situation lines (waiting for a worker, Redis away, retrying…) go to stderr either way. Log lines
 // written while a bar is shown go through writeAboveProgress, which clears the bar's line first
 // so the two never interleave on one line.
-import type cliProgress from "cli-progress";
+
 import { createRequire } from "node:module";
+import type cliProgress from "cli-progress";
 
 export type ProgressFn = (stage: string, done: number, total: number) => void;
 
@@ -36,7 +37,13 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
   // Loaded only for a terminal: piped output never draws a bar.
   const { SingleBar, Presets } = createRequire(import.meta.url)("cli-progress") as typeof cliProgress;
   const bar = new SingleBar(
-    { format: " {stage} [{bar}] {percentage}% | {duration_formatted}", stream, hideCursor: true, clearOnComplete: true, fps: 5 },
+    {
+      format: " {stage} [{bar}] {percentage}% | {duration_formatted}",
+      stream,
+      hideCursor: true,
+      clearOnComplete: true,
+      fps: 5,
+    },
     Presets.shades_classic,
   );
   let started = false;

@@ -1,5 +1,5 @@
 // The pipeline queue: its name, default job options and the Redis connection. Stages know nothing of it.
-import { Queue, type ConnectionOptions, type JobsOptions } from "bullmq";
+import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
 import type { JobResult } from "./job-types.ts";
 
 export const PIPELINE_QUEUE = "pipeline";
@@ -35,14 +35,27 @@ export function redisConnection(url: string): ConnectionOptions {
 }
 
 export function pipelineQueue(url: string, prefix?: string): Queue {
-  const queue = new Queue(PIPELINE_QUEUE, { connection: redisConnection(url), prefix, defaultJobOptions: JOB_DEFAULTS });
+  const queue = new Queue(PIPELINE_QUEUE, {
+    connection: redisConnection(url),
+    prefix,
+    defaultJobOptions: JOB_DEFAULTS,
+  });
   // Connection errors are retried by ioredis and surface as timeouts where they matter.
   queue.on("error", () => undefined);
   return queue;
 }
 
 /** Closes without waiting forever on a Redis that is gone. */
-export async function closeQuietly(c: { close(): Promise<void>; disconnect(): Promise<void> }, ms = 2_000): Promise<void> {
-  const closed = await Promise.race([c.close().then(() => true, () => false), new Promise<false>((res) => setTimeout(() => res(false), ms).unref())]);
+export async function closeQuietly(
+  c: { close(): Promise<void>; disconnect(): Promise<void> },
+  ms = 2_000,
+): Promise<void> {
+  const closed = await Promise.race([
+    c.close().then(
+      () => true,
+      () => false,
+    ),
+    new Promise<false>((res) => setTimeout(() => res(false), ms).unref()),
+  ]);
   if (!closed) await c.disconnect().catch(() => undefined);
 }

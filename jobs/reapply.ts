@@ -3,9 +3,9 @@
 // publishes, each such portfolio is rebalanced again on the run's snapshot, from the catalog as it
 // is now.
 import type { Log } from "../pipeline/stages/context.ts";
-import { rebalanceOne, type PortfolioSpec } from "../pipeline/stages/rebalance.ts";
+import { type PortfolioSpec, rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { publishedSince, type Manifest } from "../pipeline/store/snapshots.ts";
+import { type Manifest, publishedSince } from "../pipeline/store/snapshots.ts";
 
 /** The catalog's definition of a user portfolio, in the shape the backtest takes. */
 export function catalogLookup(catalog: Catalog): (id: string) => PortfolioSpec | null {
@@ -17,7 +17,11 @@ export function catalogLookup(catalog: Catalog): (id: string) => PortfolioSpec |
   };
 }
 
-export async function reapplyMissedRebalances(opts: { dataDir: string; catalog: Catalog; log: Log; job?: string }, sinceVersion: number, published: Manifest): Promise<string[]> {
+export async function reapplyMissedRebalances(
+  opts: { dataDir: string; catalog: Catalog; log: Log; job?: string },
+  sinceVersion: number,
+  published: Manifest,
+): Promise<string[]> {
   const ids = [
     ...new Set(
       publishedSince(published, sinceVersion)
@@ -29,10 +33,19 @@ export async function reapplyMissedRebalances(opts: { dataDir: string; catalog: 
   await opts.catalog.refresh();
   for (const id of ids) {
     try {
-      await rebalanceOne({ dataDir: opts.dataDir, log: opts.log, portfolioId: id, lookup: catalogLookup(opts.catalog), job: opts.job });
+      await rebalanceOne({
+        dataDir: opts.dataDir,
+        log: opts.log,
+        portfolioId: id,
+        lookup: catalogLookup(opts.catalog),
+        job: opts.job,
+      });
     } catch (e) {
       // The run itself is published; a portfolio that fails here keeps the run's version of it.
-      opts.log.warn({ portfolio: id, err: String((e as Error).message) }, "re-applying a rebalance that raced the run failed");
+      opts.log.warn(
+        { portfolio: id, err: String((e as Error).message) },
+        "re-applying a rebalance that raced the run failed",
+      );
     }
   }
   opts.log.info({ portfolios: ids }, "re-applied rebalances published while the run computed");

@@ -4,10 +4,10 @@
 // With Redis: a `rebalance` job on the pipeline queue, taken by any worker.
 import type { Queue } from "bullmq";
 import type { Log } from "../pipeline/stages/context.ts";
-import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
+import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../pipeline/store/snapshots.ts";
-import { jobId, versionOf, type RebalanceJobData } from "./job-types.ts";
+import { jobId, type RebalanceJobData, versionOf } from "./job-types.ts";
 import { JOB_DEFAULTS, pipelineQueue } from "./queue.ts";
 import { catalogLookup } from "./reapply.ts";
 
@@ -24,7 +24,10 @@ export interface RebalanceDeps {
  */
 export async function rebalanceFromCatalog(deps: RebalanceDeps, portfolioId: string): Promise<void> {
   if (!readManifest(deps.dataDir)) {
-    deps.log.warn({ portfolio: portfolioId }, "no snapshot published yet: the portfolio is computed by the first pipeline run");
+    deps.log.warn(
+      { portfolio: portfolioId },
+      "no snapshot published yet: the portfolio is computed by the first pipeline run",
+    );
     return;
   }
   const lookup = catalogLookup(deps.catalog);
@@ -36,10 +39,19 @@ export async function rebalanceFromCatalog(deps: RebalanceDeps, portfolioId: str
  * A rebalance that failed for good: logged with its reason and recorded in the catalog, so the
  * portfolio reads FAILED (not PENDING forever) until its next change or a run that publishes it.
  */
-export async function noteRebalanceFailure(deps: RebalanceDeps, portfolioId: string, requestedAt: string | null, e: unknown): Promise<void> {
+export async function noteRebalanceFailure(
+  deps: RebalanceDeps,
+  portfolioId: string,
+  requestedAt: string | null,
+  e: unknown,
+): Promise<void> {
   const reason = String((e as Error)?.message ?? e);
   deps.log.warn({ portfolio: portfolioId, err: reason.split("\n")[0] }, "portfolio rebalance failed");
-  await deps.catalog.recordRebalanceFailure(portfolioId, requestedAt, reason).catch((err: unknown) => deps.log.warn({ portfolio: portfolioId, err: String(err) }, "could not record the failed rebalance"));
+  await deps.catalog
+    .recordRebalanceFailure(portfolioId, requestedAt, reason)
+    .catch((err: unknown) =>
+      deps.log.warn({ portfolio: portfolioId, err: String(err) }, "could not record the failed rebalance"),
+    );
 }
 
 export interface Rebalancer {
@@ -92,7 +104,10 @@ export function queueRebalancer(redisUrl: string, catalog: Catalog, log: Log, pr
       queue ??= pipelineQueue(redisUrl, prefix);
       // The change's time is part of the version: A → B → A again must run a third time.
       const requestedAt = catalog.rebalanceRequestedAt(id);
-      const definitionVersion = versionOf({ spec: catalogLookup(catalog)(id) ?? { deleted: id }, at: requestedAt ?? Date.now() });
+      const definitionVersion = versionOf({
+        spec: catalogLookup(catalog)(id) ?? { deleted: id },
+        at: requestedAt ?? Date.now(),
+      });
       const data: RebalanceJobData = { portfolioId: id, definitionVersion, requestedAt };
       const p = queue
         .add("rebalance", data, { ...JOB_DEFAULTS, jobId: jobId("rebalance", definitionVersion, `portfolio-${id}`) })

@@ -16,7 +16,8 @@ export class UsageError extends Error {
 }
 
 /** node:util parseArgs throws TypeErrors with these codes for unknown options and the like. */
-const isParseArgsError = (e: unknown) => typeof (e as { code?: unknown })?.code === "string" && (e as { code: string }).code.startsWith("ERR_PARSE_ARGS_");
+const isParseArgsError = (e: unknown) =>
+  typeof (e as { code?: unknown })?.code === "string" && (e as { code: string }).code.startsWith("ERR_PARSE_ARGS_");
 
 export interface CommandOptions {
   usage?: string;
@@ -25,7 +26,8 @@ export interface CommandOptions {
 
 /** The line and exit code a failure gets. */
 export function describeFailure(e: unknown, opts: CommandOptions = {}): { text: string; code: number } {
-  if (e instanceof UsageError || isParseArgsError(e)) return { text: `${(e as Error).message}${opts.usage ? `\n\n${opts.usage}` : ""}`, code: 2 };
+  if (e instanceof UsageError || isParseArgsError(e))
+    return { text: `${(e as Error).message}${opts.usage ? `\n\n${opts.usage}` : ""}`, code: 2 };
   if (e instanceof ConfigError) return { text: e.message, code: 64 };
   if (e instanceof StoreDirError) return { text: e.message, code: 73 };
   return { text: e instanceof Error ? e.message : String(e), code: (opts.codeFor ?? (() => 1))(e) };

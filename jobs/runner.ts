@@ -1,27 +1,45 @@
 // The in-process runner: composes the pipeline stages into one run that ends in an atomic
 // publish, or in nothing at all. BullMQ workers call the same function.
-import { sourceFilesAsync, type SourceFiles } from "../pipeline/sources/fingerprint.ts";
-import { guessAppend, planAppend, readSourceRecord, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
-import { appendStage, NotAnAppendError } from "../pipeline/stages/append.ts";
-import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
-import type { Log, StageContext } from "../pipeline/stages/context.ts";
-import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type Frames, type MarketFrames } from "../pipeline/stages/frames.ts";
-import type { LevelSeries } from "../pipeline/types.ts";
-import { ingestStage } from "../pipeline/stages/ingest.ts";
-import { benchmarksStage, indexBenchmarksOnly, portfoliosStage } from "../pipeline/stages/portfolios.ts";
-import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
-import type { BenchmarkResult, PortfolioResult } from "../pipeline/store/model.ts";
-import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { openStagingDuck } from "../pipeline/store/duck.ts";
-import { discardStaging, newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, type Manifest, type SnapshotMeta } from "../pipeline/store/snapshots.ts";
-import { takeLease } from "../pipeline/store/leases.ts";
-import { reapplyMissedRebalances } from "./reapply.ts";
-import { mergeWindow, type DateWindow } from "../pipeline/stages/backfill.ts";
-import type { StagedSource } from "../pipeline/sources/index.ts";
+
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
-import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
+import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
+import { guessAppend, planAppend, readSourceRecord, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
+import { type SourceFiles, sourceFilesAsync } from "../pipeline/sources/fingerprint.ts";
+import type { StagedSource } from "../pipeline/sources/index.ts";
+import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
+import { appendStage, NotAnAppendError } from "../pipeline/stages/append.ts";
+import { type DateWindow, mergeWindow } from "../pipeline/stages/backfill.ts";
+import type { Log, StageContext } from "../pipeline/stages/context.ts";
+import {
+  computedRatingsStage,
+  type Frames,
+  loadFrames,
+  loadIndexSeries,
+  loadMarketFrames,
+  type MarketFrames,
+} from "../pipeline/stages/frames.ts";
+import { ingestStage } from "../pipeline/stages/ingest.ts";
 import type { PartitionJob } from "../pipeline/stages/partition-jobs.ts";
+import { benchmarksStage, indexBenchmarksOnly, portfoliosStage } from "../pipeline/stages/portfolios.ts";
+import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
+import { openStagingDuck } from "../pipeline/store/duck.ts";
+import { takeLease } from "../pipeline/store/leases.ts";
+import type { BenchmarkResult, PortfolioResult } from "../pipeline/store/model.ts";
+import {
+  discardStaging,
+  type Manifest,
+  newSnapshotId,
+  publishSnapshot,
+  readManifest,
+  readMeta,
+  type SnapshotMeta,
+  snapshotDir,
+  stagingDir,
+} from "../pipeline/store/snapshots.ts";
+import type { LevelSeries } from "../pipeline/types.ts";
+import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
+import { reapplyMissedRebalances } from "./reapply.ts";
 
 export interface RunOptions {
   dataDir: string;
@@ -76,21 +94,44 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   const plan = guess.kind === "append" ? guess : await verified;
   const full = (reason: string) => {
     opts.log.info({ reason }, "full run");
-    return fullRun(opts, verified.then((v) => v.files));
+    return fullRun(
+      opts,
+      verified.then((v) => v.files),
+    );
   };
   if (plan.kind === "full") return full(plan.reason);
   try {
     return await inRun(opts, "append", async (ctx, id, current) => {
-      if (current?.snapshotId !== published.snapshotId) throw new NotAnAppendError("another snapshot was published meanwhile");
+      if (current?.snapshotId !== published.snapshotId)
+        throw new NotAnAppendError("another snapshot was published meanwhile");
       const baseDir = snapshotDir(opts.dataDir, published.snapshotId);
       const t = performance.now();
-      const r = await appendStage(ctx, opts.sourceDir, baseDir, readMeta(opts.dataDir, published.snapshotId), record, plan, opts.catalog.allUserPortfolios());
+      const r = await appendStage(
+        ctx,
+        opts.sourceDir,
+        baseDir,
+        readMeta(opts.dataDir, published.snapshotId),
+        record,
+        plan,
+        opts.catalog.allUserPortfolios(),
+      );
       const v = await verified;
       if (v.kind === "full") throw new NotAnAppendError(v.reason);
-      if (v.grown.join() !== plan.grown.join()) throw new NotAnAppendError(`the files' bytes say ${v.grown.join(", ")} grew, their sizes ${plan.grown.join(", ")}`);
+      if (v.grown.join() !== plan.grown.join())
+        throw new NotAnAppendError(
+          `the files' bytes say ${v.grown.join(", ")} grew, their sizes ${plan.grown.join(", ")}`,
+        );
       writeSourceRecord(ctx.out, v.files.files);
       const ms = Math.round(performance.now() - t);
-      return { id, createdAt: new Date().toISOString(), sourceId: v.files.id, sourceDir: resolve(opts.sourceDir), lastPriceDate: r.lastPriceDate, counts: r.counts, timingsMs: { append: ms, ...r.timings, total: ms } };
+      return {
+        id,
+        createdAt: new Date().toISOString(),
+        sourceId: v.files.id,
+        sourceDir: resolve(opts.sourceDir),
+        lastPriceDate: r.lastPriceDate,
+        counts: r.counts,
+        timingsMs: { append: ms, ...r.timings, total: ms },
+      };
     });
   } catch (e) {
     // An append begun on a wrong guess may fail in any way: the hashes decide whether that was the guess.
@@ -98,7 +139,10 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
     const reason = e instanceof NotAnAppendError ? e.reason : v?.kind === "full" ? v.reason : null;
     if (reason === null) throw e;
     opts.log.info({ reason }, "the source does not continue the published snapshot: full run");
-    return fullRun(opts, verified.then((x) => x.files));
+    return fullRun(
+      opts,
+      verified.then((x) => x.files),
+    );
   }
 }
 
@@ -106,7 +150,11 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
  * One run's staging folder, DuckDB and worker pool around `body`, which builds the snapshot
  * in `ctx.out` and returns its meta; then the publish. Nothing is published when it throws.
  */
-async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: StageContext, id: string, base: Manifest | null, partitionsDone: () => void) => Promise<SnapshotMeta>): Promise<RunResult> {
+async function inRun(
+  opts: RunOptions,
+  kind: "run" | "append",
+  body: (ctx: StageContext, id: string, base: Manifest | null, partitionsDone: () => void) => Promise<SnapshotMeta>,
+): Promise<RunResult> {
   const id = newSnapshotId();
   // The manifest version before the catalog is read: rebalances published after it are re-applied.
   const base = readManifest(opts.dataDir);
@@ -120,7 +168,18 @@ async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: Stage
   // while this one opens the catalog and stages the source, not after.
   pool.warm();
   const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
-  const ctx: StageContext = { conn: db.conn, connect: db.connect, out, catalog: opts.catalog, log: opts.log, progress: opts.progress, runPartitions, tickersPerPartition: opts.tickersPerPartition, parallelism: Math.max(1, workers), published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined };
+  const ctx: StageContext = {
+    conn: db.conn,
+    connect: db.connect,
+    out,
+    catalog: opts.catalog,
+    log: opts.log,
+    progress: opts.progress,
+    runPartitions,
+    tickersPerPartition: opts.tickersPerPartition,
+    parallelism: Math.max(1, workers),
+    published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined,
+  };
   try {
     await opts.catalog.refresh();
     // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
@@ -129,7 +188,11 @@ async function inRun(opts: RunOptions, kind: "run" | "append", body: (ctx: Stage
     // databases while this thread finishes and publishes.
     const meta = await body(ctx, id, base, () => void pool.close(true).catch(() => undefined));
     // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
-    const manifest = await publishSnapshot(opts.dataDir, out, meta, { kind: opts.window ? "backfill" : "run", job: opts.job, ...(opts.window ? { expect: base?.snapshotId ?? null } : {}) });
+    const manifest = await publishSnapshot(opts.dataDir, out, meta, {
+      kind: opts.window ? "backfill" : "run",
+      job: opts.job,
+      ...(opts.window ? { expect: base?.snapshotId ?? null } : {}),
+    });
     opts.log.info({ snapshot: id, kind, timingsMs: meta.timingsMs }, "snapshot published");
     await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
     return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
@@ -183,14 +246,21 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     let market: Promise<MarketFrames> | undefined;
     const early = async (s: StagedSource, written: Promise<void>) => {
       writing.push(written);
-      const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks"), keyOrdered: s.keyOrdered?.has("prices") };
+      const has = {
+        ratings: s.tables.has("ratings"),
+        benchmarks: s.tables.has("benchmarks"),
+        keyOrdered: s.keyOrdered?.has("prices"),
+      };
       const indexSeries = has.benchmarks ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
       if (indexBenchmarksOnly(s.portfolios)) {
         benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);
         await startStocks(written);
       }
       const reader = ctx.connect ? await ctx.connect() : ctx.conn;
-      market = reader === ctx.conn ? Promise.resolve(await loadMarketFrames(reader, has, indexSeries)) : loadMarketFrames(reader, has, indexSeries);
+      market =
+        reader === ctx.conn
+          ? Promise.resolve(await loadMarketFrames(reader, has, indexSeries))
+          : loadMarketFrames(reader, has, indexSeries);
       market.catch(() => undefined); // awaited below
       writing.push(market); // it reads the database the run closes on a failure
     };
@@ -205,11 +275,19 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       lap("ingest", t);
       t = performance.now();
       opts.progress?.("frames", 0, 1);
-      frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") }, await market);
+      frames = await loadFrames(
+        ctx.conn,
+        { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") },
+        await market,
+      );
       if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
       universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
       benchmarks ??= await benchmarksStage(ctx, frames, universe, source.portfolios);
-      counts = { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length };
+      counts = {
+        companies: frames.companies.length,
+        priceDates: frames.panel.dates.length,
+        ratings: frames.ratings.length,
+      };
       lastPriceDate = frames.panel.dates.at(-1) ?? "";
       lap("frames", t);
       t = performance.now();

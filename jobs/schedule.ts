@@ -20,7 +20,8 @@ export class ScheduleError extends Error {
 
 /** Throws ScheduleError with one plain line naming what is wrong. Returns the next run time. */
 export function validateSchedule(sourceDir: string, cron: string, tz: string, now = new Date()): Date {
-  if (!existsSync(sourceDir) || !statSync(sourceDir).isDirectory()) throw new ScheduleError(`source ${sourceDir} is not a directory; nothing was scheduled`);
+  if (!existsSync(sourceDir) || !statSync(sourceDir).isDirectory())
+    throw new ScheduleError(`source ${sourceDir} is not a directory; nothing was scheduled`);
   for (const table of ["companies", "prices"]) {
     let found;
     try {
@@ -28,12 +29,17 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
     } catch (e) {
       throw new ScheduleError(`source ${sourceDir}: ${(e as Error).message}; nothing was scheduled`);
     }
-    if (!found) throw new ScheduleError(`source ${sourceDir} has no ${table} table (${table}.csv, ${table}.parquet or ${table}/); nothing was scheduled`);
+    if (!found)
+      throw new ScheduleError(
+        `source ${sourceDir} has no ${table} table (${table}.csv, ${table}.parquet or ${table}/); nothing was scheduled`,
+      );
   }
   try {
     new Intl.DateTimeFormat("en", { timeZone: tz });
   } catch {
-    throw new ScheduleError(`time zone "${tz}" is not an IANA zone name (e.g. UTC, Europe/Paris); nothing was scheduled`);
+    throw new ScheduleError(
+      `time zone "${tz}" is not an IANA zone name (e.g. UTC, Europe/Paris); nothing was scheduled`,
+    );
   }
   const fields = cron.trim().split(/\s+/).length;
   let next: Date;
@@ -42,13 +48,21 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
     next = CronExpressionParser.parse(cron, { tz, currentDate: now }).next().toDate();
   } catch (e) {
     const why = String((e as Error).message).replace(/^(Validation|Constraint) error,?\s*/i, "");
-    throw new ScheduleError(`cron "${cron}" is not a valid pattern "minute hour day-of-month month day-of-week" (${why}); nothing was scheduled`);
+    throw new ScheduleError(
+      `cron "${cron}" is not a valid pattern "minute hour day-of-month month day-of-week" (${why}); nothing was scheduled`,
+    );
   }
   return next;
 }
 
 /** Registers (or updates) the nightly job scheduler: one `run` of `sourceDir` on a cron pattern in a zone. */
-export async function scheduleNightly(redisUrl: string, sourceDir: string, pattern = DEFAULT_CRON, prefix?: string, tz = DEFAULT_TZ): Promise<{ next: number }> {
+export async function scheduleNightly(
+  redisUrl: string,
+  sourceDir: string,
+  pattern = DEFAULT_CRON,
+  prefix?: string,
+  tz = DEFAULT_TZ,
+): Promise<{ next: number }> {
   const dir = resolve(sourceDir);
   const next = validateSchedule(dir, pattern, tz);
   const queue = pipelineQueue(redisUrl, prefix);

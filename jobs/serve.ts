@@ -1,19 +1,20 @@
 // What one HTTP server process needs: the catalog mirror and the snapshot holder, both kept
 // fresh by polling, wired into the API's deps. api/server.ts does the listening (and cluster).
-import type pino from "pino";
+
 import { Redis } from "ioredis";
+import type pino from "pino";
 import type { AppDeps } from "../api/app.ts";
-import { startServer, type RunningServer } from "../api/server.ts";
+import { ReaderSource } from "../api/resources/reader-source.ts";
+import { type RunningServer, startServer } from "../api/server.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { lazyReader, SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
-import { ReaderSource } from "../api/resources/reader-source.ts";
 import type { Config } from "./config.ts";
 import { queueDashboard } from "./dashboard.ts";
 import { createAccessLogger } from "./logger.ts";
+import { inProcessRebalancer, queueRebalancer } from "./rebalance-requests.ts";
 import { logErrorsOncePerOutage } from "./redis-health.ts";
 import type { Closer } from "./shutdown.ts";
-import { inProcessRebalancer, queueRebalancer } from "./rebalance-requests.ts";
 
 /** Failed authentications per client address and minute before it gets 429s (key guessing). */
 export const AUTH_FAILURES_PER_MINUTE = 20;
@@ -24,9 +25,18 @@ export interface ServeOptions {
   redisReportedDown?: boolean;
 }
 
-export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Catalog, opts: ServeOptions = {}): Promise<{ deps: AppDeps; closers: Closer[] }> {
+export async function makeAppDeps(
+  config: Config,
+  log: pino.Logger,
+  catalog: Catalog,
+  opts: ServeOptions = {},
+): Promise<{ deps: AppDeps; closers: Closer[] }> {
   // The lazy reader: a swap opens the new snapshot's small tables (seconds), then one reference moves.
-  const holder = new SnapshotHolder(config.dataDir, (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"), lazyReader());
+  const holder = new SnapshotHolder(
+    config.dataDir,
+    (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"),
+    lazyReader(),
+  );
   const sources = new WeakMap<SnapshotReader, ReaderSource>();
   const served = () => {
     const r = holder.get();
@@ -39,19 +49,40 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
   await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
   holder.watch(1000);
   // Keys and watchlists written by other processes (CLI, other servers) show up within a second.
-  const catalogPoll = setInterval(() => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")), 1000).unref();
+  const catalogPoll = setInterval(
+    () => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")),
+    1000,
+  ).unref();
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
   const admin = config.redisUrl ? queueDashboard(config.redisUrl, config.queuePrefix) : undefined;
   // While Redis is away the insurance limiter counts per process; one line per outage says so.
-  if (redis) logErrorsOncePerOutage(redis, log, "rate limits (counting per process meanwhile)", { alreadyReported: opts.redisReportedDown });
+  if (redis)
+    logErrorsOncePerOutage(redis, log, "rate limits (counting per process meanwhile)", {
+      alreadyReported: opts.redisReportedDown,
+    });
   // Mutations write the catalog here; a changed portfolio's rebalance goes to the job runner.
-  const rebalancer = config.redisUrl ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix) : inProcessRebalancer({ dataDir: config.dataDir, catalog, log });
-  const deps: AppDeps = { snapshot: served, catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger: log, accessLogger: createAccessLogger(log.level), rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis }, authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis }, cors: config.corsOrigins ?? undefined, admin };
+  const rebalancer = config.redisUrl
+    ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix)
+    : inProcessRebalancer({ dataDir: config.dataDir, catalog, log });
+  const deps: AppDeps = {
+    snapshot: served,
+    catalog,
+    catalogWriter: catalog,
+    requestRebalance: (id) => rebalancer.request(id),
+    logger: log,
+    accessLogger: createAccessLogger(log.level),
+    rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis },
+    authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis },
+    cors: config.corsOrigins ?? undefined,
+    admin,
+  };
   const closers: Closer[] = [
     { name: "portfolio rebalances", close: () => rebalancer.close() },
     { name: "snapshot and catalog polling", close: () => (holder.stop(), clearInterval(catalogPoll)) },
     // quit() waits for a reply a dead Redis never sends; disconnect() does not.
-    ...(redis ? [{ name: "rate-limit Redis", close: () => (redis.status === "ready" ? redis.quit() : redis.disconnect()) }] : []),
+    ...(redis
+      ? [{ name: "rate-limit Redis", close: () => (redis.status === "ready" ? redis.quit() : redis.disconnect()) }]
+      : []),
     ...(admin ? [{ name: "queue dashboard", close: () => admin.queue.close() }] : []),
   ];
   return { deps, closers };
@@ -61,7 +92,12 @@ export async function makeAppDeps(config: Config, log: pino.Logger, catalog: Cat
  * Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes.
  * close() drains the HTTP server (or its forked processes), then closes what the deps opened here.
  */
-export async function serve(config: Config, log: pino.Logger, catalog: () => Promise<Catalog>, opts: ServeOptions = {}): Promise<RunningServer> {
+export async function serve(
+  config: Config,
+  log: pino.Logger,
+  catalog: () => Promise<Catalog>,
+  opts: ServeOptions = {},
+): Promise<RunningServer> {
   const closers: Closer[] = [];
   const srv = await startServer({
     port: config.port,

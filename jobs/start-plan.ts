@@ -3,7 +3,7 @@
 // the sample already: a store serving another source (after `pipeline run --source X`) is served
 // as it is, never replaced implicitly.
 import { sourceFingerprint } from "../pipeline/sources/fingerprint.ts";
-import { readManifest, readMeta, type Manifest } from "../pipeline/store/snapshots.ts";
+import { type Manifest, readManifest, readMeta } from "../pipeline/store/snapshots.ts";
 import type { Config } from "./config.ts";
 
 export type StartPlan =
@@ -12,7 +12,10 @@ export type StartPlan =
   /** Serve the published snapshot of another source; `publishedSource` says which. */
   | { kind: "serve-published"; publishedSource: string };
 
-export function planStart(config: Pick<Config, "dataDir" | "sourceDir" | "sampleDir">, manifest: Manifest | null = readManifest(config.dataDir)): StartPlan {
+export function planStart(
+  config: Pick<Config, "dataDir" | "sourceDir" | "sampleDir">,
+  manifest: Manifest | null = readManifest(config.dataDir),
+): StartPlan {
   if (config.sourceDir) return { kind: "publish", sourceDir: config.sourceDir };
   if (!manifest) return { kind: "publish", sourceDir: null };
   let publishedSource: string;
@@ -21,11 +24,14 @@ export function planStart(config: Pick<Config, "dataDir" | "sourceDir" | "sample
   } catch {
     publishedSource = manifest.sourceId; // meta.json unreadable: still not ours to replace
   }
-  return publishedSource === config.sampleDir ? { kind: "publish", sourceDir: null } : { kind: "serve-published", publishedSource };
+  return publishedSource === config.sampleDir
+    ? { kind: "publish", sourceDir: null }
+    : { kind: "serve-published", publishedSource };
 }
 
 /** True when the manifest already serves this exact source (by content fingerprint). */
-export const isPublished = (manifest: Manifest | null, sourceDir: string) => manifest?.sourceId === sourceFingerprint(sourceDir);
+export const isPublished = (manifest: Manifest | null, sourceDir: string) =>
+  manifest?.sourceId === sourceFingerprint(sourceDir);
 
 /** The banner's lines for a store kept on another source. */
 export const switchHint = (publishedSource: string) =>

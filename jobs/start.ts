@@ -6,24 +6,24 @@
 import cluster from "node:cluster";
 import { join } from "node:path";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
+import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/demo.ts";
 import { hasTypedTables, loadSnapshot } from "../pipeline/store/load-snapshot.ts";
 import { readManifest, readMeta, snapshotDir } from "../pipeline/store/snapshots.ts";
-import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import { startBanner } from "./banner.ts";
-import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { existingSourceDir } from "./cli-args.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { dispatchRun, JobFailedError } from "./dispatch.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
 import { logErrorsOncePerOutage, probeRedis, redisUrlForLog } from "./redis-health.ts";
+import { UsageError } from "./run-command.ts";
 import { ensureSampleSource } from "./sample.ts";
 import { serve } from "./serve.ts";
-import { onShutdown, type Closer } from "./shutdown.ts";
+import { type Closer, onShutdown } from "./shutdown.ts";
 import { isPublished, planStart, switchHint } from "./start-plan.ts";
 import { ensureWritableDir, StoreDirError } from "./store-check.ts";
-import { existingSourceDir } from "./cli-args.ts";
-import { UsageError } from "./run-command.ts";
 import { startPipelineWorker } from "./worker.ts";
 
 type Logger = ReturnType<typeof createLogger>;
@@ -50,7 +50,10 @@ async function primary(config: Config): Promise<void> {
   const redisDown = await redisReportedDown(config, log);
   const plan = planStart(config);
   const progress = terminalProgress();
-  const sourceDir = plan.kind === "serve-published" ? null : (plan.sourceDir ?? (await ensureSampleSource(config.sampleDir, log, progress.update)));
+  const sourceDir =
+    plan.kind === "serve-published"
+      ? null
+      : (plan.sourceDir ?? (await ensureSampleSource(config.sampleDir, log, progress.update)));
   progress.stop();
   const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
   const demo = await ensureDemoUser(catalog, config.demoApiKey);
@@ -58,7 +61,15 @@ async function primary(config: Config): Promise<void> {
   const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown });
   closers.push({ name: "http server", close: srv.close });
   // With Redis, this process is also a pipeline worker, so a lone `npm start` never waits forever.
-  const worker = config.redisUrl ? startPipelineWorker({ redisUrl: config.redisUrl, dataDir: config.dataDir, catalog, log, prefix: config.queuePrefix }) : null;
+  const worker = config.redisUrl
+    ? startPipelineWorker({
+        redisUrl: config.redisUrl,
+        dataDir: config.dataDir,
+        catalog,
+        log,
+        prefix: config.queuePrefix,
+      })
+    : null;
   if (worker) {
     logErrorsOncePerOutage(worker, log, "pipeline worker", { alreadyReported: redisDown });
     // force: an active run is not awaited (a pipeline run takes tens of seconds); BullMQ hands it
@@ -71,17 +82,41 @@ async function primary(config: Config): Promise<void> {
   // A snapshot from before the typed tables (metrics and statements as JSON text) cannot be served:
   // it is rebuilt from its own source unless another source is published now anyway.
   const typed = manifest === null || hasTypedTables(snapshotDir(config.dataDir, manifest.snapshotId));
-  const runSource = sourceDir && !isPublished(manifest, sourceDir) ? sourceDir : !typed ? (sourceDir ?? readMeta(config.dataDir, manifest!.snapshotId).sourceDir) : null;
+  const runSource =
+    sourceDir && !isPublished(manifest, sourceDir)
+      ? sourceDir
+      : !typed
+        ? (sourceDir ?? readMeta(config.dataDir, manifest!.snapshotId).sourceDir)
+        : null;
   if (runSource) {
-    log.info({ sourceDir: runSource }, typed ? "no snapshot of this source is published yet: running the pipeline" : "the published snapshot predates the typed tables: rebuilding it");
+    log.info(
+      { sourceDir: runSource },
+      typed
+        ? "no snapshot of this source is published yet: running the pipeline"
+        : "the published snapshot predates the typed tables: rebuilding it",
+    );
     try {
-      await dispatchRun({ dataDir: config.dataDir, sourceDir: runSource, catalog, log, redisUrl: redisDown ? null : config.redisUrl, prefix: config.queuePrefix, progress: progress.update, note: progress.note, force: !typed });
+      await dispatchRun({
+        dataDir: config.dataDir,
+        sourceDir: runSource,
+        catalog,
+        log,
+        redisUrl: redisDown ? null : config.redisUrl,
+        prefix: config.queuePrefix,
+        progress: progress.update,
+        note: progress.note,
+        force: !typed,
+      });
     } catch (e) {
       progress.stop();
       if (e instanceof SourceRejectedError) {
-        log.error({ total: e.total, first: e.rejects.slice(0, 20).map(formatReject) }, "source rejected; nothing was published");
+        log.error(
+          { total: e.total, first: e.rejects.slice(0, 20).map(formatReject) },
+          "source rejected; nothing was published",
+        );
         if (!manifest) throw e;
-      } else if (e instanceof JobFailedError) log.error({ err: e.message }, "pipeline job failed; nothing was published");
+      } else if (e instanceof JobFailedError)
+        log.error({ err: e.message }, "pipeline job failed; nothing was published");
       else throw e;
     }
     progress.stop();
@@ -92,7 +127,8 @@ async function primary(config: Config): Promise<void> {
     progress.update("loading the published snapshot", 0, 2);
     const snap = await loadSnapshot(config.dataDir, current.snapshotId);
     for (const { ownerId, createdAt, ...rules } of catalog.allUserPortfolios()) {
-      if (!snap.portfolios.has(rules.id)) await rebalanceOne({ dataDir: config.dataDir, log, portfolio: { rules, ownerId, createdAt } });
+      if (!snap.portfolios.has(rules.id))
+        await rebalanceOne({ dataDir: config.dataDir, log, portfolio: { rules, ownerId, createdAt } });
     }
     await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
   }
@@ -122,7 +158,9 @@ async function serverProcess(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const closers: Closer[] = [];
   onShutdown(closers, { log });
-  const srv = await serve(config, log, () => Catalog.open(join(config.dataDir, "catalog.duckdb")), { redisReportedDown: process.env[REDIS_DOWN_ENV] === "1" });
+  const srv = await serve(config, log, () => Catalog.open(join(config.dataDir, "catalog.duckdb")), {
+    redisReportedDown: process.env[REDIS_DOWN_ENV] === "1",
+  });
   closers.push({ name: "http server", close: srv.close });
 }
 
@@ -131,10 +169,19 @@ function failure(e: unknown, config: Config | null): { line: string; code: numbe
   if (e instanceof ConfigError) return { line: e.message, code: 64 };
   if (e instanceof StoreDirError) return { line: e.message, code: 73 };
   if (e instanceof UsageError) return { line: e.message, code: 64 }; // from an environment variable here
-  if (e instanceof SourceRejectedError) return { line: `the source was rejected (${e.total} problem(s)) and no snapshot is published yet; first: ${e.rejects.slice(0, 5).map(formatReject).join("; ")}`, code: 2 };
+  if (e instanceof SourceRejectedError)
+    return {
+      line: `the source was rejected (${e.total} problem(s)) and no snapshot is published yet; first: ${e.rejects.slice(0, 5).map(formatReject).join("; ")}`,
+      code: 2,
+    };
   const code = (e as NodeJS.ErrnoException)?.code;
-  if (code === "EADDRINUSE") return { line: `PORT ${config?.port} is already in use: stop the other server or set PORT to a free port`, code: 1 };
-  if (code === "EACCES" && (e as NodeJS.ErrnoException).syscall === "listen") return { line: `PORT ${config?.port} needs privileges this process lacks: use a port above 1023`, code: 1 };
+  if (code === "EADDRINUSE")
+    return {
+      line: `PORT ${config?.port} is already in use: stop the other server or set PORT to a free port`,
+      code: 1,
+    };
+  if (code === "EACCES" && (e as NodeJS.ErrnoException).syscall === "listen")
+    return { line: `PORT ${config?.port} needs privileges this process lacks: use a port above 1023`, code: 1 };
   return null;
 }
 

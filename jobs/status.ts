@@ -15,11 +15,30 @@ export interface Status {
   };
 }
 
-export async function gatherStatus(dataDir: string, redisUrl: string | null, prefix?: string, timeoutMs = 10_000): Promise<Status> {
+export async function gatherStatus(
+  dataDir: string,
+  redisUrl: string | null,
+  prefix?: string,
+  timeoutMs = 10_000,
+): Promise<Status> {
   const m = readManifest(dataDir);
   const meta = m ? readMeta(dataDir, m.snapshotId) : null;
   const status: Status = {
-    snapshot: m && meta ? { id: m.snapshotId, publishedAt: m.publishedAt, version: m.version ?? 0, source: meta.sourceDir, sourceId: meta.sourceId, lastPriceDate: meta.lastPriceDate, counts: meta.counts, timingsMs: meta.timingsMs, kept: m.history, recent: (m.log ?? []).slice(0, 5) } : null,
+    snapshot:
+      m && meta
+        ? {
+            id: m.snapshotId,
+            publishedAt: m.publishedAt,
+            version: m.version ?? 0,
+            source: meta.sourceDir,
+            sourceId: meta.sourceId,
+            lastPriceDate: meta.lastPriceDate,
+            counts: meta.counts,
+            timingsMs: meta.timingsMs,
+            kept: m.history,
+            recent: (m.log ?? []).slice(0, 5),
+          }
+        : null,
     staging: liveStagings(dataDir),
   };
   if (!redisUrl) return status;
@@ -35,11 +54,28 @@ export async function gatherStatus(dataDir: string, redisUrl: string | null, pre
       return {
         counts,
         workers,
-        running: active.map((j) => ({ id: j.id, name: j.name, attempt: j.attemptsMade + 1, startedAt: j.processedOn ? new Date(j.processedOn).toISOString() : null, progress: j.progress })),
-        scheduler: scheduler ? { pattern: scheduler.pattern, tz: scheduler.tz, next: scheduler.next ? new Date(scheduler.next).toISOString() : null } : null,
+        running: active.map((j) => ({
+          id: j.id,
+          name: j.name,
+          attempt: j.attemptsMade + 1,
+          startedAt: j.processedOn ? new Date(j.processedOn).toISOString() : null,
+          progress: j.progress,
+        })),
+        scheduler: scheduler
+          ? {
+              pattern: scheduler.pattern,
+              tz: scheduler.tz,
+              next: scheduler.next ? new Date(scheduler.next).toISOString() : null,
+            }
+          : null,
       };
     };
-    status.queue = await Promise.race([read(), new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`Redis did not answer within ${timeoutMs / 1000} s`)), timeoutMs).unref())]);
+    status.queue = await Promise.race([
+      read(),
+      new Promise<never>((_, rej) =>
+        setTimeout(() => rej(new Error(`Redis did not answer within ${timeoutMs / 1000} s`)), timeoutMs).unref(),
+      ),
+    ]);
     return status;
   } finally {
     await closeQuietly(queue);

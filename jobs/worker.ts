@@ -3,23 +3,22 @@
 // that reaches the same Redis and mounts the same store and source paths, share the queue: a job
 // killed with its worker is taken over by another once its lock lapses (stalled-job recovery),
 // and publishing is guarded by the store's lock.
-import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
-import { SourceRejectedError, formatReject } from "../pipeline/sources/report.ts";
+import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
+import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
+import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
+import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import type { Log } from "../pipeline/stages/context.ts";
 import { PortfolioNotFoundError, rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { pruneStore, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
-import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
-import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
+import { enqueueIdempotent } from "./enqueue.ts";
+import { addRunFlow, FLOW_JOBS, flowByDefault, runFlowIds } from "./flow.ts";
+import { processFlowJob } from "./flow-worker.ts";
 import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
-import { PIPELINE_QUEUE, redisConnection } from "./queue.ts";
+import { closeQuietly, PIPELINE_QUEUE, pipelineQueue, redisConnection } from "./queue.ts";
 import { catalogLookup } from "./reapply.ts";
 import { noteRebalanceFailure } from "./rebalance-requests.ts";
 import { continuesPublished, runPipeline } from "./runner.ts";
-import { addRunFlow, FLOW_JOBS, flowByDefault, runFlowIds } from "./flow.ts";
-import { enqueueIdempotent } from "./enqueue.ts";
-import { closeQuietly, pipelineQueue } from "./queue.ts";
-import { processFlowJob } from "./flow-worker.ts";
 
 const FLOW_JOB_NAMES = new Set<string>(Object.values(FLOW_JOBS));
 
@@ -94,18 +93,45 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         const data = job.data as RunJobData | BackfillJobData;
         // A scheduled run carries no version: an unchanged nightly source republishes nothing.
         const current = readManifest(deps.dataDir);
-        if (job.name === "run" && !data.sourceVersion && current && mayBeBuiltFrom(snapshotDir(deps.dataDir, current.snapshotId), current.sourceId, data.sourceDir) && current.sourceId === sourceFingerprint(data.sourceDir)) return { snapshotId: current.snapshotId, totalMs: 0 };
+        if (
+          job.name === "run" &&
+          !data.sourceVersion &&
+          current &&
+          mayBeBuiltFrom(snapshotDir(deps.dataDir, current.snapshotId), current.sourceId, data.sourceDir) &&
+          current.sourceId === sourceFingerprint(data.sourceDir)
+        )
+          return { snapshotId: current.snapshotId, totalMs: 0 };
         // A scheduled run becomes a flow that every worker shares (this job only adds it), unless
         // the source only added days: then this job continues the published snapshot itself.
-        if (job.name === "run" && !data.sourceVersion && flowByDefault() && !(await continuesPublished(deps.dataDir, data.sourceDir))) return await startFlow(deps, data.sourceDir);
-        const { meta } = await runPipeline({ dataDir: deps.dataDir, sourceDir: data.sourceDir, window: "window" in data ? data.window : undefined, catalog: deps.catalog, log: deps.log, progress, job: job.id });
+        if (
+          job.name === "run" &&
+          !data.sourceVersion &&
+          flowByDefault() &&
+          !(await continuesPublished(deps.dataDir, data.sourceDir))
+        )
+          return await startFlow(deps, data.sourceDir);
+        const { meta } = await runPipeline({
+          dataDir: deps.dataDir,
+          sourceDir: data.sourceDir,
+          window: "window" in data ? data.window : undefined,
+          catalog: deps.catalog,
+          log: deps.log,
+          progress,
+          job: job.id,
+        });
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
       }
       if (job.name === "rebalance") {
         const data = job.data as RebalanceJobData;
         await deps.catalog.refresh();
         progress("rebalance", 0, 1);
-        const meta = await rebalanceOne({ dataDir: deps.dataDir, log: deps.log, portfolioId: data.portfolioId, lookup: catalogLookup(deps.catalog), job: job.id });
+        const meta = await rebalanceOne({
+          dataDir: deps.dataDir,
+          log: deps.log,
+          portfolioId: data.portfolioId,
+          lookup: catalogLookup(deps.catalog),
+          job: job.id,
+        });
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
       }
       if (FLOW_JOB_NAMES.has(job.name)) return await processFlowJob(job, deps, progress, token);
@@ -113,7 +139,8 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
     } catch (e) {
       if (e instanceof DelayedError) throw e; // put back for another worker (flow-worker.ts): not a failure
       // What stays wrong on retry fails at once, with the report in the reason.
-      if (e instanceof SourceRejectedError) throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
+      if (e instanceof SourceRejectedError)
+        throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
       if (e instanceof PortfolioNotFoundError) throw new UnrecoverableError(e.message);
       if (job.name === "rebalance" && job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
         const data = job.data as RebalanceJobData;
@@ -140,10 +167,20 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
   worker.on("completed", (job, r: JobResult | { done: string }) => {
     const cpuMs = cpuOf.get(job.id!);
     cpuOf.delete(job.id!);
-    deps.log.info({ job: job.id, ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()), cpuMs, ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}) }, "pipeline job completed");
+    deps.log.info(
+      {
+        job: job.id,
+        ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()),
+        cpuMs,
+        ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}),
+      },
+      "pipeline job completed",
+    );
   });
   // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process.
-  worker.on("error", (err) => deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"));
+  worker.on("error", (err) =>
+    deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"),
+  );
   // Staging folders of runs that died (this machine's or another's) go now rather than at the next publish.
   pruneStore(deps.dataDir).then(
     (removed) => removed.length && deps.log.info({ removed }, "pruned what dead runs and old snapshots left"),

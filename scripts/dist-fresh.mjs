@@ -34,7 +34,11 @@ for (const f of ["tsconfig.json", "tsconfig.build.json"].map((n) => join(root, n
 
 const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
 if (newest.file && built < newest.mtime) {
-  process.stderr.write(built ? `dist/ is older than ${newest.file.slice(root.length + 1)}: rebuilding (npm run build)\n` : "dist/ is missing: building it (npm run build)\n");
+  process.stderr.write(
+    built
+      ? `dist/ is older than ${newest.file.slice(root.length + 1)}: rebuilding (npm run build)\n`
+      : "dist/ is missing: building it (npm run build)\n",
+  );
   const r = spawnSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

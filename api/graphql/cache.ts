@@ -4,12 +4,31 @@
 // - whole responses of queries that read only the snapshot (stock ratings, stocks, benchmarks,
 //   introspection), per snapshot id and the caller's scopes, like REST's serialized-body LRU.
 //   Queries that touch the catalog (portfolios, watchlists, profile) are built per request.
-import { Kind, parse, specifiedRules, validate, type DocumentNode, type Source, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule } from "graphql";
+import {
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  type Source,
+  specifiedRules,
+  type ValidationRule,
+  validate,
+} from "graphql";
 import { LruCache } from "../../pipeline/store/snapshot-reader.ts";
 import { BodyCache } from "../output/lru.ts";
 
 /** Root fields whose whole subtree reads only the published snapshot (or the schema). */
-const SNAPSHOT_ONLY_ROOTS = new Set(["stockRatings", "stock", "stocks", "benchmarks", "__schema", "__type", "__typename"]);
+const SNAPSHOT_ONLY_ROOTS = new Set([
+  "stockRatings",
+  "stock",
+  "stocks",
+  "benchmarks",
+  "__schema",
+  "__type",
+  "__typename",
+]);
 
 const MAX_QUERY_CHARS = 20_000; // longer documents are parsed every time, not kept
 
@@ -28,12 +47,20 @@ export class DocumentCache {
   };
 
   /** Tags a request's rules with what its validation result depends on besides the document. */
-  tag(rules: readonly ValidationRule[], variables: unknown, operationName: string | null | undefined): readonly ValidationRule[] {
+  tag(
+    rules: readonly ValidationRule[],
+    variables: unknown,
+    operationName: string | null | undefined,
+  ): readonly ValidationRule[] {
     this.keys.set(rules, `${operationName ?? ""}\u0000${JSON.stringify(variables ?? null)}`);
     return rules;
   }
 
-  validate = (schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[] = specifiedRules): readonly GraphQLError[] => {
+  validate = (
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    rules: readonly ValidationRule[] = specifiedRules,
+  ): readonly GraphQLError[] => {
     const key = this.keys.get(rules);
     if (key === undefined || key.length > 4096) return validate(schema, document, rules);
     let per = this.validated.get(document);
@@ -53,7 +80,11 @@ function operationOf(doc: DocumentNode, operationName: string | null | undefined
 /** A query whose root fields all read only the snapshot (fragments at the root are not looked into). */
 export function snapshotOnly(doc: DocumentNode, operationName: string | null | undefined): boolean {
   const op = operationOf(doc, operationName);
-  return !!op && op.operation === "query" && op.selectionSet.selections.every((s) => s.kind === Kind.FIELD && SNAPSHOT_ONLY_ROOTS.has(s.name.value));
+  return (
+    !!op &&
+    op.operation === "query" &&
+    op.selectionSet.selections.every((s) => s.kind === Kind.FIELD && SNAPSHOT_ONLY_ROOTS.has(s.name.value))
+  );
 }
 
 /** The media type graphql-http answers with for an Accept header (its own rule), or null. */
@@ -62,16 +93,34 @@ export function answeredMediaType(accept: string | undefined): string | null {
     const [type, ...params] = part.split(";");
     const charset = params.find((p) => p.includes("charset=")) ?? "charset=utf-8";
     if (type === "application/graphql-response+json" && charset === "charset=utf-8") return type;
-    if ((type === "application/json" || type === "application/*" || type === "*/*") && (charset === "charset=utf-8" || charset === "charset=utf8")) return "application/json";
+    if (
+      (type === "application/json" || type === "application/*" || type === "*/*") &&
+      (charset === "charset=utf-8" || charset === "charset=utf8")
+    )
+      return "application/json";
   }
   return null;
 }
 
 export class ResponseCache {
   private bodies = new BodyCache(2000, 32 * 1024 * 1024);
-  key(snapshotId: string, scopes: readonly string[], mediaType: string, query: string, operationName: string | null | undefined, variables: unknown): string | null {
+  key(
+    snapshotId: string,
+    scopes: readonly string[],
+    mediaType: string,
+    query: string,
+    operationName: string | null | undefined,
+    variables: unknown,
+  ): string | null {
     if (query.length > MAX_QUERY_CHARS) return null;
-    return [snapshotId, [...scopes].sort().join(","), mediaType, operationName ?? "", JSON.stringify(variables ?? null), query].join("\u0000");
+    return [
+      snapshotId,
+      [...scopes].sort().join(","),
+      mediaType,
+      operationName ?? "",
+      JSON.stringify(variables ?? null),
+      query,
+    ].join("\u0000");
   }
   get(key: string): Buffer | undefined {
     return this.bodies.get(key)?.body;
@@ -87,7 +136,12 @@ const isMap = (v: unknown) => v == null || (typeof v === "object" && !Array.isAr
  * The GraphQL parameters of a well-formed request (what graphql-http would accept), for the
  * response cache's key; null for anything else, which graphql-http then answers itself.
  */
-export function requestParams(method: string, contentType: string | undefined, body: unknown, query: Record<string, unknown>): { query: string; operationName?: string | null; variables?: unknown } | null {
+export function requestParams(
+  method: string,
+  contentType: string | undefined,
+  body: unknown,
+  query: Record<string, unknown>,
+): { query: string; operationName?: string | null; variables?: unknown } | null {
   try {
     let p: Record<string, unknown>;
     if (method === "POST") {
@@ -95,9 +149,19 @@ export function requestParams(method: string, contentType: string | undefined, b
       p = JSON.parse(body) as Record<string, unknown>;
       if (!isMap(p)) return null;
     } else {
-      p = { ...query, variables: typeof query.variables === "string" ? JSON.parse(query.variables) : query.variables, extensions: typeof query.extensions === "string" ? JSON.parse(query.extensions) : query.extensions };
+      p = {
+        ...query,
+        variables: typeof query.variables === "string" ? JSON.parse(query.variables) : query.variables,
+        extensions: typeof query.extensions === "string" ? JSON.parse(query.extensions) : query.extensions,
+      };
     }
-    if (typeof p.query !== "string" || !isMap(p.variables) || !isMap(p.extensions) || !(p.operationName == null || typeof p.operationName === "string")) return null;
+    if (
+      typeof p.query !== "string" ||
+      !isMap(p.variables) ||
+      !isMap(p.extensions) ||
+      !(p.operationName == null || typeof p.operationName === "string")
+    )
+      return null;
     return { query: p.query, operationName: p.operationName as string | null | undefined, variables: p.variables };
   } catch {
     return null;

@@ -1,7 +1,7 @@
 // What every resolver receives: the resource readers' context (snapshot read once per request,
 // catalog, caller), per-request batch readers, and the write ports for mutations.
 import type { CatalogWriter } from "../../pipeline/store/catalog-types.ts";
-import { createBatchReaders, type BatchReaders } from "../resources/batch.ts";
+import { type BatchReaders, createBatchReaders } from "../resources/batch.ts";
 import type { ReadContext } from "../resources/context.ts";
 
 /** Hands a portfolio's rebalance to the job runner (jobs/ implements it; api/ only asks). */
@@ -13,6 +13,10 @@ export interface GqlContext extends ReadContext {
   requestRebalance: RequestRebalance | null;
 }
 
-export function createContext(read: ReadContext, writer: CatalogWriter | null, requestRebalance: RequestRebalance | null): GqlContext {
+export function createContext(
+  read: ReadContext,
+  writer: CatalogWriter | null,
+  requestRebalance: RequestRebalance | null,
+): GqlContext {
   return { ...read, batch: createBatchReaders(read.snapshot), writer, requestRebalance };
 }

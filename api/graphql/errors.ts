@@ -1,7 +1,7 @@
 // Errors in GraphQL responses. Resource readers throw the API's typed errors (status + code);
 // here they become GraphQL errors with extensions {code, status, details}. Anything else is an
 // opaque INTERNAL_SERVER_ERROR (the detail goes to the log, never to the caller).
-import { GraphQLError, type ExecutionResult } from "graphql";
+import { type ExecutionResult, GraphQLError } from "graphql";
 import type pino from "pino";
 import { ApiError } from "../errors.ts";
 
@@ -19,7 +19,14 @@ export function mapError(e: GraphQLError, log: pino.Logger, reqId: string): Grap
   if (!orig || orig instanceof GraphQLError) return e; // validation, scope and variable errors as they are
   const opts = { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path };
   if (orig instanceof ApiError && orig.status < 500)
-    return new GraphQLError(orig.message, { ...opts, extensions: { code: CODES[orig.code] ?? orig.code.toUpperCase(), status: orig.status, ...(orig.details.length ? { details: orig.details } : {}) } });
+    return new GraphQLError(orig.message, {
+      ...opts,
+      extensions: {
+        code: CODES[orig.code] ?? orig.code.toUpperCase(),
+        status: orig.status,
+        ...(orig.details.length ? { details: orig.details } : {}),
+      },
+    });
   log.error({ err: orig, reqId, path: e.path }, "graphql resolver failed");
   return new GraphQLError("internal server error", { ...opts, extensions: { code: "INTERNAL_SERVER_ERROR" } });
 }
@@ -30,4 +37,5 @@ export function mapErrors(result: ExecutionResult, log: pino.Logger, reqId: stri
 }
 
 /** A response body holding only errors (401, 429, 503 before execution). */
-export const errorsBody = (message: string, code: string, extra: Record<string, unknown> = {}) => JSON.stringify({ errors: [{ message, extensions: { code, ...extra } }] });
+export const errorsBody = (message: string, code: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ errors: [{ message, extensions: { code, ...extra } }] });

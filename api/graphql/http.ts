@@ -12,12 +12,12 @@ import { authenticate, type Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { ApiError, toApiError, Unauthorized } from "../errors.ts";
 import type { Limiter } from "../rate-limit.ts";
-import { snapshotId, type SnapshotRef } from "../resources/snapshot-access.ts";
+import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
+import { answeredMediaType, DocumentCache, ResponseCache, requestParams, snapshotOnly } from "./cache.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
-import { answeredMediaType, DocumentCache, requestParams, ResponseCache, snapshotOnly } from "./cache.ts";
 import { errorsBody, mapErrors } from "./errors.ts";
+import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
-import { GRAPHQL_PATH, ideCsp, ideStatic, idePage, wantsIde } from "./ide.ts";
 import { limitRules } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
 
@@ -52,7 +52,15 @@ function readBody(req: Request): Promise<string | null> {
       size += c.length;
       if (size <= MAX_BODY) chunks.push(c);
     });
-    req.on("end", () => resolve(size > MAX_BODY ? null : chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () =>
+      resolve(
+        size > MAX_BODY
+          ? null
+          : chunks.length === 1
+            ? chunks[0].toString("utf8")
+            : Buffer.concat(chunks).toString("utf8"),
+      ),
+    );
     req.on("error", reject);
   });
 }
@@ -66,8 +74,22 @@ interface Prepared {
 }
 
 function sendErrors(res: Response, e: ApiError): void {
-  const code = e.status === 401 ? "UNAUTHENTICATED" : e.status === 429 ? "RATE_LIMITED" : e.status === 503 ? "UNAVAILABLE" : e.status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST";
-  res.writeHead(e.status, { ...e.headers, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": requestId(res) });
+  const code =
+    e.status === 401
+      ? "UNAUTHENTICATED"
+      : e.status === 429
+        ? "RATE_LIMITED"
+        : e.status === 503
+          ? "UNAVAILABLE"
+          : e.status === 413
+            ? "PAYLOAD_TOO_LARGE"
+            : "BAD_REQUEST";
+  res.writeHead(e.status, {
+    ...e.headers,
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "X-Request-Id": requestId(res),
+  });
   res.end(errorsBody(e.message, code));
 }
 
@@ -83,30 +105,41 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     context: (req) => {
       const res = req.context.res;
       const p = prepared.get(res)!;
-      const ctx: GqlContext = createContext({ snapshot: p.snapshot, catalog: env.catalog, caller: p.caller }, env.writer ?? null, env.requestRebalance ?? null);
+      const ctx: GqlContext = createContext(
+        { snapshot: p.snapshot, catalog: env.catalog, caller: p.caller },
+        env.writer ?? null,
+        env.requestRebalance ?? null,
+      );
       return ctx as unknown as Record<string, unknown>;
     },
     parse: documents.parse,
     execute: executeCompiled,
     validate: documents.validate,
     validationRules: (_req, args, specified) =>
-      documents.tag([...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)], args.variableValues, args.operationName),
+      documents.tag(
+        [...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
+        args.variableValues,
+        args.operationName,
+      ),
     // graphql-http's words for "which operation?" say nothing of operationName; these do
     formatError: (e) =>
       e.message === "Unable to detect operation AST"
-        ? new GraphQLError("the document holds several operations (or none with the given operationName): name the one to run in operationName")
+        ? new GraphQLError(
+            "the document holds several operations (or none with the given operationName): name the one to run in operationName",
+          )
         : e,
     onOperation: (req, args, result) => {
       const mapped = mapErrors(result, env.logger, requestId(req.context.res));
       const p = prepared.get(req.context.res)!;
-      if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName)) responses!.set(p.cacheKey, JSON.stringify(mapped));
+      if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName))
+        responses!.set(p.cacheKey, JSON.stringify(mapped));
       return mapped;
     },
   });
 
   async function run(req: Request, res: Response): Promise<void> {
     const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
-    const h = req.headers["api_key"];
+    const h = req.headers.api_key;
     const address = req.socket.remoteAddress;
     env.authGuard?.check(address);
     let caller: Caller;
@@ -118,17 +151,39 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     }
     const rate = env.limiter ? await env.limiter(caller.key.id) : undefined;
     if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
-    if (!snapshot) throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
+    if (!snapshot)
+      throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
     const p: Prepared = { caller, snapshot };
     prepared.set(res, p);
     // a cached response of a snapshot-only query skips graphql-http's parsing, validation and execution
     if (responses) {
       p.mediaType = answeredMediaType(req.headers.accept);
-      const params = p.mediaType ? requestParams(req.method, req.headers["content-type"], req.body, req.method === "POST" ? {} : (req.query as Record<string, unknown>)) : null;
-      p.cacheKey = params && responses.key(snapshotId(snapshot), caller.key.scopes, p.mediaType!, params.query, params.operationName, params.variables);
+      const params = p.mediaType
+        ? requestParams(
+            req.method,
+            req.headers["content-type"],
+            req.body,
+            req.method === "POST" ? {} : (req.query as Record<string, unknown>),
+          )
+        : null;
+      p.cacheKey =
+        params &&
+        responses.key(
+          snapshotId(snapshot),
+          caller.key.scopes,
+          p.mediaType!,
+          params.query,
+          params.operationName,
+          params.variables,
+        );
       const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
       if (hit) {
-        res.writeHead(200, { "Content-Type": `${p.mediaType}; charset=utf-8`, "Content-Length": hit.length, "Cache-Control": "no-store", "X-Request-Id": requestId(res) });
+        res.writeHead(200, {
+          "Content-Type": `${p.mediaType}; charset=utf-8`,
+          "Content-Length": hit.length,
+          "Cache-Control": "no-store",
+          "X-Request-Id": requestId(res),
+        });
         res.end(hit);
         return;
       }
@@ -154,21 +209,30 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     if (path !== "/") return next();
     if (req.method === "GET" && wantsIde(req.headers.accept) && !("query" in (req.query as object))) {
       const csp = res.getHeader("Content-Security-Policy");
-      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "X-Request-Id": requestId(res), ...(typeof csp === "string" ? { "Content-Security-Policy": ideCsp(csp) } : {}) });
+      res.writeHead(200, {
+        "Content-Type": "text/html; charset=utf-8",
+        "X-Request-Id": requestId(res),
+        ...(typeof csp === "string" ? { "Content-Security-Policy": ideCsp(csp) } : {}),
+      });
       res.end(idePage());
       return;
     }
     const go = () =>
       run(req, res).catch((e: unknown) => {
         const err = toApiError(e);
-        if (err.status >= 500 && err.code !== "unavailable") env.logger.error({ err: e, reqId: requestId(res) }, "graphql request failed");
+        if (err.status >= 500 && err.code !== "unavailable")
+          env.logger.error({ err: e, reqId: requestId(res) }, "graphql request failed");
         if (res.headersSent) return void res.destroy();
         sendErrors(res, err);
       });
     if (req.method !== "POST") return void go();
     readBody(req).then(
       (body) => {
-        if (body === null) return sendErrors(res, new ApiError(413, "invalid_parameter", `request body larger than ${MAX_BODY / 1024} KiB`));
+        if (body === null)
+          return sendErrors(
+            res,
+            new ApiError(413, "invalid_parameter", `request body larger than ${MAX_BODY / 1024} KiB`),
+          );
         req.body = body;
         void go();
       },

@@ -3,7 +3,7 @@
 // header goes into the IDE's headers editor.
 import { createHash } from "node:crypto";
 import type { RequestHandler } from "express";
-import { ruruHTML, type RuruServerConfig } from "ruru/server";
+import { type RuruServerConfig, ruruHTML } from "ruru/server";
 import { getStaticFile } from "ruru/static";
 
 export const GRAPHQL_PATH = "/graphiql";
@@ -24,7 +24,8 @@ export function idePage(): string {
     staticPath: STATIC_PATH,
     clientConfig: {
       initialHeaders: JSON.stringify({ api_key: "" }, null, 2),
-      initialQuery: "# GraphiQL for the stock ratings service: put your key in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
+      initialQuery:
+        "# GraphiQL for the stock ratings service: put your key in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
     } as RuruServerConfig["clientConfig"],
   }));
 }
@@ -37,8 +38,13 @@ const cspFor = new Map<string, string>();
 export function ideCsp(base: string): string {
   let csp = cspFor.get(base);
   if (csp === undefined) {
-    const hashes = [...idePage().matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`);
-    const directives = base.split(";").map((d) => d.trim()).filter(Boolean);
+    const hashes = [...idePage().matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)].map(
+      (m) => `'sha256-${createHash("sha256").update(m[1]).digest("base64")}'`,
+    );
+    const directives = base
+      .split(";")
+      .map((d) => d.trim())
+      .filter(Boolean);
     const others = directives.filter((d) => !d.startsWith("script-src "));
     csp = [...others, `script-src 'self' ${hashes.join(" ")}`].join(";");
     cspFor.set(base, csp);
@@ -48,7 +54,14 @@ export function ideCsp(base: string): string {
 
 /** Static files of the IDE under /graphiql/static/ (brotli in memory; decompressed for clients without br). */
 export const ideStatic: RequestHandler = (req, res, next) => {
-  Promise.resolve(getStaticFile({ staticPath: STATIC_PATH, urlPath: req.originalUrl, acceptEncoding: req.headers["accept-encoding"], disallowDevAssets: true }))
+  Promise.resolve(
+    getStaticFile({
+      staticPath: STATIC_PATH,
+      urlPath: req.originalUrl,
+      acceptEncoding: req.headers["accept-encoding"],
+      disallowDevAssets: true,
+    }),
+  )
     .then((file) => {
       if (!file) return next();
       res.writeHead(200, { ...file.headers, "Cache-Control": "public, max-age=86400" });

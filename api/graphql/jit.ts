@@ -1,14 +1,14 @@
 // Queries run through graphql-jit: a document (per operation) is compiled once into a function
 // and reused, several times faster than graphql-js's generic executor on pages of nodes.
 // Mutations, and documents graphql-jit cannot compile, run on graphql-js's execute.
-import { execute, getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult } from "graphql";
-import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
+import { type DocumentNode, type ExecutionArgs, type ExecutionResult, execute, getOperationAST } from "graphql";
+import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 
 const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
 
 export function executeCompiled(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
   const op = getOperationAST(args.document, args.operationName);
-  if (!op || op.operation !== "query") return execute(args);
+  if (op?.operation !== "query") return execute(args);
   let per = compiled.get(args.document);
   if (!per) compiled.set(args.document, (per = new Map()));
   const key = args.operationName ?? "";
@@ -18,5 +18,7 @@ export function executeCompiled(args: ExecutionArgs): ExecutionResult | Promise<
     per.set(key, (c = isCompiledQuery(r) ? r : null));
   }
   if (!c) return execute(args);
-  return c.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as ExecutionResult | Promise<ExecutionResult>;
+  return c.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as
+    | ExecutionResult
+    | Promise<ExecutionResult>;
 }

@@ -1,6 +1,7 @@
 // The Query root: the interface's operations (stockRatings, watchlistsForUser, profile) with
 // their exact names and arguments, plus everything REST reads.
 import { GraphQLBoolean, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from "graphql";
+import { RATING_NAMES } from "../../pipeline/types.ts";
 import { InvalidParameter } from "../errors.ts";
 import { benchmarkList } from "../resources/benchmarks.ts";
 import { checkRanges, pageOf, type Ranges } from "../resources/ordering.ts";
@@ -13,24 +14,26 @@ import { connection, connectionArgs, connectionCost, pageArgsOf } from "./relay.
 import { scoped } from "./scopes.ts";
 import { DateArg, RATING_FIELD_NAMES, RatingRangesInput } from "./types/common.ts";
 import { BenchmarkNode, ProfileNode } from "./types/misc.ts";
-import { listArgs, listQuery, PortfolioNode, PortfolioNodeConnection, type ListArgs } from "./types/portfolio.ts";
+import { type ListArgs, listArgs, listQuery, PortfolioNode, PortfolioNodeConnection } from "./types/portfolio.ts";
 import { StockRatingNodeConnection, StockType, StockTypeConnection } from "./types/stock.ts";
 import { WatchlistNode } from "./types/watchlist.ts";
-import { RATING_NAMES } from "../../pipeline/types.ts";
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 function dateArg(v: string | null | undefined): string | undefined {
   if (v == null) return undefined;
   const m = DATE_RE.exec(v);
   const d = m && new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-  if (!m || !d || d.getUTCDate() !== +m[3] || d.getUTCMonth() !== +m[2] - 1) throw InvalidParameter.one("date", "must be a valid calendar date YYYY-MM-DD");
+  if (!m || !d || d.getUTCDate() !== +m[3] || d.getUTCMonth() !== +m[2] - 1)
+    throw InvalidParameter.one("date", "must be a valid calendar date YYYY-MM-DD");
   return v;
 }
 
 /** camelCase input ranges → the readers' snake_case ranges, validated like REST's `ranges`. */
 function rangesArg(v: Record<string, number[] | null> | null | undefined): Ranges | undefined {
   if (v == null) return undefined;
-  const snake = Object.fromEntries(RATING_NAMES.map((n, i) => [n, v[RATING_FIELD_NAMES[i]]]).filter(([, b]) => b != null));
+  const snake = Object.fromEntries(
+    RATING_NAMES.map((n, i) => [n, v[RATING_FIELD_NAMES[i]]]).filter(([, b]) => b != null),
+  );
   const r = checkRanges(snake);
   if (typeof r === "string") throw InvalidParameter.one("ranges", r);
   return r;
@@ -41,14 +44,19 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
   fields: () => ({
     stockRatings: scoped("stockRatings", {
       type: StockRatingNodeConnection,
-      description: "Stock ratings as of the latest rating date on or before `date` (the most recent when omitted), ordered by `orderBy` (default -total_rating).",
+      description:
+        "Stock ratings as of the latest rating date on or before `date` (the most recent when omitted), ordered by `orderBy` (default -total_rating).",
       args: {
         ...listArgs("-total_rating"),
         date: DateArg,
         ranges: { type: RatingRangesInput, description: "Each named rating within [min, max], both inclusive" },
       },
       extensions: { complexity: connectionCost },
-      async resolve(_s, args: ListArgs & { date?: string | null; ranges?: Record<string, number[] | null> | null }, ctx) {
+      async resolve(
+        _s,
+        args: ListArgs & { date?: string | null; ranges?: Record<string, number[] | null> | null },
+        ctx,
+      ) {
         const p = pageArgsOf(args);
         const q = listQuery(args, "-total_rating");
         const ranges = rangesArg(args.ranges);
@@ -58,7 +66,8 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
     }),
     stock: {
       type: StockType,
-      description: "One stock by ticker (case-insensitive); its identity needs no scope, its ratings, financials and analytics do.",
+      description:
+        "One stock by ticker (case-insensitive); its identity needs no scope, its ratings, financials and analytics do.",
       args: { ticker: { type: new GraphQLNonNull(GraphQLString) } },
       resolve: (_s, args: { ticker: string }, ctx) => stockByTicker(ctx.snapshot, args.ticker),
     },
@@ -67,7 +76,8 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
       description: "Every stock of the served snapshot",
       args: listArgs("ticker"),
       extensions: { complexity: connectionCost },
-      resolve: (_s, args: ListArgs, ctx) => connection(pageArgsOf(args), (page) => stocksPage(ctx.snapshot, { ...listQuery(args, "ticker"), ...page })),
+      resolve: (_s, args: ListArgs, ctx) =>
+        connection(pageArgsOf(args), (page) => stocksPage(ctx.snapshot, { ...listQuery(args, "ticker"), ...page })),
     },
     portfolios: scoped("portfolios", {
       type: PortfolioNodeConnection,

@@ -1,6 +1,15 @@
 // Relay connections (contract §7): edges { cursor node }, pageInfo, totalCount; `first` at most
 // 200 (default 50), `after` an opaque cursor. Cursors encode the offset of the node.
-import { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigArgumentMap, type GraphQLOutputType } from "graphql";
+import {
+  GraphQLBoolean,
+  type GraphQLFieldConfigArgumentMap,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLOutputType,
+  GraphQLString,
+} from "graphql";
 import { InvalidParameter } from "../errors.ts";
 import type { Page, PageArgs } from "../resources/ordering.ts";
 
@@ -32,7 +41,8 @@ function decodeCursor(cursor: string): number {
 /** first/after → offset and limit; `first` outside 0..200 is an error naming it. */
 export function pageArgsOf(args: { first?: number | null; after?: string | null }): PageArgs {
   const first = args.first ?? DEFAULT_FIRST;
-  if (!Number.isInteger(first) || first < 0 || first > MAX_FIRST) throw InvalidParameter.one("first", `must be an integer from 0 to ${MAX_FIRST}`);
+  if (!Number.isInteger(first) || first < 0 || first > MAX_FIRST)
+    throw InvalidParameter.one("first", `must be an integer from 0 to ${MAX_FIRST}`);
   return { offset: args.after ? decodeCursor(args.after) : 0, limit: first };
 }
 
@@ -52,7 +62,12 @@ export async function connection<T>(p: PageArgs, read: (p: PageArgs) => Promise<
   const edges = items.map((node, i) => ({ cursor: encodeCursor(p.offset + i), node }));
   return {
     edges,
-    pageInfo: { hasNextPage: page.items.length > p.limit, hasPreviousPage: p.offset > 0, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    pageInfo: {
+      hasNextPage: page.items.length > p.limit,
+      hasPreviousPage: p.offset > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
     totalCount: page.totalCount,
   };
 }

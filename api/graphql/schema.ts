@@ -9,4 +9,4 @@ export function graphqlSchema(): GraphQLSchema {
   return (built ??= new GraphQLSchema({ query: QueryType, mutation: MutationType }));
 }
 
-export const printedSchema = () => printSchema(lexicographicSortSchema(graphqlSchema())) + "\n";
+export const printedSchema = () => `${printSchema(lexicographicSortSchema(graphqlSchema()))}\n`;

@@ -1,22 +1,28 @@
 // Scopes on GraphQL fields: a field config names the resource it reads (resources/scopes.ts);
 // a key lacking one of its scopes gets an error on that field (data stays for the rest):
 // message naming the scopes, extensions {code: "FORBIDDEN", requiredScopes, missingScopes}.
-import { GraphQLError, defaultFieldResolver, type GraphQLFieldConfig } from "graphql";
+import { defaultFieldResolver, GraphQLError, type GraphQLFieldConfig } from "graphql";
 import type { Scope } from "../../pipeline/store/catalog-types.ts";
 import { missingScopes, RESOURCE_SCOPES, type ResourceName } from "../resources/scopes.ts";
 import type { GqlContext } from "./context.ts";
 
 export class ScopeError extends GraphQLError {
   constructor(required: readonly Scope[], missing: Scope[]) {
-    super(`the api key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (this field needs ${required.join(", ")})`, {
-      extensions: { code: "FORBIDDEN", requiredScopes: [...required], missingScopes: missing },
-    });
+    super(
+      `the api key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (this field needs ${required.join(", ")})`,
+      {
+        extensions: { code: "FORBIDDEN", requiredScopes: [...required], missingScopes: missing },
+      },
+    );
   }
 }
 
 /** The field, guarded by the scopes of `resource`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function scoped<S, A = any>(resource: ResourceName, field: GraphQLFieldConfig<S, GqlContext, A>): GraphQLFieldConfig<S, GqlContext, A> {
+export function scoped<S, A = any>(
+  resource: ResourceName,
+  field: GraphQLFieldConfig<S, GqlContext, A>,
+): GraphQLFieldConfig<S, GqlContext, A> {
   const required: readonly Scope[] = RESOURCE_SCOPES[resource];
   if (required.length === 0) return field;
   const resolve = field.resolve ?? defaultFieldResolver;

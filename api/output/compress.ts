@@ -17,7 +17,9 @@ const CODINGS = ["br", "gzip", "identity"];
 const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } };
 
 // negotiator 1.x takes { preferred } (its type definitions predate it)
-type WithPreferred = { encoding(available: readonly string[], opts: { preferred: readonly string[] }): string | undefined };
+type WithPreferred = {
+  encoding(available: readonly string[], opts: { preferred: readonly string[] }): string | undefined;
+};
 
 const negotiated = new Map<string, Coding | null>();
 const forms = new WeakMap<Buffer, Partial<Record<Coding, Buffer>>>();
@@ -72,7 +74,11 @@ export function compressedAsync(body: Buffer, coding: Coding): Promise<Buffer> {
 }
 
 /** As encodeFor; a large body not yet compressed in its coding is compressed off the event loop. */
-export function encodeForAsync(req: IncomingMessage, body: Buffer, headers: Record<string, string | number>): Buffer | Promise<Buffer> {
+export function encodeForAsync(
+  req: IncomingMessage,
+  body: Buffer,
+  headers: Record<string, string | number>,
+): Buffer | Promise<Buffer> {
   if (body.length < COMPRESS_OFF_LOOP_BYTES) return encodeFor(req, body, headers);
   const coding = codingFor(req, body.length);
   if (!coding || forms.get(body)?.[coding]) return encodeFor(req, body, headers);

@@ -20,7 +20,7 @@ export function flatten(obj: Record<string, unknown>, prefix = "", out: FlatRow 
 export function columnsOf(rows: FlatRow[], base: readonly string[] = []): string[] {
   const seen = new Set(base);
   const cols = [...base];
-  for (const r of rows) for (const k of Object.keys(r)) if (!seen.has(k)) (seen.add(k), cols.push(k));
+  for (const r of rows) for (const k of Object.keys(r)) if (!seen.has(k)) seen.add(k), cols.push(k);
   return cols;
 }
 
@@ -30,7 +30,8 @@ export function columnsOf(rows: FlatRow[], base: readonly string[] = []): string
 // "-" for a missing metric — are not formulas and stay as they are.
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 const NUMERIC_TEXT = /^(?:[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?|-)$/;
-const neutralised = (v: string) => (FORMULA_START.test(v) && !NUMERIC_TEXT.test(v) ? { value: v, escape_formulas: true, quoted: true } : v);
+const neutralised = (v: string) =>
+  FORMULA_START.test(v) && !NUMERIC_TEXT.test(v) ? { value: v, escape_formulas: true, quoted: true } : v;
 
 export function toCsv(rows: FlatRow[], columns: readonly string[]): string {
   return stringify(rows, {
@@ -38,7 +39,11 @@ export function toCsv(rows: FlatRow[], columns: readonly string[]): string {
     columns: columns.map((c) => ({ key: c, header: c })),
     record_delimiter: "windows",
     // header cells go through `string` too (a benchmark's name is a metrics column)
-    cast: { boolean: (v: boolean) => (v ? "true" : "false"), number: (v: number) => (Number.isFinite(v) ? String(v) : ""), string: neutralised },
+    cast: {
+      boolean: (v: boolean) => (v ? "true" : "false"),
+      number: (v: number) => (Number.isFinite(v) ? String(v) : ""),
+      string: neutralised,
+    },
   });
 }
 
@@ -69,7 +74,7 @@ export function seriesCsv(series: SeriesLike[]): string {
       const row: FlatRow = { name: s.name };
       for (const [k, v] of Object.entries(item)) row[k] = v;
       if (s.window !== undefined) row.window = s.window;
-      if (bins && bins.length && typeof item.return === "number") {
+      if (bins?.length && typeof item.return === "number") {
         const v = item.return;
         let b = bins.findIndex((x, i) => v >= x.start && (v < x.end || (i === bins.length - 1 && v <= x.end)));
         if (b < 0) b = v < bins[0].start ? 0 : bins.length - 1;

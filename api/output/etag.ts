@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
 
 const h = (s: string | Buffer) => createHash("sha1").update(s).digest("base64url").slice(0, 22);
 
-export const requestEtag = (snapshotId: string, normalizedRequest: string) => `W/"${h(`${snapshotId}\u0000${normalizedRequest}`)}"`;
+export const requestEtag = (snapshotId: string, normalizedRequest: string) =>
+  `W/"${h(`${snapshotId}\u0000${normalizedRequest}`)}"`;
 export const bodyEtag = (body: Buffer) => `W/"b${h(body)}"`;
 
 /** If-None-Match matches (weak comparison, lists and `*` allowed). */

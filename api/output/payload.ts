@@ -1,7 +1,7 @@
 // A response body in both formats, serialized only for the format asked.
 import type { Response } from "express";
 import { encodeForAsync } from "./compress.ts";
-import { objectsCsv, seriesCsv, metricsCsv, toCsv, columnsOf, type FlatRow } from "./csv.ts";
+import { columnsOf, type FlatRow, metricsCsv, objectsCsv, seriesCsv, toCsv } from "./csv.ts";
 
 export interface Payload {
   json(): string;
@@ -16,9 +16,16 @@ export const objectsPayload = (data: object | object[], csvColumns: readonly str
 });
 
 /** A list whose items are already serialized JSON texts (hot paths). */
-export const preserializedList = (items: { json: string; value: object }[], csvColumns: readonly string[]): Payload => ({
+export const preserializedList = (
+  items: { json: string; value: object }[],
+  csvColumns: readonly string[],
+): Payload => ({
   json: () => `[${items.map((i) => i.json).join(",")}]`,
-  csv: () => objectsCsv(items.map((i) => i.value), csvColumns),
+  csv: () =>
+    objectsCsv(
+      items.map((i) => i.value),
+      csvColumns,
+    ),
 });
 
 export const seriesPayload = (series: Parameters<typeof seriesCsv>[0]): Payload => ({
@@ -33,7 +40,11 @@ export const metricsPayload = (rows: Record<string, string>[]): Payload => ({
 
 export const FINANCIAL_CSV_COLUMNS = ["statement", "Fiscal Year", "Fiscal Period", "Report Date", "item", "value"];
 
-export const longRowsPayload = (json: object, rows: () => Record<string, unknown>[], base: readonly string[]): Payload => ({
+export const longRowsPayload = (
+  json: object,
+  rows: () => Record<string, unknown>[],
+  base: readonly string[],
+): Payload => ({
   json: () => JSON.stringify(json),
   csv: () => {
     const r = rows() as FlatRow[];
@@ -45,7 +56,15 @@ export const longRowsPayload = (json: object, rows: () => Record<string, unknown
  * Writes a 200 with every header in one writeHead object. Nothing is set on `res` before: Node's
  * writeHead takes a slow path (setHeader per field, each validated twice) once any header was set.
  */
-export function sendBody(res: Response, format: Format, filename: string, body: Buffer, etag: string, requestId: string, extra?: Record<string, string>): void | Promise<void> {
+export function sendBody(
+  res: Response,
+  format: Format,
+  filename: string,
+  body: Buffer,
+  etag: string,
+  requestId: string,
+  extra?: Record<string, string>,
+): void | Promise<void> {
   const headers: Record<string, string | number> =
     format === "csv"
       ? {
@@ -55,7 +74,12 @@ export function sendBody(res: Response, format: Format, filename: string, body: 
           "Cache-Control": CACHE_CONTROL,
           "X-Request-Id": requestId,
         }
-      : { "Content-Type": "application/json; charset=utf-8", ETag: etag, "Cache-Control": CACHE_CONTROL, "X-Request-Id": requestId };
+      : {
+          "Content-Type": "application/json; charset=utf-8",
+          ETag: etag,
+          "Cache-Control": CACHE_CONTROL,
+          "X-Request-Id": requestId,
+        };
   const base = res.locals.baseHeaders as Record<string, string> | undefined; // security headers (app.ts)
   if (base) Object.assign(headers, base);
   if (extra) Object.assign(headers, extra);
@@ -71,7 +95,13 @@ function end(res: Response, headers: Record<string, string | number>, out: Buffe
 }
 
 export function sendNotModified(res: Response, etag: string, requestId: string, extra?: Record<string, string>): void {
-  res.writeHead(304, { ETag: etag, "Cache-Control": CACHE_CONTROL, "X-Request-Id": requestId, ...(res.locals.baseHeaders as Record<string, string> | undefined), ...extra });
+  res.writeHead(304, {
+    ETag: etag,
+    "Cache-Control": CACHE_CONTROL,
+    "X-Request-Id": requestId,
+    ...(res.locals.baseHeaders as Record<string, string> | undefined),
+    ...extra,
+  });
   res.end();
 }
 

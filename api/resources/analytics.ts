@@ -1,11 +1,18 @@
 // Metric rows and performance series of a subject (a stock or a portfolio): stored full-period
 // rows when present, else computed from the stored daily returns (contract §4, §6).
-import { alignBenchmark, metricRows, performanceSeries, sliceByPeriod, type SeriesObject, type SeriesType } from "../../pipeline/analytics/index.ts";
+import {
+  alignBenchmark,
+  metricRows,
+  performanceSeries,
+  type SeriesObject,
+  type SeriesType,
+  sliceByPeriod,
+} from "../../pipeline/analytics/index.ts";
 import type { BenchmarkResult } from "../../pipeline/store/model.ts";
 import type { Company, MetricRow, ReturnSeries } from "../../pipeline/types.ts";
 import { InvalidParameter } from "../errors.ts";
-import * as access from "./snapshot-access.ts";
 import type { SnapshotRef } from "./snapshot-access.ts";
+import * as access from "./snapshot-access.ts";
 
 /** Whose returns: a stock (id = ticker, column = ticker) or a portfolio (column "Portfolio"). */
 export interface Subject {
@@ -37,10 +44,17 @@ export function checkRollingBeta(type: SeriesType, bench: BenchmarkResult | unde
  * Metric rows: the stored full-period rows; for a `period`, computed over the returns after
  * `latest − period` (a period covering the whole history is the stored answer). Empty history → [].
  */
-export async function metricsOf(s: SnapshotRef, subject: Subject, bench: BenchmarkResult | undefined, period: number | undefined, stored?: MetricRow[]): Promise<MetricRow[]> {
+export async function metricsOf(
+  s: SnapshotRef,
+  subject: Subject,
+  bench: BenchmarkResult | undefined,
+  period: number | undefined,
+  stored?: MetricRow[],
+): Promise<MetricRow[]> {
   const { returns } = subject;
   if (returns.dates.length === 0) return [];
-  const storedRows = async () => stored ?? (await access.storedMetrics(s, subject.kind, [subject.id], bench?.id ?? null))[0];
+  const storedRows = async () =>
+    stored ?? (await access.storedMetrics(s, subject.kind, [subject.id], bench?.id ?? null))[0];
   let sliced = returns;
   let benchReturns = bench ? alignBenchmark(returns.dates, bench.levels) : undefined;
   if (period !== undefined) {
@@ -54,11 +68,24 @@ export async function metricsOf(s: SnapshotRef, subject: Subject, bench: Benchma
     const rows = await storedRows();
     if (rows) return rows;
   }
-  return metricRows(sliced, subject.column, bench && benchReturns ? { name: bench.name, returns: benchReturns } : undefined);
+  return metricRows(
+    sliced,
+    subject.column,
+    bench && benchReturns ? { name: bench.name, returns: benchReturns } : undefined,
+  );
 }
 
 /** The performance series of a type; with a benchmark, its series follows on the subject's dates. */
-export function seriesOf(type: SeriesType, name: string, returns: ReturnSeries, bench: BenchmarkResult | undefined): SeriesObject[] {
+export function seriesOf(
+  type: SeriesType,
+  name: string,
+  returns: ReturnSeries,
+  bench: BenchmarkResult | undefined,
+): SeriesObject[] {
   if (returns.dates.length === 0) return [{ name, data: [] }];
-  return performanceSeries(type, { name, returns }, bench ? { name: bench.name, returns: alignBenchmark(returns.dates, bench.levels) } : undefined);
+  return performanceSeries(
+    type,
+    { name, returns },
+    bench ? { name: bench.name, returns: alignBenchmark(returns.dates, bench.levels) } : undefined,
+  );
 }

@@ -22,8 +22,10 @@ export class MemorySource implements SnapshotSource {
   async ratedStocks(q: RatedStockQuery): Promise<Page<RatedStock>> {
     const all = indexOf(this.s).sorted(q.date, q.orderBy);
     const ranges = q.ranges && Object.keys(q.ranges).length ? q.ranges : undefined;
-    if (!q.search && !ranges) return { items: all.slice(q.offset, q.offset + q.limit), totalCount: async () => all.length };
-    const keep = (e: RatedStock) => (!q.search || haystackOf(e.company).includes(q.search)) && (!ranges || inRanges(e.ratings, ranges));
+    if (!q.search && !ranges)
+      return { items: all.slice(q.offset, q.offset + q.limit), totalCount: async () => all.length };
+    const keep = (e: RatedStock) =>
+      (!q.search || haystackOf(e.company).includes(q.search)) && (!ranges || inRanges(e.ratings, ranges));
     // filtering is lazy: stop once the page is full; the total is counted only when asked
     const items: RatedStock[] = [];
     const want = q.offset + q.limit;

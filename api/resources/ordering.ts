@@ -1,7 +1,7 @@
 // Ordering and filtering vocabulary shared by every transport: the contract's order_by keys,
 // rating ranges, ticker/name search, and the one comparator (ties by ticker, then id; missing
 // values last in both directions).
-import { RATING_NAMES, type Company, type RatingName, type RatingValues } from "../../pipeline/types.ts";
+import { type Company, RATING_NAMES, type RatingName, type RatingValues } from "../../pipeline/types.ts";
 
 export const ORDER_KEYS = ["ticker", "name", "market_cap", ...RATING_NAMES] as const;
 export type OrderKey = (typeof ORDER_KEYS)[number];
@@ -32,7 +32,8 @@ export function checkRanges(v: unknown): Ranges | string {
   const out: Ranges = {};
   for (const [k, b] of Object.entries(v)) {
     if (b == null) continue;
-    if (!(RATING_NAMES as readonly string[]).includes(k)) return `unknown rating ${JSON.stringify(k)}; known: ${RATING_NAMES.join(", ")}`;
+    if (!(RATING_NAMES as readonly string[]).includes(k))
+      return `unknown rating ${JSON.stringify(k)}; known: ${RATING_NAMES.join(", ")}`;
     if (!Array.isArray(b) || b.length !== 2 || !b.every((x) => typeof x === "number" && Number.isFinite(x)))
       return `${k} must be a two-number array [min, max]`;
     const [lo, hi] = b as [number, number];
@@ -56,7 +57,8 @@ const lowerName = (c: Company) => {
   return k;
 };
 /** Ties: ticker, then id (ascending whatever the direction of the key). */
-const tie = (a: Sortable, b: Sortable) => cmpStr(a.company.ticker, b.company.ticker) || cmpStr(a.company.id, b.company.id);
+const tie = (a: Sortable, b: Sortable) =>
+  cmpStr(a.company.ticker, b.company.ticker) || cmpStr(a.company.id, b.company.id);
 
 /** Comparator for an order_by value; missing values (null market cap, unrated stock) sort last. */
 export function comparator(orderBy: OrderBy): (a: Sortable, b: Sortable) => number {
@@ -71,7 +73,8 @@ export function comparator(orderBy: OrderBy): (a: Sortable, b: Sortable) => numb
     if (xm || ym) return xm && ym ? tie(a, b) : xm ? 1 : -1;
     return x < y ? -dir : x > y ? dir : tie(a, b);
   };
-  if (key === "ticker") return (a, b) => dir * cmpStr(a.company.ticker, b.company.ticker) || cmpStr(a.company.id, b.company.id);
+  if (key === "ticker")
+    return (a, b) => dir * cmpStr(a.company.ticker, b.company.ticker) || cmpStr(a.company.id, b.company.id);
   if (key === "name") return (a, b) => dir * cmpStr(lowerName(a.company), lowerName(b.company)) || tie(a, b);
   if (key === "market_cap") return numeric((s) => s.company.marketCap);
   const r = key as RatingName;

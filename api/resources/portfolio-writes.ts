@@ -4,9 +4,18 @@
 import { z } from "zod";
 import { portfolioRuleFields } from "../../pipeline/sources/portfolios-json.ts";
 import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
-import { RATING_CAMEL, RATING_NAMES, type PortfolioRules } from "../../pipeline/types.ts";
+import { type PortfolioRules, RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
-import { fail, fieldErrors, guarded, MAX_OWNED, ok, writerOf, type WriteContext, type WriteResult } from "./write-results.ts";
+import {
+  fail,
+  fieldErrors,
+  guarded,
+  MAX_OWNED,
+  ok,
+  type WriteContext,
+  type WriteResult,
+  writerOf,
+} from "./write-results.ts";
 
 const rulesSchema = z.object({
   name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
@@ -27,7 +36,8 @@ export interface PortfolioInput {
 }
 
 const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null));
-const camelRanges = (r: PortfolioRules["ranges"]) => Object.fromEntries(RATING_NAMES.filter((n) => r[n]).map((n) => [RATING_CAMEL[n], r[n]]));
+const camelRanges = (r: PortfolioRules["ranges"]) =>
+  Object.fromEntries(RATING_NAMES.filter((n) => r[n]).map((n) => [RATING_CAMEL[n], r[n]]));
 
 function validate(fields: Record<string, unknown>): WriteResult<Omit<PortfolioRules, "id">> {
   const parsed = rulesSchema.safeParse(fields);
@@ -44,18 +54,25 @@ function ownPortfolio(ctx: WriteContext, id: string): UserPortfolio {
 export async function createPortfolio(ctx: WriteContext, input: PortfolioInput): Promise<WriteResult<UserPortfolio>> {
   const rules = validate(defined({ ...input, ranges: input.ranges ? defined(input.ranges) : undefined }));
   if (!rules.ok) return rules;
-  if (ctx.catalog.userPortfoliosOf(ctx.caller.user.id).length >= MAX_OWNED) return fail("input", `a user may hold at most ${MAX_OWNED} portfolios`);
+  if (ctx.catalog.userPortfoliosOf(ctx.caller.user.id).length >= MAX_OWNED)
+    return fail("input", `a user may hold at most ${MAX_OWNED} portfolios`);
   const p = await writerOf(ctx).createUserPortfolio(ctx.caller.user.id, rules.value);
   ctx.requestRebalance?.(p.id);
   return ok(p);
 }
 
 /** Fields given replace the current ones (ranges as a whole); absent or null fields are kept. */
-export function updatePortfolio(ctx: WriteContext, input: PortfolioInput & { portfolioId: string }): Promise<WriteResult<UserPortfolio>> {
+export function updatePortfolio(
+  ctx: WriteContext,
+  input: PortfolioInput & { portfolioId: string },
+): Promise<WriteResult<UserPortfolio>> {
   return guarded("portfolioId", async () => {
     const cur = ownPortfolio(ctx, input.portfolioId);
     const { portfolioId: _id, ...patch } = input;
-    const merged = { ...defined({ ...cur, ranges: camelRanges(cur.ranges) }), ...defined({ ...patch, ranges: patch.ranges ? defined(patch.ranges) : undefined }) };
+    const merged = {
+      ...defined({ ...cur, ranges: camelRanges(cur.ranges) }),
+      ...defined({ ...patch, ranges: patch.ranges ? defined(patch.ranges) : undefined }),
+    };
     if (input.maxSectorConcentration === null) delete merged.maxSectorConcentration; // explicit null clears the cap
     const { id: _i, ownerId: _o, createdAt: _c, ...fields } = merged;
     const rules = validate(fields);

@@ -1,15 +1,30 @@
 // Portfolios: predefined ones (from the snapshot) and the caller's own (rules from the catalog,
 // results from the snapshot's backtest). Another user's portfolio is "not found".
 import { computeTrades, type TradeRow } from "../../pipeline/portfolios/index.ts";
-import type { PortfolioResult } from "../../pipeline/store/model.ts";
 import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
+import type { PortfolioResult } from "../../pipeline/store/model.ts";
 import type { Company, HoldingRow, PortfolioRules } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
 import type { Subject } from "./analytics.ts";
 import type { ReadContext } from "./context.ts";
-import { comparator, matchesSearch, numericId, pageOf, type OrderBy, type Page, type PageArgs, type Sortable } from "./ordering.ts";
+import {
+  comparator,
+  matchesSearch,
+  numericId,
+  type OrderBy,
+  type Page,
+  type PageArgs,
+  pageOf,
+  type Sortable,
+} from "./ordering.ts";
+import {
+  type PortfolioObject,
+  portfolioObject,
+  type RatedStockItem,
+  ratedStockItemOf,
+  userPortfolioObject,
+} from "./shapes.ts";
 import * as access from "./snapshot-access.ts";
-import { portfolioObject, ratedStockItemOf, userPortfolioObject, type PortfolioObject, type RatedStockItem } from "./shapes.ts";
 
 const EMPTY = { dates: [] as string[], returns: new Float64Array() };
 
@@ -26,7 +41,11 @@ const userVisible = (up: UserPortfolio, r: PortfolioResult | undefined): Visible
   const result = r && r.ownerId === up.ownerId ? r : undefined;
   return { id: up.id, user: up, result, object: userPortfolioObject(up, result) };
 };
-const predefinedVisible = (r: PortfolioResult): VisiblePortfolio => ({ id: r.rules.id, result: r, object: portfolioObject(r.rules, null, r.createdAt, r) });
+const predefinedVisible = (r: PortfolioResult): VisiblePortfolio => ({
+  id: r.rules.id,
+  result: r,
+  object: portfolioObject(r.rules, null, r.createdAt, r),
+});
 
 /** The portfolio when the caller may see it: predefined, or a user portfolio of the caller. */
 export async function visiblePortfolio(ctx: ReadContext, id: string): Promise<VisiblePortfolio> {
@@ -44,7 +63,10 @@ export async function portfolioList(ctx: ReadContext, own: boolean): Promise<Vis
     return list.sort((a, b) => numericId(a.rules.id, b.rules.id)).map(predefinedVisible);
   }
   const mine = [...ctx.catalog.userPortfoliosOf(ctx.caller.user.id)].sort((a, b) => numericId(a.id, b.id));
-  const results = await access.portfolioResults(ctx.snapshot, mine.map((p) => p.id));
+  const results = await access.portfolioResults(
+    ctx.snapshot,
+    mine.map((p) => p.id),
+  );
   return mine.map((p, i) => userVisible(p, results[i]));
 }
 
@@ -53,15 +75,32 @@ export interface HoldingsQuery extends PageArgs {
   orderBy: OrderBy;
 }
 
-const placeholder = (ticker: string): Company => ({ id: "", ticker, name: ticker, sector: "", sectorId: 0, industry: "", industryId: 0, sharesOutstanding: null, marketCap: null });
+const placeholder = (ticker: string): Company => ({
+  id: "",
+  ticker,
+  name: ticker,
+  sector: "",
+  sectorId: 0,
+  industry: "",
+  industryId: 0,
+  sharesOutstanding: null,
+  marketCap: null,
+});
 
 async function withCompanies(ctx: ReadContext, rows: HoldingRow[]): Promise<(Sortable & { row: HoldingRow })[]> {
-  const cs = await access.companiesByTicker(ctx.snapshot, rows.map((r) => r.ticker));
+  const cs = await access.companiesByTicker(
+    ctx.snapshot,
+    rows.map((r) => r.ticker),
+  );
   return rows.map((row, i) => ({ company: cs[i] ?? placeholder(row.ticker), ratings: row, row }));
 }
 
 /** Holdings of the previous rebalance date, searched, ordered, one page. */
-export async function holdingsPage(ctx: ReadContext, v: VisiblePortfolio, q: HoldingsQuery): Promise<Page<RatedStockItem>> {
+export async function holdingsPage(
+  ctx: ReadContext,
+  v: VisiblePortfolio,
+  q: HoldingsQuery,
+): Promise<Page<RatedStockItem>> {
   let list = await withCompanies(ctx, v.result?.holdings ?? []);
   const needle = q.search?.toUpperCase();
   if (needle) list = list.filter((e) => matchesSearch(e.company, needle));
@@ -79,19 +118,38 @@ export interface TradesQuery {
 /** Buy orders from cash for the latest rebalance (or as if rebalanced on the latest trading date). */
 export async function tradesOf(ctx: ReadContext, v: VisiblePortfolio, q: TradesQuery): Promise<TradeRow[]> {
   const holdings = (q.rebalancePeriod === "today" ? v.result?.todayHoldings : v.result?.holdings) ?? [];
-  const cs = await access.companiesByTicker(ctx.snapshot, holdings.map((h) => h.ticker));
+  const cs = await access.companiesByTicker(
+    ctx.snapshot,
+    holdings.map((h) => h.ticker),
+  );
   const companies = new Map<string, Company>();
   cs.forEach((c) => c && companies.set(c.ticker, c));
   return computeTrades({ holdings, companies, value: q.value, allowFractional: q.allowFractional });
 }
 
-export const portfolioSubject = (v: VisiblePortfolio): Subject => ({ kind: "portfolio", id: v.id, column: "Portfolio", returns: v.result?.returns ?? EMPTY });
+export const portfolioSubject = (v: VisiblePortfolio): Subject => ({
+  kind: "portfolio",
+  id: v.id,
+  column: "Portfolio",
+  returns: v.result?.returns ?? EMPTY,
+});
 
 export type RebalanceStatus = "PENDING" | "READY" | "FAILED";
 
 /** Rule fields compared key-order-free (the snapshot stores them as JSON written elsewhere). */
 const canonical = (r: PortfolioRules) =>
-  JSON.stringify([r.name, r.description, r.rebalanceFrequency, r.maxStocks, r.maxStocksCriteria, r.maxStocksCriteriaOrder, r.maxSectorConcentration ?? null, Object.entries(r.ranges ?? {}).filter(([, b]) => b).sort()]);
+  JSON.stringify([
+    r.name,
+    r.description,
+    r.rebalanceFrequency,
+    r.maxStocks,
+    r.maxStocksCriteria,
+    r.maxStocksCriteriaOrder,
+    r.maxSectorConcentration ?? null,
+    Object.entries(r.ranges ?? {})
+      .filter(([, b]) => b)
+      .sort(),
+  ]);
 
 /**
  * A user portfolio is READY when the served snapshot holds its backtest for the current rules,
@@ -99,7 +157,10 @@ const canonical = (r: PortfolioRules) =>
  * for failed for good (until the next change, or a run that publishes it); PENDING otherwise.
  * Predefined portfolios are always READY.
  */
-export function rebalanceStatus(ctx: ReadContext, v: VisiblePortfolio): { status: RebalanceStatus; requestedAt: string | null; failedAt: string | null } {
+export function rebalanceStatus(
+  ctx: ReadContext,
+  v: VisiblePortfolio,
+): { status: RebalanceStatus; requestedAt: string | null; failedAt: string | null } {
   if (!v.user) return { status: "READY", requestedAt: null, failedAt: null };
   const requestedAt = ctx.catalog.rebalanceRequestedAt?.(v.id) ?? null;
   const { ownerId: _o, createdAt: _c, ...rules } = v.user;

@@ -1,16 +1,22 @@
 // Updating the caller's own profile.
 import { z } from "zod";
 import type { User } from "../../pipeline/store/catalog-types.ts";
-import { fail, fieldErrors, ok, writerOf, type WriteContext, type WriteResult } from "./write-results.ts";
+import { fail, fieldErrors, ok, type WriteContext, type WriteResult, writerOf } from "./write-results.ts";
 
 const schema = z.object({
   email: z.email("must be an email address").max(254).optional(),
   firstName: z.string().trim().min(1, "must not be empty").max(100).optional(),
   lastName: z.string().trim().min(1, "must not be empty").max(100).optional(),
-  phoneNumber: z.string().regex(/^[0-9+()./ -]{3,40}$/, "must be a phone number (digits, spaces, + ( ) - . /)").optional(),
+  phoneNumber: z
+    .string()
+    .regex(/^[0-9+()./ -]{3,40}$/, "must be a phone number (digits, spaces, + ( ) - . /)")
+    .optional(),
 });
 
-export async function updateProfile(ctx: WriteContext, input: Partial<Record<"email" | "firstName" | "lastName" | "phoneNumber", string | null>>): Promise<WriteResult<User>> {
+export async function updateProfile(
+  ctx: WriteContext,
+  input: Partial<Record<"email" | "firstName" | "lastName" | "phoneNumber", string | null>>,
+): Promise<WriteResult<User>> {
   const parsed = schema.safeParse(Object.fromEntries(Object.entries(input).filter(([, v]) => v != null)));
   if (!parsed.success) return { ok: false, errors: fieldErrors(parsed.error.issues) };
   try {

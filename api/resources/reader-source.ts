@@ -30,7 +30,13 @@ export class ReaderSource implements SnapshotSource {
 
   async ratedStocks(q: RatedStockQuery): Promise<Page<RatedStock>> {
     const descending = q.orderBy.startsWith("-");
-    const rq = { date: q.date, key: (descending ? q.orderBy.slice(1) : q.orderBy) as RatedOrderKey, descending, search: q.search || undefined, ranges: q.ranges };
+    const rq = {
+      date: q.date,
+      key: (descending ? q.orderBy.slice(1) : q.orderBy) as RatedOrderKey,
+      descending,
+      search: q.search || undefined,
+      ranges: q.ranges,
+    };
     const base = JSON.stringify([rq.date, rq.key, rq.descending, rq.search ?? null, rq.ranges ?? null]);
     const key = `${base}|${q.offset}|${q.limit}`;
     let page = this.pages.get(key);
@@ -66,7 +72,10 @@ export class ReaderSource implements SnapshotSource {
     return ids.map((id) => this.reader.companyById.get(id));
   }
   async ratingsAsOf(tickers: readonly string[], date?: string) {
-    return this.reader.ratingsAsOf(tickers.map((t) => t.toUpperCase()), date);
+    return this.reader.ratingsAsOf(
+      tickers.map((t) => t.toUpperCase()),
+      date,
+    );
   }
   async ratingHistory(ticker: string, p: PageArgs & { descending?: boolean }) {
     const h = await this.reader.ratingHistory(ticker.toUpperCase());
@@ -75,7 +84,11 @@ export class ReaderSource implements SnapshotSource {
   }
   async stockReturns(ticker: string) {
     const up = ticker.toUpperCase();
-    return (await this.reader.stockReturns(up)) ?? (up === ticker ? undefined : await this.reader.stockReturns(ticker)) ?? EMPTY_RETURNS;
+    return (
+      (await this.reader.stockReturns(up)) ??
+      (up === ticker ? undefined : await this.reader.stockReturns(ticker)) ??
+      EMPTY_RETURNS
+    );
   }
   async financialsOf(tickers: readonly string[]) {
     return Promise.all(tickers.map((t) => this.reader.companyFinancials(t)));
@@ -87,7 +100,9 @@ export class ReaderSource implements SnapshotSource {
     return Promise.all(ids.map((id) => this.reader.portfolio(id)));
   }
   async predefinedPortfolios() {
-    this.predefined ??= Promise.all(this.reader.predefinedIds.map((id) => this.reader.portfolio(id))).then((ps) => ps.filter((p) => p !== undefined && p.ownerId === null) as never);
+    this.predefined ??= Promise.all(this.reader.predefinedIds.map((id) => this.reader.portfolio(id))).then(
+      (ps) => ps.filter((p) => p !== undefined && p.ownerId === null) as never,
+    );
     this.predefined.catch(() => (this.predefined = null));
     return [...(await this.predefined)];
   }

@@ -24,4 +24,5 @@ export const RESOURCE_SCOPES = {
 export type ResourceName = keyof typeof RESOURCE_SCOPES;
 
 /** The scopes of `needed` that `held` lacks. */
-export const missingScopes = (held: readonly Scope[], needed: readonly Scope[]): Scope[] => needed.filter((s) => !held.includes(s));
+export const missingScopes = (held: readonly Scope[], needed: readonly Scope[]): Scope[] =>
+  needed.filter((s) => !held.includes(s));

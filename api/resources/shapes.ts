@@ -1,10 +1,18 @@
 // Resource shapes of interface §2 / contract §4 as plain objects: what REST serializes and what
 // GraphQL's object types read. Builders only; no lookups.
-import type { BenchmarkResult, PortfolioResult } from "../../pipeline/store/model.ts";
-import type { UserPortfolio, Watchlist } from "../../pipeline/store/catalog-types.ts";
-import { RATING_CAMEL, RATING_NAMES, type Company, type PortfolioRules, type RatingValues } from "../../pipeline/types.ts";
 
-export const ratingStr = (v: number | null | undefined): string | null => (v == null || !Number.isFinite(v) ? null : v.toFixed(4));
+import type { UserPortfolio, Watchlist } from "../../pipeline/store/catalog-types.ts";
+import type { BenchmarkResult, PortfolioResult } from "../../pipeline/store/model.ts";
+import {
+  type Company,
+  type PortfolioRules,
+  RATING_CAMEL,
+  RATING_NAMES,
+  type RatingValues,
+} from "../../pipeline/types.ts";
+
+export const ratingStr = (v: number | null | undefined): string | null =>
+  v == null || !Number.isFinite(v) ? null : v.toFixed(4);
 export const marketCapStr = (v: number | null | undefined): string | null =>
   v == null || !Number.isFinite(v) ? null : BigInt(Math.round(v)).toString();
 
@@ -19,7 +27,14 @@ function ratingFields(r: RatingValues | null | undefined): RatingFields {
 export function ratedStockItem(date: string, c: Company, r: RatingValues | null | undefined) {
   return {
     date,
-    stock: { id: c.id, ticker: c.ticker, name: c.name, marketCap: marketCapStr(c.marketCap), sector: c.sector, industry: c.industry },
+    stock: {
+      id: c.id,
+      ticker: c.ticker,
+      name: c.name,
+      marketCap: marketCapStr(c.marketCap),
+      sector: c.sector,
+      industry: c.industry,
+    },
     ...ratingFields(r),
   };
 }
@@ -70,7 +85,12 @@ export function decimalStr(v: number): string {
   return v.toFixed(Math.min(10, Math.max(2, dec)));
 }
 
-export function portfolioObject(rules: PortfolioRules, ownerId: string | null, createdAt: string, result: PortfolioResult | undefined) {
+export function portfolioObject(
+  rules: PortfolioRules,
+  ownerId: string | null,
+  createdAt: string,
+  result: PortfolioResult | undefined,
+) {
   const ranges: Record<string, [number, number]> = {};
   for (const n of RATING_NAMES) {
     const b = rules.ranges?.[n];
@@ -87,7 +107,9 @@ export function portfolioObject(rules: PortfolioRules, ownerId: string | null, c
     maxStocks: rules.maxStocks,
     maxStocksCriteria: rules.maxStocksCriteria,
     maxStocksCriteriaOrder: rules.maxStocksCriteriaOrder,
-    ...(rules.maxSectorConcentration != null ? { maxSectorConcentration: decimalStr(rules.maxSectorConcentration) } : {}),
+    ...(rules.maxSectorConcentration != null
+      ? { maxSectorConcentration: decimalStr(rules.maxSectorConcentration) }
+      : {}),
     nextRebalanceDate: result?.nextRebalanceDate ?? null,
     previousRebalanceDate: result?.previousRebalanceDate ?? null,
     ranges,
@@ -108,4 +130,9 @@ export const watchlistObject = (w: Watchlist, stockCount: number) => ({
   stockCount,
 });
 
-export const benchmarkObject = (b: BenchmarkResult) => ({ id: b.id, name: b.name, description: b.description, rebalanceFrequency: b.rebalanceFrequency });
+export const benchmarkObject = (b: BenchmarkResult) => ({
+  id: b.id,
+  name: b.name,
+  description: b.description,
+  rebalanceFrequency: b.rebalanceFrequency,
+});

@@ -3,8 +3,8 @@
 // holds (reader-source.ts) or an in-memory Snapshot as tests build it (memory-source.ts); both
 // answer the SnapshotSource interface. Lists come with filter, order and page pushed down.
 import type { Snapshot } from "../../pipeline/store/model.ts";
-import type { Page, PageArgs } from "./ordering.ts";
 import { MemorySource } from "./memory-source.ts";
+import type { Page, PageArgs } from "./ordering.ts";
 import type { RatedStock, RatedStockQuery, SnapshotSource } from "./snapshot-source.ts";
 
 export type { RatedStock, RatedStockQuery, SnapshotSource };
@@ -27,18 +27,26 @@ export const snapshotCreatedAt = (s: SnapshotRef): string => s.createdAt;
 
 export const ratingDateOnOrBefore = (s: SnapshotRef, date?: string) => sourceOf(s).ratingDateOnOrBefore(date);
 /** One page of the rated stocks of a rating date, filtered and ordered. */
-export const ratedStocks = (s: SnapshotRef, q: RatedStockQuery): Promise<Page<RatedStock>> => sourceOf(s).ratedStocks(q);
+export const ratedStocks = (s: SnapshotRef, q: RatedStockQuery): Promise<Page<RatedStock>> =>
+  sourceOf(s).ratedStocks(q);
 export const companies = (s: SnapshotRef) => sourceOf(s).companies();
 export const companiesByTicker = (s: SnapshotRef, tickers: readonly string[]) => sourceOf(s).companiesByTicker(tickers);
 export const companiesById = (s: SnapshotRef, ids: readonly string[]) => sourceOf(s).companiesById(ids);
 /** Each ticker's latest rating on or before `date` (latest overall when omitted). */
-export const ratingsAsOf = (s: SnapshotRef, tickers: readonly string[], date?: string) => sourceOf(s).ratingsAsOf(tickers, date);
+export const ratingsAsOf = (s: SnapshotRef, tickers: readonly string[], date?: string) =>
+  sourceOf(s).ratingsAsOf(tickers, date);
 /** A ticker's rating rows ascending by date, one page. */
-export const ratingHistory = (s: SnapshotRef, ticker: string, p: PageArgs & { descending?: boolean }) => sourceOf(s).ratingHistory(ticker, p);
+export const ratingHistory = (s: SnapshotRef, ticker: string, p: PageArgs & { descending?: boolean }) =>
+  sourceOf(s).ratingHistory(ticker, p);
 export const stockReturns = (s: SnapshotRef, ticker: string) => sourceOf(s).stockReturns(ticker);
 export const financialsOf = (s: SnapshotRef, tickers: readonly string[]) => sourceOf(s).financialsOf(tickers);
 /** Stored full-period metric rows of stocks (id = ticker) or portfolios. */
-export const storedMetrics = (s: SnapshotRef, kind: "stock" | "portfolio", ids: readonly string[], benchmarkId: string | null) => sourceOf(s).storedMetrics(kind, ids, benchmarkId);
+export const storedMetrics = (
+  s: SnapshotRef,
+  kind: "stock" | "portfolio",
+  ids: readonly string[],
+  benchmarkId: string | null,
+) => sourceOf(s).storedMetrics(kind, ids, benchmarkId);
 export const portfolioResults = (s: SnapshotRef, ids: readonly string[]) => sourceOf(s).portfolioResults(ids);
 export const predefinedPortfolios = (s: SnapshotRef) => sourceOf(s).predefinedPortfolios();
 export const benchmarks = (s: SnapshotRef) => sourceOf(s).benchmarks();

@@ -31,7 +31,11 @@ export interface SnapshotSource {
   ratingHistory(ticker: string, p: PageArgs & { descending?: boolean }): Promise<Page<RatingRow>>;
   stockReturns(ticker: string): Promise<ReturnSeries>;
   financialsOf(tickers: readonly string[]): Promise<(CompanyFinancials | undefined)[]>;
-  storedMetrics(kind: "stock" | "portfolio", ids: readonly string[], benchmarkId: string | null): Promise<(MetricRow[] | undefined)[]>;
+  storedMetrics(
+    kind: "stock" | "portfolio",
+    ids: readonly string[],
+    benchmarkId: string | null,
+  ): Promise<(MetricRow[] | undefined)[]>;
   portfolioResults(ids: readonly string[]): Promise<(PortfolioResult | undefined)[]>;
   predefinedPortfolios(): Promise<PortfolioResult[]>;
   benchmarks(): Promise<readonly BenchmarkResult[]>;

@@ -4,10 +4,10 @@ import { financialsResponse } from "../../pipeline/financials/index.ts";
 import type { CompanyFinancials, FinancialType } from "../../pipeline/store/model.ts";
 import type { Company, RatingRow } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
-import { comparator, matchesSearch, pageOf, type OrderBy, type Page, type PageArgs, type Ranges } from "./ordering.ts";
-import * as access from "./snapshot-access.ts";
+import { comparator, matchesSearch, type OrderBy, type Page, type PageArgs, pageOf, type Ranges } from "./ordering.ts";
+import { type RatedStockItem, ratedStockItemOf } from "./shapes.ts";
 import type { SnapshotRef } from "./snapshot-access.ts";
-import { ratedStockItemOf, type RatedStockItem } from "./shapes.ts";
+import * as access from "./snapshot-access.ts";
 
 /** The rating date a list "as of `date`" reads: the latest on or before it; 404 before the first. */
 export async function ratingListDate(s: SnapshotRef, date?: string): Promise<string> {
@@ -46,7 +46,11 @@ export async function stockRating(s: SnapshotRef, ticker: string, date?: string)
 }
 
 /** A stock's rating rows, ascending by date (descending when asked), one page. */
-export async function ratingHistoryPage(s: SnapshotRef, c: Company, p: PageArgs & { descending?: boolean }): Promise<Page<RatedStockItem>> {
+export async function ratingHistoryPage(
+  s: SnapshotRef,
+  c: Company,
+  p: PageArgs & { descending?: boolean },
+): Promise<Page<RatedStockItem>> {
   const page = await access.ratingHistory(s, c.ticker, p);
   return { items: page.items.map((r: RatingRow) => ratedStockItemOf(r.date, c, r)), totalCount: page.totalCount };
 }
@@ -59,16 +63,26 @@ export async function stockFinancials(
   s: SnapshotRef,
   c: Company,
   type: FinancialType,
-  load: (ticker: string) => Promise<CompanyFinancials | undefined> = async (t) => (await access.financialsOf(s, [t]))[0],
+  load: (ticker: string) => Promise<CompanyFinancials | undefined> = async (t) =>
+    (await access.financialsOf(s, [t]))[0],
 ): Promise<Record<string, unknown>> {
   return financialsResponse({ id: c.id, ticker: c.ticker, name: c.name }, await load(c.ticker), type);
 }
 
 /** Every stock of the snapshot, searched and ordered (by its latest rating for rating keys), one page. */
-export async function stocksPage(s: SnapshotRef, q: PageArgs & { search?: string; orderBy: OrderBy }): Promise<Page<Company>> {
+export async function stocksPage(
+  s: SnapshotRef,
+  q: PageArgs & { search?: string; orderBy: OrderBy },
+): Promise<Page<Company>> {
   const needle = q.search?.toUpperCase();
   const all = (await access.companies(s)).filter((c) => !needle || matchesSearch(c, needle));
-  const latest = await access.ratingsAsOf(s, all.map((c) => c.ticker));
+  const latest = await access.ratingsAsOf(
+    s,
+    all.map((c) => c.ticker),
+  );
   const sorted = all.map((company, i) => ({ company, ratings: latest[i] ?? null })).sort(comparator(q.orderBy));
-  return pageOf(sorted.map((e) => e.company), q);
+  return pageOf(
+    sorted.map((e) => e.company),
+    q,
+  );
 }

@@ -3,9 +3,17 @@
 import type { Watchlist } from "../../pipeline/store/catalog-types.ts";
 import { NotFound } from "../errors.ts";
 import type { ReadContext } from "./context.ts";
-import { comparator, matchesSearch, pageOf, type OrderBy, type Page, type PageArgs, type Sortable } from "./ordering.ts";
-import * as access from "./snapshot-access.ts";
+import {
+  comparator,
+  matchesSearch,
+  type OrderBy,
+  type Page,
+  type PageArgs,
+  pageOf,
+  type Sortable,
+} from "./ordering.ts";
 import { watchlistItem, watchlistObject } from "./shapes.ts";
+import * as access from "./snapshot-access.ts";
 
 export type WatchlistObject = ReturnType<typeof watchlistObject>;
 export type WatchlistItem = ReturnType<typeof watchlistItem>;
@@ -28,7 +36,10 @@ export function ownWatchlist(ctx: ReadContext, id: string): Watchlist {
 async function stocksOf(ctx: ReadContext, w: Watchlist): Promise<Sortable[]> {
   const cs = await access.companiesByTicker(ctx.snapshot, w.tickers);
   const known = cs.filter((c) => c !== undefined);
-  const ratings = await access.ratingsAsOf(ctx.snapshot, known.map((c) => c.ticker));
+  const ratings = await access.ratingsAsOf(
+    ctx.snapshot,
+    known.map((c) => c.ticker),
+  );
   return known.map((company, i) => ({ company, ratings: ratings[i] ?? null }));
 }
 

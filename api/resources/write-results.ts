@@ -10,7 +10,10 @@ export interface FieldError {
 export type WriteResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
 export const ok = <T>(value: T): WriteResult<T> => ({ ok: true, value });
-export const fail = (field: string, ...messages: string[]): WriteResult<never> => ({ ok: false, errors: [{ field, messages }] });
+export const fail = (field: string, ...messages: string[]): WriteResult<never> => ({
+  ok: false,
+  errors: [{ field, messages }],
+});
 
 /** Runs a write; "not found" (another user's object, or none) becomes a field error. */
 export async function guarded<T>(field: string, run: () => Promise<WriteResult<T>>): Promise<WriteResult<T>> {

@@ -8,7 +8,9 @@ export const metricsQuery = z.object({ benchmark: benchmarkParam, period: period
 
 export const performanceQuery = z.object({
   type: z
-    .enum(SERIES_TYPES as unknown as [SeriesType, ...SeriesType[]], { error: `must be one of ${SERIES_TYPES.join(", ")}` })
+    .enum(SERIES_TYPES as unknown as [SeriesType, ...SeriesType[]], {
+      error: `must be one of ${SERIES_TYPES.join(", ")}`,
+    })
     .default("cumulative_return" as SeriesType)
     .meta({ description: "Series type; rolling_beta requires benchmark" }),
   benchmark: benchmarkParam,

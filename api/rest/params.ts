@@ -1,26 +1,34 @@
 // Query parameter schemas shared by the routers. Each carries its own 400 message, and the
 // OpenAPI document is generated from these same schemas (z.toJSONSchema, input side).
 import { z } from "zod";
-import { InvalidParameter, type ErrorDetail } from "../errors.ts";
-import { ORDER_KEYS, ORDER_VALUES, parseRanges, type OrderBy } from "../resources/ordering.ts";
+import { type ErrorDetail, InvalidParameter } from "../errors.ts";
+import { ORDER_KEYS, ORDER_VALUES, type OrderBy, parseRanges } from "../resources/ordering.ts";
 
 const msg = (m: string) => ({ error: m });
 
-export const formatParam = z.enum(["json", "csv"], msg('must be "json" or "csv"')).default("json").meta({ description: "Response format" });
+export const formatParam = z
+  .enum(["json", "csv"], msg('must be "json" or "csv"'))
+  .default("json")
+  .meta({ description: "Response format" });
 
 // Numbers in a query are decimal: z.coerce.number would take Number()'s forms too (0x10, 0b1,
 // 0o7, " 5", "" as 0, Infinity). Anything else stays a string, and the number schema refuses it
 // with the parameter's own message. The JSON Schema (OpenAPI) is the inner number schema's.
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-export const decimal = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === "string" && DECIMAL.test(v) ? Number(v) : v), schema);
+export const decimal = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === "string" && DECIMAL.test(v) ? Number(v) : v), schema);
 
 const LIMIT = "must be an integer from 1 to 200";
-export const limitParam = decimal(z.number(msg(LIMIT)).int(msg(LIMIT)).min(1, msg(LIMIT)).max(200, msg(LIMIT)).default(50)).meta({
+export const limitParam = decimal(
+  z.number(msg(LIMIT)).int(msg(LIMIT)).min(1, msg(LIMIT)).max(200, msg(LIMIT)).default(50),
+).meta({
   description: "Number of objects to return (1 to 200)",
 });
 
 const OFFSET = "must be an integer >= 0";
-export const offsetParam = decimal(z.number(msg(OFFSET)).int(msg(OFFSET)).min(0, msg(OFFSET)).max(Number.MAX_SAFE_INTEGER, msg(OFFSET)).default(0)).meta({
+export const offsetParam = decimal(
+  z.number(msg(OFFSET)).int(msg(OFFSET)).min(0, msg(OFFSET)).max(Number.MAX_SAFE_INTEGER, msg(OFFSET)).default(0),
+).meta({
   description: "Number of objects to skip",
 });
 
@@ -34,7 +42,9 @@ export const orderByParam = (def: OrderBy) =>
   z
     .enum(ORDER_VALUES, msg(`must be one of ${ORDER_KEYS.join(", ")}, optionally prefixed with -`))
     .default(def)
-    .meta({ description: `Sort key; a leading - means descending. Ties are broken by ticker, then id. Default ${def}` });
+    .meta({
+      description: `Sort key; a leading - means descending. Ties are broken by ticker, then id. Default ${def}`,
+    });
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function isValidDate(s: string): boolean {
@@ -48,7 +58,9 @@ export const dateParam = z
   .regex(DATE_RE, msg("must be a date YYYY-MM-DD"))
   .refine(isValidDate, msg("must be a valid calendar date YYYY-MM-DD"))
   .optional()
-  .meta({ description: "Ratings as of the latest rating date on or before this date (YYYY-MM-DD); default the most recent" });
+  .meta({
+    description: "Ratings as of the latest rating date on or before this date (YYYY-MM-DD); default the most recent",
+  });
 
 export const rangesParam = z
   .string(msg("must be a string"))

@@ -4,10 +4,19 @@ import { z } from "zod";
 import { metricsPayload, objectsPayload, preserializedList, seriesPayload } from "../output/payload.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf } from "../resources/analytics.ts";
 import { holdingsPage, portfolioList, portfolioSubject, tradesOf, visiblePortfolio } from "../resources/portfolios.ts";
-import { booleanParam, decimal, limitParam, offsetParam, orderByParam, searchParam } from "./params.ts";
-import { HoldingSchema, MetricRowSchema, PORTFOLIO_COLUMNS, PortfolioSchema, RATED_ITEM_COLUMNS, SeriesSchema, TRADE_COLUMNS, TradeSchema } from "./resources.ts";
-import { defineRoute, jsonOf, pageArgs } from "./route.ts";
 import { metricsQuery, performanceQuery } from "./analytics-common.ts";
+import { booleanParam, decimal, limitParam, offsetParam, orderByParam, searchParam } from "./params.ts";
+import {
+  HoldingSchema,
+  MetricRowSchema,
+  PORTFOLIO_COLUMNS,
+  PortfolioSchema,
+  RATED_ITEM_COLUMNS,
+  SeriesSchema,
+  TRADE_COLUMNS,
+  TradeSchema,
+} from "./resources.ts";
+import { defineRoute, jsonOf, pageArgs } from "./route.ts";
 
 const ID = { id: "Portfolio id" };
 const idOf = (ctx: { path: Record<string, string> }) => String(ctx.path.id ?? "");
@@ -15,7 +24,12 @@ const idOf = (ctx: { path: Record<string, string> }) => String(ctx.path.id ?? ""
 export const portfoliosListQuery = z.object({
   private: booleanParam(true, "true: the caller's portfolios; false: the predefined portfolios"),
 });
-export const holdingsQuery = z.object({ search: searchParam, order_by: orderByParam("ticker"), limit: limitParam, offset: offsetParam });
+export const holdingsQuery = z.object({
+  search: searchParam,
+  order_by: orderByParam("ticker"),
+  limit: limitParam,
+  offset: offsetParam,
+});
 export const tradesQuery = z.object({
   value: decimal(
     z
@@ -28,7 +42,10 @@ export const tradesQuery = z.object({
   rebalance_period: z
     .enum(["last_rebalance_date", "today"], { error: "must be last_rebalance_date or today" })
     .default("last_rebalance_date")
-    .meta({ description: "last_rebalance_date: trades of the actual last rebalance; today: as if rebalanced on the latest trading date" }),
+    .meta({
+      description:
+        "last_rebalance_date: trades of the actual last rebalance; today: as if rebalanced on the latest trading date",
+    }),
 });
 
 export const portfoliosRoutes = [
@@ -40,7 +57,11 @@ export const portfoliosRoutes = [
     query: portfoliosListQuery,
     response: z.array(PortfolioSchema),
     async resolve(ctx) {
-      const build = async () => objectsPayload((await portfolioList(ctx, ctx.params.private)).map((v) => v.object), PORTFOLIO_COLUMNS);
+      const build = async () =>
+        objectsPayload(
+          (await portfolioList(ctx, ctx.params.private)).map((v) => v.object),
+          PORTFOLIO_COLUMNS,
+        );
       // predefined portfolios depend on the snapshot only; the caller's on the catalog too
       return ctx.params.private ? { build } : { key: "predefined", build };
     },
@@ -91,7 +112,15 @@ export const portfoliosRoutes = [
       const p = ctx.params;
       return {
         key: JSON.stringify([v.id, p.value, p.allow_fractional, p.rebalance_period]),
-        build: async () => objectsPayload(await tradesOf(ctx, v, { value: p.value, allowFractional: p.allow_fractional, rebalancePeriod: p.rebalance_period }), TRADE_COLUMNS),
+        build: async () =>
+          objectsPayload(
+            await tradesOf(ctx, v, {
+              value: p.value,
+              allowFractional: p.allow_fractional,
+              rebalancePeriod: p.rebalance_period,
+            }),
+            TRADE_COLUMNS,
+          ),
       };
     },
   }),

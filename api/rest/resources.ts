@@ -4,15 +4,42 @@ import { z } from "zod";
 import { RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
 
 const RATING_COLS = RATING_NAMES.map((n) => RATING_CAMEL[n]);
-export const RATED_ITEM_COLUMNS = ["date", "stock.id", "stock.ticker", "stock.name", "stock.marketCap", "stock.sector", "stock.industry", ...RATING_COLS];
+export const RATED_ITEM_COLUMNS = [
+  "date",
+  "stock.id",
+  "stock.ticker",
+  "stock.name",
+  "stock.marketCap",
+  "stock.sector",
+  "stock.industry",
+  ...RATING_COLS,
+];
 export const WATCHLIST_ITEM_COLUMNS = [
-  "stock.id", "stock.ticker", "stock.name", "stock.marketCap",
-  "stock.sector.id", "stock.sector.name", "stock.industry.id", "stock.industry.name", ...RATING_COLS,
+  "stock.id",
+  "stock.ticker",
+  "stock.name",
+  "stock.marketCap",
+  "stock.sector.id",
+  "stock.sector.name",
+  "stock.industry.id",
+  "stock.industry.name",
+  ...RATING_COLS,
 ];
 
 export const PORTFOLIO_COLUMNS = [
-  "id", "owner.id", "name", "description", "private", "createdAt", "rebalanceFrequency", "maxStocks",
-  "maxStocksCriteria", "maxStocksCriteriaOrder", "maxSectorConcentration", "nextRebalanceDate", "previousRebalanceDate",
+  "id",
+  "owner.id",
+  "name",
+  "description",
+  "private",
+  "createdAt",
+  "rebalanceFrequency",
+  "maxStocks",
+  "maxStocksCriteria",
+  "maxStocksCriteriaOrder",
+  "maxSectorConcentration",
+  "nextRebalanceDate",
+  "previousRebalanceDate",
   ...RATING_COLS.map((c) => `ranges.${c}`),
 ];
 
@@ -22,7 +49,11 @@ export const BENCHMARK_COLUMNS = ["id", "name", "description", "rebalanceFrequen
 export const TRADE_COLUMNS = ["date", "id", "ticker", "name", "price", "quantity", "value", "pct", "order_type"];
 
 // ---- response schemas (documentation only)
-const decimal4 = z.string().regex(/^\d+\.\d{4}$/).nullable().meta({ description: "Rating 0..10, four decimals" });
+const decimal4 = z
+  .string()
+  .regex(/^\d+\.\d{4}$/)
+  .nullable()
+  .meta({ description: "Rating 0..10, four decimals" });
 const ratingSchemas = Object.fromEntries(RATING_COLS.map((c) => [c, decimal4])) as Record<string, typeof decimal4>;
 const date = z.string().meta({ format: "date" });
 const timestamp = z.string().meta({ format: "date-time" });
@@ -31,7 +62,14 @@ const marketCap = z.string().regex(/^\d+$/).nullable().meta({ description: "USD,
 export const StockRatingSchema = z
   .object({
     date,
-    stock: z.object({ id: z.string(), ticker: z.string(), name: z.string(), marketCap, sector: z.string(), industry: z.string() }),
+    stock: z.object({
+      id: z.string(),
+      ticker: z.string(),
+      name: z.string(),
+      marketCap,
+      sector: z.string(),
+      industry: z.string(),
+    }),
     ...ratingSchemas,
   })
   .meta({ id: "StockRating" });
@@ -39,7 +77,14 @@ export const HoldingSchema = StockRatingSchema.meta({ id: "PortfolioHolding" });
 const named = z.object({ id: z.number().int(), name: z.string() });
 export const WatchlistItemSchema = z
   .object({
-    stock: z.object({ id: z.string(), ticker: z.string(), name: z.string(), marketCap, sector: named, industry: named }),
+    stock: z.object({
+      id: z.string(),
+      ticker: z.string(),
+      name: z.string(),
+      marketCap,
+      sector: named,
+      industry: named,
+    }),
     ...ratingSchemas,
   })
   .meta({ id: "WatchlistItem" });
@@ -58,11 +103,20 @@ export const PortfolioSchema = z
     maxSectorConcentration: z.string().optional().meta({ description: "Decimal fraction; only when set" }),
     nextRebalanceDate: date.nullable(),
     previousRebalanceDate: date.nullable(),
-    ranges: z.record(z.string(), z.tuple([z.number(), z.number()])).meta({ description: "camelCase rating name → [min, max]" }),
+    ranges: z
+      .record(z.string(), z.tuple([z.number(), z.number()]))
+      .meta({ description: "camelCase rating name → [min, max]" }),
   })
   .meta({ id: "Portfolio" });
 export const WatchlistSchema = z
-  .object({ id: z.string(), name: z.string(), description: z.string(), private: z.boolean(), createdAt: timestamp, stockCount: z.number().int() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    private: z.boolean(),
+    createdAt: timestamp,
+    stockCount: z.number().int(),
+  })
   .meta({ id: "Watchlist" });
 export const BenchmarkSchema = z
   .object({ id: z.string(), name: z.string(), description: z.string(), rebalanceFrequency: z.number().int() })
@@ -95,7 +149,10 @@ export const SeriesSchema = z
 export const FinancialsSchema = z
   .object({ id: z.string(), ticker: z.string(), name: z.string() })
   .catchall(z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))))
-  .meta({ id: "StockFinancials", description: "stock{Income,Balance,CashFlow,Derived}{Annual,Quarterly,Ttm}Data arrays" });
+  .meta({
+    id: "StockFinancials",
+    description: "stock{Income,Balance,CashFlow,Derived}{Annual,Quarterly,Ttm}Data arrays",
+  });
 export const ErrorSchema = z
   .object({
     error: z.object({

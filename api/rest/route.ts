@@ -4,16 +4,24 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
 import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
-import type { ReadContext } from "../resources/context.ts";
-import { snapshotId, type SnapshotRef } from "../resources/snapshot-access.ts";
-import { authenticate, ENDPOINT_SCOPES, presentedKey, queryKey, requireScopes, type Caller, type EndpointName } from "../auth.ts";
+import { requestId } from "../access-log.ts";
+import {
+  authenticate,
+  type Caller,
+  ENDPOINT_SCOPES,
+  type EndpointName,
+  presentedKey,
+  queryKey,
+  requireScopes,
+} from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { Unauthorized, Unavailable } from "../errors.ts";
 import { bodyEtag, etagMatches, requestEtag } from "../output/etag.ts";
 import type { BodyCache } from "../output/lru.ts";
-import { sendBody, sendNotModified, type Format, type Payload } from "../output/payload.ts";
+import { type Format, type Payload, sendBody, sendNotModified } from "../output/payload.ts";
 import type { Limiter, RateHeaders } from "../rate-limit.ts";
-import { requestId } from "../access-log.ts";
+import type { ReadContext } from "../resources/context.ts";
+import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import type { DispatchEntry, PathHandler } from "./dispatch.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
@@ -61,7 +69,8 @@ export interface RouteEnv {
 
 export const withFormat = (q: z.ZodObject) => q.extend({ format: formatParam });
 
-const serialize = (payload: Payload, format: Format) => Buffer.from(format === "csv" ? payload.csv() : payload.json(), "utf8");
+const serialize = (payload: Payload, format: Format) =>
+  Buffer.from(format === "csv" ? payload.csv() : payload.json(), "utf8");
 
 /** A raw query string validated once: its api_key parameter, the format and the route's params. */
 type Parsed = { queryKey: string | null | undefined; format: Format; params: Record<string, unknown> };
@@ -73,7 +82,15 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
   // zod. A header key is read per request, since it is not part of the query string.
   const parsedCache = new Map<string, Parsed>();
 
-  async function serve(req: Request, res: Response, snapshot: SnapshotRef | null, caller: Caller, p: Parsed | ZodInvalid, path: Record<string, string>, rate?: RateHeaders): Promise<void> {
+  async function serve(
+    req: Request,
+    res: Response,
+    snapshot: SnapshotRef | null,
+    caller: Caller,
+    p: Parsed | ZodInvalid,
+    path: Record<string, string>,
+    rate?: RateHeaders,
+  ): Promise<void> {
     requireScopes(caller, scopes);
     if (!snapshot) throw new Unavailable();
     if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);

@@ -1,7 +1,14 @@
 // GET /stock_metrics/:ticker (benchmark, period) and GET /stock_performance/:ticker (type, benchmark)
 import { z } from "zod";
 import { metricsPayload, seriesPayload } from "../output/payload.ts";
-import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf, stockReturnsOf, stockSubject } from "../resources/analytics.ts";
+import {
+  benchmarkOf,
+  checkRollingBeta,
+  metricsOf,
+  seriesOf,
+  stockReturnsOf,
+  stockSubject,
+} from "../resources/analytics.ts";
 import { storedMetrics } from "../resources/snapshot-access.ts";
 import { stockByTicker } from "../resources/stocks.ts";
 import { metricsQuery, performanceQuery } from "./analytics-common.ts";
@@ -25,7 +32,10 @@ export const stockAnalyticsRoutes = [
         build: async () => {
           // Without a period the stored rows are the answer: read them beside the returns, not
           // after them (a cold request then waits for the slower of the two reads, not both).
-          const stored = ctx.params.period === undefined ? storedMetrics(ctx.snapshot, "stock", [c.ticker], bench?.id ?? null).then((r) => r[0]) : undefined;
+          const stored =
+            ctx.params.period === undefined
+              ? storedMetrics(ctx.snapshot, "stock", [c.ticker], bench?.id ?? null).then((r) => r[0])
+              : undefined;
           stored?.catch(() => undefined); // awaited below; not unhandled if the returns fail first
           const subject = await stockSubject(c, stockReturnsOf(ctx.snapshot));
           return metricsPayload(await metricsOf(ctx.snapshot, subject, bench, ctx.params.period, await stored));
@@ -47,7 +57,10 @@ export const stockAnalyticsRoutes = [
       checkRollingBeta(ctx.params.type, bench);
       return {
         key: JSON.stringify([c.ticker, ctx.params.type, bench?.id ?? null]),
-        build: async () => seriesPayload(seriesOf(ctx.params.type, c.ticker, (await stockSubject(c, stockReturnsOf(ctx.snapshot))).returns, bench)),
+        build: async () =>
+          seriesPayload(
+            seriesOf(ctx.params.type, c.ticker, (await stockSubject(c, stockReturnsOf(ctx.snapshot))).returns, bench),
+          ),
       };
     },
   }),

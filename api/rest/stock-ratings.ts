@@ -2,7 +2,7 @@
 // GET /stock_ratings/:ticker (date). Thin wrappers over resources/stocks.ts; list items are
 // serialized once per snapshot and reused.
 import { z } from "zod";
-import { preserializedList, objectsPayload } from "../output/payload.ts";
+import { objectsPayload, preserializedList } from "../output/payload.ts";
 import { ratingListDate, stockRating, stockRatingsPage } from "../resources/stocks.ts";
 import { dateParam, limitParam, offsetParam, orderByParam, rangesParam, searchParam } from "./params.ts";
 import { RATED_ITEM_COLUMNS, StockRatingSchema } from "./resources.ts";
@@ -30,9 +30,22 @@ export const stockRatingsRoutes = [
     async resolve({ snapshot, params }) {
       const date = await ratingListDate(snapshot, params.date);
       return {
-        key: JSON.stringify([date, params.search ?? "", params.order_by, params.ranges ?? null, params.limit, params.offset]),
+        key: JSON.stringify([
+          date,
+          params.search ?? "",
+          params.order_by,
+          params.ranges ?? null,
+          params.limit,
+          params.offset,
+        ]),
         async build() {
-          const page = await stockRatingsPage(snapshot, { date, orderBy: params.order_by, search: params.search, ranges: params.ranges, ...pageArgs(params) });
+          const page = await stockRatingsPage(snapshot, {
+            date,
+            orderBy: params.order_by,
+            search: params.search,
+            ranges: params.ranges,
+            ...pageArgs(params),
+          });
           return preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS);
         },
       };

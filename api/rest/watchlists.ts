@@ -9,7 +9,12 @@ import { defineRoute, pageArgs } from "./route.ts";
 
 const idOf = (ctx: { path: Record<string, string> }) => String(ctx.path.id ?? "");
 
-export const watchlistItemsQuery = z.object({ search: searchParam, order_by: orderByParam("ticker"), limit: limitParam, offset: offsetParam });
+export const watchlistItemsQuery = z.object({
+  search: searchParam,
+  order_by: orderByParam("ticker"),
+  limit: limitParam,
+  offset: offsetParam,
+});
 
 export const watchlistsRoutes = [
   defineRoute({
@@ -48,7 +53,11 @@ export const watchlistsRoutes = [
       const w = visibleWatchlist(ctx, idOf(ctx));
       const p = ctx.params;
       return {
-        build: async () => objectsPayload((await watchlistItemsPage(ctx, w, { search: p.search, orderBy: p.order_by, ...pageArgs(p) })).items, WATCHLIST_ITEM_COLUMNS),
+        build: async () =>
+          objectsPayload(
+            (await watchlistItemsPage(ctx, w, { search: p.search, orderBy: p.order_by, ...pageArgs(p) })).items,
+            WATCHLIST_ITEM_COLUMNS,
+          ),
       };
     },
   }),

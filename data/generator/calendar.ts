@@ -35,7 +35,11 @@ export function endOfMonthDay(year: number, month: number): number {
 /** Fixed holidays: New Year's Day, Independence Day, Christmas (as observed), and Thanksgiving (4th Thursday of November). */
 function holidays(year: number): Set<number> {
   const set = new Set<number>();
-  for (const [m, d] of [[1, 1], [7, 4], [12, 25]]) {
+  for (const [m, d] of [
+    [1, 1],
+    [7, 4],
+    [12, 25],
+  ]) {
     // Observed on the Friday before a Saturday and the Monday after a Sunday.
     const day = dayOf(year, m, d);
     const wd = (day + 4) % 7;

@@ -2,34 +2,83 @@
 // quarterly accounting model. Every total is the sum of its parts, the balance sheet balances, cash
 // on the balance sheet moves by exactly the cash-flow statement's net change, and annual flows are
 // the sums of their quarters. Amounts are whole thousands of USD, written as USD integers.
-import { endOfMonthDay, indexOnOrBefore, isoFromDay, type Calendar } from "./calendar.ts";
-import { SECTORS, type CompanyDef } from "./companies.ts";
+import { type Calendar, endOfMonthDay, indexOnOrBefore, isoFromDay } from "./calendar.ts";
+import { type CompanyDef, SECTORS } from "./companies.ts";
 import { Rng } from "./random.ts";
 
 // Header lines as in the SimFin bulk files (column lists copied, no data), followed by the
 // statement items of the service interface that the free SimFin files leave implicit.
 const META = `Ticker;SimFinId;Currency;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated Date";"Shares (Basic)";"Shares (Diluted)"`;
 export const INCOME_ITEMS = [
-  "Revenue", "Cost of Revenue", "Gross Profit", "Operating Expenses", "Selling, General & Administrative", "Research & Development",
-  "Depreciation & Amortization", "Operating Income (Loss)", "Non-Operating Income (Loss)", "Interest Expense, Net", "Pretax Income (Loss), Adj.",
-  "Abnormal Gains (Losses)", "Pretax Income (Loss)", "Income Tax (Expense) Benefit, Net", "Income (Loss) from Continuing Operations",
-  "Net Extraordinary Gains (Losses)", "Net Income", "Net Income (Common)",
+  "Revenue",
+  "Cost of Revenue",
+  "Gross Profit",
+  "Operating Expenses",
+  "Selling, General & Administrative",
+  "Research & Development",
+  "Depreciation & Amortization",
+  "Operating Income (Loss)",
+  "Non-Operating Income (Loss)",
+  "Interest Expense, Net",
+  "Pretax Income (Loss), Adj.",
+  "Abnormal Gains (Losses)",
+  "Pretax Income (Loss)",
+  "Income Tax (Expense) Benefit, Net",
+  "Income (Loss) from Continuing Operations",
+  "Net Extraordinary Gains (Losses)",
+  "Net Income",
+  "Net Income (Common)",
 ] as const;
 export const BALANCE_ITEMS = [
-  "Cash, Cash Equivalents & Short Term Investments", "Accounts & Notes Receivable", "Inventories", "Total Current Assets",
-  "Property, Plant & Equipment, Net", "Long Term Investments & Receivables", "Other Long Term Assets", "Total Noncurrent Assets", "Total Assets",
-  "Payables & Accruals", "Short Term Debt", "Total Current Liabilities", "Long Term Debt", "Total Noncurrent Liabilities", "Total Liabilities",
-  "Share Capital & Additional Paid-In Capital", "Treasury Stock", "Retained Earnings", "Total Equity", "Total Liabilities & Equity",
+  "Cash, Cash Equivalents & Short Term Investments",
+  "Accounts & Notes Receivable",
+  "Inventories",
+  "Total Current Assets",
+  "Property, Plant & Equipment, Net",
+  "Long Term Investments & Receivables",
+  "Other Long Term Assets",
+  "Total Noncurrent Assets",
+  "Total Assets",
+  "Payables & Accruals",
+  "Short Term Debt",
+  "Total Current Liabilities",
+  "Long Term Debt",
+  "Total Noncurrent Liabilities",
+  "Total Liabilities",
+  "Share Capital & Additional Paid-In Capital",
+  "Treasury Stock",
+  "Retained Earnings",
+  "Total Equity",
+  "Total Liabilities & Equity",
   // interface items beyond the free files' columns
-  "Other Short Term Assets", "Other Short Term Liabilities", "Other Long Term Liabilities", "Other Equity", "Equity Before Minority Interest",
+  "Other Short Term Assets",
+  "Other Short Term Liabilities",
+  "Other Long Term Liabilities",
+  "Other Equity",
+  "Equity Before Minority Interest",
 ] as const;
 export const CASHFLOW_ITEMS = [
-  "Net Income/Starting Line", "Depreciation & Amortization", "Non-Cash Items", "Change in Working Capital", "Change in Accounts Receivable",
-  "Change in Inventories", "Change in Accounts Payable", "Change in Other", "Net Cash from Operating Activities", "Change in Fixed Assets & Intangibles",
-  "Net Change in Long Term Investment", "Net Cash from Acquisitions & Divestitures", "Net Cash from Investing Activities", "Dividends Paid",
-  "Cash from (Repayment of) Debt", "Cash from (Repurchase of) Equity", "Net Cash from Financing Activities", "Net Change in Cash",
+  "Net Income/Starting Line",
+  "Depreciation & Amortization",
+  "Non-Cash Items",
+  "Change in Working Capital",
+  "Change in Accounts Receivable",
+  "Change in Inventories",
+  "Change in Accounts Payable",
+  "Change in Other",
+  "Net Cash from Operating Activities",
+  "Change in Fixed Assets & Intangibles",
+  "Net Change in Long Term Investment",
+  "Net Cash from Acquisitions & Divestitures",
+  "Net Cash from Investing Activities",
+  "Dividends Paid",
+  "Cash from (Repayment of) Debt",
+  "Cash from (Repurchase of) Equity",
+  "Net Cash from Financing Activities",
+  "Net Change in Cash",
   // interface items beyond the free files' columns
-  "Other Investing Activities", "Other Financing Activities",
+  "Other Investing Activities",
+  "Other Financing Activities",
 ] as const;
 
 /** Quote a header name the way SimFin does: bare when it is a single alphanumeric word. */
@@ -84,7 +133,13 @@ const r = Math.round;
  */
 type ExcessReturn = (day: number) => number;
 
-function simulateCompany(seed: number, c: CompanyDef, firstFy: number, cutoffDay: number, excess: ExcessReturn): Quarter[] {
+function simulateCompany(
+  seed: number,
+  c: CompanyDef,
+  firstFy: number,
+  cutoffDay: number,
+  excess: ExcessReturn,
+): Quarter[] {
   const rng = Rng.derive(seed, `fundamentals:${c.ticker}`);
   const s = SECTORS[c.sectorIndex];
   const gm = Math.min(0.9, Math.max(0.12, s.grossMargin + 0.06 * rng.normal()));
@@ -115,7 +170,21 @@ function simulateCompany(seed: number, c: CompanyDef, firstFy: number, cutoffDay
   let sc = ta0 * rng.uniform(0.05, 0.3);
   let ts = c.buysBack ? -ta0 * rng.uniform(0, 0.15) : 0;
   const oe0 = -ta0 * rng.uniform(0, 0.03);
-  [cash, ar, inv, osta, ppe, lti, olta, ap, debt, ostl, oltl, sc, ts] = [cash, ar, inv, osta, ppe, lti, olta, ap, debt, ostl, oltl, sc, ts].map(r);
+  [cash, ar, inv, osta, ppe, lti, olta, ap, debt, ostl, oltl, sc, ts] = [
+    cash,
+    ar,
+    inv,
+    osta,
+    ppe,
+    lti,
+    olta,
+    ap,
+    debt,
+    ostl,
+    oltl,
+    sc,
+    ts,
+  ].map(r);
   const oe = r(oe0);
   let re = cash + ar + inv + osta + ppe + lti + olta - (ap + debt + ostl + oltl) - sc - ts - oe;
   const stdFrac = rng.uniform(0.03, 0.2);
@@ -137,7 +206,7 @@ function simulateCompany(seed: number, c: CompanyDef, firstFy: number, cutoffDay
 
       const ex = excess(reportDay);
       marginShock = 0.75 * marginShock + 0.12 * ex;
-      R *= Math.pow(1 + g, 0.25) * Math.exp(0.015 * rng.normal() + 0.5 * ex);
+      R *= (1 + g) ** 0.25 * Math.exp(0.015 * rng.normal() + 0.5 * ex);
       const rev = r((R / 4) * seasonal[fp - 1]);
       // Income statement
       const cogs = -r(rev * Math.min(0.97, 1 - gm - marginShock + 0.01 * rng.normal()));
@@ -154,7 +223,26 @@ function simulateCompany(seed: number, c: CompanyDef, firstFy: number, cutoffDay
       const tax = pretax > 0 ? -r(pretax * taxRate) : r(-pretax * 0.1);
       const cont = pretax + tax;
       const ni = cont;
-      const income: Values = [rev, cogs, gp, opex, sgaQ, rdQ, null, opInc, nonOp, interest, pretaxAdj, abnormal, pretax, tax, cont, null, ni, ni];
+      const income: Values = [
+        rev,
+        cogs,
+        gp,
+        opex,
+        sgaQ,
+        rdQ,
+        null,
+        opInc,
+        nonOp,
+        interest,
+        pretaxAdj,
+        abnormal,
+        pretax,
+        tax,
+        cont,
+        null,
+        ni,
+        ni,
+      ];
 
       // Working capital and the operating cash flow
       const da = r((ppe * daRate) / 4);
@@ -189,7 +277,28 @@ function simulateCompany(seed: number, c: CompanyDef, firstFy: number, cutoffDay
       else debtFlow = Math.max(-debt, -r(preCash - minCash / 2), r(debt * 0.02 * rng.normal()));
       const cff = (div ?? 0) + debtFlow + buyback + otherFin;
       const netChange = cfo + cfi + cff;
-      const cashflow: Values = [ni, da, nonCash, wc, chAr, s.dio > 0 ? chInv : 0, chAp, chOther, cfo, -capex, chLti, acq, cfi, div, debtFlow, buyback, cff, netChange, otherInv, otherFin];
+      const cashflow: Values = [
+        ni,
+        da,
+        nonCash,
+        wc,
+        chAr,
+        s.dio > 0 ? chInv : 0,
+        chAp,
+        chOther,
+        cfo,
+        -capex,
+        chLti,
+        acq,
+        cfi,
+        div,
+        debtFlow,
+        buyback,
+        cff,
+        netChange,
+        otherInv,
+        otherFin,
+      ];
 
       // Balance sheet at the quarter's end, rolled forward from the flows
       cash += netChange;
@@ -215,7 +324,33 @@ function simulateCompany(seed: number, c: CompanyDef, firstFy: number, cutoffDay
       const tncl = ltd + oltl;
       const tl = tcl + tncl;
       const eq = sc + ts + re + oe;
-      const balance: Values = [cash, ar, s.dio > 0 ? inv : null, tca, ppe, lti, olta, tnca, ta, ap, std || null, tcl, ltd, tncl, tl, sc, ts, re, eq, tl + eq, osta, ostl, oltl, oe, eq];
+      const balance: Values = [
+        cash,
+        ar,
+        s.dio > 0 ? inv : null,
+        tca,
+        ppe,
+        lti,
+        olta,
+        tnca,
+        ta,
+        ap,
+        std || null,
+        tcl,
+        ltd,
+        tncl,
+        tl,
+        sc,
+        ts,
+        re,
+        eq,
+        tl + eq,
+        osta,
+        ostl,
+        oltl,
+        oe,
+        eq,
+      ];
 
       shares *= Math.exp((c.buysBack ? -0.004 : 0.002) + 0.003 * rng.normal());
       quarters.push({ fy, fp, reportDay, publishDay, shares, income, balance, cashflow });
@@ -224,10 +359,19 @@ function simulateCompany(seed: number, c: CompanyDef, firstFy: number, cutoffDay
 }
 
 function sumValues(rows: Values[]): Values {
-  return rows[0].map((v, j) => (v === null && rows.every((x) => x[j] === null) ? null : rows.reduce((s, x) => s + (x[j] ?? 0), 0)));
+  return rows[0].map((v, j) =>
+    v === null && rows.every((x) => x[j] === null) ? null : rows.reduce((s, x) => s + (x[j] ?? 0), 0),
+  );
 }
 
-export function buildFundamentals(seed: number, companies: CompanyDef[], startYear: number, endDay: number, cal: Calendar, close: Float64Array[]): Fundamentals {
+export function buildFundamentals(
+  seed: number,
+  companies: CompanyDef[],
+  startYear: number,
+  endDay: number,
+  cal: Calendar,
+  close: Float64Array[],
+): Fundamentals {
   const dates = cal;
   // Cumulative mean daily log return of the trading stocks: the cross-section the excess is measured against.
   const meanLog = new Float64Array(cal.dates.length);
@@ -245,7 +389,9 @@ export function buildFundamentals(seed: number, companies: CompanyDef[], startYe
   };
   const restateRng = Rng.derive(seed, "restatements");
   const withStatements = companies.filter((c) => c.hasStatements);
-  const restated = restateRng.shuffle(withStatements.filter((c) => c.listIndex === 0 && c.delistIndex >= dates.dayNumbers.length - 1)).slice(0, 2);
+  const restated = restateRng
+    .shuffle(withStatements.filter((c) => c.listIndex === 0 && c.delistIndex >= dates.dayNumbers.length - 1))
+    .slice(0, 2);
 
   for (const c of withStatements) {
     const listDay = dates.dayNumbers[c.listIndex];
@@ -280,7 +426,11 @@ export function buildFundamentals(seed: number, companies: CompanyDef[], startYe
       sharesDiluted: Math.round((sharesRaw * scale * dilution) / 1000) * 1000,
       values,
     });
-    const rows = { income: { annual: [] as StatementRow[], quarterly: [] as StatementRow[] }, balance: { annual: [] as StatementRow[], quarterly: [] as StatementRow[] }, cashflow: { annual: [] as StatementRow[], quarterly: [] as StatementRow[] } };
+    const rows = {
+      income: { annual: [] as StatementRow[], quarterly: [] as StatementRow[] },
+      balance: { annual: [] as StatementRow[], quarterly: [] as StatementRow[] },
+      cashflow: { annual: [] as StatementRow[], quarterly: [] as StatementRow[] },
+    };
     qs.forEach((q, i) => {
       rows.income.quarterly.push(row(q, `Q${q.fp}`, q.income, q.shares, restatedDay(i)));
       rows.balance.quarterly.push(row(q, `Q${q.fp}`, q.balance, q.shares, restatedDay(i)));
@@ -293,7 +443,10 @@ export function buildFundamentals(seed: number, companies: CompanyDef[], startYe
         rows.cashflow.annual.push(row(q, "FY", sumValues(four.map((x) => x.cashflow)), avgShares, restatedDay(i)));
       }
     });
-    out.quarters.set(c.id, qs.map((q) => ({ publishDay: q.publishDay, revenue: q.income[0]! * 1000, netIncome: q.income[16]! * 1000 })));
+    out.quarters.set(
+      c.id,
+      qs.map((q) => ({ publishDay: q.publishDay, revenue: q.income[0]! * 1000, netIncome: q.income[16]! * 1000 })),
+    );
 
     // Restatements: a later filing replaces a period's figures (same Ticker, Fiscal Year and
     // Fiscal Period, a later Restated Date). Totals stay consistent in both versions.
@@ -304,7 +457,9 @@ export function buildFundamentals(seed: number, companies: CompanyDef[], startYe
       const ai = Math.floor(annual.length / 2);
       const orig = annual[ai];
       const qi = rows[stmt].quarterly.findIndex((x) => x.fiscalYear === orig.fiscalYear && x.fiscalPeriod === "Q4");
-      const later = isoFromDay(Math.min(endDay, Math.round(Date.parse(`${orig.restatedDate}T00:00:00Z`) / 86_400_000) + 40));
+      const later = isoFromDay(
+        Math.min(endDay, Math.round(Date.parse(`${orig.restatedDate}T00:00:00Z`) / 86_400_000) + 40),
+      );
       // One amount moves in the annual row and in its Q4 row, so the quarters still sum to the year.
       const d = stmt === "income" ? Math.round(orig.values[0]! * 0.012) : Math.round(orig.values[21]! * 0.25);
       const patch = (src: StatementRow): StatementRow => {

@@ -104,7 +104,12 @@ export function simulatePrices(seed: number, cal: Calendar, companies: CompanyDe
       high[t] = hi;
       low[t] = lo;
       close[t] = cl;
-      volume[t] = Math.round(baseVolume * Math.exp(0.35 * r.normal()) * (1 + 12 * Math.abs(ret)) * (t === c.listIndex && c.listIndex > 0 ? 4 : 1));
+      volume[t] = Math.round(
+        baseVolume *
+          Math.exp(0.35 * r.normal()) *
+          (1 + 12 * Math.abs(ret)) *
+          (t === c.listIndex && c.listIndex > 0 ? 4 : 1),
+      );
       prevClose = cl;
     }
     panel.open.push(open);
@@ -120,7 +125,12 @@ export function simulatePrices(seed: number, cal: Calendar, companies: CompanyDe
  * Cap-weighted index level on every trading date: each day's return is the return of the stocks
  * that traded the day before and that day, weighted by the previous day's market value.
  */
-export function capWeightedIndex(panel: PricePanel, companies: CompanyDef[], nDates: number, base = 1000): Float64Array {
+export function capWeightedIndex(
+  panel: PricePanel,
+  companies: CompanyDef[],
+  nDates: number,
+  base = 1000,
+): Float64Array {
   const level = new Float64Array(nDates);
   level[0] = base;
   for (let t = 1; t < nDates; t++) {

@@ -5,7 +5,15 @@ import type { Calendar } from "./calendar.ts";
 import type { CompanyDef } from "./companies.ts";
 import type { Fundamentals } from "./fundamentals.ts";
 
-export const RATING_COLUMNS = ["total_rating", "return_rating", "growth_rating", "risk_rating", "valuation_rating", "technical_rating", "macro_rating"] as const;
+export const RATING_COLUMNS = [
+  "total_rating",
+  "return_rating",
+  "growth_rating",
+  "risk_rating",
+  "valuation_rating",
+  "technical_rating",
+  "macro_rating",
+] as const;
 
 /** Weights of the total rating (return, growth, risk, valuation, technical, macro). */
 export const TOTAL_WEIGHTS = { return: 0.25, growth: 0.15, risk: 0.15, valuation: 0.2, technical: 0.15, macro: 0.1 };
@@ -22,7 +30,9 @@ export interface RatingsTable {
 
 /** Percentiles on 0..10 (ties share their mean rank); null inputs get the neutral 5. */
 function percentile(values: (number | null)[]): number[] {
-  const idx = values.map((v, i) => [v, i] as const).filter((x): x is readonly [number, number] => x[0] !== null && Number.isFinite(x[0]));
+  const idx = values
+    .map((v, i) => [v, i] as const)
+    .filter((x): x is readonly [number, number] => x[0] !== null && Number.isFinite(x[0]));
   idx.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const out = values.map(() => 5);
   const m = idx.length;
@@ -36,7 +46,13 @@ function percentile(values: (number | null)[]): number[] {
   return out;
 }
 
-export function computeRatings(cal: Calendar, companies: CompanyDef[], close: Float64Array[], fundamentals: Fundamentals, firstIndex: number): RatingsTable {
+export function computeRatings(
+  cal: Calendar,
+  companies: CompanyDef[],
+  close: Float64Array[],
+  fundamentals: Fundamentals,
+  firstIndex: number,
+): RatingsTable {
   const n = cal.dates.length;
   // Prefix sums of closes, log returns and squared log returns (zero outside the listing).
   const cumClose: Float64Array[] = [];
@@ -50,7 +66,7 @@ export function computeRatings(cal: Calendar, companies: CompanyDef[], close: Fl
     for (let t = 0; t < n; t++) {
       const x = c[t];
       const lr = t > 0 && x > 0 && c[t - 1] > 0 ? Math.log(x / c[t - 1]) : 0;
-      pc[t + 1] = pc[t] + (x > 0 ? x : 0);
+      pc[t + 1] = pc[t] + (Math.max(x , 0));
       pr[t + 1] = pr[t] + lr;
       ps[t + 1] = ps[t] + lr * lr;
     }
@@ -124,7 +140,13 @@ export function computeRatings(cal: Calendar, companies: CompanyDef[], close: Fl
     const values = rated.map((i, k) => {
       const macro = sectorRating[companies[i].sectorIndex];
       const w = TOTAL_WEIGHTS;
-      const total = w.return * rRet[k] + w.growth * rGrowth[k] + w.risk * rRisk[k] + w.valuation * rValue[k] + w.technical * rTech[k] + w.macro * macro;
+      const total =
+        w.return * rRet[k] +
+        w.growth * rGrowth[k] +
+        w.risk * rRisk[k] +
+        w.valuation * rValue[k] +
+        w.technical * rTech[k] +
+        w.macro * macro;
       return Float64Array.of(total, rRet[k], rGrowth[k], rRisk[k], rValue[k], rTech[k], macro);
     });
     table.dateIndex.push(d);

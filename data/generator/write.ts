@@ -18,7 +18,7 @@ export class ChunkWriter {
 
   /** Appends one line (the newline is added). */
   line(s: string): void {
-    this.buf += s + "\n";
+    this.buf += `${s}\n`;
     if (this.buf.length >= STRING_CHUNK) this.toBuffer();
   }
 

@@ -28,7 +28,11 @@ export function isoFromEpochDay(z: number): string {
 const digit = (s: string, i: number) => s.charCodeAt(i) - 48;
 
 export function parseIso(s: string): [number, number, number] {
-  return [digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3), digit(s, 5) * 10 + digit(s, 6), digit(s, 8) * 10 + digit(s, 9)];
+  return [
+    digit(s, 0) * 1000 + digit(s, 1) * 100 + digit(s, 2) * 10 + digit(s, 3),
+    digit(s, 5) * 10 + digit(s, 6),
+    digit(s, 8) * 10 + digit(s, 9),
+  ];
 }
 
 export function dateParts(dates: string[]): DateParts {

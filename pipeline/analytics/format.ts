@@ -31,7 +31,9 @@ export const fmtInt = (x: number) => (bad(x) ? "-" : String(Math.round(x)));
 /** `{:,.2f}%` of the fraction × 100 ("1,303.90%"). */
 export function fmtCumulative(x: number): string {
   if (bad(x)) return "-";
-  const [int, frac] = Math.abs(x * 100).toFixed(2).split(".");
+  const [int, frac] = Math.abs(x * 100)
+    .toFixed(2)
+    .split(".");
   const sign = x < 0 && (int !== "0" || frac !== "00") ? "-" : "";
   return `${sign}${int.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${frac}%`;
 }

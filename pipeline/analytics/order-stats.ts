@@ -77,8 +77,10 @@ export class OrderStats {
     const lo = smp[Math.min(m - 1, Math.ceil(((low + 1) / n + MARGIN) * m) + 2)];
     const hi = smp[Math.max(0, Math.floor(((high - 1) / n - MARGIN) * m) - 2)];
     if (lowBuf.length < n + 1) (lowBuf = new Float64Array(n + 1)), (highBuf = new Float64Array(n + 1));
-    const lows = lowBuf, highs = highBuf; // locals: the loop reads no module binding
-    let kLow = 0, kHigh = 0;
+    const lows = lowBuf,
+      highs = highBuf; // locals: the loop reads no module binding
+    let kLow = 0,
+      kHigh = 0;
     for (let i = 0; i < n; i++) {
       const v = x[i];
       lows[kLow] = v;
@@ -87,8 +89,14 @@ export class OrderStats {
       kHigh += +(v >= hi);
     }
     if (kLow < low + 1 || kHigh < n - high) return false;
-    this.lowTail = lows.subarray(0, kLow).sort().slice(0, low + 1);
-    this.highTail = highs.subarray(0, kHigh).sort().slice(kHigh - (n - high));
+    this.lowTail = lows
+      .subarray(0, kLow)
+      .sort()
+      .slice(0, low + 1);
+    this.highTail = highs
+      .subarray(0, kHigh)
+      .sort()
+      .slice(kHigh - (n - high));
     return true;
   }
 
@@ -113,7 +121,8 @@ export class OrderStats {
    */
   private zeroAt(k: number): number {
     if (!this.zeros) {
-      let neg = 0, negZero = 0;
+      let neg = 0,
+        negZero = 0;
       for (let i = 0; i < this.n; i++) {
         const v = this.x[i];
         if (v < 0) neg++;
@@ -144,7 +153,8 @@ function select(a: Float64Array, k: number, l: number, r: number): void {
   while (l < r) {
     // median of three as the pivot: sorted or reversed runs cost linear time too
     const x = median3(a[l], a[k], a[r]);
-    let i = l, j = r;
+    let i = l,
+      j = r;
     do {
       while (a[i] < x) i++;
       while (x < a[j]) j--;
@@ -161,4 +171,4 @@ function select(a: Float64Array, k: number, l: number, r: number): void {
   }
 }
 
-const median3 = (p: number, q: number, s: number) => (p < q ? (q < s ? q : p < s ? s : p) : p < s ? p : q < s ? s : q);
+const median3 = (p: number, q: number, s: number) => (p < q ? (q < s ? q : Math.max(p , s)) : p < s ? p : Math.max(q , s));

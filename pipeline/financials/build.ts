@@ -4,7 +4,7 @@ import type { CompanyFinancials, FinancialRow, FinancialSet } from "../store/mod
 import { derivedFromRecord, derivedRows } from "./derived.ts";
 import type { Statement } from "./items.ts";
 import type { PeriodKind, SourceRecord } from "./simfin-csv.ts";
-import { byReportDate, statementPeriod, type Period } from "./statements.ts";
+import { byReportDate, type Period, statementPeriod } from "./statements.ts";
 import { ttmPeriods } from "./ttm.ts";
 
 export type FileKind = Statement | "derived";
@@ -16,7 +16,11 @@ const STATEMENTS: Statement[] = ["income", "balance", "cashflow"];
 
 const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });
 
-export const emptyFinancials = (): CompanyFinancials => ({ annual: emptySet(), quarterly: emptySet(), ttm: emptySet() });
+export const emptyFinancials = (): CompanyFinancials => ({
+  annual: emptySet(),
+  quarterly: emptySet(),
+  ttm: emptySet(),
+});
 
 function periods(src: CompanySource, s: Statement, kind: PeriodKind): Period[] {
   return (src[s]?.[kind] ?? []).map((r) => statementPeriod(s, r)).sort(byReportDate);
@@ -25,7 +29,9 @@ function periods(src: CompanySource, s: Statement, kind: PeriodKind): Period[] {
 function given(src: CompanySource, kind: PeriodKind): FinancialRow[] | null {
   const recs = src.derived?.[kind];
   if (!recs?.length) return null;
-  const sorted = [...recs].sort((a, b) => (a.reportDate < b.reportDate ? -1 : a.reportDate > b.reportDate ? 1 : a.fiscalYear - b.fiscalYear));
+  const sorted = [...recs].sort((a, b) =>
+    a.reportDate < b.reportDate ? -1 : a.reportDate > b.reportDate ? 1 : a.fiscalYear - b.fiscalYear,
+  );
   return sorted.map(derivedFromRecord);
 }
 

@@ -2,9 +2,9 @@
 // for the F-Score, the same kind of period a year earlier). Every formula: docs/financials.md.
 import type { FinancialRow, FinancialType } from "../store/model.ts";
 import { DERIVED_KEYS, DERIVED_MONEY, DERIVED_RATIOS, div, F_SCORE, ratio } from "./items.ts";
-import { piotroskiFScore, type FScoreInputs } from "./piotroski.ts";
-import { byReportDate, item, type Period } from "./statements.ts";
+import { type FScoreInputs, piotroskiFScore } from "./piotroski.ts";
 import type { SourceRecord } from "./simfin-csv.ts";
+import { byReportDate, item, type Period } from "./statements.ts";
 
 /** One period's statements; any may be missing. */
 export interface PeriodSet {
@@ -53,7 +53,10 @@ export function derivedRow(s: PeriodSet, prior: PeriodSet | undefined): Financia
   const dividends = neg(item(c, "Dividends Paid")); // paid is negative in SimFin
   const netDebt = add(totalDebt, neg(item(b, "Cash, Cash Equivalents & Short Term Investments")));
   const investedCapital = add(equity, totalDebt);
-  const restated = [i, b, c].reduce<string | null>((m, p) => (p?.restatedDate && (m === null || p.restatedDate > m) ? p.restatedDate : m), null);
+  const restated = [i, b, c].reduce<string | null>(
+    (m, p) => (p?.restatedDate && (m === null || p.restatedDate > m) ? p.restatedDate : m),
+    null,
+  );
 
   const row: FinancialRow = { ...DERIVED_TEMPLATE }; // one key order, one object shape (see statements.ts)
   row["Fiscal Year"] = first.fiscalYear;
@@ -93,7 +96,12 @@ export function derivedRow(s: PeriodSet, prior: PeriodSet | undefined): Financia
  * (SimFin's annual balance sheet says Q4 where the flows say FY); quarterly and TTM periods on
  * year and quarter. The F-Score compares with the same key one fiscal year earlier.
  */
-export function derivedRows(type: FinancialType, income: Period[], balance: Period[], cashflow: Period[]): FinancialRow[] {
+export function derivedRows(
+  type: FinancialType,
+  income: Period[],
+  balance: Period[],
+  cashflow: Period[],
+): FinancialRow[] {
   const key = (fy: number, p: Period) => (type === "annual" ? `${fy}` : `${fy}|${p.fiscalPeriod}`);
   const sets = new Map<string, PeriodSet>();
   const put = (name: keyof PeriodSet, ps: Period[]) => {

@@ -19,7 +19,11 @@ export function financialArrays(type: FinancialType): [name: string, statement: 
 }
 
 /** `{id, ticker, name, stock<Statement><Type>Data...}`; a stock without statements gets empty arrays. */
-export function financialsResponse(company: { id: string; ticker: string; name: string }, fin: CompanyFinancials | undefined, type: FinancialType): Record<string, unknown> {
+export function financialsResponse(
+  company: { id: string; ticker: string; name: string },
+  fin: CompanyFinancials | undefined,
+  type: FinancialType,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { id: company.id, ticker: company.ticker, name: company.name };
   for (const [name, statement] of financialArrays(type)) out[name] = fin?.[type][statement] ?? [];
   return out;
@@ -33,7 +37,11 @@ export function financialsLongRows(resp: Record<string, unknown>, type: Financia
   const out: Record<string, unknown>[] = [];
   for (const [name, statement] of financialArrays(type)) {
     for (const row of (resp[name] as FinancialRow[] | undefined) ?? []) {
-      const period = { "Fiscal Year": row["Fiscal Year"], "Fiscal Period": row["Fiscal Period"], "Report Date": row["Report Date"] };
+      const period = {
+        "Fiscal Year": row["Fiscal Year"],
+        "Fiscal Period": row["Fiscal Period"],
+        "Report Date": row["Report Date"],
+      };
       for (const [item, value] of Object.entries(row)) {
         if ((PERIOD_KEYS as readonly string[]).includes(item)) continue;
         out.push({ statement, ...period, item, value });

@@ -64,7 +64,11 @@ export const CASHFLOW_ITEMS = [
   "Net Change in Cash",
 ] as const;
 
-export const ITEMS: Record<Statement, readonly string[]> = { income: INCOME_ITEMS, balance: BALANCE_ITEMS, cashflow: CASHFLOW_ITEMS };
+export const ITEMS: Record<Statement, readonly string[]> = {
+  income: INCOME_ITEMS,
+  balance: BALANCE_ITEMS,
+  cashflow: CASHFLOW_ITEMS,
+};
 
 /**
  * Source columns read besides the interface items: share counts for per-share figures, and the

@@ -37,7 +37,8 @@ export function piotroskiFScore(cur: FScoreInputs, prior: FScoreInputs | undefin
 }
 
 function ratios(x: FScoreInputs) {
-  const { netIncome, totalAssets, longTermDebt, currentAssets, currentLiabilities, sharesBasic, grossProfit, revenue } = x;
+  const { netIncome, totalAssets, longTermDebt, currentAssets, currentLiabilities, sharesBasic, grossProfit, revenue } =
+    x;
   if (netIncome === null || totalAssets === null || longTermDebt === null || currentAssets === null) return null;
   if (currentLiabilities === null || sharesBasic === null || grossProfit === null || revenue === null) return null;
   if (totalAssets <= 0 || currentLiabilities === 0 || revenue === 0) return null;

@@ -88,7 +88,12 @@ interface Layout {
  * Parses `text` (file name `file`) keeping the `numeric` columns it has. Rows with any bad cell are
  * dropped and reported cell by cell; a missing required column rejects the whole file.
  */
-export function parseSimfin(text: string, file: string, numeric: readonly string[], kind: PeriodKind): { records: SourceRecord[]; rejects: RejectedRow[] } {
+export function parseSimfin(
+  text: string,
+  file: string,
+  numeric: readonly string[],
+  kind: PeriodKind,
+): { records: SourceRecord[]; rejects: RejectedRow[] } {
   const records: SourceRecord[] = [];
   const rejects: RejectedRow[] = [];
   let layout: Layout | null = null;
@@ -98,14 +103,26 @@ export function parseSimfin(text: string, file: string, numeric: readonly string
         const missing = REQUIRED.filter((c) => !cells.includes(c));
         for (const column of missing) rejects.push({ file, row: 0, column, reason: "required column is missing" });
         const at = (c: string) => cells.indexOf(c);
-        if (!missing.length) layout = { ticker: at("Ticker"), year: at("Fiscal Year"), period: at("Fiscal Period"), report: at("Report Date"), publish: at("Publish Date"), restated: at("Restated Date"), numeric: numeric.map(at) };
+        if (!missing.length)
+          layout = {
+            ticker: at("Ticker"),
+            year: at("Fiscal Year"),
+            period: at("Fiscal Period"),
+            report: at("Report Date"),
+            publish: at("Publish Date"),
+            restated: at("Restated Date"),
+            numeric: numeric.map(at),
+          };
       } else if (layout) {
         const rec = checkRow(cells, r, layout, numeric, kind, file, rejects);
         if (rec) records.push(rec);
       }
     });
   } catch (e) {
-    return { records: [], rejects: [{ file, row: 0, column: "", reason: `not a readable CSV: ${(e as Error).message}` }] };
+    return {
+      records: [],
+      rejects: [{ file, row: 0, column: "", reason: `not a readable CSV: ${(e as Error).message}` }],
+    };
   }
   return { records, rejects };
 }
@@ -113,18 +130,36 @@ export function parseSimfin(text: string, file: string, numeric: readonly string
 const cellAt = (cells: string[], i: number) => (i < 0 ? "" : (cells[i] ?? ""));
 
 /** One data row to a record, or null after reporting each bad cell to `rejects`. */
-function checkRow(cells: string[], row: number, at: Layout, numeric: readonly string[], kind: PeriodKind, file: string, rejects: RejectedRow[]): SourceRecord | null {
+function checkRow(
+  cells: string[],
+  row: number,
+  at: Layout,
+  numeric: readonly string[],
+  kind: PeriodKind,
+  file: string,
+  rejects: RejectedRow[],
+): SourceRecord | null {
   if (cells.length === 1 && cells[0] === "") return null; // blank line
   const before = rejects.length;
   const ticker = cellAt(cells, at.ticker).toUpperCase();
   if (!ticker) rejects.push({ file, row, column: "Ticker", reason: "missing value" });
   const year = cellAt(cells, at.year);
-  if (!/^\d{4}$/.test(year)) rejects.push({ file, row, column: "Fiscal Year", reason: year ? "not a year" : "missing value" });
+  if (!/^\d{4}$/.test(year))
+    rejects.push({ file, row, column: "Fiscal Year", reason: year ? "not a year" : "missing value" });
   const period = cellAt(cells, at.period);
-  const periodProblem = !period ? "missing value" : kind === "quarterly" ? (QUARTERS.has(period) ? "" : "quarterly files carry Q1..Q4") : ANNUAL.has(period) ? "" : "annual files carry FY or Q4";
+  const periodProblem = !period
+    ? "missing value"
+    : kind === "quarterly"
+      ? QUARTERS.has(period)
+        ? ""
+        : "quarterly files carry Q1..Q4"
+      : ANNUAL.has(period)
+        ? ""
+        : "annual files carry FY or Q4";
   if (periodProblem) rejects.push({ file, row, column: "Fiscal Period", reason: periodProblem });
   const report = cellAt(cells, at.report);
-  if (!isDate(report)) rejects.push({ file, row, column: "Report Date", reason: report ? NOT_A_DATE : "missing value" });
+  if (!isDate(report))
+    rejects.push({ file, row, column: "Report Date", reason: report ? NOT_A_DATE : "missing value" });
   const publish = cellAt(cells, at.publish);
   if (publish !== "" && !isDate(publish)) rejects.push({ file, row, column: "Publish Date", reason: NOT_A_DATE });
   const restated = cellAt(cells, at.restated);
@@ -137,7 +172,16 @@ function checkRow(cells: string[], row: number, at: Layout, numeric: readonly st
     else rejects.push({ file, row, column: numeric[j], reason: "not a number" });
   }
   if (rejects.length > before) return null;
-  return { ticker, fiscalYear: Number(year), fiscalPeriod: period, reportDate: report, publishDate: publish || null, restatedDate: restated || null, row, values };
+  return {
+    ticker,
+    fiscalYear: Number(year),
+    fiscalPeriod: period,
+    reportDate: report,
+    publishDate: publish || null,
+    restatedDate: restated || null,
+    row,
+    values,
+  };
 }
 
 /**
@@ -146,8 +190,13 @@ function checkRow(cells: string[], row: number, at: Layout, numeric: readonly st
  * kept and the others rejected. Annual files are keyed by fiscal year alone, since one file mixing
  * FY and Q4 rows for the same year would be two answers for one year.
  */
-export function latestRestatements(records: SourceRecord[], file: string, kind: PeriodKind): { records: SourceRecord[]; rejects: RejectedRow[] } {
-  const key = (r: SourceRecord) => (kind === "annual" ? `${r.ticker}|${r.fiscalYear}` : `${r.ticker}|${r.fiscalYear}|${r.fiscalPeriod}`);
+export function latestRestatements(
+  records: SourceRecord[],
+  file: string,
+  kind: PeriodKind,
+): { records: SourceRecord[]; rejects: RejectedRow[] } {
+  const key = (r: SourceRecord) =>
+    kind === "annual" ? `${r.ticker}|${r.fiscalYear}` : `${r.ticker}|${r.fiscalYear}|${r.fiscalPeriod}`;
   const best = new Map<string, SourceRecord>();
   const tied = new Map<string, SourceRecord[]>();
   for (const r of records) {
@@ -163,7 +212,12 @@ export function latestRestatements(records: SourceRecord[], file: string, kind: 
   for (const [k, rs] of tied) {
     const first = best.get(k)!;
     for (const r of rs)
-      rejects.push({ file, row: r.row, column: "Ticker+Fiscal Year+Fiscal Period", reason: `duplicate key with the same Restated Date, first at row ${first.row}` });
+      rejects.push({
+        file,
+        row: r.row,
+        column: "Ticker+Fiscal Year+Fiscal Period",
+        reason: `duplicate key with the same Restated Date, first at row ${first.row}`,
+      });
   }
   rejects.sort((a, b) => a.row - b.row);
   return { records: [...best.values()], rejects };

@@ -1,7 +1,7 @@
 // Source records to interface statement rows: the interface's keys in order, money as integers,
 // and the items the free SimFin files lack filled in from accounting identities.
 import type { FinancialRow } from "../store/model.ts";
-import { EXTRA_COLUMNS, ITEMS, PERIOD_KEYS, SHARES_BASIC, SHARES_DILUTED, TOTALS, type Statement } from "./items.ts";
+import { EXTRA_COLUMNS, ITEMS, PERIOD_KEYS, SHARES_BASIC, SHARES_DILUTED, type Statement, TOTALS } from "./items.ts";
 import type { SourceRecord } from "./simfin-csv.ts";
 
 /** One statement of one period, with what the derived figures need beyond the row. */
@@ -29,30 +29,66 @@ export const sourceColumns = (s: Statement): string[] => [...ITEMS[s], ...EXTRA_
 export const RESIDUALS: Record<Statement, [string, string, string[]][]> = {
   income: [],
   balance: [
-    ["Other Short Term Assets", "Total Current Assets", ["Cash, Cash Equivalents & Short Term Investments", "Accounts & Notes Receivable", "Inventories"]],
-    ["Other Long Term Assets", "Total Noncurrent Assets", ["Property, Plant & Equipment, Net", "Long Term Investments & Receivables"]],
+    [
+      "Other Short Term Assets",
+      "Total Current Assets",
+      ["Cash, Cash Equivalents & Short Term Investments", "Accounts & Notes Receivable", "Inventories"],
+    ],
+    [
+      "Other Long Term Assets",
+      "Total Noncurrent Assets",
+      ["Property, Plant & Equipment, Net", "Long Term Investments & Receivables"],
+    ],
     ["Other Short Term Liabilities", "Total Current Liabilities", ["Payables & Accruals", "Short Term Debt"]],
     ["Other Long Term Liabilities", "Total Noncurrent Liabilities", ["Long Term Debt"]],
     // SimFin: Total Equity = Equity Before Minority Interest + Minority Interest.
     ["Equity Before Minority Interest", "Total Equity", ["Minority Interest"]],
     // SimFin: Equity Before Minority Interest = Share Capital & APIC + Treasury Stock + Retained Earnings + Other Equity.
-    ["Other Equity", "Equity Before Minority Interest", ["Share Capital & Additional Paid-In Capital", "Treasury Stock", "Retained Earnings"]],
+    [
+      "Other Equity",
+      "Equity Before Minority Interest",
+      ["Share Capital & Additional Paid-In Capital", "Treasury Stock", "Retained Earnings"],
+    ],
   ],
   cashflow: [
-    ["Other Investing Activities", "Net Cash from Investing Activities", ["Change in Fixed Assets & Intangibles", "Net Change in Long Term Investment", "Net Cash from Acquisitions & Divestitures"]],
-    ["Other Financing Activities", "Net Cash from Financing Activities", ["Dividends Paid", "Cash from (Repayment of) Debt", "Cash from (Repurchase of) Equity"]],
+    [
+      "Other Investing Activities",
+      "Net Cash from Investing Activities",
+      [
+        "Change in Fixed Assets & Intangibles",
+        "Net Change in Long Term Investment",
+        "Net Cash from Acquisitions & Divestitures",
+      ],
+    ],
+    [
+      "Other Financing Activities",
+      "Net Cash from Financing Activities",
+      ["Dividends Paid", "Cash from (Repayment of) Debt", "Cash from (Repurchase of) Equity"],
+    ],
   ],
 };
 
-const COLUMNS = { income: sourceColumns("income"), balance: sourceColumns("balance"), cashflow: sourceColumns("cashflow") };
+const COLUMNS = {
+  income: sourceColumns("income"),
+  balance: sourceColumns("balance"),
+  cashflow: sourceColumns("cashflow"),
+};
 const indexIn = (s: Statement, name: string) => COLUMNS[s].indexOf(name);
 const RESIDUAL_INDEX = Object.fromEntries(
-  (["income", "balance", "cashflow"] as const).map((s) => [s, RESIDUALS[s].map(([item, total, parts]) => [indexIn(s, item), indexIn(s, total), parts.map((p) => indexIn(s, p))] as const)]),
+  (["income", "balance", "cashflow"] as const).map((s) => [
+    s,
+    RESIDUALS[s].map(
+      ([item, total, parts]) => [indexIn(s, item), indexIn(s, total), parts.map((p) => indexIn(s, p))] as const,
+    ),
+  ]),
 ) as Record<Statement, (readonly [number, number, number[]])[]>;
 // Rows are cloned from one template per statement: the same keys in the same order make every
 // row share V8's fast object shape, which keeps the 20k-row files quick.
 const TEMPLATE = Object.fromEntries(
-  (["income", "balance", "cashflow"] as const).map((s) => [s, Object.fromEntries([...PERIOD_KEYS, ...ITEMS[s]].map((k) => [k, null]))]),
+  (["income", "balance", "cashflow"] as const).map((s) => [
+    s,
+    Object.fromEntries([...PERIOD_KEYS, ...ITEMS[s]].map((k) => [k, null])),
+  ]),
 ) as Record<Statement, FinancialRow>;
 
 /** `rec.values` must follow `sourceColumns(s)`. */
@@ -94,5 +130,9 @@ export function item(p: Period | undefined, key: string): number | null {
 
 /** Ascending by Report Date, then fiscal year and period, so equal dates order stably. */
 export function byReportDate(a: Period, b: Period): number {
-  return a.reportDate < b.reportDate ? -1 : a.reportDate > b.reportDate ? 1 : a.fiscalYear - b.fiscalYear || (a.fiscalPeriod < b.fiscalPeriod ? -1 : a.fiscalPeriod > b.fiscalPeriod ? 1 : 0);
+  return a.reportDate < b.reportDate
+    ? -1
+    : a.reportDate > b.reportDate
+      ? 1
+      : a.fiscalYear - b.fiscalYear || (a.fiscalPeriod < b.fiscalPeriod ? -1 : a.fiscalPeriod > b.fiscalPeriod ? 1 : 0);
 }

@@ -1,7 +1,7 @@
 // Trailing-twelve-month periods from quarterly ones: one per quarter that closes a run of four
 // consecutive quarters (Q4 of a year is followed by Q1 of the next).
 import type { FinancialRow } from "../store/model.ts";
-import { ITEMS, TOTALS, type Statement } from "./items.ts";
+import { ITEMS, type Statement, TOTALS } from "./items.ts";
 import type { Period } from "./statements.ts";
 
 const quarterIndex = (p: Period) => p.fiscalYear * 4 + Number(p.fiscalPeriod.slice(1)) - 1;
@@ -24,11 +24,21 @@ export function ttmPeriods(s: Statement, quarters: Period[]): Period[] {
     if (!q0 || !q1 || !q2 || !q3) continue;
     const row: FinancialRow = { ...last.row, "Fiscal Period": "TTM" };
     // four arguments, not an array per line: this runs for every line of every quarter
-    for (const k of items) row[k] = sum(q0.row[k] as number | null, q1.row[k] as number | null, q2.row[k] as number | null, q3.row[k] as number | null, TOTALS.has(k));
+    for (const k of items)
+      row[k] = sum(
+        q0.row[k] as number | null,
+        q1.row[k] as number | null,
+        q2.row[k] as number | null,
+        q3.row[k] as number | null,
+        TOTALS.has(k),
+      );
     out.push({
       ...last,
       // Restated when any of its quarters was.
-      restatedDate: [q0, q1, q2, q3].reduce<string | null>((m, q) => (q.restatedDate !== null && (m === null || q.restatedDate > m) ? q.restatedDate : m), null),
+      restatedDate: [q0, q1, q2, q3].reduce<string | null>(
+        (m, q) => (q.restatedDate !== null && (m === null || q.restatedDate > m) ? q.restatedDate : m),
+        null,
+      ),
       row,
     });
   }

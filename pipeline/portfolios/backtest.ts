@@ -61,7 +61,14 @@ interface Position {
  * The daily loop over days `from`..end of `u`: marks `pos` to market each day (the rebalance
  * day's own return too), then rebalances where flagged. Returns the days' returns; `pos` moves.
  */
-function runDays(pos: Position, from: number, isRebalance: Uint8Array, rules: PortfolioRules, u: Universe, firstIsStart: boolean) {
+function runDays(
+  pos: Position,
+  from: number,
+  isRebalance: Uint8Array,
+  rules: PortfolioRules,
+  u: Universe,
+  firstIsStart: boolean,
+) {
   const dates = u.panel.dates;
   const close = u.panel.close;
   const returns = new Float64Array(dates.length - from);
@@ -111,7 +118,13 @@ export function backtestPortfolio(rules: PortfolioRules, u: Universe): Portfolio
   const start = tradingIndexOnOrAfter(dates, cal.actual[0]);
   // Current position: panel row, shares, and the last close seen, per held stock; the value is
   // normalised to 1 at the first rebalance.
-  const pos: Position = { rows: new Int32Array(0), shares: new Float64Array(0), last: new Float64Array(0), cash: 1, value: 1 };
+  const pos: Position = {
+    rows: new Int32Array(0),
+    shares: new Float64Array(0),
+    last: new Float64Array(0),
+    cash: 1,
+    value: 1,
+  };
   const { returns, rebalances } = runDays(pos, start, isRebalance, rules, u, true);
   const today = dates.length - 1;
   // The calendar stops at the first day past the data: that is the next rebalance.

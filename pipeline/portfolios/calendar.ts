@@ -22,11 +22,16 @@ export interface RebalanceCalendar {
   actual: string[];
 }
 
-export function rebalanceCalendar(firstDate: string, frequencyMonths: number, tradingDates: string[]): RebalanceCalendar {
+export function rebalanceCalendar(
+  firstDate: string,
+  frequencyMonths: number,
+  tradingDates: string[],
+): RebalanceCalendar {
   const scheduled: string[] = [];
   const actual: string[] = [];
   // A frequency that is not a whole positive number of months has no calendar (no rebalances).
-  if (!Number.isInteger(frequencyMonths) || frequencyMonths <= 0 || tradingDates.length === 0) return { scheduled, actual };
+  if (!Number.isInteger(frequencyMonths) || frequencyMonths <= 0 || tradingDates.length === 0)
+    return { scheduled, actual };
   for (let k = 0; ; k++) {
     const day = addMonthsClamped(firstDate, k * frequencyMonths);
     scheduled.push(day);

@@ -1,7 +1,7 @@
 // Selection on a rebalance date (contract §5): priced that day, every constrained rating within
 // its range (bounds inclusive), ranked by the criteria (ties by ticker), sector cap applied in
 // rank order, until maxStocks.
-import { RATING_NAMES, type HoldingRow, type PortfolioRules, type RatingName } from "../types.ts";
+import { type HoldingRow, type PortfolioRules, RATING_NAMES, type RatingName } from "../types.ts";
 import { rankedPositions, tradingIndexOnOrAfter, type Universe } from "./universe.ts";
 
 /** Names one sector may hold: floor(maxSectorConcentration × maxStocks); Infinity when uncapped. */

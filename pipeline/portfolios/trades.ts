@@ -27,7 +27,12 @@ export function roundHalfUp(x: number, decimals: number): number {
   return Math.floor(s + 0.5 + Math.abs(s) * 1e-12) / f;
 }
 
-export function computeTrades(input: { holdings: HoldingRow[]; companies: Map<string, Company>; value: number; allowFractional: boolean }): TradeRow[] {
+export function computeTrades(input: {
+  holdings: HoldingRow[];
+  companies: Map<string, Company>;
+  value: number;
+  allowFractional: boolean;
+}): TradeRow[] {
   const { holdings, companies, value, allowFractional } = input;
   const n = holdings.length;
   if (n === 0) return [];
@@ -36,9 +41,25 @@ export function computeTrades(input: { holdings: HoldingRow[]; companies: Map<st
     .sort((a, b) => (a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : 0))
     .map((h) => {
       const units = target / h.price;
-      const quantity = !(h.price > 0) ? 0 : allowFractional ? roundHalfUp(units, 6) : h.price > target ? 0 : roundHalfUp(units, 0);
+      const quantity = !(h.price > 0)
+        ? 0
+        : allowFractional
+          ? roundHalfUp(units, 6)
+          : h.price > target
+            ? 0
+            : roundHalfUp(units, 0);
       const cost = roundHalfUp(quantity * h.price, 2);
       const c = companies.get(h.ticker);
-      return { date: h.date, id: Number(c?.id), ticker: h.ticker, name: c?.name ?? h.ticker, price: h.price, quantity, value: cost, pct: cost / value, order_type: "Buy" as const };
+      return {
+        date: h.date,
+        id: Number(c?.id),
+        ticker: h.ticker,
+        name: c?.name ?? h.ticker,
+        price: h.price,
+        quantity,
+        value: cost,
+        pct: cost / value,
+        order_type: "Buy" as const,
+      };
     });
 }

@@ -1,7 +1,7 @@
 // The universe a backtest runs over: prices on one trading calendar, companies, and ratings
 // indexed once so that "the ratings as of day d" is one array lookup and a selection is a scan
 // over typed columns (no map lookups or allocations per candidate).
-import { RATING_NAMES, type Company, type PricePanel, type RatingName, type RatingRow } from "../types.ts";
+import { type Company, type PricePanel, RATING_NAMES, type RatingName, type RatingRow } from "../types.ts";
 
 /** One rating date's rows as columns, ordered by ticker (so a position order is ticker order). */
 export interface RatingSlice {
@@ -51,9 +51,12 @@ export function buildUniverse(panel: PricePanel, companies: Company[], ratings: 
   const sectorIds = new Map<string, number>();
   const sectorId = (s: string) => sectorIds.get(s) ?? (sectorIds.set(s, sectorIds.size), sectorIds.size - 1);
   const slices = ratingDates.map((date): RatingSlice => {
-    const rows = [...ratingsByDate.get(date)!.values()].sort((a, b) => (a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : 0));
+    const rows = [...ratingsByDate.get(date)!.values()].sort((a, b) =>
+      a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : 0,
+    );
     const values = {} as Record<RatingName, Float64Array>;
-    for (const name of RATING_NAMES) values[name] = Float64Array.from(rows, (r) => (typeof r[name] === "number" ? r[name] : NaN));
+    for (const name of RATING_NAMES)
+      values[name] = Float64Array.from(rows, (r) => (typeof r[name] === "number" ? r[name] : NaN));
     return {
       rows,
       panelRow: Int32Array.from(rows, (r) => tickerIndex.get(r.ticker) ?? -1),
@@ -63,7 +66,16 @@ export function buildUniverse(panel: PricePanel, companies: Company[], ratings: 
       orders: new Map(),
     };
   });
-  return { panel, companies: companyMap, ratingDates, ratingsByDate, tickerIndex, asOfRating, slices, sectorCount: sectorIds.size };
+  return {
+    panel,
+    companies: companyMap,
+    ratingDates,
+    ratingsByDate,
+    tickerIndex,
+    asOfRating,
+    slices,
+    sectorCount: sectorIds.size,
+  };
 }
 
 /**

@@ -9,7 +9,7 @@
 //   macro      the stock's sector's mean 126-day return, ranked across sectors
 //   total      mean of the six
 // A stock needs 21 priced days before it is rated; missing-history signals use what exists.
-import { RATING_NAMES, type Company, type PricePanel, type RatingRow } from "../types.ts";
+import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
@@ -42,7 +42,9 @@ function signalsAt(close: Float64Array, d: number) {
   if (px.length < 21 || Number.isNaN(close[d])) return null;
   const last = px[0];
   const back = (n: number) => px[Math.min(n, px.length - 1)];
-  let sum = 0, sumSq = 0, m = 0;
+  let sum = 0,
+    sumSq = 0,
+    m = 0;
   for (let k = 0; k < Math.min(126, px.length - 1); k++) {
     const r = px[k] / px[k + 1] - 1;
     sum += r;
@@ -51,14 +53,23 @@ function signalsAt(close: Float64Array, d: number) {
   }
   const vol = m > 1 ? Math.sqrt((sumSq - (sum * sum) / m) / (m - 1)) : NaN;
   const sma = px.slice(0, 200).reduce((a, b) => a + b, 0) / Math.min(200, px.length);
-  return { ret252: last / back(252) - 1, ret126: last / back(126) - 1, vol, tech: last / sma, high: last / Math.max(...px) };
+  return {
+    ret252: last / back(252) - 1,
+    ret126: last / back(126) - 1,
+    vol,
+    tech: last / sma,
+    high: last / Math.max(...px),
+  };
 }
 
 export function computeRatings(panel: PricePanel, companies: Company[]): RatingRow[] {
   const sectorOf = new Map(companies.map((c) => [c.ticker, c.sector]));
   const out: RatingRow[] = [];
   for (const d of firstTradingDatesOfMonths(panel.dates)) {
-    const live = panel.tickers.map((t, i) => ({ t, s: signalsAt(panel.close[i], d) })).filter((x) => x.s !== null) as { t: string; s: NonNullable<ReturnType<typeof signalsAt>> }[];
+    const live = panel.tickers.map((t, i) => ({ t, s: signalsAt(panel.close[i], d) })).filter((x) => x.s !== null) as {
+      t: string;
+      s: NonNullable<ReturnType<typeof signalsAt>>;
+    }[];
     if (live.length === 0) continue;
     const sectorMean = new Map<string, number[]>();
     for (const x of live) {
@@ -66,17 +77,36 @@ export function computeRatings(panel: PricePanel, companies: Company[]): RatingR
       sectorMean.set(k, [...(sectorMean.get(k) ?? []), x.s.ret126]);
     }
     const sectors = [...sectorMean.keys()];
-    const sectorScore = new Map(percentileScores(sectors.map((k) => sectorMean.get(k)!.reduce((a, b) => a + b, 0) / sectorMean.get(k)!.length)).map((v, i) => [sectors[i], v]));
+    const sectorScore = new Map(
+      percentileScores(
+        sectors.map((k) => sectorMean.get(k)!.reduce((a, b) => a + b, 0) / sectorMean.get(k)!.length),
+      ).map((v, i) => [sectors[i], v]),
+    );
     const ret = percentileScores(live.map((x) => x.s.ret252));
     const growth = percentileScores(live.map((x) => x.s.ret126));
-    const risk = percentileScores(live.map((x) => x.s.vol), false);
+    const risk = percentileScores(
+      live.map((x) => x.s.vol),
+      false,
+    );
     const tech = percentileScores(live.map((x) => x.s.tech));
-    const val = percentileScores(live.map((x) => x.s.high), false);
+    const val = percentileScores(
+      live.map((x) => x.s.high),
+      false,
+    );
     live.forEach((x, i) => {
-      const parts = [ret[i], growth[i], risk[i], val[i], tech[i], sectorScore.get(sectorOf.get(x.t) ?? "")!].map((v) => (Number.isFinite(v) ? v : 5));
+      const parts = [ret[i], growth[i], risk[i], val[i], tech[i], sectorScore.get(sectorOf.get(x.t) ?? "")!].map((v) =>
+        Number.isFinite(v) ? v : 5,
+      );
       const row = { date: panel.dates[d], ticker: x.t } as RatingRow;
       const [r, g, k, v, t, m] = parts;
-      Object.assign(row, { return_rating: r, growth_rating: g, risk_rating: k, valuation_rating: v, technical_rating: t, macro_rating: m });
+      Object.assign(row, {
+        return_rating: r,
+        growth_rating: g,
+        risk_rating: k,
+        valuation_rating: v,
+        technical_rating: t,
+        macro_rating: m,
+      });
       row.total_rating = (r + g + k + v + t + m) / 6;
       for (const n of RATING_NAMES) row[n] = round4(row[n]);
       out.push(row);

@@ -2,10 +2,29 @@
 // are. Each snapshot records its source's files (path, size, sha256); a nightly source that
 // appended lines to `prices.csv` (or dropped a new file into a `prices/` folder) and left every
 // other file as it was is an append, and its new rows become a small source folder of their own.
-import { closeSync, existsSync, readFileSync, linkSync, mkdirSync, openSync, readSync, symlinkSync, writeFileSync, createReadStream, createWriteStream } from "node:fs";
-import { pipeline } from "node:stream/promises";
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { fingerprintOf, prefixSha256, sourceFilesAsync, sourceSizes, type SourceFile, type SourceFiles } from "./fingerprint.ts";
+import { pipeline } from "node:stream/promises";
+import {
+  fingerprintOf,
+  prefixSha256,
+  type SourceFile,
+  type SourceFiles,
+  sourceFilesAsync,
+  sourceSizes,
+} from "./fingerprint.ts";
 
 /** The tables whose rows are dated: a new trading day adds rows to them. */
 export const DATED_TABLES = ["prices", "ratings", "benchmarks"] as const;
@@ -31,7 +50,9 @@ export function mayBeBuiltFrom(snapshot: string, sourceId: string, sourceDir: st
   const record = readSourceRecord(snapshot);
   if (!record || fingerprintOf(record) !== sourceId) return true;
   const files = sourceSizes(sourceDir);
-  return files.length === record.length && files.every((f, i) => f.path === record[i].path && f.size === record[i].size);
+  return (
+    files.length === record.length && files.every((f, i) => f.path === record[i].path && f.size === record[i].size)
+  );
 }
 
 export function writeSourceRecord(staging: string, files: SourceFile[]): void {
@@ -39,7 +60,11 @@ export function writeSourceRecord(staging: string, files: SourceFile[]): void {
 }
 
 export type AppendPlan =
-  | { kind: "append"; files: SourceFiles; /** Tables with new rows, as files of the delta folder. */ grown: DatedTable[] }
+  | {
+      kind: "append";
+      files: SourceFiles /** Tables with new rows, as files of the delta folder. */;
+      grown: DatedTable[];
+    }
   | { kind: "full"; files: SourceFiles; reason: string };
 
 const tableOf = (path: string): { table: string; folder: boolean } => {
@@ -81,7 +106,13 @@ function firstLine(file: string): string {
  */
 export async function planAppend(sourceDir: string, published: SourceFile[] | null): Promise<AppendPlan> {
   const files = await sourceFilesAsync(sourceDir);
-  const d = decide(sourceDir, published, files.files, (old, f) => f.sha256 === old.sha256, (old) => prefixSha256(join(sourceDir, old.path), old.size) === old.sha256);
+  const d = decide(
+    sourceDir,
+    published,
+    files.files,
+    (old, f) => f.sha256 === old.sha256,
+    (old) => prefixSha256(join(sourceDir, old.path), old.size) === old.sha256,
+  );
   return { ...d, files };
 }
 
@@ -93,12 +124,27 @@ export async function planAppend(sourceDir: string, published: SourceFile[] | nu
  */
 export function guessAppend(sourceDir: string, published: SourceFile[] | null): AppendPlan {
   const files = sourceSizes(sourceDir);
-  return { ...decide(sourceDir, published, files, (old, f) => f.size === old.size, () => true), files: { id: "", files } };
+  return {
+    ...decide(
+      sourceDir,
+      published,
+      files,
+      (old, f) => f.size === old.size,
+      () => true,
+    ),
+    files: { id: "", files },
+  };
 }
 
 type Decision = { kind: "append"; grown: DatedTable[] } | { kind: "full"; reason: string };
 
-function decide(sourceDir: string, published: SourceFile[] | null, files: SourceFile[], same: (old: SourceFile, now: SourceFile) => boolean, prefixSame: (old: SourceFile) => boolean): Decision {
+function decide(
+  sourceDir: string,
+  published: SourceFile[] | null,
+  files: SourceFile[],
+  same: (old: SourceFile, now: SourceFile) => boolean,
+  prefixSame: (old: SourceFile) => boolean,
+): Decision {
   const full = (reason: string): Decision => ({ kind: "full", reason });
   if (!published) return full("the published snapshot has no record of its source files");
   const now = new Map(files.map((f) => [f.path, f]));
@@ -110,16 +156,23 @@ function decide(sourceDir: string, published: SourceFile[] | null, files: Source
     if (same(old, f)) continue;
     const { table, folder } = tableOf(old.path);
     if (!(DATED_TABLES as readonly string[]).includes(table)) return full(`${old.path} changed`);
-    if (folder || !old.path.toLowerCase().endsWith(".csv")) return full(`${old.path} changed (only CSV files grow by lines)`);
+    if (folder || !old.path.toLowerCase().endsWith(".csv"))
+      return full(`${old.path} changed (only CSV files grow by lines)`);
     if (f.size <= old.size || !prefixSame(old)) return full(`${old.path} changed, not only at its end`);
-    if (!endsWithNewline(join(sourceDir, old.path), old.size)) return full(`${old.path} did not end with a line break where the new rows begin`);
+    if (!endsWithNewline(join(sourceDir, old.path), old.size))
+      return full(`${old.path} did not end with a line break where the new rows begin`);
     grown.add(table as DatedTable);
   }
   for (const f of files) {
     if (was.has(f.path)) continue;
     const { table, folder } = tableOf(f.path);
     // A new file in a dated table's folder the snapshot already read as a folder.
-    if (!folder || !(DATED_TABLES as readonly string[]).includes(table) || !published.some((p) => p.path.startsWith(`${table}/`))) return full(`${f.path} is new`);
+    if (
+      !folder ||
+      !(DATED_TABLES as readonly string[]).includes(table) ||
+      !published.some((p) => p.path.startsWith(`${table}/`))
+    )
+      return full(`${f.path} is new`);
     grown.add(table as DatedTable);
   }
   if (!grown.has("prices")) return full(grown.size ? "only ratings or index series grew" : "the source is unchanged");
@@ -131,7 +184,12 @@ function decide(sourceDir: string, published: SourceFile[] | null, files: Source
  * header line followed by its appended bytes, or the folder's new files), plus companies and
  * portfolios.json as they are (links). Tables left out come from the published snapshot.
  */
-export async function writeDeltaSource(sourceDir: string, published: SourceFile[], plan: Extract<AppendPlan, { kind: "append" }>, deltaDir: string): Promise<void> {
+export async function writeDeltaSource(
+  sourceDir: string,
+  published: SourceFile[],
+  plan: Extract<AppendPlan, { kind: "append" }>,
+  deltaDir: string,
+): Promise<void> {
   mkdirSync(deltaDir, { recursive: true });
   const was = new Map(published.map((f) => [f.path, f]));
   const link = (rel: string) => {
@@ -154,6 +212,9 @@ export async function writeDeltaSource(sourceDir: string, published: SourceFile[
     }
     const to = join(deltaDir, f.path);
     writeFileSync(to, firstLine(join(sourceDir, f.path)));
-    await pipeline(createReadStream(join(sourceDir, f.path), { start: old!.size }), createWriteStream(to, { flags: "a" }));
+    await pipeline(
+      createReadStream(join(sourceDir, f.path), { start: old!.size }),
+      createWriteStream(to, { flags: "a" }),
+    );
   }
 }

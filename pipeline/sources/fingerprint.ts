@@ -78,7 +78,12 @@ function readSyncChunks(file: string, on: (b: Buffer) => void, start = 0, end = 
   const buf = Buffer.allocUnsafe(1 << 22);
   const fd = openSync(file, "r");
   try {
-    for (let pos = start, n; pos < end && (n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos)) > 0; pos += n) on(buf.subarray(0, n));
+    for (
+      let pos = start, n;
+      pos < end && (n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos)) > 0;
+      pos += n
+    )
+      on(buf.subarray(0, n));
   } finally {
     closeSync(fd);
   }
@@ -141,7 +146,10 @@ async function hashAsync(f: string): Promise<Taken & { size: number }> {
     })();
     reading.set(sig.key, p);
     const key = sig.key;
-    p.then(() => reading.delete(key), () => reading.delete(key));
+    p.then(
+      () => reading.delete(key),
+      () => reading.delete(key),
+    );
   }
   return { ...(await p), size: sig.size };
 }

@@ -2,13 +2,15 @@
 // companies: every file is streamed once, each record goes to its range's copy of the file (the
 // header first), and `<file>.rows` (Int32, little-endian) keeps each record's row number in the
 // original file so rejects still name it. Memory is one record plus a small buffer per partition.
-import { existsSync, mkdirSync, writeFileSync, appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { fundamentalsFileName } from "./fundamentals.ts";
 import { eachLine } from "./lines.ts";
 
-const FILES = (["income", "balance", "cashflow", "derived"] as const).flatMap((k) => (["annual", "quarterly"] as const).map((p) => fundamentalsFileName(k, p)));
+const FILES = (["income", "balance", "cashflow", "derived"] as const).flatMap((k) =>
+  (["annual", "quarterly"] as const).map((p) => fundamentalsFileName(k, p)),
+);
 const FLUSH_CHARS = 1 << 22;
 
 /** Partition of an upper-case ticker: ranges start at `bounds` (ascending; partition 0 below the first). */
@@ -31,7 +33,12 @@ const partDir = (outDir: string, part: number) => join(outDir, `part-${part}`);
  * every US company, and a statement no company row describes is never served (on the real source,
  * 2,283 companies' files for 505 companies).
  */
-export async function splitFundamentals(dir: string, outDir: string, bounds: readonly string[], known?: ReadonlySet<string>): Promise<string[]> {
+export async function splitFundamentals(
+  dir: string,
+  outDir: string,
+  bounds: readonly string[],
+  known?: ReadonlySet<string>,
+): Promise<string[]> {
   const parts = bounds.length + 1;
   const dirs = Array.from({ length: parts }, (_, k) => partDir(outDir, k));
   for (const d of dirs) mkdirSync(d, { recursive: true });
@@ -43,7 +50,13 @@ export async function splitFundamentals(dir: string, outDir: string, bounds: rea
   return dirs;
 }
 
-async function splitFile(path: string, file: string, dirs: string[], bounds: readonly string[], known?: ReadonlySet<string>): Promise<void> {
+async function splitFile(
+  path: string,
+  file: string,
+  dirs: string[],
+  bounds: readonly string[],
+  known?: ReadonlySet<string>,
+): Promise<void> {
   const text: string[][] = dirs.map(() => []);
   const size = dirs.map(() => 0);
   const rows: number[][] = dirs.map(() => []);
@@ -66,7 +79,8 @@ async function splitFile(path: string, file: string, dirs: string[], bounds: rea
     pending = "";
     if (header === null) {
       header = rec;
-      const cells = (parse(rec, { delimiter: ";", bom: true, relax_column_count: true, trim: true }) as string[][])[0] ?? [];
+      const cells =
+        (parse(rec, { delimiter: ";", bom: true, relax_column_count: true, trim: true }) as string[][])[0] ?? [];
       tickerAt = cells.indexOf("Ticker");
       for (const d of dirs) writeFileSync(join(d, file), `${rec}\n`);
       return;
@@ -99,7 +113,10 @@ function quotes(s: string): number {
 }
 
 function tickerOf(rec: string, at: number): string {
-  if (rec.includes('"')) return (((parse(rec, { delimiter: ";", relax_column_count: true, trim: true }) as string[][])[0] ?? [])[at] ?? "").trim().toUpperCase();
+  if (rec.includes('"'))
+    return (((parse(rec, { delimiter: ";", relax_column_count: true, trim: true }) as string[][])[0] ?? [])[at] ?? "")
+      .trim()
+      .toUpperCase();
   // No quotes: the field is between the at-th and the next separator (no array of every cell).
   let start = 0;
   for (let k = 0; k < at; k++) {
@@ -107,5 +124,8 @@ function tickerOf(rec: string, at: number): string {
     if (start === 0) return "";
   }
   const end = rec.indexOf(";", start);
-  return rec.slice(start, end < 0 ? rec.length : end).trim().toUpperCase();
+  return rec
+    .slice(start, end < 0 ? rec.length : end)
+    .trim()
+    .toUpperCase();
 }

@@ -3,9 +3,9 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { companyFinancials, type CompanySource, type FileKind } from "../financials/build.ts";
+import { type CompanySource, companyFinancials, type FileKind } from "../financials/build.ts";
 import { DERIVED_SOURCE_COLUMNS } from "../financials/derived.ts";
-import { latestRestatements, parseSimfin, type PeriodKind, type SourceRecord } from "../financials/simfin-csv.ts";
+import { latestRestatements, type PeriodKind, parseSimfin, type SourceRecord } from "../financials/simfin-csv.ts";
 import { sourceColumns } from "../financials/statements.ts";
 import type { CompanyFinancials } from "../store/model.ts";
 import type { RejectedRow } from "./report.ts";
@@ -21,7 +21,12 @@ const columnsOf = (kind: FileKind) => (kind === "derived" ? DERIVED_SOURCE_COLUM
  * Validated, restatement-resolved records of one file's text. `rowMap` (a partition's slice of a
  * file, see fundamentals-split.ts) maps the slice's data rows back to the file's row numbers.
  */
-export function readFundamentalsFile(text: string, kind: FileKind, period: PeriodKind, rowMap?: Int32Array): { records: SourceRecord[]; rejects: RejectedRow[] } {
+export function readFundamentalsFile(
+  text: string,
+  kind: FileKind,
+  period: PeriodKind,
+  rowMap?: Int32Array,
+): { records: SourceRecord[]; rejects: RejectedRow[] } {
   const file = fundamentalsFileName(kind, period);
   const parsed = parseSimfin(text, file, columnsOf(kind), period);
   if (rowMap) {
@@ -37,13 +42,24 @@ export function readFundamentalsFile(text: string, kind: FileKind, period: Perio
  * Reads `dir` (the source's `fundamentals/` folder). A missing folder or file is no data; keys of
  * `byTicker` are upper-case tickers.
  */
-export async function readFundamentals(dir: string, opts: { rowMaps?: boolean } = {}): Promise<{ byTicker: Map<string, CompanyFinancials>; rejects: RejectedRow[] }> {
+export async function readFundamentals(
+  dir: string,
+  opts: { rowMaps?: boolean } = {},
+): Promise<{ byTicker: Map<string, CompanyFinancials>; rejects: RejectedRow[] }> {
   const sources = new Map<string, CompanySource>();
   const rejects: RejectedRow[] = [];
   if (!existsSync(dir)) return { byTicker: new Map(), rejects };
-  const jobs = FILE_KINDS.flatMap((kind) => PERIOD_KINDS.map((period) => ({ kind, period, path: join(dir, fundamentalsFileName(kind, period)) })));
-  const texts = await Promise.all(jobs.map((j) => (existsSync(j.path) ? readFile(j.path, "utf8") : Promise.resolve(null))));
-  const maps = await Promise.all(jobs.map((j) => (opts.rowMaps && existsSync(`${j.path}.rows`) ? readFile(`${j.path}.rows`) : Promise.resolve(null))));
+  const jobs = FILE_KINDS.flatMap((kind) =>
+    PERIOD_KINDS.map((period) => ({ kind, period, path: join(dir, fundamentalsFileName(kind, period)) })),
+  );
+  const texts = await Promise.all(
+    jobs.map((j) => (existsSync(j.path) ? readFile(j.path, "utf8") : Promise.resolve(null))),
+  );
+  const maps = await Promise.all(
+    jobs.map((j) =>
+      opts.rowMaps && existsSync(`${j.path}.rows`) ? readFile(`${j.path}.rows`) : Promise.resolve(null),
+    ),
+  );
   jobs.forEach(({ kind, period }, n) => {
     const text = texts[n];
     if (text === null) return;
@@ -58,6 +74,7 @@ export async function readFundamentals(dir: string, opts: { rowMaps?: boolean } 
     }
   });
   const byTicker = new Map<string, CompanyFinancials>();
-  for (const [ticker, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) byTicker.set(ticker, companyFinancials(src));
+  for (const [ticker, src] of [...sources].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    byTicker.set(ticker, companyFinancials(src));
   return { byTicker, rejects };
 }

@@ -1,13 +1,13 @@
 // Reads a whole source directory into typed DuckDB tables, or reports why it cannot.
 import { existsSync, statSync } from "node:fs";
-import { lit, rows, type Conn } from "../store/duck.ts";
+import { type Conn, lit, rows } from "../store/duck.ts";
 import { loadTable } from "./load-table.ts";
 import { locateTable } from "./locate.ts";
-import { readPortfoliosJson, type PortfolioSource } from "./portfolios-json.ts";
+import { type PortfolioSource, readPortfoliosJson } from "./portfolios-json.ts";
 import type { RejectedRow } from "./report.ts";
 import { BENCHMARKS, COMPANIES, PRICES, RATINGS, type TableSpec } from "./specs.ts";
 
-export { SourceRejectedError, formatReject, type RejectedRow } from "./report.ts";
+export { formatReject, type RejectedRow, SourceRejectedError } from "./report.ts";
 
 export interface StagedSource {
   /** Tables present in `conn`: companies, prices and, when given, ratings and benchmarks. */
@@ -45,10 +45,25 @@ export async function stageCompanies(conn: Conn, dir: string): Promise<boolean> 
 export async function stageSource(
   conn: Conn,
   dir: string,
-  opts: { partial?: boolean; progress?: (step: string, done: number, total: number) => void; /** After each table that loaded clean, before the next. */ loaded?: (table: string) => Promise<void> } = {},
+  opts: {
+    partial?: boolean;
+    progress?: (
+      step: string,
+      done: number,
+      total: number,
+    ) => void /** After each table that loaded clean, before the next. */;
+    loaded?: (table: string) => Promise<void>;
+  } = {},
 ): Promise<StagedSource> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    return { tables: new Set(), portfolios: { portfolios: [], benchmarks: [] }, rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }], rejectCount: 1, rowCounts: {}, portfoliosGiven: false };
+    return {
+      tables: new Set(),
+      portfolios: { portfolios: [], benchmarks: [] },
+      rejects: [{ file: dir, row: 0, column: "", reason: "source directory does not exist" }],
+      rejectCount: 1,
+      rowCounts: {},
+      portfoliosGiven: false,
+    };
   }
   const tables = new Set<string>();
   const rejects: RejectedRow[] = [];
@@ -69,7 +84,12 @@ export async function stageSource(
     }
     if (!loc) {
       if (spec.required) {
-        rejects.push({ file: `${spec.table}.csv`, row: 0, column: "", reason: "required table is missing (CSV or Parquet file, or a folder of them)" });
+        rejects.push({
+          file: `${spec.table}.csv`,
+          row: 0,
+          column: "",
+          reason: "required table is missing (CSV or Parquet file, or a folder of them)",
+        });
         rejectCount++;
       }
       continue;
@@ -96,16 +116,32 @@ export async function stageSource(
     for (const t of ["prices", "ratings"]) {
       if (!tickerTables.has(t)) continue;
       // A price or rating of a ticker no company row describes cannot be served or ranked.
-      const orphans = await rows<{ ticker: string; n: bigint }>(conn, `select ticker, n from ${t}_tickers anti join companies_tickers using (ticker) order by ticker limit 50`);
-      for (const o of orphans) rejects.push({ file: `${t}`, row: 0, column: "ticker", reason: `ticker ${o.ticker} (${o.n} rows) is not in companies` });
+      const orphans = await rows<{ ticker: string; n: bigint }>(
+        conn,
+        `select ticker, n from ${t}_tickers anti join companies_tickers using (ticker) order by ticker limit 50`,
+      );
+      for (const o of orphans)
+        rejects.push({
+          file: `${t}`,
+          row: 0,
+          column: "ticker",
+          reason: `ticker ${o.ticker} (${o.n} rows) is not in companies`,
+        });
       rejectCount += orphans.length;
     }
   }
   if (!opts.partial && (tables.has("benchmarks") || pj.value.benchmarks.some((b) => b.series))) {
-    const names = tables.has("benchmarks") ? new Set((await rows<{ b: string }>(conn, `select distinct benchmark b from benchmarks`)).map((r) => r.b)) : new Set<string>();
+    const names = tables.has("benchmarks")
+      ? new Set((await rows<{ b: string }>(conn, `select distinct benchmark b from benchmarks`)).map((r) => r.b))
+      : new Set<string>();
     pj.value.benchmarks.forEach((b, i) => {
       if (b.series !== undefined && !names.has(b.series)) {
-        rejects.push({ file: "portfolios.json", row: i + 1, column: "benchmarks.series", reason: `series ${lit(b.series)} is not in the benchmarks table` });
+        rejects.push({
+          file: "portfolios.json",
+          row: i + 1,
+          column: "benchmarks.series",
+          reason: `series ${lit(b.series)} is not in the benchmarks table`,
+        });
         rejectCount++;
       }
     });

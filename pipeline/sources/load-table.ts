@@ -3,7 +3,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import { parse } from "csv-parse/sync";
-import { columns as readColumns, ident, lit, rows, type Conn } from "../store/duck.ts";
+import { type Conn, ident, lit, columns as readColumns, rows } from "../store/duck.ts";
 import type { LocatedTable } from "./locate.ts";
 import type { RejectedRow } from "./report.ts";
 import type { ColumnSpec, TableSpec } from "./specs.ts";
@@ -54,7 +54,8 @@ function cellCheck(c: ColumnSpec, v: string): { cond: string; reason: string }[]
   const out: { cond: string; reason: string }[] = [];
   if (c.required) out.push({ cond: `${v} is null`, reason: "missing value" });
   const num = `try_cast(${v} as double)`;
-  if (c.type === "date") out.push({ cond: `${v} is not null and try_cast(${v} as date) is null`, reason: "not a date (YYYY-MM-DD)" });
+  if (c.type === "date")
+    out.push({ cond: `${v} is not null and try_cast(${v} as date) is null`, reason: "not a date (YYYY-MM-DD)" });
   if (c.type === "number") {
     out.push({ cond: `${v} is not null and (${num} is null or not isfinite(${num}))`, reason: "not a number" });
     if (c.check === "positive") out.push({ cond: `${num} <= 0`, reason: "must be positive" });
@@ -77,7 +78,9 @@ function typedExpr(c: ColumnSpec, v: string): string {
  */
 /** How a staged relation maps onto the spec: columns found, missing ones, cell checks, key. */
 async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: string) {
-  const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${relation})`)).map((r) => r.column_name).filter((h) => h !== "filename" && h !== "__row");
+  const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${relation})`))
+    .map((r) => r.column_name)
+    .filter((h) => h !== "filename" && h !== "__row");
   const missing: RejectedRow[] = [];
   // Map each spec column to the header it came from (name or alias, case-insensitive).
   const source = new Map<string, string>();
@@ -88,13 +91,21 @@ async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: s
     else if (c.required) missing.push({ file, row: 0, column: c.name, reason: "required column is missing" });
   }
   const value = (c: ColumnSpec) => (source.has(c.name) ? ident(source.get(c.name)!) : "null");
-  const checks = spec.columns.flatMap((c) => (source.has(c.name) ? cellCheck(c, value(c)).map((k) => ({ ...k, column: c.name })) : []));
+  const checks = spec.columns.flatMap((c) =>
+    source.has(c.name) ? cellCheck(c, value(c)).map((k) => ({ ...k, column: c.name })) : [],
+  );
   const keyExpr = spec.key.map((k) => typedOrText(spec, k, value)).join(", ");
   // One scan answers "is anything wrong?"; the per-check report runs only when something is.
-  const anyBad = checks.length ? `exists (select 1 from ${relation} where ${checks.map((k) => `(${k.cond})`).join(" or ")})` : "false";
+  const anyBad = checks.length
+    ? `exists (select 1 from ${relation} where ${checks.map((k) => `(${k.cond})`).join(" or ")})`
+    : "false";
   const dupKeys = `exists (select 1 from ${relation} group by ${keyExpr} having count(*) > 1)`;
-  const typed = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
-  const tickerExpr = source.has("ticker") && spec.columns.some((c) => c.name === "ticker") ? ident(source.get("ticker")!) : null;
+  const typed = spec.columns.map(
+    (c) =>
+      `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
+  );
+  const tickerExpr =
+    source.has("ticker") && spec.columns.some((c) => c.name === "ticker") ? ident(source.get("ticker")!) : null;
   return { missing, checks, keyExpr, anyBad, dupKeys, typed, tickerExpr };
 }
 
@@ -152,7 +163,13 @@ function csvHeader(file: string): string[] | null {
  */
 async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promise<LoadResult | null> {
   const header = csvHeader(file);
-  if (!header || header.length === 0 || new Set(header.map((h) => h.toLowerCase())).size !== header.length || header.some((h) => h === "")) return null;
+  if (
+    !header ||
+    header.length === 0 ||
+    new Set(header.map((h) => h.toLowerCase())).size !== header.length ||
+    header.some((h) => h === "")
+  )
+    return null;
   const source = new Map<string, string>();
   for (const c of spec.columns) {
     const names = [c.name, ...(c.aliases ?? [])].map((n) => n.toLowerCase());
@@ -162,21 +179,34 @@ async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promis
   }
   const columnsArg = `{${header.map((h) => `${lit(h)}: 'VARCHAR'`).join(", ")}}`;
   const read = `read_csv(${lit(file)}, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', null_padding = true, columns = ${columnsArg})`;
-  const typed = spec.columns.map((c) => `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`);
+  const typed = spec.columns.map(
+    (c) =>
+      `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
+  );
   try {
     await conn.run(`create or replace table ${spec.table} as select ${typed.join(", ")} from ${read}`);
   } catch {
     return null;
   }
   const bad = spec.columns.filter((c) => source.has(c.name)).flatMap((c) => typedChecks(c, ident(c.name)));
-  const anyBad = bad.length ? `exists (select 1 from ${spec.table} where ${bad.map((b) => `(${b})`).join(" or ")})` : "false";
+  const anyBad = bad.length
+    ? `exists (select 1 from ${spec.table} where ${bad.map((b) => `(${b})`).join(" or ")})`
+    : "false";
   const [[isBad]] = (await readColumns(conn, `select ${anyBad}`)) as [boolean[]];
   // Keys in strictly ascending order have no repeats: one pass over the rows instead of a
   // grouping of every key (at 5,000 × 25, 32 M prices: ~4 s against ~10–15 s), and the table's
   // export needs no sort (ingest.ts). Files written in key order (the generator's, the S&P file's)
   // take this path; any other order falls back to the grouping.
   const keyOrdered = !isBad && (await keysAscending(conn, spec.table, spec.key));
-  const isDup = !isBad && !keyOrdered && ((await readColumns(conn, `select exists (select 1 from ${spec.table} group by ${spec.key.map(ident).join(", ")} having count(*) > 1)`)) as [boolean[]])[0][0];
+  const isDup =
+    !isBad &&
+    !keyOrdered &&
+    (
+      (await readColumns(
+        conn,
+        `select exists (select 1 from ${spec.table} group by ${spec.key.map(ident).join(", ")} having count(*) > 1)`,
+      )) as [boolean[]]
+    )[0][0];
   if (isBad || isDup) {
     await conn.run(`drop table ${spec.table}`);
     return null;
@@ -193,7 +223,8 @@ export async function keysAscending(conn: Conn, table: string, key: string[]): P
   const a = key.map((k, i) => `${ident(k)} as a${i}`).join(", ");
   const b = key.map((k, i) => `${ident(k)} as b${i}`).join(", ");
   // (a0 < b0) or (a0 = b0 and (a1 < b1 or (a1 = b1 and …))): strictly increasing, null-free keys
-  const less = (i: number): string => (i === key.length - 1 ? `a${i} < b${i}` : `(a${i} < b${i} or (a${i} = b${i} and ${less(i + 1)}))`);
+  const less = (i: number): string =>
+    i === key.length - 1 ? `a${i} < b${i}` : `(a${i} < b${i} or (a${i} = b${i} and ${less(i + 1)}))`;
   const notNull = key.map((_, i) => `a${i} is not null and b${i} is not null`).join(" and ");
   const [[ordered]] = (await readColumns(
     conn,
@@ -227,7 +258,12 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
   const raw = `raw_${spec.table}`;
   await stageFiles(conn, raw, loc);
   const file = loc.files.length === 1 ? basename(loc.files[0]) : `${spec.table}/`;
-  const { missing, checks, keyExpr, anyBad, dupKeys, typed, tickerExpr } = await planChecks(conn, spec, `${raw}_n`, file);
+  const { missing, checks, keyExpr, anyBad, dupKeys, typed, tickerExpr } = await planChecks(
+    conn,
+    spec,
+    `${raw}_n`,
+    file,
+  );
   const rejects: RejectedRow[] = [...missing];
   if (rejects.length) {
     await dropStaged(conn, raw, loc);
@@ -235,23 +271,44 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
   }
   const [[bad], [dup]] = (await readColumns(conn, `select ${anyBad}, ${dupKeys}`)) as [boolean[], boolean[]];
   const union = [
-    ...(bad ? checks.map((k) => `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`) : []),
-    ...(dup ? [
-    // Repeats of a key: every occurrence after the first, naming where the first was. The
-    // window runs only over keys a cheap GROUP BY found repeated.
-    `select filename, __row, ${lit(spec.key.join("+"))} as col, 'duplicate key, first at row ' || first_row as reason from (
+    ...(bad
+      ? checks.map(
+          (k) =>
+            `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`,
+        )
+      : []),
+    ...(dup
+      ? [
+          // Repeats of a key: every occurrence after the first, naming where the first was. The
+          // window runs only over keys a cheap GROUP BY found repeated.
+          `select filename, __row, ${lit(spec.key.join("+"))} as col, 'duplicate key, first at row ' || first_row as reason from (
        select filename, __row, first_value(__row) over (partition by ${keyExpr} order by filename, __row) as first_row,
               row_number() over (partition by ${keyExpr} order by filename, __row) as k
        from ${raw}_n where (${keyExpr}) in (select (${keyExpr}) from ${raw}_n group by all having count(*) > 1)
-     ) where k > 1`] : []),
+     ) where k > 1`,
+        ]
+      : []),
   ];
-  const counted = union.length ? await readColumns(conn, `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by filename, __row, col limit ${MAX_REPORTED}`) : [];
+  const counted = union.length
+    ? await readColumns(
+        conn,
+        `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by filename, __row, col limit ${MAX_REPORTED}`,
+      )
+    : [];
   // An empty result has no column arrays at all.
-  const [files = [], rowNos = [], cols = [], reasons = [], ns = []] = counted as [string[], number[], string[], string[], bigint[]];
-  for (let i = 0; i < files.length; i++) rejects.push({ file: basename(files[i]), row: Number(rowNos[i]), column: cols[i], reason: reasons[i] });
+  const [files = [], rowNos = [], cols = [], reasons = [], ns = []] = counted as [
+    string[],
+    number[],
+    string[],
+    string[],
+    bigint[],
+  ];
+  for (let i = 0; i < files.length; i++)
+    rejects.push({ file: basename(files[i]), row: Number(rowNos[i]), column: cols[i], reason: reasons[i] });
   const rejectCount = ns.length ? Number(ns[0]) : 0;
   const rowCount = Number((await readColumns(conn, `select count(*) from ${raw}_n`))[0][0]);
-  if (rejectCount === 0) await conn.run(`create or replace table ${spec.table} as select ${typed.join(", ")} from ${raw}_n order by __row`);
+  if (rejectCount === 0)
+    await conn.run(`create or replace table ${spec.table} as select ${typed.join(", ")} from ${raw}_n order by __row`);
   if (tickerExpr) await tickerCounts(conn, spec.table, `${raw}_n`, tickerExpr);
   await dropStaged(conn, raw, loc);
   return { rejects, rejectCount, rowCount, tickers: tickerExpr !== null };
@@ -262,11 +319,17 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
  * unknown tickers are reported in the same round as row errors.
  */
 async function tickerCounts(conn: Conn, table: string, relation: string, tickerExpr: string): Promise<void> {
-  await conn.run(`create or replace temp table ${table}_tickers as select upper(trim(${tickerExpr})) as ticker, count(*) as n from ${relation} where ${tickerExpr} is not null group by 1`);
+  await conn.run(
+    `create or replace temp table ${table}_tickers as select upper(trim(${tickerExpr})) as ticker, count(*) as n from ${relation} where ${tickerExpr} is not null group by 1`,
+  );
 }
 
 /** Keys compare on their typed value, so `AAPL` and ` aapl` are the same ticker. */
 function typedOrText(spec: TableSpec, name: string, value: (c: ColumnSpec) => string): string {
   const c = spec.columns.find((x) => x.name === name)!;
-  return c.type === "string" && c.name === "ticker" ? `upper(trim(${value(c)}))` : c.type === "date" ? `try_cast(${value(c)} as date)` : value(c);
+  return c.type === "string" && c.name === "ticker"
+    ? `upper(trim(${value(c)}))`
+    : c.type === "date"
+      ? `try_cast(${value(c)} as date)`
+      : value(c);
 }

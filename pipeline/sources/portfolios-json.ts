@@ -2,21 +2,31 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { RATING_CAMEL, RATING_NAMES, type BenchmarkDef, type PortfolioRules, type RatingName } from "../types.ts";
+import { type BenchmarkDef, type PortfolioRules, RATING_CAMEL, RATING_NAMES, type RatingName } from "../types.ts";
 import type { RejectedRow } from "./report.ts";
 
 const CAMEL_TO_SNAKE = Object.fromEntries(RATING_NAMES.map((n) => [RATING_CAMEL[n], n])) as Record<string, RatingName>;
 const criteria = z.enum([...RATING_NAMES, "market_cap"]);
-const range = z.tuple([z.number().min(0).max(10), z.number().min(0).max(10)]).refine(([a, b]) => a <= b, "min must not exceed max");
+const range = z
+  .tuple([z.number().min(0).max(10), z.number().min(0).max(10)])
+  .refine(([a, b]) => a <= b, "min must not exceed max");
 // Range keys are camelCase as in the Portfolio resource; snake_case is accepted too.
 const ranges = z
   .record(z.string(), range)
   .default({})
   .superRefine((r, ctx) => {
-    for (const k of Object.keys(r)) if (!CAMEL_TO_SNAKE[k] && !RATING_NAMES.includes(k as RatingName)) ctx.addIssue({ code: "custom", message: `unknown rating '${k}'` });
+    for (const k of Object.keys(r))
+      if (!CAMEL_TO_SNAKE[k] && !RATING_NAMES.includes(k as RatingName))
+        ctx.addIssue({ code: "custom", message: `unknown rating '${k}'` });
   })
-  .transform((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [CAMEL_TO_SNAKE[k] ?? k, v])) as PortfolioRules["ranges"]);
-const idString = z.union([z.string().regex(/^\d+$/, "must be an integer-valued string"), z.number().int().nonnegative().transform(String)]);
+  .transform(
+    (r) =>
+      Object.fromEntries(Object.entries(r).map(([k, v]) => [CAMEL_TO_SNAKE[k] ?? k, v])) as PortfolioRules["ranges"],
+  );
+const idString = z.union([
+  z.string().regex(/^\d+$/, "must be an integer-valued string"),
+  z.number().int().nonnegative().transform(String),
+]);
 const fraction = z
   .union([z.string(), z.number()])
   .transform(Number)
@@ -32,7 +42,12 @@ export const portfolioRuleFields = {
   maxSectorConcentration: fraction,
   ranges,
 };
-const portfolio = z.object({ id: idString, name: z.string().min(1), description: z.string().default(""), ...portfolioRuleFields });
+const portfolio = z.object({
+  id: idString,
+  name: z.string().min(1),
+  description: z.string().default(""),
+  ...portfolioRuleFields,
+});
 const benchmark = z
   .object({
     id: idString,
@@ -46,7 +61,10 @@ const benchmark = z
     maxSectorConcentration: fraction,
     ranges,
   })
-  .refine((b) => b.series !== undefined || (b.maxStocks !== undefined && b.rebalanceFrequency > 0), "needs either `series` or portfolio rules (maxStocks, rebalanceFrequency)");
+  .refine(
+    (b) => b.series !== undefined || (b.maxStocks !== undefined && b.rebalanceFrequency > 0),
+    "needs either `series` or portfolio rules (maxStocks, rebalanceFrequency)",
+  );
 const file = z.object({ portfolios: z.array(portfolio).default([]), benchmarks: z.array(benchmark).default([]) });
 
 export interface PortfolioSource {
@@ -62,7 +80,11 @@ export function readPortfoliosJson(dir: string): { value: PortfolioSource; rejec
   try {
     json = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
-    return { value: empty, rejects: [{ file: "portfolios.json", row: 0, column: "", reason: `not valid JSON: ${(e as Error).message}` }], given: true };
+    return {
+      value: empty,
+      rejects: [{ file: "portfolios.json", row: 0, column: "", reason: `not valid JSON: ${(e as Error).message}` }],
+      given: true,
+    };
   }
   const parsed = file.safeParse(json);
   if (!parsed.success) {
@@ -77,9 +99,13 @@ export function readPortfoliosJson(dir: string): { value: PortfolioSource; rejec
   }
   const rejects: RejectedRow[] = [];
   const ids = new Set<string>();
-  const all = [...parsed.data.portfolios.map((p) => ["portfolios", p.id] as const), ...parsed.data.benchmarks.map((b) => ["benchmarks", b.id] as const)];
+  const all = [
+    ...parsed.data.portfolios.map((p) => ["portfolios", p.id] as const),
+    ...parsed.data.benchmarks.map((b) => ["benchmarks", b.id] as const),
+  ];
   all.forEach(([kind, id], i) => {
-    if (ids.has(`${kind}:${id}`)) rejects.push({ file: "portfolios.json", row: i + 1, column: `${kind}.id`, reason: `duplicate id ${id}` });
+    if (ids.has(`${kind}:${id}`))
+      rejects.push({ file: "portfolios.json", row: i + 1, column: `${kind}.id`, reason: `duplicate id ${id}` });
     ids.add(`${kind}:${id}`);
   });
   const benchmarks: BenchmarkDef[] = parsed.data.benchmarks.map((b) => ({

@@ -1,15 +1,15 @@
 // The backtests of a nightly append: every portfolio and rule benchmark continues from the state
 // the published snapshot recorded after its last day (backtest.ts resumeBacktest), over a panel
 // of the new days only. The published history of returns, holdings and levels is kept as it is.
-import { buildUniverse, resumeBacktest, type BacktestState } from "../portfolios/index.ts";
+import { type BacktestState, buildUniverse, resumeBacktest } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
-import { columns, type Conn } from "../store/duck.ts";
+import { type Conn, columns } from "../store/duck.ts";
+import { asReturns, seriesById } from "../store/load-snapshot.ts";
 import type { BenchmarkResult } from "../store/model.ts";
 import type { LevelSeries, PortfolioRules, PricePanel, ReturnSeries } from "../types.ts";
 import { loadCompanies, loadIndexSeries, loadPanel, loadRatings } from "./frames.ts";
-import { benchmarkRules, indexLevels, readStates, type PortfolioItem } from "./portfolios.ts";
-import { asReturns, seriesById } from "../store/load-snapshot.ts";
+import { benchmarkRules, indexLevels, type PortfolioItem, readStates } from "./portfolios.ts";
 
 /** A reason the published snapshot cannot be continued; the run recomputes in full instead. */
 export class NotAnAppendError extends Error {
@@ -42,8 +42,16 @@ export interface PublishedPortfolio {
 }
 
 async function publishedPortfolios(conn: Conn, relation: string): Promise<Map<string, PublishedPortfolio>> {
-  const [ids = [], owners = [], created = [], rules = [], prev = []] = (await columns(conn, `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d') from ${relation} order by id`)) as (string | null)[][];
-  return new Map(ids.map((id, i) => [id!, { ownerId: owners[i], createdAt: created[i]!, rules: rules[i]!, previousRebalanceDate: prev[i] }]));
+  const [ids = [], owners = [], created = [], rules = [], prev = []] = (await columns(
+    conn,
+    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d') from ${relation} order by id`,
+  )) as (string | null)[][];
+  return new Map(
+    ids.map((id, i) => [
+      id!,
+      { ownerId: owners[i], createdAt: created[i]!, rules: rules[i]!, previousRebalanceDate: prev[i] },
+    ]),
+  );
 }
 
 export interface ResumedPortfolios {
@@ -65,7 +73,12 @@ export interface ResumedBenchmarks {
  * (this run's, market caps included), `ratings_tail` (the rating dates that apply to the new
  * days) and `benchmark_all` (every index level, published and new).
  */
-export async function tailBacktests(conn: Conn, base: (t: string) => string, defs: PortfolioSource, users: UserPortfolio[]) {
+export async function tailBacktests(
+  conn: Conn,
+  base: (t: string) => string,
+  defs: PortfolioSource,
+  users: UserPortfolio[],
+) {
   const states = await readStatesOf(conn, base("portfolio_state"));
   const benchStates = await readStatesOf(conn, base("benchmark_state"));
   const published = await publishedPortfolios(conn, base("portfolios"));
@@ -74,10 +87,18 @@ export async function tailBacktests(conn: Conn, base: (t: string) => string, def
   for (const { ownerId, createdAt, ...rules } of users) list.set(rules.id, { rules, ownerId, createdAt });
   for (const [id, p] of list) {
     const was = published.get(id);
-    if (!was || was.rules !== JSON.stringify(p.rules) || was.ownerId !== p.ownerId || (p.createdAt !== null && was.createdAt !== p.createdAt)) throw new NotAnAppendError(`portfolio ${id} is not in the published snapshot as defined now`);
+    if (
+      !was ||
+      was.rules !== JSON.stringify(p.rules) ||
+      was.ownerId !== p.ownerId ||
+      (p.createdAt !== null && was.createdAt !== p.createdAt)
+    )
+      throw new NotAnAppendError(`portfolio ${id} is not in the published snapshot as defined now`);
     if (!states.has(id)) throw new NotAnAppendError(`portfolio ${id} has no recorded backtest state`);
   }
-  for (const b of defs.benchmarks) if (b.series === undefined && !benchStates.has(b.id)) throw new NotAnAppendError(`benchmark ${b.id} has no recorded backtest state`);
+  for (const b of defs.benchmarks)
+    if (b.series === undefined && !benchStates.has(b.id))
+      throw new NotAnAppendError(`benchmark ${b.id} has no recorded backtest state`);
 
   const held = [...states.values(), ...benchStates.values()].flatMap((s) => s.tickers);
   const panel = await tailPanel(conn, held);
@@ -94,7 +115,10 @@ export async function tailBacktests(conn: Conn, base: (t: string) => string, def
       out.set(b.id, r.state);
       const old = levels.get(b.id);
       if (!old || old.values.length === 0) throw new NotAnAppendError(`benchmark ${b.id} has no published levels`);
-      return { ...b, levels: continueLevels({ dates: old.dates, levels: old.values }, r.returns.returns, r.returns.dates) };
+      return {
+        ...b,
+        levels: continueLevels({ dates: old.dates, levels: old.values }, r.returns.returns, r.returns.dates),
+      };
     });
     return { benchmarks: list, states: out };
   }
@@ -113,7 +137,17 @@ export async function tailBacktests(conn: Conn, base: (t: string) => string, def
       // Only the new days' returns and rebalances: the published rows are kept as they are. The
       // holdings of the last rebalance are not restaged (only the tables are written from items).
       items.push({
-        result: { rules: p.rules, ownerId: p.ownerId, createdAt: was.createdAt, previousRebalanceDate: r.previousRebalanceDate ?? was.previousRebalanceDate, nextRebalanceDate: r.nextRebalanceDate, returns: r.returns, holdings: [], todayDate: r.todayDate, todayHoldings: r.todayHoldings },
+        result: {
+          rules: p.rules,
+          ownerId: p.ownerId,
+          createdAt: was.createdAt,
+          previousRebalanceDate: r.previousRebalanceDate ?? was.previousRebalanceDate,
+          nextRebalanceDate: r.nextRebalanceDate,
+          returns: r.returns,
+          holdings: [],
+          todayDate: r.todayDate,
+          todayHoldings: r.todayHoldings,
+        },
         rebalances: r.rebalances,
         state: r.state,
       });
@@ -144,6 +178,8 @@ async function readStatesOf(conn: Conn, relation: string) {
   try {
     return await readStates(conn, relation);
   } catch (e) {
-    throw new NotAnAppendError(`the published snapshot has no backtest states (${(e as Error).message.split("\n")[0]})`);
+    throw new NotAnAppendError(
+      `the published snapshot has no backtest states (${(e as Error).message.split("\n")[0]})`,
+    );
   }
 }

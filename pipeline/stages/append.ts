@@ -7,23 +7,22 @@
 // new day, so those are recomputed from the published returns plus the new ones, one partition
 // job per published part.
 import { existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
-import { basename } from "node:path";
-import { join } from "node:path";
-import { writeDeltaSource, type AppendPlan } from "../sources/append-plan.ts";
+import { basename, join } from "node:path";
+import { type AppendPlan, writeDeltaSource } from "../sources/append-plan.ts";
 import type { SourceFile } from "../sources/fingerprint.ts";
-import { stageSource, type StagedSource } from "../sources/index.ts";
-import type { SnapshotMeta } from "../store/snapshots.ts";
-import { publishedDefinitions } from "./backfill.ts";
+import { type StagedSource, stageSource } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
 import { datedRelation, linkDated, nextDaysFile } from "../store/dated-parts.ts";
-import { columns, lit, scalar, type Conn } from "../store/duck.ts";
+import { type Conn, columns, lit, scalar } from "../store/duck.ts";
+import type { SnapshotMeta } from "../store/snapshots.ts";
 import { exportParquet } from "../store/write.ts";
-import type { StageContext } from "./context.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
 import { NotAnAppendError, tailBacktests } from "./append-backtests.ts";
+import { publishedDefinitions } from "./backfill.ts";
+import type { StageContext } from "./context.ts";
 import { companiesWithIds, fundamentalsInputId, LAST_PRICES_SQL, reusePublished } from "./ingest.ts";
 import type { MetricsJob } from "./metrics-partition.ts";
-import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
+import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";
 import { rangesFromBounds } from "./partitions.ts";
 import { exportPortfolioTables, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
 import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsDaysFile, returnsFiles } from "./returns.ts";
@@ -42,13 +41,20 @@ const one = (conn: Conn, sql: string) => scalar<string | number | null>(conn, sq
 /** The published returns parts, the ranges they cover (each part from its first ticker to the next part's), and the appended days' file. */
 async function publishedReturns(conn: Conn, base: string) {
   const { parts, days } = returnsFiles(base);
-  if (!parts.length) throw new NotAnAppendError("the published snapshot's returns are not stored in ticker-range parts");
+  if (!parts.length)
+    throw new NotAnAppendError("the published snapshot's returns are not stored in ticker-range parts");
   // Each part's first ticker from its footer's statistics (one query over the footers), else a scan of it.
   const later = parts.slice(1);
-  const stats = later.length ? ((await columns(conn, `select file_name, min(stats_min_value) from parquet_metadata([${later.map(lit).join(", ")}]) where path_in_schema = 'id' group by 1`)) as [string[], (string | null)[]]) : [[], []];
+  const stats = later.length
+    ? ((await columns(
+        conn,
+        `select file_name, min(stats_min_value) from parquet_metadata([${later.map(lit).join(", ")}]) where path_in_schema = 'id' group by 1`,
+      )) as [string[], (string | null)[]])
+    : [[], []];
   const fromStats = new Map(stats[0].map((f, i) => [f, stats[1][i]]));
   const bounds: string[] = [];
-  for (const f of later) bounds.push(fromStats.get(f) ?? String(await one(conn, `select min(id) from read_parquet(${lit(f)})`)));
+  for (const f of later)
+    bounds.push(fromStats.get(f) ?? String(await one(conn, `select min(id) from read_parquet(${lit(f)})`)));
   return { parts, days, ranges: rangesFromBounds(bounds) };
 }
 
@@ -56,7 +62,15 @@ async function publishedReturns(conn: Conn, base: string) {
  * Builds the snapshot of `plan` in `ctx.out` from the snapshot in `base` and the new rows.
  * Throws NotAnAppendError when the new rows do not simply continue the published history.
  */
-export async function appendStage(ctx: StageContext, sourceDir: string, base: string, baseMeta: Pick<SnapshotMeta, "lastPriceDate" | "counts">, published: SourceFile[], plan: Extract<AppendPlan, { kind: "append" }>, users: UserPortfolio[]): Promise<AppendResult> {
+export async function appendStage(
+  ctx: StageContext,
+  sourceDir: string,
+  base: string,
+  baseMeta: Pick<SnapshotMeta, "lastPriceDate" | "counts">,
+  published: SourceFile[],
+  plan: Extract<AppendPlan, { kind: "append" }>,
+  users: UserPortfolio[],
+): Promise<AppendResult> {
   const baseLastDate = baseMeta.lastPriceDate;
   const timings: Record<string, number> = {};
   let t = performance.now();
@@ -68,7 +82,8 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   const { conn, out } = ctx;
   const step = (name: string, done: number, total: number) => ctx.progress?.(`append: ${name}`, done, total);
   const pub = (t: string) => `read_parquet(${lit(join(base, `${t}.parquet`))})`;
-  if (!published.some((f) => /^ratings(\.|\/)/.test(f.path))) throw new NotAnAppendError("the published ratings were computed from prices (the source has none)");
+  if (!published.some((f) => /^ratings(\.|\/)/.test(f.path)))
+    throw new NotAnAppendError("the published ratings were computed from prices (the source has none)");
   const delta = `${out}.delta`;
   let source: StagedSource;
   try {
@@ -83,17 +98,24 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   // The new rows must come after everything published, or they are a backfill, not an append.
   await conn.run(`alter table prices rename to new_prices`);
   const first = await one(conn, `select strftime(min(date), '%Y-%m-%d') from new_prices`);
-  if (first == null || String(first) <= baseLastDate) throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
+  if (first == null || String(first) <= baseLastDate)
+    throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
   const lastPriceDate = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_prices`));
   await conn.run(`create view pub_prices as select * from ${datedRelation(base, "prices")}`);
   await conn.run(`create view pub_ratings as select * from ${datedRelation(base, "ratings")}`);
   if (grown.has("ratings")) {
     await conn.run(`alter table ratings rename to new_ratings`);
-    const after = await one(conn, `select count(*)::integer from new_ratings where date <= (select max(date) from pub_ratings)`);
+    const after = await one(
+      conn,
+      `select count(*)::integer from new_ratings where date <= (select max(date) from pub_ratings)`,
+    );
     if (Number(after) > 0) throw new NotAnAppendError("new ratings are dated on or before the published ones");
   }
   if (grown.has("benchmarks")) {
-    const after = await one(conn, `select count(*)::integer from benchmarks b join (select benchmark, max(date) d from ${pub("benchmark_source")} group by 1) p using (benchmark) where b.date <= p.d`);
+    const after = await one(
+      conn,
+      `select count(*)::integer from benchmarks b join (select benchmark, max(date) d from ${pub("benchmark_source")} group by 1) p using (benchmark) where b.date <= p.d`,
+    );
     if (Number(after) > 0) throw new NotAnAppendError("new index levels are dated on or before the published ones");
   }
 
@@ -110,18 +132,25 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   await companiesWithIds(ctx, { lastPrices: existsSync(lastPub) });
   await exportParquet(conn, "companies", out, [], "ticker");
   const [tickers = []] = (await columns(conn, `select upper(ticker) from companies order by 1`)) as [string[]];
-  if (!reusePublished(ctx, await fundamentalsInputId(join(sourceDir, "fundamentals"), tickers))) throw new NotAnAppendError("the financial tables cannot be reused");
+  if (!reusePublished(ctx, await fundamentalsInputId(join(sourceDir, "fundamentals"), tickers)))
+    throw new NotAnAppendError("the financial tables cannot be reused");
 
   lap("companies");
   linkDated(base, out, "prices");
-  await conn.run(`copy (select * from new_prices order by ticker, date) to ${lit(nextDaysFile(out, "prices", lastPriceDate))} (format parquet, compression zstd)`);
+  await conn.run(
+    `copy (select * from new_prices order by ticker, date) to ${lit(nextDaysFile(out, "prices", lastPriceDate))} (format parquet, compression zstd)`,
+  );
   linkDated(base, out, "ratings");
   if (grown.has("ratings")) {
     const last = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_ratings`));
-    await conn.run(`copy (select * from new_ratings order by date, ticker) to ${lit(nextDaysFile(out, "ratings", last))} (format parquet, compression zstd)`);
+    await conn.run(
+      `copy (select * from new_ratings order by date, ticker) to ${lit(nextDaysFile(out, "ratings", last))} (format parquet, compression zstd)`,
+    );
   }
   const hasIndex = existsSync(join(base, "benchmark_source.parquet"));
-  await conn.run(`create view benchmark_all as ${hasIndex ? `select * from ${pub("benchmark_source")}` : `select null::varchar benchmark, null::date date, null::double "close" where false`}${grown.has("benchmarks") ? " union all by name select * from benchmarks" : ""}`);
+  await conn.run(
+    `create view benchmark_all as ${hasIndex ? `select * from ${pub("benchmark_source")}` : `select null::varchar benchmark, null::date date, null::double "close" where false`}${grown.has("benchmarks") ? " union all by name select * from benchmarks" : ""}`,
+  );
   if (hasIndex) {
     await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
     await exportParquet(conn, "benchmark_source", out, [], "benchmark, date");
@@ -159,7 +188,10 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   let bench: Awaited<ReturnType<typeof tail.benchmarks>>;
   try {
     // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
-    const lastRatingDate = await one(conn, `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`);
+    const lastRatingDate = await one(
+      conn,
+      `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`,
+    );
     await conn.run(`create view ratings_tail as
       select * from pub_ratings where date = ${lastRatingDate == null ? "null" : `${lit(String(lastRatingDate))}::date`}
       ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
@@ -176,7 +208,10 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
 
   lap("benchmarks");
   const t0 = performance.now();
-  const jobs: PartitionJob[] = pubReturns.ranges.map((range, k) => ({ stage: "metrics", data: { out, range, returns: [parts[k], daysFile] } satisfies MetricsJob }));
+  const jobs: PartitionJob[] = pubReturns.ranges.map((range, k) => ({
+    stage: "metrics",
+    data: { out, range, returns: [parts[k], daysFile] } satisfies MetricsJob,
+  }));
   const run = ctx.runPartitions ?? runPartitionsInline;
   const stocks = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
   stocks.catch(() => undefined);
@@ -190,11 +225,19 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
     await stagePortfolioTables(conn, resumed.portfolios, "_new");
     const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
     await conn.run(`create table portfolios as select * from portfolios_new`);
-    await conn.run(`create table holdings as select ${text(["date"])} from ${pub("holdings")} where kind = 'rebalance' and portfolio_id in (${ids}) union all by name select * from holdings_new`);
-    await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns")} where id in (${ids}) union all by name select * from portfolio_returns_new`);
+    await conn.run(
+      `create table holdings as select ${text(["date"])} from ${pub("holdings")} where kind = 'rebalance' and portfolio_id in (${ids}) union all by name select * from holdings_new`,
+    );
+    await conn.run(
+      `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns")} where id in (${ids}) union all by name select * from portfolio_returns_new`,
+    );
     await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
     await exportPortfolioTables(conn, out);
-    await writePortfolioMetrics(ctx, [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]), bench.benchmarks);
+    await writePortfolioMetrics(
+      ctx,
+      [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]),
+      bench.benchmarks,
+    );
     timings.portfolios = Math.round(performance.now() - t0);
     await stocks;
     timings.metrics = Math.round(performance.now() - t0);
@@ -207,7 +250,9 @@ export async function appendStage(ctx: StageContext, sourceDir: string, base: st
   const counts = {
     companies: tickers.length,
     priceDates: (baseMeta.counts.priceDates ?? 0) + newDays,
-    ratings: (baseMeta.counts.ratings ?? 0) + (grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0),
+    ratings:
+      (baseMeta.counts.ratings ?? 0) +
+      (grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0),
     portfolios: portfolioCount,
     benchmarks: bench.benchmarks.length,
   };

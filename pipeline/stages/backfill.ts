@@ -5,10 +5,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { StagedSource } from "../sources/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
-import { columns, lit, type Conn } from "../store/duck.ts";
-import type { PortfolioRules } from "../types.ts";
-import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
 import { datedRelation } from "../store/dated-parts.ts";
+import { type Conn, columns, lit } from "../store/duck.ts";
+import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
+import type { PortfolioRules } from "../types.ts";
 
 export interface DateWindow {
   from: string;
@@ -43,7 +43,10 @@ export async function mergeWindow(conn: Conn, staged: StagedSource, currentDir: 
 
 /** Predefined portfolios and benchmarks of the published snapshot, for a backfill source without portfolios.json. */
 export async function publishedDefinitions(conn: Conn, currentDir: string): Promise<PortfolioSource> {
-  const [rules = []] = (await columns(conn, `select rules from read_parquet(${lit(join(currentDir, "portfolios.parquet"))}) where owner_id is null order by id`)) as [string[]];
+  const [rules = []] = (await columns(
+    conn,
+    `select rules from read_parquet(${lit(join(currentDir, "portfolios.parquet"))}) where owner_id is null order by id`,
+  )) as [string[]];
   const benchmarks = (await loadSnapshotBenchmarks(conn, currentDir)).map(({ levels: _levels, ...def }) => def);
   return { portfolios: rules.map((r) => JSON.parse(r) as PortfolioRules), benchmarks };
 }

@@ -6,10 +6,17 @@
 import { join } from "node:path";
 import { readFundamentals } from "../sources/fundamentals.ts";
 import type { RejectedRow } from "../sources/report.ts";
-import { withScratch } from "../store/scratch.ts";
-import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialDateColumns, financialRowsSql, financialTable, stageFinancialTables } from "../store/financial-tables.ts";
-import { exportParquetFile, exportQueryFile, KEYED_ROW_GROUP } from "../store/write.ts";
 import { ident } from "../store/duck.ts";
+import {
+  FINANCIAL_ROWS,
+  FINANCIAL_STATEMENTS,
+  financialDateColumns,
+  financialRowsSql,
+  financialTable,
+  stageFinancialTables,
+} from "../store/financial-tables.ts";
+import { withScratch } from "../store/scratch.ts";
+import { exportParquetFile, exportQueryFile, KEYED_ROW_GROUP } from "../store/write.ts";
 import { partFile } from "./partitions.ts";
 
 export interface FinancialsJob {
@@ -21,16 +28,30 @@ export interface FinancialsJob {
 
 export const REJECTS_LISTED = 1000;
 
-export async function financialsPartition(job: FinancialsJob): Promise<{ companies: number; rejects: RejectedRow[]; rejectCount: number }> {
+export async function financialsPartition(
+  job: FinancialsJob,
+): Promise<{ companies: number; rejects: RejectedRow[]; rejectCount: number }> {
   const { byTicker, rejects } = await readFundamentals(job.sliceDir, { rowMaps: true });
   if (rejects.length) return { companies: 0, rejects: rejects.slice(0, REJECTS_LISTED), rejectCount: rejects.length };
   return withScratch(async (conn) => {
     await stageFinancialTables(conn, byTicker);
     for (const s of FINANCIAL_STATEMENTS) {
       const t = financialTable(s);
-      await exportParquetFile(conn, t, join(job.out, t, partFile(job.part)), financialDateColumns(s), "ticker, type, ord", KEYED_ROW_GROUP);
+      await exportParquetFile(
+        conn,
+        t,
+        join(job.out, t, partFile(job.part)),
+        financialDateColumns(s),
+        "ticker, type, ord",
+        KEYED_ROW_GROUP,
+      );
     }
-    await exportQueryFile(conn, financialRowsSql((s) => ident(financialTable(s))), join(job.out, FINANCIAL_ROWS, partFile(job.part)), KEYED_ROW_GROUP);
+    await exportQueryFile(
+      conn,
+      financialRowsSql((s) => ident(financialTable(s))),
+      join(job.out, FINANCIAL_ROWS, partFile(job.part)),
+      KEYED_ROW_GROUP,
+    );
     return { companies: byTicker.size, rejects: [] as RejectedRow[], rejectCount: 0 };
   });
 }

@@ -6,28 +6,42 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
-import type { UserPortfolio } from "../store/catalog-types.ts";
-import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
-import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
-import { appendTable, exportParquet, exportParquetFile, type Cell } from "../store/write.ts";
-import { withScratch } from "../store/scratch.ts";
-import type { LevelSeries, PortfolioRules } from "../types.ts";
+import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import type { StagedSource } from "../sources/index.ts";
+import { stageCompanies } from "../sources/index.ts";
+import type { UserPortfolio } from "../store/catalog-types.ts";
+import { type Conn, columns, lit, openDuck } from "../store/duck.ts";
+import { FINANCIAL_DIRS } from "../store/financial-tables.ts";
+import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
+import { withScratch } from "../store/scratch.ts";
+import { appendTable, type Cell, exportParquet, exportParquetFile } from "../store/write.ts";
+import type { LevelSeries, PortfolioRules } from "../types.ts";
 import type { StageContext } from "./context.ts";
 import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type MarketFrames } from "./frames.ts";
 import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
-import { splitFundamentals } from "../sources/fundamentals-split.ts";
-import { stageCompanies } from "../sources/index.ts";
-import { FINANCIAL_DIRS } from "../store/financial-tables.ts";
 import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
-import { boundsOf, partFile, sortedKeys, tickerRanges, type TickerRange } from "./partitions.ts";
-import { benchmarksStage, computeBenchmarks, exportPortfolioTables, indexBenchmarksOnly, runBacktests, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
+import { boundsOf, partFile, sortedKeys, type TickerRange, tickerRanges } from "./partitions.ts";
+import {
+  benchmarksStage,
+  computeBenchmarks,
+  exportPortfolioTables,
+  indexBenchmarksOnly,
+  runBacktests,
+  stagePortfolioTables,
+  writeBenchmarkTables,
+} from "./portfolios.ts";
 
 /** Where the steps keep what is not a snapshot table; removed by the merge. */
 const FLOW_DIR = ".flow";
 const PLAN = "plan.json";
 const PORTFOLIO_PARTS = "portfolios";
-const PORTFOLIO_TABLES = ["portfolios", "holdings", "portfolio_returns", "portfolio_state", "portfolio_metrics"] as const;
+const PORTFOLIO_TABLES = [
+  "portfolios",
+  "holdings",
+  "portfolio_returns",
+  "portfolio_state",
+  "portfolio_metrics",
+] as const;
 
 type PortfolioEntry = { rules: PortfolioRules; ownerId: string | null; createdAt: string | null };
 
@@ -45,7 +59,10 @@ export interface FlowPlan {
 const planPath = (out: string) => join(out, FLOW_DIR, PLAN);
 
 export function readPlan(out: string): FlowPlan {
-  if (!existsSync(planPath(out))) throw new Error(`the run's staging folder ${out} has no plan: it was removed (pruned after every worker of the run stopped) or ingest never finished; run the command again`);
+  if (!existsSync(planPath(out)))
+    throw new Error(
+      `the run's staging folder ${out} has no plan: it was removed (pruned after every worker of the run stopped) or ingest never finished; run the command again`,
+    );
   return JSON.parse(readFileSync(planPath(out), "utf8")) as FlowPlan;
 }
 
@@ -55,14 +72,23 @@ export function readPlan(out: string): FlowPlan {
  * the benchmark tables) are in `ctx.out` — when every benchmark is an index series, that is once the
  * source is clean, before the company ids and the plan — else just before the plan is written.
  */
-export async function flowIngestStep(ctx: StageContext, sourceDir: string, users: UserPortfolio[], analytics?: (ranges: TickerRange[]) => Promise<void>): Promise<FlowPlan> {
+export async function flowIngestStep(
+  ctx: StageContext,
+  sourceDir: string,
+  users: UserPortfolio[],
+  analytics?: (ranges: TickerRange[]) => Promise<void>,
+): Promise<FlowPlan> {
   ctx.progress?.("ingest: reading and validating the source", 0, 1);
   let early: { ranges: TickerRange[]; benchmarks: number } | null = null;
   // When this job needs the price panel (a rule benchmark, or ratings to compute), it is read on a
   // connection of its own while the source tables are written and the company ids assigned.
   let market: Promise<MarketFrames> | undefined;
   const clean = async (s: StagedSource, written: Promise<void>) => {
-    const has = { ratings: s.tables.has("ratings"), benchmarks: s.tables.has("benchmarks"), keyOrdered: s.keyOrdered?.has("prices") };
+    const has = {
+      ratings: s.tables.has("ratings"),
+      benchmarks: s.tables.has("benchmarks"),
+      keyOrdered: s.keyOrdered?.has("prices"),
+    };
     if (ctx.connect && !(indexBenchmarksOnly(s.portfolios) && has.ratings)) {
       market = loadMarketFrames(await ctx.connect(), has);
       market.catch(() => undefined); // awaited below
@@ -101,7 +127,12 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
       columns(ctx.conn, "select count(*)::integer from ratings"),
     ]);
     plan = {
-      counts: { companies: Number(companies[0]), priceDates: Number(priceDates[0]), ratings: Number(ratings[0]), benchmarks: started.benchmarks },
+      counts: {
+        companies: Number(companies[0]),
+        priceDates: Number(priceDates[0]),
+        ratings: Number(ratings[0]),
+        benchmarks: started.benchmarks,
+      },
       lastPriceDate: (last[0] as string | null) ?? "",
       ranges: started.ranges,
       portfolioIds,
@@ -109,7 +140,11 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
     };
   } else {
     ctx.progress?.("frames", 0, 1);
-    const frames = await loadFrames(ctx.conn, { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") }, market && (await market));
+    const frames = await loadFrames(
+      ctx.conn,
+      { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") },
+      market && (await market),
+    );
     if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
     let benchmarks = started?.benchmarks;
     if (benchmarks === undefined) {
@@ -125,7 +160,12 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
     const ranges = started?.ranges ?? tickerRanges(frames.panel.tickers, ctx.tickersPerPartition);
     if (!started) await analytics?.(ranges);
     plan = {
-      counts: { companies: frames.companies.length, priceDates: frames.panel.dates.length, ratings: frames.ratings.length, benchmarks },
+      counts: {
+        companies: frames.companies.length,
+        priceDates: frames.panel.dates.length,
+        ratings: frames.ratings.length,
+        benchmarks,
+      },
       lastPriceDate: frames.panel.dates.at(-1) ?? "",
       ranges,
       portfolioIds,
@@ -140,13 +180,18 @@ export async function flowIngestStep(ctx: StageContext, sourceDir: string, users
 /** What a stock metric partition reads is staged (else: a clear message, not a DuckDB file error). */
 export function requireAnalyticsInputs(out: string): void {
   for (const f of ["prices.parquet", "benchmark_levels.parquet", "benchmark_defs.parquet"])
-    if (!existsSync(join(out, f))) throw new Error(`the run's staging folder ${out} has no ${f}: it was removed (pruned after every worker of the run stopped) or ingest never staged it; run the command again`);
+    if (!existsSync(join(out, f)))
+      throw new Error(
+        `the run's staging folder ${out} has no ${f}: it was removed (pruned after every worker of the run stopped) or ingest never staged it; run the command again`,
+      );
 }
 
 /** Partitions whose output is whole in `out` (files are renamed into place): a re-added child that finished is not run twice. */
 export const analyticsDone = (out: string, r: TickerRange) => existsSync(join(out, "stock_metrics", partFile(r.part)));
-export const financialsDone = (out: string, part: number) => FINANCIAL_DIRS.every((t) => existsSync(join(out, t, partFile(part))));
-export const backtestDone = (out: string, id: string) => existsSync(join(partDir(out, id), "portfolio_metrics.parquet"));
+export const financialsDone = (out: string, part: number) =>
+  FINANCIAL_DIRS.every((t) => existsSync(join(out, t, partFile(part))));
+export const backtestDone = (out: string, id: string) =>
+  existsSync(join(partDir(out, id), "portfolio_metrics.parquet"));
 
 const FINANCIALS = "financials.json";
 const splitDir = (out: string) => join(out, FLOW_DIR, "fundamentals-split");
@@ -159,17 +204,29 @@ export const financialsSlice = (out: string, part: number) => join(splitDir(out)
  * the published snapshot's, its financial tables hard-linked (0 partitions). Returns the number of
  * partitions. `ctx.conn` gets only the companies table.
  */
-export async function flowFundamentalsStep(ctx: Pick<StageContext, "conn" | "out" | "published" | "tickersPerPartition">, sourceDir: string): Promise<number> {
+export async function flowFundamentalsStep(
+  ctx: Pick<StageContext, "conn" | "out" | "published" | "tickersPerPartition">,
+  sourceDir: string,
+): Promise<number> {
   const dir = join(sourceDir, "fundamentals");
   mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
   // An earlier attempt finished the split (and may have added children that read it now): keep it.
   const done = join(ctx.out, FLOW_DIR, FINANCIALS);
   if (existsSync(done)) return (JSON.parse(readFileSync(done, "utf8")) as { parts: number }).parts;
   let parts = 0;
-  const tickers = (await stageCompanies(ctx.conn, sourceDir)) ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean) : [];
+  const tickers = (await stageCompanies(ctx.conn, sourceDir))
+    ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean)
+    : [];
   if (!reusePublished(ctx, await fundamentalsInputId(dir, tickers))) {
     rmSync(splitDir(ctx.out), { recursive: true, force: true });
-    parts = (await splitFundamentals(dir, splitDir(ctx.out), boundsOf(tickerRanges(tickers, ctx.tickersPerPartition)), knownTickers(tickers))).length;
+    parts = (
+      await splitFundamentals(
+        dir,
+        splitDir(ctx.out),
+        boundsOf(tickerRanges(tickers, ctx.tickersPerPartition)),
+        knownTickers(tickers),
+      )
+    ).length;
   }
   // Written last, by rename: present means the split is whole.
   writeFileSync(`${done}.tmp`, JSON.stringify({ parts }));
@@ -246,7 +303,12 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
   await withScratch(async (conn) => {
     await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }]);
     const benchmarks = await benchmarkLevels(conn, out);
-    await appendTable(conn, "portfolio_metrics", METRIC_COLS, subjectMetricRows(portfolioId, done.result.returns, benchmarks) as Iterable<Cell[]>);
+    await appendTable(
+      conn,
+      "portfolio_metrics",
+      METRIC_COLS,
+      subjectMetricRows(portfolioId, done.result.returns, benchmarks) as Iterable<Cell[]>,
+    );
     const dir = partDir(out, portfolioId);
     for (const t of PORTFOLIO_TABLES) await exportParquetFile(conn, t, join(dir, `${t}.parquet`));
   });
@@ -302,7 +364,8 @@ export function setFlowAside(out: string): void {
 
 /** The flow's files back in the staging folder after a publish that did not happen (no-op when in place). */
 export function restoreFlowFiles(out: string): void {
-  if (existsSync(out) && !existsSync(join(out, FLOW_DIR)) && existsSync(flowAside(out))) renameSync(flowAside(out), join(out, FLOW_DIR));
+  if (existsSync(out) && !existsSync(join(out, FLOW_DIR)) && existsSync(flowAside(out)))
+    renameSync(flowAside(out), join(out, FLOW_DIR));
 }
 
 /** Stock metric part files present (a check before publishing). */

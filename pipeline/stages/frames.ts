@@ -1,10 +1,10 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { columns, columnsInSlices, type Conn } from "../store/duck.ts";
+import { type Conn, columns, columnsInSlices } from "../store/duck.ts";
 import { eachNumericChunk } from "../store/typed-read.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
+import { type Company, type LevelSeries, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 import type { StageContext } from "./context.ts";
-import { RATING_NAMES, type Company, type LevelSeries, type PricePanel, type RatingRow } from "../types.ts";
 
 export interface Frames {
   companies: Company[];
@@ -46,14 +46,24 @@ let panelReads = 0;
  * ENUM of the sorted tickers. At 5,000 × 25 (32 M prices, one DuckDB thread) 3.2 s and 4.5 s,
  * against 7.4 s for the joins against numbered dates and tickers this replaced.
  */
-export async function loadPanel(conn: Conn, table = "prices", opts: { keyOrdered?: boolean } = {}): Promise<PricePanel> {
-  const [dates = [], days = []] = (await columns(conn, `select strftime(d, '%Y-%m-%d'), (d - DATE '1970-01-01')::integer from (select distinct date as d from ${table}) order by d`)) as [string[], number[]];
+export async function loadPanel(
+  conn: Conn,
+  table = "prices",
+  opts: { keyOrdered?: boolean } = {},
+): Promise<PricePanel> {
+  const [dates = [], days = []] = (await columns(
+    conn,
+    `select strftime(d, '%Y-%m-%d'), (d - DATE '1970-01-01')::integer from (select distinct date as d from ${table}) order by d`,
+  )) as [string[], number[]];
   const first = days[0] ?? 0;
   const dateIndex = new Int32Array(days.length ? days[days.length - 1] - first + 1 : 0);
   days.forEach((d, i) => (dateIndex[d - first] = i));
   const priced = `(date - DATE '1970-01-01')::integer, coalesce(adj_close, "close")::double`;
   if (opts.keyOrdered) {
-    const [tickers = [], counts = []] = (await columns(conn, `select ticker, count(*)::integer from ${table} group by ticker order by ticker`)) as [string[], number[]];
+    const [tickers = [], counts = []] = (await columns(
+      conn,
+      `select ticker, count(*)::integer from ${table} group by ticker order by ticker`,
+    )) as [string[], number[]];
     const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
     let ti = -1;
     let left = 0;
@@ -69,14 +79,21 @@ export async function loadPanel(conn: Conn, table = "prices", opts: { keyOrdered
   }
   // A type of this connection's database, named for this read alone and dropped after it.
   const type = `panel_tickers_${process.pid}_${panelReads++}`;
-  await conn.run(`create type ${type} as enum (select distinct ticker from ${table} where ticker is not null order by 1)`);
+  await conn.run(
+    `create type ${type} as enum (select distinct ticker from ${table} where ticker is not null order by 1)`,
+  );
   try {
     const [tickers = []] = (await columns(conn, `select unnest(enum_range(null::${type}))`)) as [string[]];
     const close = tickers.map(() => new Float64Array(dates.length).fill(NaN));
-    await eachNumericChunk(conn, `select enum_code(ticker::${type})::integer, ${priced} from ${table}`, 3, (cols, n) => {
-      const [ti, day, px] = cols as [Int32Array, Int32Array, Float64Array];
-      for (let k = 0; k < n; k++) close[ti[k]][dateIndex[day[k] - first]] = px[k];
-    });
+    await eachNumericChunk(
+      conn,
+      `select enum_code(ticker::${type})::integer, ${priced} from ${table}`,
+      3,
+      (cols, n) => {
+        const [ti, day, px] = cols as [Int32Array, Int32Array, Float64Array];
+        for (let k = 0; k < n; k++) close[ti[k]][dateIndex[day[k] - first]] = px[k];
+      },
+    );
     return { dates, tickers, close };
   } finally {
     await conn.run(`drop type ${type}`);
@@ -89,7 +106,9 @@ export async function loadPanel(conn: Conn, table = "prices", opts: { keyOrdered
  * JS values in one synchronous 8 s stretch, long enough under load to cost a worker its job's lock.
  */
 export async function loadRatings(conn: Conn, table = "ratings"): Promise<RatingRow[]> {
-  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [string[]];
+  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [
+    string[],
+  ];
   const [tickers = []] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
   const out: RatingRow[] = [];
   await eachNumericChunk(
@@ -112,7 +131,10 @@ export async function loadRatings(conn: Conn, table = "ratings"): Promise<Rating
 }
 
 export async function loadIndexSeries(conn: Conn, table = "benchmarks"): Promise<Map<string, LevelSeries>> {
-  const [names = [], dates = [], levels = []] = (await columns(conn, `select benchmark, strftime(date, '%Y-%m-%d'), "close" from ${table} order by benchmark, date`)) as [string[], string[], number[]];
+  const [names = [], dates = [], levels = []] = (await columns(
+    conn,
+    `select benchmark, strftime(date, '%Y-%m-%d'), "close" from ${table} order by benchmark, date`,
+  )) as [string[], string[], number[]];
   const out = new Map<string, LevelSeries>();
   let start = 0;
   for (let i = 1; i <= names.length; i++) {
@@ -128,7 +150,11 @@ export async function loadIndexSeries(conn: Conn, table = "benchmarks"): Promise
 export type MarketFrames = Omit<Frames, "companies">;
 
 /** `keyOrdered`: the staged prices are in (ticker, date) order (see loadPanel). */
-export async function loadMarketFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean; keyOrdered?: boolean }, indexSeries?: Frames["indexSeries"]): Promise<MarketFrames> {
+export async function loadMarketFrames(
+  conn: Conn,
+  has: { ratings: boolean; benchmarks: boolean; keyOrdered?: boolean },
+  indexSeries?: Frames["indexSeries"],
+): Promise<MarketFrames> {
   return {
     panel: await loadPanel(conn, "prices", { keyOrdered: has.keyOrdered }),
     ratings: has.ratings ? await loadRatings(conn) : [],
@@ -137,15 +163,27 @@ export async function loadMarketFrames(conn: Conn, has: { ratings: boolean; benc
 }
 
 /** `market`: the rest, read earlier (loadMarketFrames). */
-export async function loadFrames(conn: Conn, has: { ratings: boolean; benchmarks: boolean }, market?: MarketFrames): Promise<Frames> {
+export async function loadFrames(
+  conn: Conn,
+  has: { ratings: boolean; benchmarks: boolean },
+  market?: MarketFrames,
+): Promise<Frames> {
   const companies = await loadCompanies(conn);
   return { companies, ...(market ?? (await loadMarketFrames(conn, has))) };
 }
 
 /** A source without vendor ratings: ratings computed from prices, into `frames` and the staging folder. */
-export async function computedRatingsStage(ctx: Pick<StageContext, "conn" | "out" | "log">, frames: Frames): Promise<void> {
+export async function computedRatingsStage(
+  ctx: Pick<StageContext, "conn" | "out" | "log">,
+  frames: Frames,
+): Promise<void> {
   frames.ratings = computeRatings(frames.panel, frames.companies);
-  await appendTable(ctx.conn, "ratings", [["date", "date"], ["ticker", "varchar"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])], frames.ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]));
+  await appendTable(
+    ctx.conn,
+    "ratings",
+    [["date", "date"], ["ticker", "varchar"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])],
+    frames.ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]),
+  );
   await exportParquet(ctx.conn, "ratings", ctx.out, ["date"], "date, ticker");
   ctx.log.info({ rows: frames.ratings.length }, "no vendor ratings: computed from prices");
 }

@@ -3,18 +3,18 @@
 // statements of the whole universe are never in one heap.
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { sourceFingerprintAsync } from "../sources/fingerprint.ts";
+import { splitFundamentals } from "../sources/fundamentals-split.ts";
+import { SourceRejectedError, type StagedSource, stageSource } from "../sources/index.ts";
+import type { RejectedRow } from "../sources/report.ts";
+import { type Conn, columns } from "../store/duck.ts";
 import { FINANCIAL_DIRS, FINANCIAL_STATEMENTS, financialTable } from "../store/financial-tables.ts";
 import { linkTree } from "../store/link.ts";
-import { join } from "node:path";
-import { splitFundamentals } from "../sources/fundamentals-split.ts";
-import { SourceRejectedError, stageSource, type StagedSource } from "../sources/index.ts";
-import { columns, type Conn } from "../store/duck.ts";
 import { appendTable, exportParquet, exportParquetFile } from "../store/write.ts";
 import type { StageContext } from "./context.ts";
 import type { FinancialsJob } from "./financials-partition.ts";
-import { runPartitionsInline, type PartitionJob } from "./partition-jobs.ts";
-import type { RejectedRow } from "../sources/report.ts";
+import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";
 import { boundsOf, sortedKeys, tickerRanges } from "./partitions.ts";
 
 export interface IngestResult {
@@ -63,7 +63,9 @@ export async function ingestStage(
       financials = Promise.resolve({ companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 });
       return;
     }
-    const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(Boolean);
+    const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(
+      Boolean,
+    );
     financials = financialsStage(ctx, fundamentals, tickers);
     financials.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
   };
@@ -74,7 +76,11 @@ export async function ingestStage(
   let source: StagedSource;
   let written: Promise<void> | null = null;
   try {
-    source = await stageSource(ctx.conn, sourceDir, { partial: merge !== undefined, progress: step, loaded: async (t) => (t === "companies" ? startFinancials() : undefined) });
+    source = await stageSource(ctx.conn, sourceDir, {
+      partial: merge !== undefined,
+      progress: step,
+      loaded: async (t) => (t === "companies" ? startFinancials() : undefined),
+    });
     step("fundamentals", 0, 2);
     if (!financials) await startFinancials();
     // A clean source that nothing merges into: its big tables are written while the fundamentals
@@ -94,11 +100,13 @@ export async function ingestStage(
   try {
     const fin = await financials!;
     const rejects = [...source.rejects, ...fin.rejects];
-    if (source.rejectCount + fin.rejectCount > 0) throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
+    if (source.rejectCount + fin.rejectCount > 0)
+      throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
     await merge?.(source);
     step("writing tables", 1, 2);
     // a merge rewrote the tables: their staged order says nothing any more
-    if (!written) await (written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source));
+    if (!written)
+      await (written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source));
     await companiesWithIds(ctx);
     await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
     ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
@@ -114,7 +122,8 @@ async function exportSourceTables(conn: Conn, out: string, source: StagedSource)
   // staged in (ticker, date) order already (a file written in key order): written as it is, no sort
   await exportParquet(conn, "prices", out, [], source.keyOrdered?.has("prices") ? undefined : "ticker, date");
   if (source.tables.has("ratings")) await exportParquet(conn, "ratings", out, [], "date, ticker");
-  if (source.tables.has("benchmarks")) await exportParquetFile(conn, "benchmarks", join(out, "benchmark_source.parquet"), [], "benchmark, date");
+  if (source.tables.has("benchmarks"))
+    await exportParquetFile(conn, "benchmarks", join(out, "benchmark_source.parquet"), [], "benchmark, date");
 }
 
 const INPUTS = "inputs.json";
@@ -167,18 +176,29 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
   const splitDir = join(ctx.out, ".fundamentals-split");
   try {
     const slices = await splitFundamentals(dir, splitDir, boundsOf(ranges), knownTickers(tickers));
-    const jobs: PartitionJob[] = slices.map((sliceDir, part) => ({ stage: "financials", data: { out: ctx.out, sliceDir, part } satisfies FinancialsJob }));
+    const jobs: PartitionJob[] = slices.map((sliceDir, part) => ({
+      stage: "financials",
+      data: { out: ctx.out, sliceDir, part } satisfies FinancialsJob,
+    }));
     const run = ctx.runPartitions ?? runPartitionsInline;
-    const results = await run<{ companies: number; rejects: RejectedRow[]; rejectCount: number }>(jobs, (d) => ctx.progress?.("financials", d, jobs.length));
+    const results = await run<{ companies: number; rejects: RejectedRow[]; rejectCount: number }>(jobs, (d) =>
+      ctx.progress?.("financials", d, jobs.length),
+    );
     // A file-level reject (missing column) is found in every slice: report it once.
     const seen = new Set<string>();
-    const rejects = results.flatMap((r) => r.rejects).filter((r) => {
-      if (r.row !== 0) return true;
-      const k = `${r.file}|${r.column}|${r.reason}`;
-      return !seen.has(k) && (seen.add(k), true);
-    });
+    const rejects = results
+      .flatMap((r) => r.rejects)
+      .filter((r) => {
+        if (r.row !== 0) return true;
+        const k = `${r.file}|${r.column}|${r.reason}`;
+        return !seen.has(k) && (seen.add(k), true);
+      });
     const dupes = results.reduce((a, r) => a + r.rejects.length, 0) - rejects.length;
-    return { companies: results.reduce((a, r) => a + r.companies, 0), rejects, rejectCount: results.reduce((a, r) => a + r.rejectCount, 0) - dupes };
+    return {
+      companies: results.reduce((a, r) => a + r.companies, 0),
+      rejects,
+      rejectCount: results.reduce((a, r) => a + r.rejectCount, 0) - dupes,
+    };
   } finally {
     rmSync(splitDir, { recursive: true, force: true });
   }
@@ -189,7 +209,8 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
  * `prices` into the table `last_prices`: the market caps' last close, and what a nightly append
  * continues the returns from without reading the whole published history again.
  */
-export const LAST_PRICES_SQL = (prices: string) => `select ticker, max(date) as date, arg_max("close", date) as "close", arg_max(coalesce(adj_close, "close")::double, date) as price from ${prices} group by ticker`;
+export const LAST_PRICES_SQL = (prices: string) =>
+  `select ticker, max(date) as date, arg_max("close", date) as "close", arg_max(coalesce(adj_close, "close")::double, date) as price from ${prices} group by ticker`;
 
 /**
  * Completes the companies table: ids (from the source, else assigned once by the catalog and
@@ -199,8 +220,15 @@ export const LAST_PRICES_SQL = (prices: string) => `select ticker, max(date) as 
 export async function companiesWithIds(ctx: StageContext, opts: { lastPrices?: boolean } = {}): Promise<void> {
   const conn: Conn = ctx.conn;
   if (!opts.lastPrices) await conn.run(`create or replace temp table last_prices as ${LAST_PRICES_SQL("prices")}`);
-  const [tickers, ids, sectors, industries] = (await columns(conn, "select ticker, id, sector, industry from companies order by ticker")) as string[][];
-  const got = await ctx.catalog.assignIdsOfKinds({ company: tickers.filter((_, i) => !ids[i]), sector: sectors, industry: industries });
+  const [tickers, ids, sectors, industries] = (await columns(
+    conn,
+    "select ticker, id, sector, industry from companies order by ticker",
+  )) as string[][];
+  const got = await ctx.catalog.assignIdsOfKinds({
+    company: tickers.filter((_, i) => !ids[i]),
+    sector: sectors,
+    industry: industries,
+  });
   const [assigned, sectorIds, industryIds] = [got.company, got.sector, got.industry];
   const given = new Set(ids.filter(Boolean));
   const rowsOut = tickers.map((t, i) => {
@@ -209,7 +237,17 @@ export async function companiesWithIds(ctx: StageContext, opts: { lastPrices?: b
     if (!ids[i] && given.has(id)) id = `${id}-${t}`;
     return [t, id, sectorIds.get(sectors[i])!, industryIds.get(industries[i])!];
   });
-  await appendTable(conn, "company_ids", [["ticker", "varchar"], ["id", "varchar"], ["sector_id", "integer"], ["industry_id", "integer"]], rowsOut);
+  await appendTable(
+    conn,
+    "company_ids",
+    [
+      ["ticker", "varchar"],
+      ["id", "varchar"],
+      ["sector_id", "integer"],
+      ["industry_id", "integer"],
+    ],
+    rowsOut,
+  );
   await conn.run(`create or replace table companies as
     select i.id, c.ticker, c.name, c.sector, i.sector_id, c.industry, i.industry_id, c.shares_outstanding,
            round(coalesce(c.market_cap, c.shares_outstanding * l.last_close)) as market_cap

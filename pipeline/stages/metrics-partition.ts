@@ -4,15 +4,15 @@
 // Memory is the range's prices and returns plus the benchmarks.
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsFromPrices } from "./returns.ts";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
-import { columns, lit, type Conn } from "../store/duck.ts";
+import { type Conn, columns, lit } from "../store/duck.ts";
+import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
 import { withScratch } from "../store/scratch.ts";
 import { seriesOf, storedSeries } from "../store/series-read.ts";
-import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
-import { appendTable, exportParquetFile, KEYED_ROW_GROUP, type Cell } from "../store/write.ts";
+import { appendTable, type Cell, exportParquetFile, KEYED_ROW_GROUP } from "../store/write.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
 import { inRange, partFile, type TickerRange } from "./partitions.ts";
+import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsFromPrices } from "./returns.ts";
 
 export interface MetricsJob {
   /** The staging folder holding prices.parquet and benchmark_levels.parquet. */
@@ -35,10 +35,12 @@ type Levels = { id: string; levels: LevelSeries }[];
 let lastLevels: { key: string; levels: Promise<Levels> } | null = null;
 
 export async function benchmarkLevels(conn: Conn, out: string): Promise<Levels> {
-  const key = ["benchmark_levels", "benchmark_defs"].map((t) => {
-    const st = statSync(join(out, `${t}.parquet`), { throwIfNoEntry: false });
-    return `${join(out, t)}:${st?.ino}:${st?.size}:${st?.mtimeMs}`;
-  }).join("|");
+  const key = ["benchmark_levels", "benchmark_defs"]
+    .map((t) => {
+      const st = statSync(join(out, `${t}.parquet`), { throwIfNoEntry: false });
+      return `${join(out, t)}:${st?.ino}:${st?.size}:${st?.mtimeMs}`;
+    })
+    .join("|");
   if (lastLevels?.key !== key) {
     const levels = readLevels(conn, out);
     lastLevels = { key, levels };
@@ -48,13 +50,25 @@ export async function benchmarkLevels(conn: Conn, out: string): Promise<Levels> 
 }
 
 async function readLevels(conn: Conn, out: string): Promise<Levels> {
-  const s = await seriesOf(conn, `select id, strftime(date, '%Y-%m-%d'), level from ${pq(out, "benchmark_levels")} order by id, date`);
-  const [ids = []] = (await columns(conn, `select id from ${pq(out, "benchmark_defs")} order by id::integer`)) as [string[]];
-  return ids.map((id) => ({ id, levels: { dates: s.get(id)?.dates ?? [], levels: s.get(id)?.values ?? new Float64Array() } }));
+  const s = await seriesOf(
+    conn,
+    `select id, strftime(date, '%Y-%m-%d'), level from ${pq(out, "benchmark_levels")} order by id, date`,
+  );
+  const [ids = []] = (await columns(conn, `select id from ${pq(out, "benchmark_defs")} order by id::integer`)) as [
+    string[],
+  ];
+  return ids.map((id) => ({
+    id,
+    levels: { dates: s.get(id)?.dates ?? [], levels: s.get(id)?.values ?? new Float64Array() },
+  }));
 }
 
 /** Metric table rows of one subject: plain, then once per benchmark (none for an empty series). */
-export function* subjectMetricRows(subject: string, r: ReturnSeries, benchmarks: { id: string; levels: LevelSeries }[]): Generator<Cell[]> {
+export function* subjectMetricRows(
+  subject: string,
+  r: ReturnSeries,
+  benchmarks: { id: string; levels: LevelSeries }[],
+): Generator<Cell[]> {
   if (r.dates.length === 0) return;
   yield* metricTableRows(subject, null, metricCells(r));
   for (const b of benchmarks) yield* metricTableRows(subject, b.id, metricCells(r, alignBenchmark(r.dates, b.levels)));
@@ -71,7 +85,9 @@ export async function metricsPartition(job: MetricsJob): Promise<{ subjects: num
       const part = join(job.out, RETURNS_PARTS, partFile(job.range.part));
       mkdirSync(dirname(part), { recursive: true });
       await conn.run(`create temp table range_returns as ${returnsFromPrices(job.out, inRange("ticker", job.range))}`);
-      await conn.run(`copy (select * from range_returns order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
+      await conn.run(
+        `copy (select * from range_returns order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`,
+      );
       await conn.run("drop table range_returns");
       files = [part];
     }
@@ -81,7 +97,14 @@ export async function metricsPartition(job: MetricsJob): Promise<{ subjects: num
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }
     await appendTable(conn, "stock_metrics", METRIC_COLS, rowsOut());
-    await exportParquetFile(conn, "stock_metrics", join(job.out, "stock_metrics", partFile(job.range.part)), [], METRIC_ORDER, KEYED_ROW_GROUP);
+    await exportParquetFile(
+      conn,
+      "stock_metrics",
+      join(job.out, "stock_metrics", partFile(job.range.part)),
+      [],
+      METRIC_ORDER,
+      KEYED_ROW_GROUP,
+    );
     return { subjects: returns.size };
   });
 }

@@ -1,10 +1,12 @@
 // The partitioned stages by name: what a worker thread (or a queue job) runs for one partition.
-import { financialsPartition, type FinancialsJob } from "./financials-partition.ts";
-import { metricsPartition, type MetricsJob } from "./metrics-partition.ts";
+import { type FinancialsJob, financialsPartition } from "./financials-partition.ts";
+import { type MetricsJob, metricsPartition } from "./metrics-partition.ts";
 
 export type PartitionJob = { stage: "metrics"; data: MetricsJob } | { stage: "financials"; data: FinancialsJob };
 
-export type PartitionResult<J extends PartitionJob> = J extends { stage: "metrics" } ? Awaited<ReturnType<typeof metricsPartition>> : Awaited<ReturnType<typeof financialsPartition>>;
+export type PartitionResult<J extends PartitionJob> = J extends { stage: "metrics" }
+  ? Awaited<ReturnType<typeof metricsPartition>>
+  : Awaited<ReturnType<typeof financialsPartition>>;
 
 export async function runPartitionJob(job: PartitionJob): Promise<unknown> {
   switch (job.stage) {

@@ -1,7 +1,7 @@
 // Partitions of the per-stock work and the job data that names one. A partition job is plain JSON
 // (folders and ticker bounds, nothing machine-local but the shared store path), so the in-process
 // runner can run it inline or on a worker thread, and a queue could run it as one job.
-import { columns, lit, type Conn } from "../store/duck.ts";
+import { type Conn, columns, lit } from "../store/duck.ts";
 
 /** One range of tickers: `from` inclusive, `to` exclusive; null = unbounded. */
 export interface TickerRange {
@@ -27,7 +27,11 @@ export function tickerRanges(tickers: readonly string[], per = TICKERS_PER_PARTI
 }
 
 export function rangesFromBounds(bounds: readonly string[]): TickerRange[] {
-  return Array.from({ length: bounds.length + 1 }, (_, k) => ({ part: k, from: k === 0 ? null : bounds[k - 1], to: k === bounds.length ? null : bounds[k] }));
+  return Array.from({ length: bounds.length + 1 }, (_, k) => ({
+    part: k,
+    from: k === 0 ? null : bounds[k - 1],
+    to: k === bounds.length ? null : bounds[k],
+  }));
 }
 
 /** Lower bounds of ranges 1..n (the splitter's form). */
@@ -35,7 +39,9 @@ export const boundsOf = (ranges: readonly TickerRange[]) => ranges.slice(1).map(
 
 /** SQL condition for `col` inside the range. */
 export function inRange(col: string, r: TickerRange): string {
-  const c = [r.from !== null ? `${col} >= ${lit(r.from)}` : "", r.to !== null ? `${col} < ${lit(r.to)}` : ""].filter(Boolean);
+  const c = [r.from !== null ? `${col} >= ${lit(r.from)}` : "", r.to !== null ? `${col} < ${lit(r.to)}` : ""].filter(
+    Boolean,
+  );
   return c.length ? c.join(" and ") : "true";
 }
 

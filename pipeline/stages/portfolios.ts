@@ -1,12 +1,18 @@
 // Stage: backtest every predefined and user portfolio and every rule-based benchmark; write
 // holdings, portfolio returns and benchmark levels.
-import { backtestPortfolio, buildUniverse, levelsFromReturns, type BacktestState, type PortfolioBacktest, type Universe } from "../portfolios/index.ts";
+import {
+  type BacktestState,
+  backtestPortfolio,
+  levelsFromReturns,
+  type PortfolioBacktest,
+  type Universe,
+} from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
+import { type Conn, columns } from "../store/duck.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
-import { appendTable, exportParquet, type Cell } from "../store/write.ts";
-import { RATING_NAMES, type HoldingRow, type PortfolioRules } from "../types.ts";
-import { columns, type Conn } from "../store/duck.ts";
+import { appendTable, type Cell, exportParquet } from "../store/write.ts";
+import { type HoldingRow, type PortfolioRules, RATING_NAMES } from "../types.ts";
 import type { StageContext } from "./context.ts";
 import type { Frames } from "./frames.ts";
 
@@ -19,7 +25,12 @@ const HOLDING_COLS: [string, "varchar" | "double" | "date"][] = [
   ...RATING_NAMES.map((n): [string, "double"] => [n, "double"]),
 ];
 
-export function toResult(rules: PortfolioRules, bt: PortfolioBacktest, ownerId: string | null, createdAt: string | null): PortfolioResult {
+export function toResult(
+  rules: PortfolioRules,
+  bt: PortfolioBacktest,
+  ownerId: string | null,
+  createdAt: string | null,
+): PortfolioResult {
   return {
     rules,
     ownerId,
@@ -34,7 +45,10 @@ export function toResult(rules: PortfolioRules, bt: PortfolioBacktest, ownerId: 
   };
 }
 
-export function runBacktests(universe: Universe, list: { rules: PortfolioRules; ownerId: string | null; createdAt: string | null }[]) {
+export function runBacktests(
+  universe: Universe,
+  list: { rules: PortfolioRules; ownerId: string | null; createdAt: string | null }[],
+) {
   const out = new Map<string, { result: PortfolioResult; bt: PortfolioBacktest }>();
   for (const p of list) {
     const bt = backtestPortfolio(p.rules, universe);
@@ -50,37 +64,60 @@ export const indexBenchmarksOnly = (defs: PortfolioSource) => defs.benchmarks.ev
  * The benchmarks (every metric table is computed against them), written to `ctx.out`. `universe`
  * may be null when every benchmark is an index series (`indexBenchmarksOnly`).
  */
-export async function benchmarksStage(ctx: Pick<StageContext, "conn" | "out">, frames: Pick<Frames, "indexSeries">, universe: Universe | null, defs: PortfolioSource): Promise<BenchmarkResult[]> {
+export async function benchmarksStage(
+  ctx: Pick<StageContext, "conn" | "out">,
+  frames: Pick<Frames, "indexSeries">,
+  universe: Universe | null,
+  defs: PortfolioSource,
+): Promise<BenchmarkResult[]> {
   const { benchmarks, states } = computeBenchmarks(frames, universe, defs);
   await writeBenchmarkTables(ctx, benchmarks, states);
   return benchmarks;
 }
 
 /** Backtests every predefined and user portfolio and writes their tables. */
-export async function portfoliosStage(ctx: StageContext, universe: Universe, defs: PortfolioSource, users: UserPortfolio[]): Promise<Map<string, PortfolioResult>> {
+export async function portfoliosStage(
+  ctx: StageContext,
+  universe: Universe,
+  defs: PortfolioSource,
+  users: UserPortfolio[],
+): Promise<Map<string, PortfolioResult>> {
   const list = [
     ...defs.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
     ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
   ];
   const done = runBacktests(universe, list);
   ctx.progress?.("portfolios", done.size, list.length);
-  await writePortfolioTables(ctx, [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances, state: d.bt.state })));
+  await writePortfolioTables(
+    ctx,
+    [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances, state: d.bt.state })),
+  );
   ctx.log.info({ portfolios: done.size }, "portfolios backtested");
   return new Map([...done].map(([id, d]) => [id, d.result]));
 }
 
 /** The portfolio a rule benchmark is. */
-export const benchmarkRules = (b: PortfolioSource["benchmarks"][number]): PortfolioRules => ({ id: `benchmark-${b.id}`, name: b.name, description: b.description, ...b.rules! });
+export const benchmarkRules = (b: PortfolioSource["benchmarks"][number]): PortfolioRules => ({
+  id: `benchmark-${b.id}`,
+  name: b.name,
+  description: b.description,
+  ...b.rules!,
+});
 
 /** The level series of an index benchmark, from the source's series. */
 export function indexLevels(indexSeries: Frames["indexSeries"], b: PortfolioSource["benchmarks"][number]) {
   const levels = indexSeries.get(b.series!);
-  if (!levels) throw new Error(`benchmark ${b.id} names index series '${b.series}', which the benchmarks table does not have`);
+  if (!levels)
+    throw new Error(`benchmark ${b.id} names index series '${b.series}', which the benchmarks table does not have`);
   return levels;
 }
 
 /** Index benchmarks from the source's series, rule benchmarks backtested on the universe (with their end states). */
-export function computeBenchmarks(frames: Pick<Frames, "indexSeries">, universe: Universe | null, defs: PortfolioSource): { benchmarks: BenchmarkResult[]; states: Map<string, BacktestState | null> } {
+export function computeBenchmarks(
+  frames: Pick<Frames, "indexSeries">,
+  universe: Universe | null,
+  defs: PortfolioSource,
+): { benchmarks: BenchmarkResult[]; states: Map<string, BacktestState | null> } {
   const states = new Map<string, BacktestState | null>();
   const benchmarks = defs.benchmarks.map((b) => {
     if (b.series !== undefined) return { ...b, levels: indexLevels(frames.indexSeries, b) };
@@ -92,20 +129,39 @@ export function computeBenchmarks(frames: Pick<Frames, "indexSeries">, universe:
   return { benchmarks, states };
 }
 
-export type PortfolioItem = { result: PortfolioResult; rebalances: { date: string; holdings: HoldingRow[] }[]; state?: BacktestState | null };
+export type PortfolioItem = {
+  result: PortfolioResult;
+  rebalances: { date: string; holdings: HoldingRow[] }[];
+  state?: BacktestState | null;
+};
 
 /** Where each backtest stands after the last day (backtest.ts BacktestState): a header row (ticker null), then the held stocks in order. */
-export const STATE_COLS: [string, "varchar" | "integer" | "double" | "date"][] = [["id", "varchar"], ["ord", "integer"], ["ticker", "varchar"], ["shares", "double"], ["last", "double"], ["cash", "double"], ["value", "double"], ["calendar_start", "date"], ["next_rebalance_date", "date"]];
+export const STATE_COLS: [string, "varchar" | "integer" | "double" | "date"][] = [
+  ["id", "varchar"],
+  ["ord", "integer"],
+  ["ticker", "varchar"],
+  ["shares", "double"],
+  ["last", "double"],
+  ["cash", "double"],
+  ["value", "double"],
+  ["calendar_start", "date"],
+  ["next_rebalance_date", "date"],
+];
 
 function* stateRows(states: Iterable<[string, BacktestState | null | undefined]>): Generator<Cell[]> {
   for (const [id, s] of states) {
     if (!s) continue;
     yield [id, -1, null, null, null, s.cash, s.value, s.calendarStart, s.nextRebalanceDate];
-    for (let j = 0; j < s.tickers.length; j++) yield [id, j, s.tickers[j], s.shares[j], s.last[j], null, null, null, null];
+    for (let j = 0; j < s.tickers.length; j++)
+      yield [id, j, s.tickers[j], s.shares[j], s.last[j], null, null, null, null];
   }
 }
 
-export const stageStateTable = (conn: Conn, table: string, states: Iterable<[string, BacktestState | null | undefined]>) => appendTable(conn, table, STATE_COLS, stateRows(states));
+export const stageStateTable = (
+  conn: Conn,
+  table: string,
+  states: Iterable<[string, BacktestState | null | undefined]>,
+) => appendTable(conn, table, STATE_COLS, stateRows(states));
 
 /** Reads a state table back (`relation` with dates as DATE or text), by id. */
 export async function readStates(conn: Conn, relation: string): Promise<Map<string, BacktestState>> {
@@ -133,24 +189,58 @@ export async function readStates(conn: Conn, relation: string): Promise<Map<stri
   return out;
 }
 
-const PORTFOLIO_COLS: [string, "varchar" | "date"][] = [["id", "varchar"], ["owner_id", "varchar"], ["created_at", "varchar"], ["rules", "varchar"], ["previous_rebalance_date", "date"], ["next_rebalance_date", "date"], ["today_date", "date"]];
-const RETURN_COLS: [string, "varchar" | "date" | "double"][] = [["id", "varchar"], ["date", "date"], ["ret", "double"]];
+const PORTFOLIO_COLS: [string, "varchar" | "date"][] = [
+  ["id", "varchar"],
+  ["owner_id", "varchar"],
+  ["created_at", "varchar"],
+  ["rules", "varchar"],
+  ["previous_rebalance_date", "date"],
+  ["next_rebalance_date", "date"],
+  ["today_date", "date"],
+];
+const RETURN_COLS: [string, "varchar" | "date" | "double"][] = [
+  ["id", "varchar"],
+  ["date", "date"],
+  ["ret", "double"],
+];
 
 /** The three portfolio tables for `items`, staged in `conn` as `<table><suffix>` (dates as text). */
 export async function stagePortfolioTables(conn: Conn, items: PortfolioItem[], suffix = ""): Promise<void> {
-  await appendTable(conn, `portfolios${suffix}`, PORTFOLIO_COLS, items.map(({ result: r }) => [r.rules.id, r.ownerId, r.createdAt, JSON.stringify(r.rules), r.previousRebalanceDate, r.nextRebalanceDate, r.todayDate]));
+  await appendTable(
+    conn,
+    `portfolios${suffix}`,
+    PORTFOLIO_COLS,
+    items.map(({ result: r }) => [
+      r.rules.id,
+      r.ownerId,
+      r.createdAt,
+      JSON.stringify(r.rules),
+      r.previousRebalanceDate,
+      r.nextRebalanceDate,
+      r.todayDate,
+    ]),
+  );
   function* holdingRows(): Generator<Cell[]> {
     for (const { result, rebalances } of items) {
-      for (const rb of rebalances) for (const h of rb.holdings) yield [result.rules.id, "rebalance", rb.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
-      for (const h of result.todayHoldings) yield [result.rules.id, "today", h.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
+      for (const rb of rebalances)
+        for (const h of rb.holdings)
+          yield [result.rules.id, "rebalance", rb.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
+      for (const h of result.todayHoldings)
+        yield [result.rules.id, "today", h.date, h.ticker, h.price, ...RATING_NAMES.map((n) => h[n])];
     }
   }
   await appendTable(conn, `holdings${suffix}`, HOLDING_COLS, holdingRows());
   function* returnRows(): Generator<Cell[]> {
-    for (const { result } of items) for (let i = 0; i < result.returns.dates.length; i++) yield [result.rules.id, result.returns.dates[i], result.returns.returns[i]];
+    for (const { result } of items)
+      for (let i = 0; i < result.returns.dates.length; i++)
+        yield [result.rules.id, result.returns.dates[i], result.returns.returns[i]];
   }
   await appendTable(conn, `portfolio_returns${suffix}`, RETURN_COLS, returnRows());
-  await stageStateTable(conn, `portfolio_state${suffix}`, items.map((i) => [i.result.rules.id, i.state]));
+  await stageStateTable(
+    conn,
+    `portfolio_state${suffix}`,
+    items.map((i) => [i.result.rules.id, i.state]),
+  );
 }
 
 /** Writes the staged portfolio tables as Parquet, turning the date text into DATE. */
@@ -166,20 +256,48 @@ export async function writePortfolioTables(ctx: StageContext, items: PortfolioIt
   await exportPortfolioTables(ctx.conn, ctx.out);
 }
 
-export async function writeBenchmarkTables(ctx: Pick<StageContext, "conn" | "out">, benchmarks: BenchmarkResult[], states: Map<string, BacktestState | null>): Promise<void> {
+export async function writeBenchmarkTables(
+  ctx: Pick<StageContext, "conn" | "out">,
+  benchmarks: BenchmarkResult[],
+  states: Map<string, BacktestState | null>,
+): Promise<void> {
   const { conn, out } = ctx;
   await stageStateTable(conn, "benchmark_state", states);
   await exportParquet(conn, "benchmark_state", out, ["calendar_start", "next_rebalance_date"], "id, ord");
   await appendTable(
     conn,
     "benchmark_defs",
-    [["id", "varchar"], ["name", "varchar"], ["description", "varchar"], ["rebalance_frequency", "integer"], ["series", "varchar"], ["rules", "varchar"]],
-    benchmarks.map((b) => [b.id, b.name, b.description, b.rebalanceFrequency, b.series ?? null, b.rules ? JSON.stringify(b.rules) : null]),
+    [
+      ["id", "varchar"],
+      ["name", "varchar"],
+      ["description", "varchar"],
+      ["rebalance_frequency", "integer"],
+      ["series", "varchar"],
+      ["rules", "varchar"],
+    ],
+    benchmarks.map((b) => [
+      b.id,
+      b.name,
+      b.description,
+      b.rebalanceFrequency,
+      b.series ?? null,
+      b.rules ? JSON.stringify(b.rules) : null,
+    ]),
   );
   await exportParquet(conn, "benchmark_defs", out, [], "id");
   function* levelRows(): Generator<Cell[]> {
-    for (const b of benchmarks) for (let i = 0; i < b.levels.dates.length; i++) yield [b.id, b.levels.dates[i], b.levels.levels[i]];
+    for (const b of benchmarks)
+      for (let i = 0; i < b.levels.dates.length; i++) yield [b.id, b.levels.dates[i], b.levels.levels[i]];
   }
-  await appendTable(conn, "benchmark_levels", [["id", "varchar"], ["date", "date"], ["level", "double"]], levelRows());
+  await appendTable(
+    conn,
+    "benchmark_levels",
+    [
+      ["id", "varchar"],
+      ["date", "date"],
+      ["level", "double"],
+    ],
+    levelRows(),
+  );
   await exportParquet(conn, "benchmark_levels", out, ["date"], "id, date");
 }

@@ -4,23 +4,40 @@
 // moved the manifest meanwhile, the rebalance is computed again on the snapshot now current, so
 // it never brings back the older snapshot's other tables.
 import { existsSync } from "node:fs";
-import { linkTree } from "../store/link.ts";
-import { datedRelation } from "../store/dated-parts.ts";
 import { join } from "node:path";
 import { buildUniverse } from "../portfolios/index.ts";
-import { columns, lit, openDuck, type Conn } from "../store/duck.ts";
-import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
-import { ManifestMovedError, newSnapshotId, publishSnapshot, readManifest, readMeta, snapshotDir, stagingDir, discardStaging, type SnapshotMeta } from "../store/snapshots.ts";
+import { datedRelation } from "../store/dated-parts.ts";
+import { type Conn, columns, lit, openDuck } from "../store/duck.ts";
 import { withLease } from "../store/leases.ts";
+import { linkTree } from "../store/link.ts";
+import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
-import { subjectMetricRows } from "./metrics-partition.ts";
-import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
-import { exportPortfolioTables, runBacktests, stagePortfolioTables, stageStateTable } from "./portfolios.ts";
+import {
+  discardStaging,
+  ManifestMovedError,
+  newSnapshotId,
+  publishSnapshot,
+  readManifest,
+  readMeta,
+  type SnapshotMeta,
+  snapshotDir,
+  stagingDir,
+} from "../store/snapshots.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
 import type { PortfolioRules } from "../types.ts";
 import type { Log } from "./context.ts";
+import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
+import { subjectMetricRows } from "./metrics-partition.ts";
+import { exportPortfolioTables, runBacktests, stagePortfolioTables, stageStateTable } from "./portfolios.ts";
 
-const REWRITTEN = new Set(["portfolios.parquet", "holdings.parquet", "portfolio_returns.parquet", "portfolio_state.parquet", "portfolio_metrics.parquet", "meta.json"]);
+const REWRITTEN = new Set([
+  "portfolios.parquet",
+  "holdings.parquet",
+  "portfolio_returns.parquet",
+  "portfolio_state.parquet",
+  "portfolio_metrics.parquet",
+  "meta.json",
+]);
 
 export interface PortfolioSpec {
   rules: PortfolioRules;
@@ -65,7 +82,10 @@ export async function rebalanceOne(opts: RebalanceOptions): Promise<SnapshotMeta
       return await withLease(opts.dataDir, m.snapshotId, () => rebalanceOn(opts, m.snapshotId));
     } catch (e) {
       if (!(e instanceof ManifestMovedError) || attempt >= attempts) throw e;
-      opts.log.info({ from: e.expected, to: e.actual, attempt }, "manifest moved during the rebalance; applying it to the current snapshot");
+      opts.log.info(
+        { from: e.expected, to: e.actual, attempt },
+        "manifest moved during the rebalance; applying it to the current snapshot",
+      );
     }
   }
 }
@@ -80,34 +100,65 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
   try {
     const t0 = performance.now();
     const pid = opts.portfolioId ?? opts.portfolio?.rules.id ?? opts.dropId!;
-    const portfolio = opts.portfolioId !== undefined ? await lookupPortfolio(conn, pq("portfolios"), pid, opts.lookup) : opts.portfolio;
+    const portfolio =
+      opts.portfolioId !== undefined ? await lookupPortfolio(conn, pq("portfolios"), pid, opts.lookup) : opts.portfolio;
     linkTree(from, out, (f) => REWRITTEN.has(f));
     await conn.run(`create view companies as select * from ${pq("companies")}`);
-    for (const t of ["prices", "ratings"]) await conn.run(`create view ${t} as select * from ${datedRelation(from, t)}`);
+    for (const t of ["prices", "ratings"])
+      await conn.run(`create view ${t} as select * from ${datedRelation(from, t)}`);
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
     // Old rows of every other portfolio (dates as text, like freshly staged rows), then this one's.
     const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
-    await conn.run(`create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from ${pq("portfolios")} where id <> ${lit(pid)}`);
-    await conn.run(`create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`);
-    await conn.run(`create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`);
-    await conn.run(`create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where subject <> ${lit(pid)}`);
+    await conn.run(
+      `create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from ${pq("portfolios")} where id <> ${lit(pid)}`,
+    );
+    await conn.run(
+      `create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`,
+    );
+    await conn.run(
+      `create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`,
+    );
+    await conn.run(
+      `create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where subject <> ${lit(pid)}`,
+    );
     // Snapshots from before the backtest states have none: a nightly append recomputes in full then.
-    if (existsSync(join(from, "portfolio_state.parquet"))) await conn.run(`create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from ${pq("portfolio_state")} where id <> ${lit(pid)}`);
+    if (existsSync(join(from, "portfolio_state.parquet")))
+      await conn.run(
+        `create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from ${pq("portfolio_state")} where id <> ${lit(pid)}`,
+      );
     else await stageStateTable(conn, "portfolio_state", []);
     if (portfolio) {
       const [done] = runBacktests(universe, [portfolio]).values();
-      await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }], "_new");
-      for (const t of ["portfolios", "holdings", "portfolio_returns", "portfolio_state"]) await conn.run(`insert into ${t} by name select * from ${t}_new`);
+      await stagePortfolioTables(
+        conn,
+        [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }],
+        "_new",
+      );
+      for (const t of ["portfolios", "holdings", "portfolio_returns", "portfolio_state"])
+        await conn.run(`insert into ${t} by name select * from ${t}_new`);
       await appendTable(conn, "m_new", METRIC_COLS, subjectMetricRows(pid, done.result.returns, benchmarks));
       await conn.run(`insert into portfolio_metrics by name select * from m_new`);
     }
     await exportPortfolioTables(conn, out);
     await exportParquet(conn, "portfolio_metrics", out, [], METRIC_ORDER);
     const prev = readMeta(opts.dataDir, baseId);
-    const meta: SnapshotMeta = { ...prev, id, createdAt: new Date().toISOString(), timingsMs: { rebalance: Math.round(performance.now() - t0), total: Math.round(performance.now() - t0) } };
-    await publishSnapshot(opts.dataDir, out, meta, { kind: "rebalance", portfolio: pid, job: opts.job, expect: baseId });
-    opts.log.info({ snapshot: id, portfolio: pid, ms: meta.timingsMs.total }, portfolio ? "portfolio rebalanced" : "portfolio removed");
+    const meta: SnapshotMeta = {
+      ...prev,
+      id,
+      createdAt: new Date().toISOString(),
+      timingsMs: { rebalance: Math.round(performance.now() - t0), total: Math.round(performance.now() - t0) },
+    };
+    await publishSnapshot(opts.dataDir, out, meta, {
+      kind: "rebalance",
+      portfolio: pid,
+      job: opts.job,
+      expect: baseId,
+    });
+    opts.log.info(
+      { snapshot: id, portfolio: pid, ms: meta.timingsMs.total },
+      portfolio ? "portfolio rebalanced" : "portfolio removed",
+    );
     return meta;
   } catch (e) {
     discardStaging(out);
@@ -118,10 +169,18 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
 }
 
 /** The catalog's definition, else the published predefined one; null: a deleted user portfolio (drop it). */
-async function lookupPortfolio(conn: Conn, portfoliosTable: string, id: string, lookup?: (id: string) => PortfolioSpec | null): Promise<PortfolioSpec | null> {
+async function lookupPortfolio(
+  conn: Conn,
+  portfoliosTable: string,
+  id: string,
+  lookup?: (id: string) => PortfolioSpec | null,
+): Promise<PortfolioSpec | null> {
   const user = lookup?.(id);
   if (user) return user;
-  const [rules = [], owners = []] = (await columns(conn, `select rules, owner_id from ${portfoliosTable} where id = ${lit(id)}`)) as [string[], (string | null)[]];
+  const [rules = [], owners = []] = (await columns(
+    conn,
+    `select rules, owner_id from ${portfoliosTable} where id = ${lit(id)}`,
+  )) as [string[], (string | null)[]];
   if (!rules.length) throw new PortfolioNotFoundError(id);
   return owners[0] === null ? { rules: JSON.parse(rules[0]) as PortfolioRules, ownerId: null, createdAt: null } : null;
 }

@@ -29,8 +29,15 @@ export const returnsDaysFile = (dir: string, lastDate: string) => join(dir, RETU
 /** A snapshot's returns files: the ticker-range parts in order, and the appended days' file (or null). */
 export function returnsFiles(dir: string): { parts: string[]; days: string | null } {
   const folder = join(dir, RETURNS_PARTS);
-  const names = existsSync(folder) ? readdirSync(folder).filter((f) => f.endsWith(".parquet")).sort() : [];
+  const names = existsSync(folder)
+    ? readdirSync(folder)
+        .filter((f) => f.endsWith(".parquet"))
+        .sort()
+    : [];
   const days = names.filter((f) => f.startsWith("days-"));
   if (days.length > 1) throw new Error(`${folder} holds ${days.length} files of appended days, not one`);
-  return { parts: names.filter((f) => f.startsWith("part-")).map((f) => join(folder, f)), days: days.length ? join(folder, days[0]) : null };
+  return {
+    parts: names.filter((f) => f.startsWith("part-")).map((f) => join(folder, f)),
+    days: days.length ? join(folder, days[0]) : null,
+  };
 }

@@ -12,14 +12,21 @@ export const daysFolder = (table: string) => `${table}.days`;
 /** The table's files: the base file, then the appended days in the order they were added. */
 export function datedFiles(dir: string, table: string): string[] {
   const days = join(dir, daysFolder(table));
-  const more = existsSync(days) ? readdirSync(days).filter((f) => f.endsWith(".parquet")).sort().map((f) => join(days, f)) : [];
+  const more = existsSync(days)
+    ? readdirSync(days)
+        .filter((f) => f.endsWith(".parquet"))
+        .sort()
+        .map((f) => join(days, f))
+    : [];
   return [join(dir, `${table}.parquet`), ...more];
 }
 
 /** The table as one relation. */
 export function datedRelation(dir: string, table: string): string {
   const files = datedFiles(dir, table);
-  return files.length === 1 ? `read_parquet(${lit(files[0])})` : `read_parquet([${files.map(lit).join(", ")}], union_by_name = true)`;
+  return files.length === 1
+    ? `read_parquet(${lit(files[0])})`
+    : `read_parquet([${files.map(lit).join(", ")}], union_by_name = true)`;
 }
 
 /** Hard-links the table's files from snapshot `from` into `to`. */

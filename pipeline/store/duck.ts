@@ -8,12 +8,17 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 // Loaded with require: imported from ESM, Node would first scan every one of the package's ~180
 // CommonJS files for its export names (cjs-module-lexer), about 0.15 s of CPU in each thread
 // that opens a database (the CLI's and every partition worker's). Other modules take it from here.
-export const { DuckDBInstance, JSDuckDBValueConverter } = createRequire(import.meta.url)("@duckdb/node-api") as typeof import("@duckdb/node-api");
+export const { DuckDBInstance, JSDuckDBValueConverter } = createRequire(import.meta.url)(
+  "@duckdb/node-api",
+) as typeof import("@duckdb/node-api");
 export type DuckDBInstance = import("@duckdb/node-api").DuckDBInstance;
 
 export type Conn = DuckDBConnection;
 
-export async function openDuck(path = ":memory:", opts: Record<string, string> = {}): Promise<{ conn: Conn; connect(): Promise<Conn>; close(): void }> {
+export async function openDuck(
+  path = ":memory:",
+  opts: Record<string, string> = {},
+): Promise<{ conn: Conn; connect(): Promise<Conn>; close(): void }> {
   const instance = await DuckDBInstance.create(path, { threads: "2", ...opts });
   const conn = await instance.connect();
   const more: Conn[] = [];
@@ -45,7 +50,10 @@ export async function openDuck(path = ":memory:", opts: Record<string, string> =
 export async function openStagingDuck(out: string, opts: Record<string, string> = {}): ReturnType<typeof openDuck> {
   const dir = `${out}.tmp`;
   mkdirSync(dir, { recursive: true });
-  return openDuck(join(dir, `staging-${process.pid}-${randomBytes(4).toString("hex")}.duckdb`), { temp_directory: dir, ...opts });
+  return openDuck(join(dir, `staging-${process.pid}-${randomBytes(4).toString("hex")}.duckdb`), {
+    temp_directory: dir,
+    ...opts,
+  });
 }
 
 /** SQL string literal. */

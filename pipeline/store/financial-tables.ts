@@ -5,8 +5,8 @@
 // Derived ratios are published as fixed-decimal text; they are stored as DOUBLE and formatted
 // back with the same `ratio` function, which round-trips every 4-decimal text exactly.
 import { DERIVED_KEYS, DERIVED_RATIOS, ITEMS, PERIOD_KEYS, ratio, type Statement } from "../financials/items.ts";
+import { type Conn, columns, ident, lit } from "./duck.ts";
 import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "./model.ts";
-import { columns, ident, lit, type Conn } from "./duck.ts";
 import { appendTable, type Cell, type ColKind } from "./write.ts";
 
 export type FinancialStatement = keyof FinancialSet;
@@ -19,20 +19,37 @@ const TEXT = new Set(["Fiscal Period"]);
 const DATES = new Set(["Report Date", "Publish Date", "Restated Date"]);
 
 type Kind = "int" | "text" | "date" | "ratio" | "num";
-const kindOf = (k: string): Kind => (k === "Fiscal Year" ? "int" : TEXT.has(k) ? "text" : DATES.has(k) ? "date" : RATIOS.has(k) ? "ratio" : "num");
+const kindOf = (k: string): Kind =>
+  k === "Fiscal Year" ? "int" : TEXT.has(k) ? "text" : DATES.has(k) ? "date" : RATIOS.has(k) ? "ratio" : "num";
 
 /** Keys of a statement's rows in the interface's order. */
-export const financialKeys = (s: FinancialStatement): readonly string[] => (s === "derived" ? DERIVED_KEYS : [...PERIOD_KEYS, ...ITEMS[s as Statement]]);
+export const financialKeys = (s: FinancialStatement): readonly string[] =>
+  s === "derived" ? DERIVED_KEYS : [...PERIOD_KEYS, ...ITEMS[s as Statement]];
 
-const COL_KIND: Record<Kind, ColKind> = { int: "integer", text: "varchar", date: "date", ratio: "double", num: "double" };
+const COL_KIND: Record<Kind, ColKind> = {
+  int: "integer",
+  text: "varchar",
+  date: "date",
+  ratio: "double",
+  num: "double",
+};
 
 export function financialColumns(s: FinancialStatement): [string, ColKind][] {
-  return [["ticker", "varchar"], ["type", "varchar"], ["ord", "integer"], ...financialKeys(s).map((k): [string, ColKind] => [k, COL_KIND[kindOf(k)]])];
+  return [
+    ["ticker", "varchar"],
+    ["type", "varchar"],
+    ["ord", "integer"],
+    ...financialKeys(s).map((k): [string, ColKind] => [k, COL_KIND[kindOf(k)]]),
+  ];
 }
 export const financialDateColumns = (s: FinancialStatement) => financialKeys(s).filter((k) => kindOf(k) === "date");
 
 /** Stages the four tables (as `<table><suffix>` in `conn`) from per-ticker financials. */
-export async function stageFinancialTables(conn: Conn, byTicker: Iterable<[string, CompanyFinancials]>, suffix = ""): Promise<void> {
+export async function stageFinancialTables(
+  conn: Conn,
+  byTicker: Iterable<[string, CompanyFinancials]>,
+  suffix = "",
+): Promise<void> {
   const list = [...byTicker];
   for (const s of FINANCIAL_STATEMENTS) {
     const keys = financialKeys(s);
@@ -63,7 +80,12 @@ export async function stageFinancialTables(conn: Conn, byTicker: Iterable<[strin
 }
 
 /** Reads the four tables (`source(statement)`: a SQL relation; `statements`: some of them) into per-ticker financials. */
-export async function readFinancialTables(conn: Conn, source: (s: FinancialStatement) => string, where = "", statements: readonly FinancialStatement[] = FINANCIAL_STATEMENTS): Promise<Map<string, CompanyFinancials>> {
+export async function readFinancialTables(
+  conn: Conn,
+  source: (s: FinancialStatement) => string,
+  where = "",
+  statements: readonly FinancialStatement[] = FINANCIAL_STATEMENTS,
+): Promise<Map<string, CompanyFinancials>> {
   const out = new Map<string, CompanyFinancials>();
   const get = (t: string) => {
     let f = out.get(t);
@@ -74,14 +96,18 @@ export async function readFinancialTables(conn: Conn, source: (s: FinancialState
     const keys = financialKeys(s);
     const kinds = keys.map(kindOf);
     const sel = keys.map((k, i) => (kinds[i] === "date" ? `strftime(${ident(k)}, '%Y-%m-%d')` : ident(k))).join(", ");
-    const cols = await columns(conn, `select ticker, type, ${sel} from ${source(s)} ${where} order by ticker, type, ord`);
+    const cols = await columns(
+      conn,
+      `select ticker, type, ${sel} from ${source(s)} ${where} order by ticker, type, ord`,
+    );
     const [tickers = [], types = []] = cols as string[][];
     const template: FinancialRow = Object.fromEntries(keys.map((k) => [k, null]));
     for (let i = 0; i < tickers.length; i++) {
       const row: FinancialRow = { ...template };
       for (let k = 0; k < keys.length; k++) {
         const v = cols[k + 2][i] as string | number | null;
-        row[keys[k]] = v === null ? null : kinds[k] === "ratio" ? ratio(v as number) : kinds[k] === "int" ? Number(v) : v;
+        row[keys[k]] =
+          v === null ? null : kinds[k] === "ratio" ? ratio(v as number) : kinds[k] === "int" ? Number(v) : v;
       }
       get(tickers[i])[types[i] as FinancialType][s].push(row);
     }
@@ -105,9 +131,11 @@ export const FINANCIAL_DIRS: readonly string[] = [...FINANCIAL_STATEMENTS.map(fi
 /** The period columns every statement row has in `financial_rows` (`Publish Date`, `Restated Date`: derived rows only). */
 const ROW_PERIOD = ["Fiscal Year", "Fiscal Period", "Report Date", "Publish Date", "Restated Date"] as const;
 /** A statement's item keys: what goes into the row's `items` list, in order. */
-const itemKeys = (s: FinancialStatement) => financialKeys(s).filter((k) => kindOf(k) === "ratio" || kindOf(k) === "num");
+const itemKeys = (s: FinancialStatement) =>
+  financialKeys(s).filter((k) => kindOf(k) === "ratio" || kindOf(k) === "num");
 
-const periodType = (k: (typeof ROW_PERIOD)[number]) => (k === "Fiscal Year" ? "integer" : k === "Fiscal Period" ? "varchar" : "date");
+const periodType = (k: (typeof ROW_PERIOD)[number]) =>
+  k === "Fiscal Year" ? "integer" : k === "Fiscal Period" ? "varchar" : "date";
 
 /** SQL over the four wide tables (`source(statement)`: a relation) giving `financial_rows`, ordered by its key. */
 export function financialRowsSql(source: (s: FinancialStatement) => string): string {
@@ -124,14 +152,29 @@ const ROW_LAYOUT = new Map(
   FINANCIAL_STATEMENTS.map((s) => {
     const keys = financialKeys(s);
     const items = itemKeys(s);
-    return [s, { keys, items, ratio: items.map((k) => kindOf(k) === "ratio"), template: Object.fromEntries(keys.map((k) => [k, null])) as FinancialRow }] as const;
+    return [
+      s,
+      {
+        keys,
+        items,
+        ratio: items.map((k) => kindOf(k) === "ratio"),
+        template: Object.fromEntries(keys.map((k) => [k, null])) as FinancialRow,
+      },
+    ] as const;
   }),
 );
 
 /** One ticker's statements from `financial_rows` (`relation`: its part), as readFinancialTables gives them; undefined when it has none. */
-export async function readFinancialRows(conn: Conn, relation: string, ticker: string): Promise<CompanyFinancials | undefined> {
+export async function readFinancialRows(
+  conn: Conn,
+  relation: string,
+  ticker: string,
+): Promise<CompanyFinancials | undefined> {
   const dates = ROW_PERIOD.slice(2).map((k) => `strftime(${ident(k)}, '%Y-%m-%d')`);
-  const cols = await columns(conn, `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation} where ticker = ${lit(ticker)} order by statement, type, ord`);
+  const cols = await columns(
+    conn,
+    `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation} where ticker = ${lit(ticker)} order by statement, type, ord`,
+  );
   const [statements = [], types = []] = cols as string[][];
   if (statements.length === 0) return undefined;
   const out: CompanyFinancials = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() };
@@ -155,4 +198,3 @@ export async function readFinancialRows(conn: Conn, relation: string, ticker: st
   }
   return out;
 }
-

@@ -18,7 +18,10 @@ export interface SnapshotOpener<T extends { id: string }> {
 }
 const IN_MEMORY: SnapshotOpener<Snapshot> = { open: loadSnapshot };
 /** The lazy reader: opening reads the small tables only; a replaced reader closes once idle for `graceMs`. */
-export const lazyReader = (graceMs = 5000): SnapshotOpener<SnapshotReader> => ({ open: (dataDir, id) => SnapshotReader.open(dataDir, id), retire: (r, released) => r.retire(graceMs, released) });
+export const lazyReader = (graceMs = 5000): SnapshotOpener<SnapshotReader> => ({
+  open: (dataDir, id) => SnapshotReader.open(dataDir, id),
+  retire: (r, released) => r.retire(graceMs, released),
+});
 
 export class SnapshotHolder<T extends { id: string } = Snapshot> {
   private current: T | null = null;

@@ -5,13 +5,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { isAlive, startHeartbeat, type Heartbeat } from "./liveness.ts";
+import { type Heartbeat, isAlive, startHeartbeat } from "./liveness.ts";
 
 export const leasesDir = (dataDir: string) => join(dataDir, "leases");
 const SEP = "~";
 
 export function takeLease(dataDir: string, snapshotId: string): Heartbeat {
-  return startHeartbeat(join(leasesDir(dataDir), `${snapshotId}${SEP}${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}.alive`));
+  return startHeartbeat(
+    join(leasesDir(dataDir), `${snapshotId}${SEP}${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}.alive`),
+  );
 }
 
 export async function withLease<T>(dataDir: string, snapshotId: string, fn: () => Promise<T>): Promise<T> {

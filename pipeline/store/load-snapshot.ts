@@ -2,19 +2,34 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadCompanies, loadRatings } from "../stages/frames.ts";
-import { RATING_NAMES, type HoldingRow, type LevelSeries, type MetricRow, type PortfolioRules, type RatingRow, type ReturnSeries } from "../types.ts";
-import { columns, lit, openDuck, type Conn } from "./duck.ts";
+import {
+  type HoldingRow,
+  type LevelSeries,
+  type MetricRow,
+  type PortfolioRules,
+  RATING_NAMES,
+  type RatingRow,
+  type ReturnSeries,
+} from "../types.ts";
+import { datedRelation } from "./dated-parts.ts";
+import { type Conn, columns, lit, openDuck } from "./duck.ts";
+import { financialTable, readFinancialTables } from "./financial-tables.ts";
+import { readMetricRows } from "./metric-tables.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "./model.ts";
 import { readMeta, snapshotDir } from "./snapshots.ts";
-import { readMetricRows } from "./metric-tables.ts";
-import { datedRelation } from "./dated-parts.ts";
-import { financialTable, readFinancialTables } from "./financial-tables.ts";
 
 const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
 
 /** Long (id, date, value) rows → one series per id; dates cross as integer indexes (fast). */
-export async function seriesById(conn: Conn, source: string, valueCol: string): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
-  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${source} order by 1`)) as [string[]];
+export async function seriesById(
+  conn: Conn,
+  source: string,
+  valueCol: string,
+): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
+  const [dates = []] = (await columns(
+    conn,
+    `select distinct strftime(date, '%Y-%m-%d') from ${source} order by 1`,
+  )) as [string[]];
   const [ids = [], di = [], v = []] = (await columns(
     conn,
     `select id, (dense_rank() over (order by date) - 1)::integer, ${valueCol} from ${source} order by id, date`,
@@ -36,11 +51,27 @@ export async function seriesById(conn: Conn, source: string, valueCol: string): 
   return out;
 }
 
-export const asReturns = (s: { dates: string[]; values: Float64Array } | undefined): ReturnSeries => ({ dates: s?.dates ?? [], returns: s?.values ?? new Float64Array() });
+export const asReturns = (s: { dates: string[]; values: Float64Array } | undefined): ReturnSeries => ({
+  dates: s?.dates ?? [],
+  returns: s?.values ?? new Float64Array(),
+});
 
-async function loadHoldings(conn: Conn, dir: string, where = ""): Promise<Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>> {
-  const cols = await columns(conn, `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings")} ${where} order by portfolio_id, kind, date, ticker`);
-  const [pid = [], kind = [], date = [], ticker = [], price = []] = cols as [string[], string[], string[], string[], number[]];
+async function loadHoldings(
+  conn: Conn,
+  dir: string,
+  where = "",
+): Promise<Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>> {
+  const cols = await columns(
+    conn,
+    `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings")} ${where} order by portfolio_id, kind, date, ticker`,
+  );
+  const [pid = [], kind = [], date = [], ticker = [], price = []] = cols as [
+    string[],
+    string[],
+    string[],
+    string[],
+    number[],
+  ];
   const out = new Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>();
   for (let i = 0; i < pid.length; i++) {
     const h = { date: date[i], ticker: ticker[i], price: price[i] } as HoldingRow;
@@ -60,12 +91,16 @@ async function loadHoldings(conn: Conn, dir: string, where = ""): Promise<Map<st
 export const hasTypedTables = (dir: string) => existsSync(join(dir, "stock_metrics"));
 
 /** A table stored whole (`<t>.parquet`) or partitioned (`<t>/part-*.parquet`), as a relation. */
-export const tableOf = (dir: string, t: string) => (existsSync(join(dir, t)) ? `read_parquet(${lit(join(dir, t, "*.parquet"))})` : pq(dir, t));
+export const tableOf = (dir: string, t: string) =>
+  existsSync(join(dir, t)) ? `read_parquet(${lit(join(dir, t, "*.parquet"))})` : pq(dir, t);
 
 /** Benchmarks with their value index, from a snapshot folder. */
 export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<BenchmarkResult[]> {
   const levels = await seriesById(conn, pq(dir, "benchmark_levels"), "level");
-  const [bId = [], bName = [], bDesc = [], bFreq = [], bSeries = [], bRules = []] = (await columns(conn, `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs")} order by id::integer`)) as unknown[][];
+  const [bId = [], bName = [], bDesc = [], bFreq = [], bSeries = [], bRules = []] = (await columns(
+    conn,
+    `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs")} order by id::integer`,
+  )) as unknown[][];
   return bId.map((idv, i) => {
     const l = levels.get(String(idv));
     return {
@@ -121,7 +156,9 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
     for (const r of ratings) ratingsByDate.set(r.date, [...(ratingsByDate.get(r.date) ?? []), r]);
     for (const list of ratingsByDate.values()) list.sort((a, b) => (a.ticker < b.ticker ? -1 : 1));
 
-    const stockReturns = new Map([...(await seriesById(conn, tableOf(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]));
+    const stockReturns = new Map(
+      [...(await seriesById(conn, tableOf(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]),
+    );
     const benchmarks = await loadSnapshotBenchmarks(conn, dir);
 
     const portfolios = await readPortfolios(conn, dir);

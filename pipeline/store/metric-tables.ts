@@ -5,9 +5,9 @@
 // dates and undefined numbers); the benchmark_* pair is the benchmark's own column (null without one).
 import type { MetricCells } from "../analytics/index.ts";
 import { metricRowsOf } from "../analytics/index.ts";
-import { metricsKey } from "./model.ts";
 import type { MetricRow } from "../types.ts";
-import { columns, type Conn } from "./duck.ts";
+import { type Conn, columns } from "./duck.ts";
+import { metricsKey } from "./model.ts";
 import type { Cell, ColKind } from "./write.ts";
 
 export const METRIC_COLS: [string, ColKind][] = [
@@ -56,7 +56,9 @@ export async function readMetricRows(
     const texts = display.slice(start, i) as string[];
     into.set(
       metricsKey(kind, s, b),
-      b === null ? metricRowsOf(labels, column(s), texts) : metricRowsOf(labels, column(s), texts, benchName(b), bdisplay.slice(start, i) as string[]),
+      b === null
+        ? metricRowsOf(labels, column(s), texts)
+        : metricRowsOf(labels, column(s), texts, benchName(b), bdisplay.slice(start, i) as string[]),
     );
     start = i;
   }

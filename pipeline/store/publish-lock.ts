@@ -4,8 +4,8 @@
 // A file lock rather than a Redis one: the store is the shared resource, and publishers without
 // Redis (the in-process runner, `npm start`) must be excluded just the same.
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import type Lockfile from "proper-lockfile";
 
 // Loaded with require, as DuckDB's API is (./duck.ts): no export scan of its CommonJS files.
@@ -32,7 +32,11 @@ export interface LockTimes {
  * Runs `fn` holding the publish lock. `fn` must call `held()` right before its committing step:
  * it throws when the lock was lost meanwhile (e.g. the process stalled past `staleMs`).
  */
-export async function withPublishLock<T>(dataDir: string, fn: (held: () => void) => Promise<T> | T, times: LockTimes = {}): Promise<T> {
+export async function withPublishLock<T>(
+  dataDir: string,
+  fn: (held: () => void) => Promise<T> | T,
+  times: LockTimes = {},
+): Promise<T> {
   const staleMs = times.staleMs ?? 20_000;
   const waitMs = times.waitMs ?? 120_000;
   mkdirSync(locksDir(dataDir), { recursive: true });
@@ -49,12 +53,18 @@ export async function withPublishLock<T>(dataDir: string, fn: (held: () => void)
       onCompromised: (e) => (compromised = e),
     });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ELOCKED") throw new PublishLockError(`another publisher held ${join(locksDir(dataDir), "publish.lock")} for over ${Math.round(waitMs / 1000)} s; nothing was published`);
+    if ((e as NodeJS.ErrnoException).code === "ELOCKED")
+      throw new PublishLockError(
+        `another publisher held ${join(locksDir(dataDir), "publish.lock")} for over ${Math.round(waitMs / 1000)} s; nothing was published`,
+      );
     throw e;
   }
   try {
     return await fn(() => {
-      if (compromised) throw new PublishLockError(`the publish lock was lost while publishing (${(compromised as Error).message}); nothing was published`);
+      if (compromised)
+        throw new PublishLockError(
+          `the publish lock was lost while publishing (${(compromised as Error).message}); nothing was published`,
+        );
     });
   } finally {
     await release().catch(() => undefined); // already taken over: nothing of ours to remove

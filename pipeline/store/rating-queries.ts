@@ -3,7 +3,7 @@
 // values last in both directions, ties by ticker then id), each ticker's latest rating, ratings
 // as of a date and one ticker's history. Only the requested rows cross into JS.
 import { RATING_NAMES, type RatingName, type RatingRow } from "../types.ts";
-import { columns, columnsInSlices, lit, type Conn } from "./duck.ts";
+import { type Conn, columns, columnsInSlices, lit } from "./duck.ts";
 
 export type RatedOrderKey = "ticker" | "name" | "market_cap" | RatingName;
 export interface RatedQuery {
@@ -23,7 +23,8 @@ const join = (ratings = "ratings") => `${ratings} r join companies c on upper(r.
 
 function where(q: RatedQuery): string {
   const parts = [`r.date = ${lit(q.date)}::date`];
-  if (q.search) parts.push(`(strpos(upper(c.ticker), ${lit(q.search)}) > 0 or strpos(upper(c.name), ${lit(q.search)}) > 0)`);
+  if (q.search)
+    parts.push(`(strpos(upper(c.ticker), ${lit(q.search)}) > 0 or strpos(upper(c.name), ${lit(q.search)}) > 0)`);
   for (const n of RATING_NAMES) {
     const b = q.ranges?.[n];
     if (b) parts.push(`(r.${n} >= ${Number(b[0])} and r.${n} <= ${Number(b[1])})`);
@@ -50,8 +51,17 @@ function ratingRows(cols: unknown[][], offset = 0): RatingRow[] {
 const SELECT_ROW = `strftime(r.date, '%Y-%m-%d'), r.ticker, ${RATING_COLS}`;
 
 /** One page of a date's rated stocks: their rating rows and the upper-case company ticker of each. */
-export async function ratedPage(conn: Conn, q: RatedQuery, offset: number, limit: number, ratings?: string): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
-  const cols = await columns(conn, `select ${SELECT_ROW}, upper(c.ticker) from ${join(ratings)} where ${where(q)} order by ${orderBy(q)} limit ${Math.max(0, Math.floor(limit))} offset ${Math.max(0, Math.floor(offset))}`);
+export async function ratedPage(
+  conn: Conn,
+  q: RatedQuery,
+  offset: number,
+  limit: number,
+  ratings?: string,
+): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
+  const cols = await columns(
+    conn,
+    `select ${SELECT_ROW}, upper(c.ticker) from ${join(ratings)} where ${where(q)} order by ${orderBy(q)} limit ${Math.max(0, Math.floor(limit))} offset ${Math.max(0, Math.floor(offset))}`,
+  );
   return { rows: ratingRows(cols), companyTickers: (cols[2 + RATING_NAMES.length] ?? []) as string[] };
 }
 
@@ -65,7 +75,10 @@ export async function ratedCount(conn: Conn, q: RatedQuery, ratings?: string): P
  * ticker's last date by a hash aggregate, then only those rows (a window over every rating row
  * sorted the whole table: 4 s of both cores at 5,000 × 25, while requests wait for CPU).
  */
-export const latestRatingsSql = (relation: string, where = "") => `with last as (select upper(ticker) k, max(date) d from ${relation} ${where} group by 1)
+export const latestRatingsSql = (
+  relation: string,
+  where = "",
+) => `with last as (select upper(ticker) k, max(date) d from ${relation} ${where} group by 1)
      select r.* from ${relation} r join last on upper(r.ticker) = last.k and r.date = last.d
      qualify row_number() over (partition by upper(r.ticker) order by r.date desc) = 1`;
 
@@ -74,11 +87,22 @@ export const latestRatingsSql = (relation: string, where = "") => `with last as 
  * upper-case ticker. `relation`: the ratings (default the `ratings` view), or a snapshot's
  * precomputed latest rows (reader-index.ts), which give the same answer without a date.
  */
-export async function latestRatings(conn: Conn, date?: string, upperTickers?: readonly string[], relation = "ratings"): Promise<Map<string, RatingRow>> {
-  const cond = [date === undefined ? "" : `date <= ${lit(date)}::date`, upperTickers ? `upper(ticker) in (${upperTickers.map(lit).join(", ") || "null"})` : ""].filter(Boolean);
+export async function latestRatings(
+  conn: Conn,
+  date?: string,
+  upperTickers?: readonly string[],
+  relation = "ratings",
+): Promise<Map<string, RatingRow>> {
+  const cond = [
+    date === undefined ? "" : `date <= ${lit(date)}::date`,
+    upperTickers ? `upper(ticker) in (${upperTickers.map(lit).join(", ") || "null"})` : "",
+  ].filter(Boolean);
   const where = cond.length ? `where ${cond.join(" and ")}` : "";
   // in slices: thousands of rows (the reader's open, an as-of page of many tickers) while requests are served
-  const cols = await columnsInSlices(conn, `select ${SELECT_ROW}, upper(r.ticker) from (${latestRatingsSql(relation, where)}) r`);
+  const cols = await columnsInSlices(
+    conn,
+    `select ${SELECT_ROW}, upper(r.ticker) from (${latestRatingsSql(relation, where)}) r`,
+  );
   const rows = ratingRows(cols);
   const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
   return new Map(rows.map((r, i) => [keys[i], r]));
@@ -92,7 +116,10 @@ export async function latestRatings(conn: Conn, date?: string, upperTickers?: re
 export async function ratingHistories(conn: Conn, upperTickers: readonly string[]): Promise<Map<string, RatingRow[]>> {
   const out = new Map<string, RatingRow[]>(upperTickers.map((t) => [t, []]));
   if (!upperTickers.length) return out;
-  const cols = await columns(conn, `select ${SELECT_ROW}, upper(r.ticker) from ratings r where upper(r.ticker) in (${upperTickers.map(lit).join(", ")}) order by upper(r.ticker), r.date`);
+  const cols = await columns(
+    conn,
+    `select ${SELECT_ROW}, upper(r.ticker) from ratings r where upper(r.ticker) in (${upperTickers.map(lit).join(", ")}) order by upper(r.ticker), r.date`,
+  );
   const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
   ratingRows(cols).forEach((r, i) => out.get(keys[i])?.push(r));
   return out;

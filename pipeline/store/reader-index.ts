@@ -7,12 +7,16 @@
 import { existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { datedFiles, datedRelation } from "./dated-parts.ts";
-import { columns, lit, openDuck, type Conn } from "./duck.ts";
+import { type Conn, columns, lit, openDuck } from "./duck.ts";
 import { FINANCIAL_DIRS } from "./financial-tables.ts";
 import { latestRatingsSql } from "./rating-queries.ts";
 
 /** Tables stored in ticker-range parts, with their key column. */
-export const PARTITIONED: readonly (readonly [string, string])[] = [["stock_metrics", "subject"], ["stock_returns", "id"], ...FINANCIAL_DIRS.map((t) => [t, "ticker"] as const)];
+export const PARTITIONED: readonly (readonly [string, string])[] = [
+  ["stock_metrics", "subject"],
+  ["stock_returns", "id"],
+  ...FINANCIAL_DIRS.map((t) => [t, "ticker"] as const),
+];
 
 export type PartRange = { file: string; min: string; max: string };
 
@@ -76,13 +80,23 @@ export async function writeReaderIndex(dir: string, base?: string | null): Promi
   try {
     const parts: IndexFile["parts"] = {};
     for (const [t, key] of tables) {
-      const files = readdirSync(join(dir, t)).filter((f) => f.endsWith(".parquet")).sort();
-      const reused = new Map((known?.get(t) ?? []).filter((p) => sameFile(p.file, join(dir, t, basename(p.file)))).map((p) => [basename(p.file), p]));
+      const files = readdirSync(join(dir, t))
+        .filter((f) => f.endsWith(".parquet"))
+        .sort();
+      const reused = new Map(
+        (known?.get(t) ?? [])
+          .filter((p) => sameFile(p.file, join(dir, t, basename(p.file))))
+          .map((p) => [basename(p.file), p]),
+      );
       const fresh = files.filter((f) => !reused.has(f));
       const read = fresh.length ? await partRanges(await conn(), join(dir, t), key, fresh) : [];
-      parts[t] = [...reused.values(), ...read].map((p) => ({ ...p, file: basename(p.file) })).sort((a, b) => (a.file < b.file ? -1 : 1));
+      parts[t] = [...reused.values(), ...read]
+        .map((p) => ({ ...p, file: basename(p.file) }))
+        .sort((a, b) => (a.file < b.file ? -1 : 1));
     }
-    await replaceFile(join(dir, READER_INDEX), (tmp) => writeFileSync(tmp, JSON.stringify({ version: 1, parts } satisfies IndexFile)));
+    await replaceFile(join(dir, READER_INDEX), (tmp) =>
+      writeFileSync(tmp, JSON.stringify({ version: 1, parts } satisfies IndexFile)),
+    );
     if (hasRatings) await writeLatestRatings(dir, base, conn);
   } finally {
     (db as { close(): void } | null)?.close();
@@ -93,17 +107,39 @@ export async function writeReaderIndex(dir: string, base?: string | null): Promi
  * `ratings_latest.parquet` of `dir`: the base's file, linked, when every ratings file of `dir` is
  * the base's (a rebalance already links it: kept); else read from the ratings.
  */
-async function writeLatestRatings(dir: string, base: string | null | undefined, conn: () => Promise<Conn>): Promise<void> {
+async function writeLatestRatings(
+  dir: string,
+  base: string | null | undefined,
+  conn: () => Promise<Conn>,
+): Promise<void> {
   const out = join(dir, RATINGS_LATEST);
   const ratings = datedFiles(dir, "ratings");
   const from = base ? join(base, RATINGS_LATEST) : null;
-  const sameRatings = base && from && existsSync(from) && datedFiles(base, "ratings").length === ratings.length && ratings.every((f) => sameFile(join(base, relative(dir, f)), f));
+  const sameRatings =
+    base &&
+    from &&
+    existsSync(from) &&
+    datedFiles(base, "ratings").length === ratings.length &&
+    ratings.every((f) => sameFile(join(base, relative(dir, f)), f));
   if (sameRatings && sameFile(out, from)) return;
   // linked unless the base went meanwhile (then read like any other)
-  if (sameRatings && (await replaceFile(out, (tmp) => linkSync(from, tmp)).then(() => true, () => false))) return;
+  if (
+    sameRatings &&
+    (await replaceFile(out, (tmp) => linkSync(from, tmp)).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
   const c = await conn();
   await c.run(`create or replace view ratings as select * from ${datedRelation(dir, "ratings")}`);
-  await replaceFile(out, (tmp) => c.run(`copy (${latestRatingsSql("ratings")} order by upper(ticker)) to ${lit(tmp)} (format parquet, compression zstd)`).then(() => undefined));
+  await replaceFile(out, (tmp) =>
+    c
+      .run(
+        `copy (${latestRatingsSql("ratings")} order by upper(ticker)) to ${lit(tmp)} (format parquet, compression zstd)`,
+      )
+      .then(() => undefined),
+  );
 }
 
 /** The part ranges the index lists for the folder `dir` (absolute paths), or null without an index. */
@@ -112,5 +148,7 @@ export function readPartRanges(dir: string): Map<string, PartRange[]> | null {
   if (!existsSync(f)) return null;
   const idx = JSON.parse(readFileSync(f, "utf8")) as IndexFile;
   if (idx.version !== 1) return null;
-  return new Map(Object.entries(idx.parts).map(([t, ps]) => [t, ps.map((p) => ({ ...p, file: join(dir, t, p.file) }))]));
+  return new Map(
+    Object.entries(idx.parts).map(([t, ps]) => [t, ps.map((p) => ({ ...p, file: join(dir, t, p.file) }))]),
+  );
 }

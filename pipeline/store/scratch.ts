@@ -4,7 +4,7 @@
 // thread: tests, PIPELINE_WORKERS=0) each job opens and closes its own, so nothing outlives it,
 // unless the process runs such jobs one after another for its life (shareScratchOnMainThread).
 import { isMainThread } from "node:worker_threads";
-import { columns, DuckDBInstance, ident, openDuck, type Conn } from "./duck.ts";
+import { type Conn, columns, DuckDBInstance, ident, openDuck } from "./duck.ts";
 
 const OPTS = { threads: "1", memory_limit: "512MB" };
 
@@ -46,8 +46,12 @@ export async function withScratch<T>(fn: (conn: Conn) => Promise<T>): Promise<T>
 let previous: Promise<unknown> = Promise.resolve();
 
 async function dropAll(conn: Conn): Promise<void> {
-  const [names = [], kinds = []] = (await columns(conn, `select table_name, table_type from information_schema.tables where table_catalog in ('memory', 'temp')`)) as [string[], string[]];
-  for (let i = 0; i < names.length; i++) await conn.run(`drop ${kinds[i] === "VIEW" ? "view" : "table"} if exists ${ident(names[i])}`);
+  const [names = [], kinds = []] = (await columns(
+    conn,
+    `select table_name, table_type from information_schema.tables where table_catalog in ('memory', 'temp')`,
+  )) as [string[], string[]];
+  for (let i = 0; i < names.length; i++)
+    await conn.run(`drop ${kinds[i] === "VIEW" ? "view" : "table"} if exists ${ident(names[i])}`);
 }
 
 /** Closes this thread's scratch database (a worker calls it before it exits). */

@@ -1,10 +1,13 @@
 // Reading long (id, date, value) rows back into one series per id.
 import { isoFromEpochDay } from "../analytics/dates.ts";
-import { columns, lit, type Conn } from "./duck.ts";
+import { type Conn, columns, lit } from "./duck.ts";
 import { numericColumns } from "./typed-read.ts";
 
 /** Long (id, date, value) rows → one series per id (dates cross as text, once per distinct date). */
-export async function seriesOf(conn: Conn, sql: string): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
+export async function seriesOf(
+  conn: Conn,
+  sql: string,
+): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
   const [ids = [], ds = [], v = []] = (await columns(conn, sql)) as [string[], string[], number[]];
   const out = new Map<string, { dates: string[]; values: Float64Array }>();
   let start = 0;
@@ -36,27 +39,48 @@ export class StorageOrderError extends Error {
  * typed arrays; series of the same dates share one dates array, so their calendar parts and
  * aligned benchmarks are computed once.
  */
-export async function storedSeries(conn: Conn, files: string[], where: string, col: { id: string; date: string; value: string }): Promise<Map<string, Series>> {
+export async function storedSeries(
+  conn: Conn,
+  files: string[],
+  where: string,
+  col: { id: string; date: string; value: string },
+): Promise<Map<string, Series>> {
   const pieces: { ids: string[]; counts: number[]; days: Int32Array; values: Float64Array; at: number[] }[] = [];
   for (const file of files) {
     const rel = `read_parquet(${lit(file)}, file_row_number = true)`;
-    const [ids = [], counts = [], first = [], last = []] = (await columns(conn, `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} where ${where} group by 1 order by 1`)) as [string[], number[], number[], number[]];
+    const [ids = [], counts = [], first = [], last = []] = (await columns(
+      conn,
+      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} where ${where} group by 1 order by 1`,
+    )) as [string[], number[], number[], number[]];
     for (let k = 0; k < ids.length; k++) {
-      if (last[k] - first[k] + 1 !== counts[k] || (k > 0 && first[k] <= last[k - 1])) throw new StorageOrderError(file, `the rows of ${ids[k]} are not one run after ${k > 0 ? ids[k - 1] : "the start"}`);
+      if (last[k] - first[k] + 1 !== counts[k] || (k > 0 && first[k] <= last[k - 1]))
+        throw new StorageOrderError(
+          file,
+          `the rows of ${ids[k]} are not one run after ${k > 0 ? ids[k - 1] : "the start"}`,
+        );
     }
     // DuckDB keeps a scan's rows in storage order (preserve_insertion_order, on by default): no ORDER BY, no sort
     const at: number[] = [];
     let n = 0;
-    for (const c of counts) (at.push(n), (n += c));
+    for (const c of counts) at.push(n), (n += c);
     // (a DATE column crosses as its epoch days)
     // (materialized: a partition's rows, read without an await per chunk)
-    const [days, values] = (await numericColumns(conn, `select ${col.date}::date, ${col.value}::double from read_parquet(${lit(file)}) where ${where}`, ["i32", "f64"], { expectRows: n, materialized: true })) as [Int32Array, Float64Array];
+    const [days, values] = (await numericColumns(
+      conn,
+      `select ${col.date}::date, ${col.value}::double from read_parquet(${lit(file)}) where ${where}`,
+      ["i32", "f64"],
+      { expectRows: n, materialized: true },
+    )) as [Int32Array, Float64Array];
     if (n !== days.length) throw new StorageOrderError(file, `${days.length} rows read, ${n} counted`);
     pieces.push({ ids, counts, days, values, at });
   }
   // Each id's runs, file after file.
   const runs = new Map<string, { piece: number; at: number; count: number }[]>();
-  pieces.forEach((p, i) => p.ids.forEach((id, k) => (runs.get(id) ?? runs.set(id, []).get(id)!).push({ piece: i, at: p.at[k], count: p.counts[k] })));
+  pieces.forEach((p, i) =>
+    p.ids.forEach((id, k) =>
+      (runs.get(id) ?? runs.set(id, []).get(id)!).push({ piece: i, at: p.at[k], count: p.counts[k] }),
+    ),
+  );
   const total = pieces.reduce((a, p) => a + p.days.length, 0);
   const days = new Int32Array(total);
   const values = new Float64Array(total);
@@ -70,7 +94,8 @@ export async function storedSeries(conn: Conn, files: string[], where: string, c
       values.set(pieces[r.piece].values.subarray(r.at, r.at + r.count), n);
       n += r.count;
     }
-    for (let i = start + 1; i < n; i++) if (days[i] <= days[i - 1]) throw new StorageOrderError(files.join(", "), `the dates of ${id} do not ascend`);
+    for (let i = start + 1; i < n; i++)
+      if (days[i] <= days[i - 1]) throw new StorageOrderError(files.join(", "), `the dates of ${id} do not ascend`);
     ids.push(id);
     counts.push(n - start);
   }

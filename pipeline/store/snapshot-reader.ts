@@ -6,18 +6,24 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
-import { columns, lit, openDuck, type Conn } from "./duck.ts";
-import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable, readFinancialRows, readFinancialTables } from "./financial-tables.ts";
+import { Calendars } from "./calendars.ts";
+import { datedRelation } from "./dated-parts.ts";
+import { type Conn, columns, lit, openDuck } from "./duck.ts";
+import {
+  FINANCIAL_ROWS,
+  FINANCIAL_STATEMENTS,
+  financialTable,
+  readFinancialRows,
+  readFinancialTables,
+} from "./financial-tables.ts";
 import { loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
-import { datedRelation } from "./dated-parts.ts";
-import { latestRatings, ratedCount, ratedPage, ratingHistories, type RatedQuery } from "./rating-queries.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, PortfolioResult } from "./model.ts";
 import { metricsKey } from "./model.ts";
-import { Calendars } from "./calendars.ts";
+import { latestRatings, type RatedQuery, ratedCount, ratedPage, ratingHistories } from "./rating-queries.ts";
+import { PARTITIONED, type PartRange, partRanges, RATINGS_LATEST, readPartRanges } from "./reader-index.ts";
+import { readMeta, type SnapshotMeta, snapshotDir } from "./snapshots.ts";
 import { numericColumns } from "./typed-read.ts";
-import { readMeta, snapshotDir, type SnapshotMeta } from "./snapshots.ts";
-import { PARTITIONED, partRanges, RATINGS_LATEST, readPartRanges, type PartRange } from "./reader-index.ts";
 
 /**
  * Reads each file's footer (schema, row-group statistics) into DuckDB's metadata and file caches:
@@ -72,11 +78,14 @@ const NOT_READ = new Set(["prices.parquet", "prices.days", "benchmark_source.par
 export function readableFiles(dir: string): string[] {
   const out: string[] = [];
   // statements are read from their one-query copy when there is one
-  const skip = existsSync(join(dir, FINANCIAL_ROWS)) ? new Set([...NOT_READ, ...FINANCIAL_STATEMENTS.map(financialTable)]) : NOT_READ;
+  const skip = existsSync(join(dir, FINANCIAL_ROWS))
+    ? new Set([...NOT_READ, ...FINANCIAL_STATEMENTS.map(financialTable)])
+    : NOT_READ;
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (name.endsWith(".parquet") && !skip.has(name)) out.push(path);
-    else if (!name.startsWith(".") && !skip.has(name) && statSync(path).isDirectory()) for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
+    else if (!name.startsWith(".") && !skip.has(name) && statSync(path).isDirectory())
+      for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
   }
   return out;
 }
@@ -153,22 +162,54 @@ export class SnapshotReader {
       await c.run(`create table companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
       await c.run(`create view ratings as select * from ${datedRelation(dir, "ratings")}`);
       const companies = await loadCompanies(c);
-      const [dates = []] = (await columns(c, `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings")} order by 1`)) as [string[]];
-      await c.run(`create table ${LAST_DAY} as select * from ratings where date = ${lit(dates.at(-1) ?? "1970-01-01")}::date`);
+      const [dates = []] = (await columns(
+        c,
+        `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings")} order by 1`,
+      )) as [string[]];
+      await c.run(
+        `create table ${LAST_DAY} as select * from ratings where date = ${lit(dates.at(-1) ?? "1970-01-01")}::date`,
+      );
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
-      const [pids = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`)) as [string[]];
+      const [pids = []] = (await columns(
+        c,
+        `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`,
+      )) as [string[]];
       // from the index written at publish when there is one (reader-index.ts), else derived here
       let parts = readPartRanges(dir);
       if (!parts) {
         parts = new Map();
-        for (const [t, key] of PARTITIONED) if (existsSync(join(dir, t))) parts.set(t, await partRanges(c, join(dir, t), key));
+        for (const [t, key] of PARTITIONED)
+          if (existsSync(join(dir, t))) parts.set(t, await partRanges(c, join(dir, t), key));
       }
       const latestFile = join(dir, RATINGS_LATEST);
-      const latest = await latestRatings(c, undefined, undefined, existsSync(latestFile) ? `read_parquet(${lit(latestFile)})` : "ratings");
+      const latest = await latestRatings(
+        c,
+        undefined,
+        undefined,
+        existsSync(latestFile) ? `read_parquet(${lit(latestFile)})` : "ratings",
+      );
       // file order, as the in-memory loader lists them
-      const [pre = []] = (await columns(c, `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) where owner_id is null`)) as [string[]];
+      const [pre = []] = (await columns(
+        c,
+        `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) where owner_id is null`,
+      )) as [string[]];
       if (opts.warm !== false) await warm(c, readableFiles(dir));
-      return new SnapshotReader(id, meta, dir, db, conns, companies, new Map(companies.map((x) => [x.ticker.toUpperCase(), x])), dates, benchmarks, pids, parts, pre, latest, opts);
+      return new SnapshotReader(
+        id,
+        meta,
+        dir,
+        db,
+        conns,
+        companies,
+        new Map(companies.map((x) => [x.ticker.toUpperCase(), x])),
+        dates,
+        benchmarks,
+        pids,
+        parts,
+        pre,
+        latest,
+        opts,
+      );
     } catch (e) {
       db.close();
       throw e;
@@ -177,7 +218,9 @@ export class SnapshotReader {
 
   /** Files whose bytes DuckDB has read (footers at least): what a request would not open cold. */
   async openedFiles(): Promise<Set<string>> {
-    const [paths = []] = (await this.query((c) => columns(c, "select distinct path from duckdb_external_file_cache()"))) as [string[]];
+    const [paths = []] = (await this.query((c) =>
+      columns(c, "select distinct path from duckdb_external_file_cache()"),
+    )) as [string[]];
     return new Set(paths);
   }
 
@@ -198,7 +241,11 @@ export class SnapshotReader {
   }
 
   /** One page of a rating date's rated stocks, filtered and ordered in SQL. */
-  async ratedPage(q: RatedQuery, offset: number, limit: number): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
+  async ratedPage(
+    q: RatedQuery,
+    offset: number,
+    limit: number,
+  ): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
     return this.query((c) => ratedPage(c, q, offset, limit, this.dayTable(q.date)));
   }
   async ratedCount(q: RatedQuery): Promise<number> {
@@ -234,7 +281,10 @@ export class SnapshotReader {
     let p = this.historyPending.get(upperTicker);
     if (!p) {
       if (!this.historyBatch) {
-        const batch = (this.historyBatch = { tickers: [] as string[], done: null as unknown as Promise<Map<string, RatingRow[]>> });
+        const batch = (this.historyBatch = {
+          tickers: [] as string[],
+          done: null as unknown as Promise<Map<string, RatingRow[]>>,
+        });
         batch.done = new Promise<void>((r) => setImmediate(r)).then(() => {
           this.historyBatch = null;
           return this.query((c) => ratingHistories(c, batch.tickers));
@@ -273,7 +323,14 @@ export class SnapshotReader {
     let r = this.returnsCache.get(ticker);
     if (r === undefined) {
       // days and values cross as typed arrays; the dates array is shared by every series of the same calendar
-      const [days, ret] = await this.query((c) => numericColumns(c, `select (date - DATE '1970-01-01')::integer, ret::double from ${this.rel("stock_returns", ticker)} where id = ${lit(ticker)} order by date`, ["i32", "f64"] as ["i32", "f64"], { materialized: true }));
+      const [days, ret] = await this.query((c) =>
+        numericColumns(
+          c,
+          `select (date - DATE '1970-01-01')::integer, ret::double from ${this.rel("stock_returns", ticker)} where id = ${lit(ticker)} order by date`,
+          ["i32", "f64"] as ["i32", "f64"],
+          { materialized: true },
+        ),
+      );
       r = days.length ? { dates: this.calendars.datesOf(days), returns: ret } : null;
       this.returnsCache.set(ticker, r);
     }
@@ -281,14 +338,28 @@ export class SnapshotReader {
   }
 
   /** Full-period metric rows of a stock (id = ticker) or portfolio, plain or against a benchmark. */
-  async metricRows(kind: "stock" | "portfolio", id: string, benchmarkId?: string | null): Promise<MetricRow[] | undefined> {
+  async metricRows(
+    kind: "stock" | "portfolio",
+    id: string,
+    benchmarkId?: string | null,
+  ): Promise<MetricRow[] | undefined> {
     const key = metricsKey(kind, id, benchmarkId);
     let rows = this.metricsCache.get(key);
     if (rows === undefined) {
       const into = new Map<string, MetricRow[]>();
       const names = new Map(this.benchmarks.map((b) => [b.id, b.name]));
       const bench = benchmarkId ? `benchmark = ${lit(benchmarkId)}` : "benchmark is null";
-      await this.query((c) => readMetricRows(c, this.rel(`${kind}_metrics`, id), kind, (s) => (kind === "stock" ? s : "Portfolio"), (b) => names.get(b) ?? b, into, `where subject = ${lit(id)} and ${bench}`));
+      await this.query((c) =>
+        readMetricRows(
+          c,
+          this.rel(`${kind}_metrics`, id),
+          kind,
+          (s) => (kind === "stock" ? s : "Portfolio"),
+          (b) => names.get(b) ?? b,
+          into,
+          `where subject = ${lit(id)} and ${bench}`,
+        ),
+      );
       rows = into.get(key) ?? null;
       this.metricsCache.set(key, rows);
     }
@@ -301,14 +372,23 @@ export class SnapshotReader {
     if (f === undefined) {
       f = null;
       // the one-query copy when the snapshot has it (docs/snapshot.md), else the four wide tables
-      const rows = this.parts.has(FINANCIAL_ROWS) ? await this.query((c) => readFinancialRows(c, this.rel(FINANCIAL_ROWS, ticker), ticker)) : undefined;
+      const rows = this.parts.has(FINANCIAL_ROWS)
+        ? await this.query((c) => readFinancialRows(c, this.rel(FINANCIAL_ROWS, ticker), ticker))
+        : undefined;
       if (rows) f = rows;
       else if (existsSync(join(this.dir, financialTable("income")))) {
         // one statement per pooled connection, in parallel: a cold read costs one table's query
-        const parts = await Promise.all(FINANCIAL_STATEMENTS.map((st) => this.query((c) => readFinancialTables(c, (s) => this.rel(financialTable(s), ticker), `where ticker = ${lit(ticker)}`, [st])).then((m) => m.get(ticker))));
+        const parts = await Promise.all(
+          FINANCIAL_STATEMENTS.map((st) =>
+            this.query((c) =>
+              readFinancialTables(c, (s) => this.rel(financialTable(s), ticker), `where ticker = ${lit(ticker)}`, [st]),
+            ).then((m) => m.get(ticker)),
+          ),
+        );
         if (parts.some((x) => x)) {
           f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() };
-          for (const [i, st] of FINANCIAL_STATEMENTS.entries()) for (const type of ["annual", "quarterly", "ttm"] as const) f[type][st] = parts[i]?.[type][st] ?? [];
+          for (const [i, st] of FINANCIAL_STATEMENTS.entries())
+            for (const type of ["annual", "quarterly", "ttm"] as const) f[type][st] = parts[i]?.[type][st] ?? [];
         }
       }
       this.financialsCache.set(ticker, f);
@@ -320,7 +400,9 @@ export class SnapshotReader {
   async ratingsOn(date: string, page: { offset?: number; limit?: number } = {}): Promise<RatingRow[]> {
     let all = this.ratingsCache.get(date);
     if (!all) {
-      all = await this.query((c) => loadRatings(c, `(select * from ${datedRelation(this.dir, "ratings")} where date = ${lit(date)}::date)`));
+      all = await this.query((c) =>
+        loadRatings(c, `(select * from ${datedRelation(this.dir, "ratings")} where date = ${lit(date)}::date)`),
+      );
       this.ratingsCache.set(date, all);
     }
     const from = page.offset ?? 0;
@@ -352,7 +434,12 @@ export class SnapshotReader {
     if (this.closed) return;
     this.closed = true;
     try {
-      for (const sql of ["set enable_external_file_cache = false", "set global parquet_metadata_cache = false", "set memory_limit = '16MB'"]) await this.db.conn.run(sql);
+      for (const sql of [
+        "set enable_external_file_cache = false",
+        "set global parquet_metadata_cache = false",
+        "set memory_limit = '16MB'",
+      ])
+        await this.db.conn.run(sql);
     } catch {
       // a failed release only makes the close slower
     }
@@ -365,12 +452,15 @@ export class SnapshotReader {
    */
   retire(graceMs = 5000, onClosed: () => void = () => undefined): void {
     this.lastUsed = Date.now();
-    const t = setInterval(() => {
-      if (this.inFlight === 0 && Date.now() - this.lastUsed >= graceMs) {
-        clearInterval(t);
-        void this.closeReleased().finally(onClosed);
-      }
-    }, Math.max(10, graceMs / 2));
+    const t = setInterval(
+      () => {
+        if (this.inFlight === 0 && Date.now() - this.lastUsed >= graceMs) {
+          clearInterval(t);
+          void this.closeReleased().finally(onClosed);
+        }
+      },
+      Math.max(10, graceMs / 2),
+    );
     t.unref();
   }
 }

@@ -5,9 +5,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isAlive, readHolder, startHeartbeat, type Heartbeat } from "./liveness.ts";
 import { liveLeases } from "./leases.ts";
-import { locksDir, withPublishLock, type LockTimes } from "./publish-lock.ts";
+import { type Heartbeat, isAlive, readHolder, startHeartbeat } from "./liveness.ts";
+import { type LockTimes, locksDir, withPublishLock } from "./publish-lock.ts";
 import { writeReaderIndex } from "./reader-index.ts";
 
 export const KEEP_SNAPSHOTS = 3;
@@ -58,7 +58,10 @@ export const stagingBeat = (dataDir: string, id: string) => join(locksDir(dataDi
 export const stagingPath = (dataDir: string, id: string) => join(snapshotsDir(dataDir), `${STAGING}${id}`);
 
 export function newSnapshotId(now = new Date()): string {
-  return `${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
 }
 
 const heartbeats = new Map<string, Heartbeat>();
@@ -120,7 +123,12 @@ export interface PublishOptions extends LockTimes {
  * publish lock. With `expect`, a moved manifest throws ManifestMovedError and publishes nothing
  * (the staging folder is left to the caller).
  */
-export async function publishSnapshot(dataDir: string, staging: string, meta: SnapshotMeta, opts: PublishOptions = {}): Promise<Manifest> {
+export async function publishSnapshot(
+  dataDir: string,
+  staging: string,
+  meta: SnapshotMeta,
+  opts: PublishOptions = {},
+): Promise<Manifest> {
   // outside the lock: the reader's index of the folder, so a server's swap to it derives nothing
   // (what the folder links from the published snapshot is taken from that one's index)
   const current = readManifest(dataDir);
@@ -129,11 +137,19 @@ export async function publishSnapshot(dataDir: string, staging: string, meta: Sn
     dataDir,
     (held) => {
       const prev = readManifest(dataDir);
-      if (opts.expect !== undefined && (prev?.snapshotId ?? null) !== opts.expect) throw new ManifestMovedError(opts.expect, prev?.snapshotId ?? null);
+      if (opts.expect !== undefined && (prev?.snapshotId ?? null) !== opts.expect)
+        throw new ManifestMovedError(opts.expect, prev?.snapshotId ?? null);
       held();
       const version = (prev?.version ?? 0) + 1;
       const publishedAt = new Date().toISOString();
-      const entry: PublishEntry = { version, snapshotId: meta.id, kind: opts.kind ?? "run", publishedAt, ...(opts.portfolio ? { portfolio: opts.portfolio } : {}), ...(opts.job ? { job: opts.job } : {}) };
+      const entry: PublishEntry = {
+        version,
+        snapshotId: meta.id,
+        kind: opts.kind ?? "run",
+        publishedAt,
+        ...(opts.portfolio ? { portfolio: opts.portfolio } : {}),
+        ...(opts.job ? { job: opts.job } : {}),
+      };
       const next: Manifest = {
         snapshotId: meta.id,
         sourceId: meta.sourceId,
@@ -198,20 +214,35 @@ export function pruneSnapshots(dataDir: string, manifest: Manifest, times: Prune
   }
   // heartbeats whose staging folder is gone and whose owner is dead
   if (existsSync(locksDir(dataDir)))
-    for (const f of readdirSync(locksDir(dataDir))) if (f.startsWith("staging-") && !isAlive(join(locksDir(dataDir), f), staleMs)) rmSync(join(locksDir(dataDir), f), { force: true });
+    for (const f of readdirSync(locksDir(dataDir)))
+      if (f.startsWith("staging-") && !isAlive(join(locksDir(dataDir), f), staleMs))
+        rmSync(join(locksDir(dataDir), f), { force: true });
   return removed;
 }
 
 /** Prune outside a publish (a worker starting up clears what dead runs left). */
 export async function pruneStore(dataDir: string, times: PruneTimes & LockTimes = {}): Promise<string[]> {
-  return withPublishLock(dataDir, () => {
-    const m = readManifest(dataDir);
-    return m ? pruneSnapshots(dataDir, m, times) : pruneStagingOnly(dataDir, times);
-  }, times);
+  return withPublishLock(
+    dataDir,
+    () => {
+      const m = readManifest(dataDir);
+      return m ? pruneSnapshots(dataDir, m, times) : pruneStagingOnly(dataDir, times);
+    },
+    times,
+  );
 }
 
 function pruneStagingOnly(dataDir: string, times: PruneTimes): string[] {
-  return pruneSnapshots(dataDir, { snapshotId: "", sourceId: "", publishedAt: "", history: readdirSafe(snapshotsDir(dataDir)).filter((n) => !n.startsWith(STAGING)) }, times);
+  return pruneSnapshots(
+    dataDir,
+    {
+      snapshotId: "",
+      sourceId: "",
+      publishedAt: "",
+      history: readdirSafe(snapshotsDir(dataDir)).filter((n) => !n.startsWith(STAGING)),
+    },
+    times,
+  );
 }
 
 const readdirSafe = (d: string) => (existsSync(d) ? readdirSync(d) : []);

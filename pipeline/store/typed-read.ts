@@ -11,8 +11,12 @@ type Out<K extends Kind> = K extends "f64" ? Float64Array : Int32Array;
 
 /** The vector's items as a typed array (null cells read as 0, as `Float64Array.from` reads null). */
 function itemsOf(v: DuckDBVector, rows: number): Float64Array | Int32Array {
-  const { items, validity } = v as unknown as { items?: Float64Array | Int32Array; validity?: { data: BigUint64Array | null; itemValid(i: number): boolean } };
-  if (!(items instanceof Float64Array || items instanceof Int32Array)) throw new TypeError(`numericColumns: a column is ${v.type.toString()}, not DOUBLE, INTEGER or DATE`);
+  const { items, validity } = v as unknown as {
+    items?: Float64Array | Int32Array;
+    validity?: { data: BigUint64Array | null; itemValid(i: number): boolean };
+  };
+  if (!(items instanceof Float64Array || items instanceof Int32Array))
+    throw new TypeError(`numericColumns: a column is ${v.type.toString()}, not DOUBLE, INTEGER or DATE`);
   const words = validity?.data;
   if (!words) return items.subarray(0, rows);
   let copy: Float64Array | Int32Array | null = null;
@@ -29,13 +33,21 @@ function itemsOf(v: DuckDBVector, rows: number): Float64Array | Int32Array {
 }
 
 /** Calls `fn` with each result chunk's numeric columns as typed arrays (valid until it returns). */
-export async function eachNumericChunk(conn: Conn, sql: string, columns: number, fn: (cols: (Float64Array | Int32Array)[], rows: number) => void): Promise<void> {
+export async function eachNumericChunk(
+  conn: Conn,
+  sql: string,
+  columns: number,
+  fn: (cols: (Float64Array | Int32Array)[], rows: number) => void,
+): Promise<void> {
   const result = await conn.stream(sql);
   for (;;) {
     const chunk = await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
     const rows = chunk.rowCount;
-    fn(Array.from({ length: columns }, (_, c) => itemsOf(chunk.getColumnVector(c), rows)), rows);
+    fn(
+      Array.from({ length: columns }, (_, c) => itemsOf(chunk.getColumnVector(c), rows)),
+      rows,
+    );
   }
 }
 
@@ -46,7 +58,12 @@ export async function eachNumericChunk(conn: Conn, sql: string, columns: number,
  * cut short by the connection's next query). `expectRows` (the caller counted them): allocated
  * once, no growing copies of ~10 MB arrays.
  */
-export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, kinds: K, opts: { materialized?: boolean; expectRows?: number } = {}): Promise<{ [I in keyof K]: Out<K[I]> }> {
+export async function numericColumns<K extends Kind[]>(
+  conn: Conn,
+  sql: string,
+  kinds: K,
+  opts: { materialized?: boolean; expectRows?: number } = {},
+): Promise<{ [I in keyof K]: Out<K[I]> }> {
   // A materialized result's chunks are read synchronously: a streamed one costs an await per
   // 2,048 rows (~40 % of reading a partition's 1.6M returns).
   const materialized = opts.materialized ? await conn.run(sql) : null;
@@ -55,7 +72,11 @@ export async function numericColumns<K extends Kind[]>(conn: Conn, sql: string, 
   let n = 0;
   let cols = kinds.map((k) => (k === "f64" ? new Float64Array(cap) : new Int32Array(cap)));
   for (let i = 0; ; i++) {
-    const chunk = materialized ? (i < materialized.chunkCount ? materialized.getChunk(i) : null) : await result.fetchChunk();
+    const chunk = materialized
+      ? i < materialized.chunkCount
+        ? materialized.getChunk(i)
+        : null
+      : await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
     const rows = chunk.rowCount;
     if (n + rows > cap) {

@@ -1,7 +1,7 @@
 // Writing JS-computed rows into snapshot Parquet files through DuckDB's appender.
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ident, lit, type Conn } from "./duck.ts";
+import { type Conn, ident, lit } from "./duck.ts";
 
 export type ColKind = "varchar" | "double" | "integer" | "date" | "boolean";
 export type Cell = string | number | boolean | null;
@@ -10,7 +10,12 @@ export type Cell = string | number | boolean | null;
  * Creates `table` with `cols` (dates staged as text, cast on export) and appends `rowsIn`. A row's
  * cells are read before the next row is asked for, so a generator may yield one array each time.
  */
-export async function appendTable(conn: Conn, table: string, cols: [string, ColKind][], rowsIn: Iterable<Cell[]>): Promise<number> {
+export async function appendTable(
+  conn: Conn,
+  table: string,
+  cols: [string, ColKind][],
+  rowsIn: Iterable<Cell[]>,
+): Promise<number> {
   const ddl = cols.map(([n, k]) => `${ident(n)} ${k === "date" ? "varchar" : k}`).join(", ");
   await conn.run(`create or replace table ${ident(table)} (${ddl})`);
   const a = await conn.createAppender(table);
@@ -33,7 +38,13 @@ export async function appendTable(conn: Conn, table: string, cols: [string, ColK
 }
 
 /** Exports a table of `conn` to `<dir>/<table>.parquet`, casting staged date text to DATE. */
-export async function exportParquet(conn: Conn, table: string, dir: string, dateCols: string[] = [], orderBy?: string): Promise<void> {
+export async function exportParquet(
+  conn: Conn,
+  table: string,
+  dir: string,
+  dateCols: string[] = [],
+  orderBy?: string,
+): Promise<void> {
   await exportParquetFile(conn, table, join(dir, `${table}.parquet`), dateCols, orderBy);
 }
 
@@ -41,8 +52,17 @@ export async function exportParquet(conn: Conn, table: string, dir: string, date
  * Exports a table of `conn` to the Parquet file `file` (a partition of a table folder). Small row
  * groups (`rowGroupSize`) let a reader asking for one ticker decode only the groups that hold it.
  */
-export async function exportParquetFile(conn: Conn, table: string, file: string, dateCols: string[] = [], orderBy?: string, rowGroupSize?: number): Promise<void> {
-  const replace = dateCols.length ? ` replace (${dateCols.map((c) => `cast(${ident(c)} as date) as ${ident(c)}`).join(", ")})` : "";
+export async function exportParquetFile(
+  conn: Conn,
+  table: string,
+  file: string,
+  dateCols: string[] = [],
+  orderBy?: string,
+  rowGroupSize?: number,
+): Promise<void> {
+  const replace = dateCols.length
+    ? ` replace (${dateCols.map((c) => `cast(${ident(c)} as date) as ${ident(c)}`).join(", ")})`
+    : "";
   const order = orderBy ? ` order by ${orderBy}` : "";
   await exportQueryFile(conn, `select *${replace} from ${ident(table)}${order}`, file, rowGroupSize);
 }

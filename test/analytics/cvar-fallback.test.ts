@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { metricRows } from "../../pipeline/analytics/index.ts";
 import { conditionalVaR, valueAtRisk } from "../../pipeline/analytics/metrics/risk.ts";
 
-const row = (rows: { metric: string }[], label: string) => (rows.find((r) => r.metric === label) as Record<string, string>).S;
+const row = (rows: { metric: string }[], label: string) =>
+  (rows.find((r) => r.metric === label) as Record<string, string>).S;
 
 describe("cVaR falls back to the VaR (QuantStats)", () => {
   it("returns the VaR when nothing lies below it", () => {

@@ -18,8 +18,17 @@ function expectSortAgreement(x: Float64Array) {
   const sorted = Float64Array.from(x).sort();
   const o = new OrderStats(x);
   const n = x.length;
-  const ranks = [0, 1, 2, n - 3, n - 2, n - 1, ...QS.flatMap((q) => [Math.floor((n - 1) * q), Math.floor((n - 1) * q) + 1])].filter((k) => k >= 0 && k < n);
-  for (const k of ranks) expect(Object.is(o.at(k), sorted[k]), `rank ${k} of ${n}: ${o.at(k)} vs ${sorted[k]}`).toBe(true);
+  const ranks = [
+    0,
+    1,
+    2,
+    n - 3,
+    n - 2,
+    n - 1,
+    ...QS.flatMap((q) => [Math.floor((n - 1) * q), Math.floor((n - 1) * q) + 1]),
+  ].filter((k) => k >= 0 && k < n);
+  for (const k of ranks)
+    expect(Object.is(o.at(k), sorted[k]), `rank ${k} of ${n}: ${o.at(k)} vs ${sorted[k]}`).toBe(true);
   for (const q of QS) expect(Object.is(o.quantile(q), quantileSorted(sorted, q)), `q ${q}`).toBe(true);
 }
 

@@ -43,7 +43,9 @@ interface Case {
   /** The contract's format of Cumulative Return and Risk of Ruin, from QuantStats' own functions. */
   contract: Record<string, Record<string, string>>;
 }
-const fixture = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures/quantstats-0.0.62.json"), "utf8")) as { cases: Case[] };
+const fixture = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures/quantstats-0.0.62.json"), "utf8")) as {
+  cases: Case[];
+};
 
 /** QuantStats' table keys drop the trailing space and a trailing " %". */
 const oracleKey = (label: string) => label.replace(/ %$/, "").trim();
@@ -95,7 +97,9 @@ describe("metric rows match QuantStats 0.0.62", () => {
   for (const c of fixture.cases) {
     it(c.name, () => {
       const subject = { dates: c.dates, returns: Float64Array.from(c.returns) };
-      const bench = c.benchmark ? { name: "Benchmark", returns: { dates: c.dates, returns: Float64Array.from(c.benchmark) } } : undefined;
+      const bench = c.benchmark
+        ? { name: "Benchmark", returns: { dates: c.dates, returns: Float64Array.from(c.benchmark) } }
+        : undefined;
       const rows = metricRows(subject, "Strategy", bench);
       const mismatches: string[] = [];
       for (const row of rows) {
@@ -120,7 +124,9 @@ describe("metric rows match QuantStats 0.0.62", () => {
     const paired = fixture.cases.filter((c) => c.table);
     for (const [key, scope] of Object.entries(FRAME_LEAKS)) {
       const columns = scope === "both" ? (["Strategy", "Benchmark"] as const) : ([scope] as const);
-      const differs = paired.some((c) => columns.some((col) => c.table![key][c.columns.indexOf(col)] !== c.alone![col][key][0]));
+      const differs = paired.some((c) =>
+        columns.some((col) => c.table![key][c.columns.indexOf(col)] !== c.alone![col][key][0]),
+      );
       expect(differs, key).toBe(true);
     }
   });
@@ -129,7 +135,8 @@ describe("metric rows match QuantStats 0.0.62", () => {
     for (const c of fixture.cases.filter((x) => x.table)) {
       for (const [key, values] of Object.entries(c.table!)) {
         if (key in FRAME_LEAKS || !(key in c.alone!.Strategy)) continue;
-        for (const col of ["Strategy", "Benchmark"] as const) expect(values[c.columns.indexOf(col)], `${c.name} ${key} ${col}`).toBe(c.alone![col][key][0]);
+        for (const col of ["Strategy", "Benchmark"] as const)
+          expect(values[c.columns.indexOf(col)], `${c.name} ${key} ${col}`).toBe(c.alone![col][key][0]);
       }
     }
   });
@@ -143,10 +150,15 @@ describe("rows, labels and benchmark column", () => {
   });
   it("keys the subject column by `column` and the benchmark column by its name", () => {
     expect(Object.keys(rows[0])).toEqual(["metric", "AAPL", "S&P 500"]);
-    expect(rows.find((r) => r.metric === "Cumulative Return ")).toEqual({ metric: "Cumulative Return ", AAPL: "43.14%", "S&P 500": "41.47%" });
+    expect(rows.find((r) => r.metric === "Cumulative Return ")).toEqual({
+      metric: "Cumulative Return ",
+      AAPL: "43.14%",
+      "S&P 500": "41.47%",
+    });
   });
   it("writes - in the benchmark column for Beta, Alpha, Correlation, Treynor Ratio", () => {
-    for (const label of ["Beta", "Alpha", "Correlation", "Treynor Ratio"]) expect(rows.find((r) => r.metric === label)!["S&P 500"]).toBe("-");
+    for (const label of ["Beta", "Alpha", "Correlation", "Treynor Ratio"])
+      expect(rows.find((r) => r.metric === label)!["S&P 500"]).toBe("-");
   });
   it("has the contract's labels in order, with the trailing spaces", () => {
     // Contract §6 verbatim ("␠" = one trailing space).

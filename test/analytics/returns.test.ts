@@ -4,7 +4,10 @@ import { alignBenchmark, sliceByPeriod, stockReturns } from "../../pipeline/anal
 
 describe("stockReturns", () => {
   it("starts at 0.0 on the first priced date and skips days without a price", () => {
-    const r = stockReturns(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"], Float64Array.from([NaN, 10, NaN, 12]));
+    const r = stockReturns(
+      ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"],
+      Float64Array.from([NaN, 10, NaN, 12]),
+    );
     expect(r.dates).toEqual(["2024-01-02", "2024-01-04"]);
     expect(r.returns[0]).toBe(0);
     expect(r.returns[1]).toBeCloseTo(0.2, 15); // 12 / 10 − 1
@@ -13,7 +16,10 @@ describe("stockReturns", () => {
 
 describe("alignBenchmark", () => {
   it("takes the benchmark on the subject's dates, compounding over the subject's gaps", () => {
-    const bench = { dates: ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-05"], levels: Float64Array.from([100, 110, 121, 133.1]) };
+    const bench = {
+      dates: ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-05"],
+      levels: Float64Array.from([100, 110, 121, 133.1]),
+    };
     // Subject trades 1st, 3rd and 6th: 121/100 − 1 = 0.21; the 6th has no level, so as of the 5th: 133.1/121 − 1 = 0.1.
     const a = alignBenchmark(["2024-01-01", "2024-01-03", "2024-01-06"], bench);
     expect(a.returns[0]).toBe(0);
@@ -21,7 +27,10 @@ describe("alignBenchmark", () => {
     expect(a.returns[2]).toBeCloseTo(0.1, 12);
   });
   it("is 0.0 until the benchmark has a level", () => {
-    const a = alignBenchmark(["2023-12-29", "2024-01-02", "2024-01-03"], { dates: ["2024-01-02", "2024-01-03"], levels: Float64Array.from([50, 55]) });
+    const a = alignBenchmark(["2023-12-29", "2024-01-02", "2024-01-03"], {
+      dates: ["2024-01-02", "2024-01-03"],
+      levels: Float64Array.from([50, 55]),
+    });
     expect([...a.returns].map((x) => +x.toFixed(12))).toEqual([0, 0, 0.1]);
   });
 });

@@ -4,7 +4,10 @@ import { performanceSeries } from "../../pipeline/analytics/index.ts";
 import { rollingBeta, rollingMeanStd } from "../../pipeline/analytics/series/rolling.ts";
 import type { ReturnSeries } from "../../pipeline/types.ts";
 
-const S = (dates: string[], r: number[]): { name: string; returns: ReturnSeries } => ({ name: "X", returns: { dates, returns: Float64Array.from(r) } });
+const S = (dates: string[], r: number[]): { name: string; returns: ReturnSeries } => ({
+  name: "X",
+  returns: { dates, returns: Float64Array.from(r) },
+});
 const close = (a: number, b: number) => expect(a).toBeCloseTo(b, 12);
 
 describe("value series", () => {
@@ -61,7 +64,10 @@ describe("rolling series", () => {
     expect(() => performanceSeries("rolling_beta", S(dates, r))).toThrow(/benchmark/);
     // The subject is exactly 2 × the benchmark: every window's beta is 2.
     const b = S(dates, r);
-    const twice = S(dates, r.map((v) => 2 * v));
+    const twice = S(
+      dates,
+      r.map((v) => 2 * v),
+    );
     const out = performanceSeries("rolling_beta", twice, b);
     expect(out.map((s) => [s.name, s.window, s.data.length])).toEqual([
       ["X", 126, 5],
@@ -77,8 +83,10 @@ describe("rolling series", () => {
     const { std } = rollingMeanStd(x, 126);
     const beta = rollingBeta(x, y, 126);
     for (const k of [0, 4321, 9874]) {
-      const wx = x.slice(k, k + 126), wy = y.slice(k, k + 126);
-      const mx = wx.reduce((a, b) => a + b) / 126, my = wy.reduce((a, b) => a + b) / 126;
+      const wx = x.slice(k, k + 126),
+        wy = y.slice(k, k + 126);
+      const mx = wx.reduce((a, b) => a + b) / 126,
+        my = wy.reduce((a, b) => a + b) / 126;
       const sx = Math.sqrt(wx.reduce((a, b) => a + (b - mx) ** 2, 0) / 125);
       const cov = wx.reduce((a, b, i) => a + (b - mx) * (wy[i] - my), 0) / 125;
       const vy = wy.reduce((a, b) => a + (b - my) ** 2, 0) / 125;
@@ -127,7 +135,8 @@ describe("distribution series", () => {
 });
 
 describe("edge cases", () => {
-  const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10));
+  const days = (n: number) =>
+    Array.from({ length: n }, (_, i) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10));
   it("boxplot whiskers stop at the most extreme points inside the fences", () => {
     // Daily 0, 0.01, 0.02, 0.03, 1.0: q1 = 0.01, q3 = 0.03 (type 7: h = 1 and 3), IQR 0.02,
     // fences −0.02 and 0.06: whiskerHigh 0.03 (1.0 is an outlier), whiskerLow 0.
@@ -152,10 +161,22 @@ describe("edge cases", () => {
     expect(v.data[1].return).toBeGreaterThan(0);
   });
   it("a benchmark's rolling series follows on the same dates; rolling_beta has none for it", () => {
-    const a = S(days(200), Array.from({ length: 200 }, (_, i) => Math.sin(i) / 100));
-    const b = { name: "B", returns: { dates: a.returns.dates, returns: Float64Array.from({ length: 200 }, (_, i) => Math.cos(i * 1.3) / 100) } };
+    const a = S(
+      days(200),
+      Array.from({ length: 200 }, (_, i) => Math.sin(i) / 100),
+    );
+    const b = {
+      name: "B",
+      returns: {
+        dates: a.returns.dates,
+        returns: Float64Array.from({ length: 200 }, (_, i) => Math.cos(i * 1.3) / 100),
+      },
+    };
     const out = performanceSeries("rolling_volatility", a, b);
-    expect(out.map((s) => [s.name, s.window, s.data.length])).toEqual([["X", 126, 75], ["B", 126, 75]]);
+    expect(out.map((s) => [s.name, s.window, s.data.length])).toEqual([
+      ["X", 126, 75],
+      ["B", 126, 75],
+    ]);
     expect(out[1].data.map((d) => d.date)).toEqual(out[0].data.map((d) => d.date));
     expect(performanceSeries("rolling_beta", a, b).map((s) => s.name)).toEqual(["X", "X"]);
   });
@@ -182,8 +203,17 @@ describe("edge cases", () => {
   it("histogram puts a value on an edge in the bin that starts there", () => {
     // Months: 0, 1/16, …, 20/16 (21 values, dyadic so (1 + v) − 1 compounds back to v exactly) →
     // width 1/16; each value k/16 is the start of bin k, and the maximum falls in the closed last bin.
-    const dates = Array.from({ length: 21 }, (_, i) => `${2000 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}-15`);
-    const [s] = performanceSeries("histogram", S(dates, Array.from({ length: 21 }, (_, i) => i / 16)));
+    const dates = Array.from(
+      { length: 21 },
+      (_, i) => `${2000 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}-15`,
+    );
+    const [s] = performanceSeries(
+      "histogram",
+      S(
+        dates,
+        Array.from({ length: 21 }, (_, i) => i / 16),
+      ),
+    );
     expect(s.bins!.map((b) => b.count)).toEqual([...new Array(19).fill(1), 2]);
   });
 });

@@ -16,7 +16,8 @@ function returns(seed: number, n: number, leadingZeros = 1): Float64Array {
   return r;
 }
 
-const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2015, 0, 2) + i * 86_400_000).toISOString().slice(0, 10));
+const days = (n: number) =>
+  Array.from({ length: n }, (_, i) => new Date(Date.UTC(2015, 0, 2) + i * 86_400_000).toISOString().slice(0, 10));
 
 /** The same series in arrays nothing else holds: no shared work can apply. */
 const fresh = (s: ReturnSeries): ReturnSeries => ({ dates: [...s.dates], returns: Float64Array.from(s.returns) });
@@ -24,7 +25,10 @@ const fresh = (s: ReturnSeries): ReturnSeries => ({ dates: [...s.dates], returns
 describe("shared metric work", () => {
   const n = 900;
   const dates = days(n);
-  const levels: LevelSeries = { dates: days(n + 10).slice(5), levels: Float64Array.from(returns(99, n + 5, 0), (r, i) => 100 * (1 + r) + i * 0.01) };
+  const levels: LevelSeries = {
+    dates: days(n + 10).slice(5),
+    levels: Float64Array.from(returns(99, n + 5, 0), (r, i) => 100 * (1 + r) + i * 0.01),
+  };
 
   it("gives each stock the cells of its tables computed alone, whatever the sharing", () => {
     const bench = alignBenchmark(dates, levels);
@@ -48,7 +52,11 @@ describe("shared metric work", () => {
       expect(withBench).toEqual(metricCells(alone, alignBenchmark(alone.dates, levelsCopy)));
     }
     // Hand-checked anchor: the plain table's first rows are the series' own dates and 0% rate.
-    expect(metricCells(stocks[0]).subject.slice(0, 3)).toEqual([[dates[0], null], [dates[n - 1], null], ["0.0%", 0]]);
+    expect(metricCells(stocks[0]).subject.slice(0, 3)).toEqual([
+      [dates[0], null],
+      [dates[n - 1], null],
+      ["0.0%", 0],
+    ]);
   });
 
   it("a later subject's table is not served an earlier one's cells", () => {

@@ -10,15 +10,19 @@ function lcg(seed: number) {
 }
 
 function expectSame(r: Float64Array) {
-  const a = signs(r), b = signsBranching(r);
-  for (const k of Object.keys(b) as (keyof typeof b)[]) expect(Object.is(a[k], b[k]), `${k}: ${a[k]} vs ${b[k]}`).toBe(true);
+  const a = signs(r),
+    b = signsBranching(r);
+  for (const k of Object.keys(b) as (keyof typeof b)[])
+    expect(Object.is(a[k], b[k]), `${k}: ${a[k]} vs ${b[k]}`).toBe(true);
 }
 
 describe("signs", () => {
   it("matches the branching loop on returns with zeros of both signs", () => {
     const rnd = lcg(7);
     for (const n of [0, 1, 2, 100, 6426]) {
-      const r = Float64Array.from({ length: n }, (_, i) => (i % 17 === 0 ? 0 : i % 23 === 0 ? -0 : (rnd() - 0.49) * 0.05));
+      const r = Float64Array.from({ length: n }, (_, i) =>
+        i % 17 === 0 ? 0 : i % 23 === 0 ? -0 : (rnd() - 0.49) * 0.05,
+      );
       expectSame(r);
     }
     expectSame(Float64Array.from([-0, -0, 0]));

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-const guess = (srv: TestServer, i: number) => srv.get("/data/v1/stock_ratings", { api_key: `srk_guess_${i}_0000000000000000000000` });
+const guess = (srv: TestServer, i: number) =>
+  srv.get("/data/v1/stock_ratings", { api_key: `srk_guess_${i}_0000000000000000000000` });
 
 describe("failed authentications per client address", () => {
   it("after the limit, 429 with the contract body and Retry-After, for any key from that address", async () => {
@@ -21,7 +22,14 @@ describe("failed authentications per client address", () => {
       for (let i = 0; i < 5; i++) expect((await guess(srv, i)).status).toBe(401);
       const refused = await guess(srv, 5);
       expect(refused.status).toBe(429);
-      expect(refused.json).toEqual({ error: { status: 429, code: "rate_limited", message: expect.stringMatching(/too many failed authentications/), details: [] } });
+      expect(refused.json).toEqual({
+        error: {
+          status: 429,
+          code: "rate_limited",
+          message: expect.stringMatching(/too many failed authentications/),
+          details: [],
+        },
+      });
       const retry = Number(refused.headers.get("retry-after"));
       expect(retry).toBeGreaterThan(0);
       expect(retry).toBeLessThanOrEqual(60);
@@ -50,8 +58,14 @@ describe("failed authentications per client address", () => {
     const a = new Redis(redisUrl);
     const b = new Redis(redisUrl);
     const prefix = `test-authfail-${process.pid}-${Date.now()}`;
-    const one = await startTestServer({ fx: s.fx, deps: { authFailureLimit: { points: 4, durationSec: 60, redis: a, prefix } } });
-    const two = await startTestServer({ fx: s.fx, deps: { authFailureLimit: { points: 4, durationSec: 60, redis: b, prefix } } });
+    const one = await startTestServer({
+      fx: s.fx,
+      deps: { authFailureLimit: { points: 4, durationSec: 60, redis: a, prefix } },
+    });
+    const two = await startTestServer({
+      fx: s.fx,
+      deps: { authFailureLimit: { points: 4, durationSec: 60, redis: b, prefix } },
+    });
     try {
       expect((await guess(one, 1)).status).toBe(401);
       expect((await guess(two, 2)).status).toBe(401);
@@ -123,12 +137,17 @@ function rawExchange(url: string, head: string): Promise<string> {
 
 describe("oversized request heads", () => {
   it("> 16 KB of headers: 431 with the contract's JSON error body", async () => {
-    const answer = await rawExchange(s.url, `GET /data/v1/stock_ratings?api_key=${KEYS.alice} HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    const answer = await rawExchange(
+      s.url,
+      `GET /data/v1/stock_ratings?api_key=${KEYS.alice} HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
     const [head, body] = answer.split("\r\n\r\n");
     expect(head).toMatch(/^HTTP\/1\.1 431 /);
     expect(head.toLowerCase()).toContain("content-type: application/json; charset=utf-8");
     expect(head.toLowerCase()).toContain("connection: close");
-    expect(JSON.parse(body)).toEqual({ error: { status: 431, code: "headers_too_large", message: "the request's headers exceed 16 KB", details: [] } });
+    expect(JSON.parse(body)).toEqual({
+      error: { status: 431, code: "headers_too_large", message: "the request's headers exceed 16 KB", details: [] },
+    });
   });
 
   it("a malformed request line: 400 with the JSON error body", async () => {
@@ -147,7 +166,11 @@ describe("failed authentications through GraphQL", () => {
   it("count with REST's against the same address: 401 with a GraphQL errors body, then 429", async () => {
     const srv = await startTestServer({ fx: s.fx, deps: { authFailureLimit: { points: 3, durationSec: 60 } } });
     const post = (key: string) =>
-      fetch(`${srv.url}/graphiql`, { method: "POST", headers: { "content-type": "application/json", api_key: key }, body: JSON.stringify({ query: "{ __typename }" }) });
+      fetch(`${srv.url}/graphiql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", api_key: key },
+        body: JSON.stringify({ query: "{ __typename }" }),
+      });
     try {
       expect((await guess(srv, 0)).status).toBe(401); // REST failure 1
       const first = await post("srk_guess_gql_1_00000000000000000000");

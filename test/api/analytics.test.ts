@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alignBenchmark, metricRows, performanceSeries, SERIES_TYPES, sliceByPeriod } from "../../pipeline/analytics/index.ts";
+import {
+  alignBenchmark,
+  metricRows,
+  performanceSeries,
+  SERIES_TYPES,
+  sliceByPeriod,
+} from "../../pipeline/analytics/index.ts";
 import { financialsLongRows, financialsResponse } from "../../pipeline/financials/index.ts";
 import { metricsKey } from "../../pipeline/store/model.ts";
 import { parseCsv, startTestServer, type TestServer } from "./helpers.ts";
@@ -12,7 +18,10 @@ afterAll(() => s?.close());
 
 const T = () => s.fx.snapshot.companies[0].ticker;
 const bench = () => s.fx.snapshot.benchmarks[0];
-const withBench = (t: string) => ({ name: bench().name, returns: alignBenchmark(s.fx.snapshot.stockReturns.get(t)!.dates, bench().levels) });
+const withBench = (t: string) => ({
+  name: bench().name,
+  returns: alignBenchmark(s.fx.snapshot.stockReturns.get(t)!.dates, bench().levels),
+});
 
 describe("stock_financials", () => {
   it.each(["annual", "quarterly", "ttm"] as const)("type=%s equals financialsResponse", async (type) => {
@@ -20,9 +29,16 @@ describe("stock_financials", () => {
     const c = s.fx.snapshot.companyByTicker.get(t)!;
     const r = await s.api(`stock_financials/${t.toLowerCase()}`, type === "annual" ? {} : { type });
     expect(r.status).toBe(200);
-    expect(r.json).toEqual(JSON.parse(JSON.stringify(financialsResponse({ id: c.id, ticker: c.ticker, name: c.name }, s.fx.snapshot.financials.get(t), type))));
+    expect(r.json).toEqual(
+      JSON.parse(
+        JSON.stringify(
+          financialsResponse({ id: c.id, ticker: c.ticker, name: c.name }, s.fx.snapshot.financials.get(t), type),
+        ),
+      ),
+    );
     const cap = type === "ttm" ? "Ttm" : type === "annual" ? "Annual" : "Quarterly";
-    for (const k of ["Income", "Balance", "CashFlow", "Derived"]) expect(Array.isArray(r.json[`stock${k}${cap}Data`])).toBe(true);
+    for (const k of ["Income", "Balance", "CashFlow", "Derived"])
+      expect(Array.isArray(r.json[`stock${k}${cap}Data`])).toBe(true);
   });
 
   it("a known stock without statements: 200 with empty arrays", async () => {
@@ -40,7 +56,11 @@ describe("stock_financials", () => {
     expect(r.headers.get("content-disposition")).toBe('attachment; filename="stock_financials.csv"');
     const rows = parseCsv(r.text);
     expect(rows[0].slice(0, 6)).toEqual(["statement", "Fiscal Year", "Fiscal Period", "Report Date", "item", "value"]);
-    const resp = financialsResponse({ id: c.id, ticker: c.ticker, name: c.name }, s.fx.snapshot.financials.get(t), "quarterly");
+    const resp = financialsResponse(
+      { id: c.id, ticker: c.ticker, name: c.name },
+      s.fx.snapshot.financials.get(t),
+      "quarterly",
+    );
     expect(rows.length - 1).toBe(financialsLongRows(resp, "quarterly").length);
   });
 
@@ -90,7 +110,9 @@ describe("stock_metrics", () => {
     expect(r.json).toEqual(metricRows(sliceByPeriod(returns, 0.5), t));
     const b = await s.api(`stock_metrics/${t}`, { period: 0.5, benchmark: bench().id });
     const wb = withBench(t);
-    expect(b.json).toEqual(metricRows(sliceByPeriod(returns, 0.5), t, { name: wb.name, returns: sliceByPeriod(wb.returns, 0.5) }));
+    expect(b.json).toEqual(
+      metricRows(sliceByPeriod(returns, 0.5), t, { name: wb.name, returns: sliceByPeriod(wb.returns, 0.5) }),
+    );
     const long = await s.api(`stock_metrics/${t}`, { period: 50 });
     expect(long.json).toEqual(s.fx.snapshot.metrics.get(metricsKey("stock", t)));
   });
@@ -145,7 +167,9 @@ describe("stock_performance", () => {
     const r = await s.api(`stock_performance/${t}`, { benchmark: bench().id });
     expect(r.json).toHaveLength(2);
     expect(r.json[1].name).toBe(bench().name);
-    expect(r.json[1].data.map((x: { date: string }) => x.date)).toEqual(r.json[0].data.map((x: { date: string }) => x.date));
+    expect(r.json[1].data.map((x: { date: string }) => x.date)).toEqual(
+      r.json[0].data.map((x: { date: string }) => x.date),
+    );
     expect(r.json[1].data[0].return).toBe(0);
   });
 
@@ -179,7 +203,9 @@ describe("stock_performance", () => {
     expect(box.slice(1).map((x) => x[1])).toEqual(["Daily", "Weekly", "Monthly", "Quarterly", "Yearly"]);
     const hist = parseCsv((await s.api(`stock_performance/${t}`, { format: "csv", type: "histogram" })).text);
     expect(hist[0]).toEqual(["name", "date", "return", "bin_start", "bin_end"]);
-    const beta = parseCsv((await s.api(`stock_performance/${t}`, { format: "csv", type: "rolling_beta", benchmark: bench().id })).text);
+    const beta = parseCsv(
+      (await s.api(`stock_performance/${t}`, { format: "csv", type: "rolling_beta", benchmark: bench().id })).text,
+    );
     expect(new Set(beta.slice(1).map((x) => x[3]))).toEqual(new Set(["126", "252"]));
   });
 });

@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 
 describe("cluster mode", () => {
   it("serves from several worker processes on one port and closes cleanly", async () => {
-    const child = fork(join(import.meta.dirname, "cluster-entry.ts"), [], { execArgv: ["--import", "tsx"], stdio: "pipe" });
+    const child = fork(join(import.meta.dirname, "cluster-entry.ts"), [], {
+      execArgv: ["--import", "tsx"],
+      stdio: "pipe",
+    });
     try {
       const { url } = await new Promise<{ url: string }>((resolve, reject) => {
         child.once("message", (m) => resolve(m as { url: string }));

@@ -12,7 +12,9 @@ function body(seed: number): Buffer {
   let x = seed;
   for (let i = 0; parts.join(",").length < COMPRESS_OFF_LOOP_BYTES * 3; i++) {
     x = (x * 1103515245 + 12345) % 2 ** 31;
-    parts.push(`{"date":"20${10 + (i % 15)}-01-${String(1 + (i % 28)).padStart(2, "0")}","value":${(x / 2 ** 31).toFixed(6)}}`);
+    parts.push(
+      `{"date":"20${10 + (i % 15)}-01-${String(1 + (i % 28)).padStart(2, "0")}","value":${(x / 2 ** 31).toFixed(6)}}`,
+    );
   }
   return Buffer.from(`[${parts.join(",")}]`);
 }
@@ -30,7 +32,12 @@ describe("compression off the event loop", () => {
       expect(out).toBeInstanceOf(Promise); // first time: off the loop
       const bytes = await out;
       expect(bytes.equals(sync)).toBe(true);
-      expect(h).toEqual({ ETag: "x", "Content-Encoding": coding, Vary: "Accept-Encoding", "Content-Length": sync.length });
+      expect(h).toEqual({
+        ETag: "x",
+        "Content-Encoding": coding,
+        Vary: "Accept-Encoding",
+        "Content-Length": sync.length,
+      });
       // the synchronous path over a fresh copy of the body: same headers in the same order
       const h2: Record<string, string | number> = { ETag: "x" };
       expect(encodeFor(req(accept), Buffer.from(b), h2).equals(sync)).toBe(true);

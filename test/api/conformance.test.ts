@@ -20,11 +20,16 @@ describe.skipIf(!existsSync(SCRIPT))("contract conformance script", () => {
     s = await startTestServer();
     dir = mkdtempSync(join(tmpdir(), "api-conformance-"));
     const snap = s.fx.snapshot;
-    const companies = ["ticker,name,sector,industry", ...snap.companies.map((c) => [c.ticker, c.name, c.sector, c.industry].map(csvCell).join(","))];
+    const companies = [
+      "ticker,name,sector,industry",
+      ...snap.companies.map((c) => [c.ticker, c.name, c.sector, c.industry].map(csvCell).join(",")),
+    ];
     const ratings = [`date,ticker,${RATING_NAMES.join(",")}`];
-    for (const d of snap.ratingDates) for (const r of snap.ratingsByDate.get(d)!) ratings.push([d, r.ticker, ...RATING_NAMES.map((n) => r[n])].join(","));
-    writeFileSync(join(dir, "companies.csv"), companies.join("\n") + "\n");
-    writeFileSync(join(dir, "ratings.csv"), ratings.join("\n") + "\n");
+    for (const d of snap.ratingDates)
+      for (const r of snap.ratingsByDate.get(d)!)
+        ratings.push([d, r.ticker, ...RATING_NAMES.map((n) => r[n])].join(","));
+    writeFileSync(join(dir, "companies.csv"), `${companies.join("\n")}\n`);
+    writeFileSync(join(dir, "ratings.csv"), `${ratings.join("\n")}\n`);
   });
   afterAll(async () => {
     await s?.close();
@@ -33,9 +38,14 @@ describe.skipIf(!existsSync(SCRIPT))("contract conformance script", () => {
 
   for (const group of ["rest", "graphql"]) {
     it(`passes every ${group} check`, async () => {
-      const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, group, s.url, KEYS.alice, dir, KEYS.aliceRatingsOnly]).catch(
-        (e: { stdout: string }) => ({ stdout: e.stdout }),
-      );
+      const { stdout } = await promisify(execFile)(process.execPath, [
+        SCRIPT,
+        group,
+        s.url,
+        KEYS.alice,
+        dir,
+        KEYS.aliceRatingsOnly,
+      ]).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
       const fails = stdout.split("\n").filter((l) => l.startsWith("FAIL"));
       expect(fails).toEqual([]);
       expect(stdout).toMatch(/\d+ passed, 0 failed/);

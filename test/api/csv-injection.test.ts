@@ -6,14 +6,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../../api/server.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
-import { startServer, type RunningServer } from "../../api/server.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { SCOPES } from "../../pipeline/store/catalog-types.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import type { Snapshot } from "../../pipeline/store/model.ts";
-import { weekdays, writeTinySource, TINY_TICKERS } from "../fixtures/tiny-source.ts";
+import { TINY_TICKERS, weekdays, writeTinySource } from "../fixtures/tiny-source.ts";
 import { MemoryCatalog } from "./fixture.ts";
 import { parseCsv } from "./helpers.ts";
 
@@ -44,14 +44,28 @@ beforeAll(async () => {
   const source = writeTinySource((f) => {
     const prices = ["date,open,high,low,close,volume,Name"];
     // DDD falls every day, so its returns and metrics are negative (numbers that start with "-")
-    dates.forEach((d, i) => TINY_TICKERS.forEach((t, k) => prices.push(`${d},,,,${(t === "DDD" ? 40 - i * 0.5 : 10 * (k + 1) + i * 0.1 * (k + 1)).toFixed(2)},1000,${t}`)));
+    dates.forEach((d, i) =>
+      TINY_TICKERS.forEach((t, k) =>
+        prices.push(`${d},,,,${(t === "DDD" ? 40 - i * 0.5 : 10 * (k + 1) + i * 0.1 * (k + 1)).toFixed(2)},1000,${t}`),
+      ),
+    );
     const q = (s: string) => `"${s.replaceAll('"', '""')}"`;
-    const companies = ["ticker,name,sector,industry,shares_outstanding", ...TINY_TICKERS.map((t, k) => `${t},${q(NAMES[t as keyof typeof NAMES])},${k === 0 ? q(SECTOR) : "Tech"},${k === 1 ? q(INDUSTRY) : "Software"},1000`)];
+    const companies = [
+      "ticker,name,sector,industry,shares_outstanding",
+      ...TINY_TICKERS.map(
+        (t, k) =>
+          `${t},${q(NAMES[t as keyof typeof NAMES])},${k === 0 ? q(SECTOR) : "Tech"},${k === 1 ? q(INDUSTRY) : "Software"},1000`,
+      ),
+    ];
     const pj = JSON.parse(f["portfolios.json"]);
     pj.portfolios[0].name = PORTFOLIO;
     pj.benchmarks[0].name = BENCHMARKS[0];
     pj.benchmarks[1].name = BENCHMARKS[1];
-    return { "companies.csv": companies.join("\n"), "prices.csv": prices.join("\n"), "portfolios.json": JSON.stringify(pj) };
+    return {
+      "companies.csv": companies.join("\n"),
+      "prices.csv": prices.join("\n"),
+      "portfolios.json": JSON.stringify(pj),
+    };
   });
   const dataDir = mkdtempSync(join(tmpdir(), "csv-inj-"));
   const pipelineCatalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
@@ -61,7 +75,15 @@ beforeAll(async () => {
 
   const catalog = new MemoryCatalog();
   catalog.addKey(KEY, "u1", SCOPES);
-  catalog.watchlists.set("1", { id: "1", ownerId: "u1", name: WATCHLIST, description: WATCHLIST_DESC, private: true, createdAt: "2024-01-02T00:00:00.000Z", tickers: [...TINY_TICKERS] });
+  catalog.watchlists.set("1", {
+    id: "1",
+    ownerId: "u1",
+    name: WATCHLIST,
+    description: WATCHLIST_DESC,
+    private: true,
+    createdAt: "2024-01-02T00:00:00.000Z",
+    tickers: [...TINY_TICKERS],
+  });
   catalog.portfolios.set("201", {
     id: "201",
     ownerId: "u1",
@@ -79,7 +101,12 @@ beforeAll(async () => {
   srv = await startServer({
     port: 0,
     host: "127.0.0.1",
-    deps: { snapshot: () => snapshot, catalog, logger: createLogger("silent", sink as never), accessLogger: createAccessLogger("silent", sink as never) },
+    deps: {
+      snapshot: () => snapshot,
+      catalog,
+      logger: createLogger("silent", sink as never),
+      accessLogger: createAccessLogger("silent", sink as never),
+    },
   });
 }, 120_000);
 afterAll(() => srv?.close());
@@ -125,7 +152,8 @@ describe("CSV formula injection", () => {
       const rows = parseCsv(await get(path, "csv"));
       // the tiny source has no fundamentals: financials answer the header row only
       expect(rows.length, path).toBeGreaterThan(path.startsWith("stock_financials") ? 0 : 1);
-      for (const row of rows) for (const cell of row) expect(dangerous(cell), `${path}: ${JSON.stringify(cell)}`).toBe(false);
+      for (const row of rows)
+        for (const cell of row) expect(dangerous(cell), `${path}: ${JSON.stringify(cell)}`).toBe(false);
     }
   });
 
@@ -152,7 +180,9 @@ describe("CSV formula injection", () => {
 
   it("JSON keeps the names as they are", async () => {
     const list = JSON.parse(await get("stock_ratings?order_by=ticker", "json"));
-    expect(list.map((x: { stock: { name: string } }) => x.stock.name)).toEqual(TINY_TICKERS.map((t) => NAMES[t as keyof typeof NAMES]));
+    expect(list.map((x: { stock: { name: string } }) => x.stock.name)).toEqual(
+      TINY_TICKERS.map((t) => NAMES[t as keyof typeof NAMES]),
+    );
   });
 
   it("numbers stay numbers: negative returns and metric strings are written unchanged", async () => {

@@ -4,8 +4,8 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser } from "playwright-core";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -16,7 +16,10 @@ describe.skipIf(!have)("/docs in headless Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
     s = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-background-networking"] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-background-networking"],
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -39,11 +42,24 @@ describe.skipIf(!have)("/docs in headless Chromium", () => {
     page.on("pageerror", (e) => errors.push(String(e)));
     const res = await page.goto(`${s.url}/docs`);
     expect(res?.status()).toBe(200);
-    await page.getByRole("heading", { name: /Stock ratings and portfolio data service/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByRole("heading", { name: /Stock ratings and portfolio data service/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     // one menu entry per endpoint summary (the sidebar lists every operation)
     await page.getByText("stock_ratings", { exact: false }).first().waitFor();
     const text = await page.locator("body").innerText();
-    for (const tag of ["stock_ratings", "stock_financials", "stock_metrics", "stock_performance", "portfolios", "portfolio_holdings", "portfolio_trades", "watchlists", "benchmarks"]) {
+    for (const tag of [
+      "stock_ratings",
+      "stock_financials",
+      "stock_metrics",
+      "stock_performance",
+      "portfolios",
+      "portfolio_holdings",
+      "portfolio_trades",
+      "watchlists",
+      "benchmarks",
+    ]) {
       expect(text, tag).toContain(tag);
     }
     const shot = join(tmpdir(), "docs-redoc.png");
@@ -52,7 +68,9 @@ describe.skipIf(!have)("/docs in headless Chromium", () => {
     expect(elsewhere).toEqual([]);
     // Redoc's sidebar asks cdn.redoc.ly for its logo; the CSP (img-src 'self' data:) refuses it
     // and Redoc hides the image. That refusal is the only console error allowed.
-    expect(errors.filter((e) => !/Loading the image 'https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg' violates/.test(e))).toEqual([]);
+    expect(
+      errors.filter((e) => !/Loading the image 'https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg' violates/.test(e)),
+    ).toEqual([]);
     await page.close();
   }, 90_000);
 });

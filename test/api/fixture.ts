@@ -8,16 +8,31 @@
 //     user portfolio per user (201 alice, 202 bob), with holdings selected like the contract says;
 //   - financials for the first three tickers; full-period metric rows for every stock (optional).
 import { createHash } from "node:crypto";
-import type { ApiKeyInfo, CatalogReader, CatalogWriter, Scope, User, UserPortfolio, Watchlist, WatchlistFields } from "../../pipeline/store/catalog-types.ts";
+import type {
+  ApiKeyInfo,
+  CatalogReader,
+  CatalogWriter,
+  Scope,
+  User,
+  UserPortfolio,
+  Watchlist,
+  WatchlistFields,
+} from "../../pipeline/store/catalog-types.ts";
 import { SCOPES } from "../../pipeline/store/catalog-types.ts";
-import type { BenchmarkResult, CompanyFinancials, FinancialSet, PortfolioResult, Snapshot } from "../../pipeline/store/model.ts";
+import type {
+  BenchmarkResult,
+  CompanyFinancials,
+  FinancialSet,
+  PortfolioResult,
+  Snapshot,
+} from "../../pipeline/store/model.ts";
 import { metricsKey } from "../../pipeline/store/model.ts";
 import {
-  RATING_NAMES,
   type Company,
   type HoldingRow,
   type MetricRow,
   type PortfolioRules,
+  RATING_NAMES,
   type RatingRow,
   type ReturnSeries,
 } from "../../pipeline/types.ts";
@@ -34,16 +49,30 @@ export function mulberry32(seed: number) {
 }
 
 export { weekdays } from "../fixtures/tiny-source.ts";
+
 import { weekdays } from "../fixtures/tiny-source.ts";
 
 const SECTORS = ["Technology", "Energy", "Health Care", "Financials", "Industrials"];
 const INDUSTRIES = ["Software", "Hardware", "Oil & Gas", "Pharma", "Banks", "Insurance", "Machinery", "Airlines"];
-const WORDS = ["Alpha", "Beta", "Gamma", "Delta", "Orion", "Vega", "Nova", "Atlas", "Zenith", "Summit", "Harbor", "Pioneer"];
+const WORDS = [
+  "Alpha",
+  "Beta",
+  "Gamma",
+  "Delta",
+  "Orion",
+  "Vega",
+  "Nova",
+  "Atlas",
+  "Zenith",
+  "Summit",
+  "Harbor",
+  "Pioneer",
+];
 const SPECIAL_NAMES: Record<number, [string, string]> = {
   0: ["AAPL", "Apple Inc."],
   7: ["APLE", "Apple Hospitality REIT"],
   12: ["AMAT", "Applied Materials, Inc."],
-  30: ["BRK.B", "Berkshire Hathaway \"B\""],
+  30: ["BRK.B", 'Berkshire Hathaway "B"'],
 };
 
 function tickerFor(i: number): string {
@@ -123,7 +152,10 @@ export function buildFixture(opts: FixtureOptions = {}): Fixture {
   // companies
   const companies: Company[] = [];
   for (let i = 0; i < nStocks; i++) {
-    const [ticker, name] = SPECIAL_NAMES[i] ?? [tickerFor(i), `${WORDS[i % WORDS.length]} ${WORDS[(i * 5 + 3) % WORDS.length]} ${i}`];
+    const [ticker, name] = SPECIAL_NAMES[i] ?? [
+      tickerFor(i),
+      `${WORDS[i % WORDS.length]} ${WORDS[(i * 5 + 3) % WORDS.length]} ${i}`,
+    ];
     const s = i % SECTORS.length;
     const ind = (i * 3) % INDUSTRIES.length;
     companies.push({
@@ -218,7 +250,10 @@ export function buildFixture(opts: FixtureOptions = {}): Fixture {
     const crit = rules.maxStocksCriteria as (typeof RATING_NAMES)[number];
     const dir = rules.maxStocksCriteriaOrder === "descending" ? -1 : 1;
     rows.sort((a, b) => dir * (a[crit] - b[crit]) || (a.ticker < b.ticker ? -1 : 1));
-    const cap = rules.maxSectorConcentration && rules.maxSectorConcentration < 1 ? Math.floor(rules.maxSectorConcentration * rules.maxStocks) : Infinity;
+    const cap =
+      rules.maxSectorConcentration && rules.maxSectorConcentration < 1
+        ? Math.floor(rules.maxSectorConcentration * rules.maxStocks)
+        : Infinity;
     const perSector = new Map<string, number>();
     const out: HoldingRow[] = [];
     for (const r of rows) {
@@ -244,7 +279,11 @@ export function buildFixture(opts: FixtureOptions = {}): Fixture {
       r[d] = members.length ? s / members.length : 0;
     }
     const lastDay = dates.length - 1;
-    const today = select(rules, prev).map((h) => ({ ...h, date: dates[lastDay], price: closes.get(h.ticker)![lastDay] }));
+    const today = select(rules, prev).map((h) => ({
+      ...h,
+      date: dates[lastDay],
+      price: closes.get(h.ticker)![lastDay],
+    }));
     return {
       rules,
       ownerId,
@@ -271,12 +310,46 @@ export function buildFixture(opts: FixtureOptions = {}): Fixture {
   const financials = new Map<string, CompanyFinancials>();
   companies.slice(0, 3).forEach((c, k) => {
     const set = (period: string, years: number[]): FinancialSet => ({
-      income: years.map((y) => ({ "Fiscal Year": y, "Fiscal Period": period, "Report Date": `${y}-12-31`, Revenue: 1000 * (k + 1) * (y - 2010), "Cost of Revenue": 400, "Gross Profit": 600, "Net Income (Common)": 120 })),
-      balance: years.map((y) => ({ "Fiscal Year": y, "Fiscal Period": period, "Report Date": `${y}-12-31`, "Cash, Cash Equivalents & Short Term Investments": 500, "Total Assets": 9000, "Total Liabilities & Equity": 9000 })),
-      cashflow: years.map((y) => ({ "Fiscal Year": y, "Fiscal Period": period, "Report Date": `${y}-12-31`, "Net Cash from Operating Activities": 300, "Net Change in Cash": null })),
-      derived: years.map((y) => ({ "Fiscal Year": y, "Fiscal Period": period, "Report Date": `${y}-12-31`, "Publish Date": `${y + 1}-02-15`, "Restated Date": `${y + 1}-02-15`, EBITDA: 700, "Gross Profit Margin": "0.6000", "Piotroski F-Score": 6 })),
+      income: years.map((y) => ({
+        "Fiscal Year": y,
+        "Fiscal Period": period,
+        "Report Date": `${y}-12-31`,
+        Revenue: 1000 * (k + 1) * (y - 2010),
+        "Cost of Revenue": 400,
+        "Gross Profit": 600,
+        "Net Income (Common)": 120,
+      })),
+      balance: years.map((y) => ({
+        "Fiscal Year": y,
+        "Fiscal Period": period,
+        "Report Date": `${y}-12-31`,
+        "Cash, Cash Equivalents & Short Term Investments": 500,
+        "Total Assets": 9000,
+        "Total Liabilities & Equity": 9000,
+      })),
+      cashflow: years.map((y) => ({
+        "Fiscal Year": y,
+        "Fiscal Period": period,
+        "Report Date": `${y}-12-31`,
+        "Net Cash from Operating Activities": 300,
+        "Net Change in Cash": null,
+      })),
+      derived: years.map((y) => ({
+        "Fiscal Year": y,
+        "Fiscal Period": period,
+        "Report Date": `${y}-12-31`,
+        "Publish Date": `${y + 1}-02-15`,
+        "Restated Date": `${y + 1}-02-15`,
+        EBITDA: 700,
+        "Gross Profit Margin": "0.6000",
+        "Piotroski F-Score": 6,
+      })),
     });
-    financials.set(c.ticker, { annual: set("FY", [2013, 2014]), quarterly: set("Q4", [2014]), ttm: set("TTM", [2014]) });
+    financials.set(c.ticker, {
+      annual: set("FY", [2013, 2014]),
+      quarterly: set("Q4", [2014]),
+      ttm: set("TTM", [2014]),
+    });
   });
 
   const snapshot: Snapshot = {
@@ -302,11 +375,20 @@ export function buildFixture(opts: FixtureOptions = {}): Fixture {
     for (const t of tickers) {
       const r = stockReturns.get(t)!;
       snapshot.metrics.set(metricsKey("stock", t), opts.metrics(r, t));
-      snapshot.metrics.set(metricsKey("stock", t, "1"), opts.metrics(r, t, { name: benchmark.name, returns: opts.alignBenchmark(r.dates, benchmark.levels) }));
+      snapshot.metrics.set(
+        metricsKey("stock", t, "1"),
+        opts.metrics(r, t, { name: benchmark.name, returns: opts.alignBenchmark(r.dates, benchmark.levels) }),
+      );
     }
     for (const [id, p] of portfolios) {
       snapshot.metrics.set(metricsKey("portfolio", id), opts.metrics(p.returns, "Portfolio"));
-      snapshot.metrics.set(metricsKey("portfolio", id, "1"), opts.metrics(p.returns, "Portfolio", { name: benchmark.name, returns: opts.alignBenchmark(p.returns.dates, benchmark.levels) }));
+      snapshot.metrics.set(
+        metricsKey("portfolio", id, "1"),
+        opts.metrics(p.returns, "Portfolio", {
+          name: benchmark.name,
+          returns: opts.alignBenchmark(p.returns.dates, benchmark.levels),
+        }),
+      );
     }
   }
   return { snapshot, closes, dates, userPortfolios: [ALICE_RULES, BOB_RULES] };
@@ -361,13 +443,17 @@ export class MemoryCatalog implements CatalogReader, CatalogWriter {
     return this.users.get(id) ?? null;
   }
   watchlistsOf(userId: string) {
-    return [...this.watchlists.values()].filter((w) => w.ownerId === userId).sort((a, b) => Number(a.id) - Number(b.id));
+    return [...this.watchlists.values()]
+      .filter((w) => w.ownerId === userId)
+      .sort((a, b) => Number(a.id) - Number(b.id));
   }
   watchlist(id: string) {
     return this.watchlists.get(id) ?? null;
   }
   userPortfoliosOf(userId: string) {
-    return [...this.portfolios.values()].filter((p) => p.ownerId === userId).sort((a, b) => Number(a.id) - Number(b.id));
+    return [...this.portfolios.values()]
+      .filter((p) => p.ownerId === userId)
+      .sort((a, b) => Number(a.id) - Number(b.id));
   }
   userPortfolio(id: string) {
     return this.portfolios.get(id) ?? null;
@@ -384,7 +470,10 @@ export class MemoryCatalog implements CatalogReader, CatalogWriter {
   writes: string[] = [];
   async updateUser(id: string, patch: Partial<Omit<User, "id">>) {
     const u = this.users.get(id)!;
-    if (patch.email && [...this.users.values()].some((o) => o.id !== id && o.email.toLowerCase() === patch.email!.toLowerCase()))
+    if (
+      patch.email &&
+      [...this.users.values()].some((o) => o.id !== id && o.email.toLowerCase() === patch.email!.toLowerCase())
+    )
       throw Object.assign(new Error("email taken"), { code: "conflict" });
     const next = { ...u, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) };
     this.users.set(id, next);
@@ -395,7 +484,15 @@ export class MemoryCatalog implements CatalogReader, CatalogWriter {
   async createWatchlist(ownerId: string, w: WatchlistFields & { tickers?: string[] }) {
     const id = String(this.nextWatchlist++);
     const tickers = [...new Set((w.tickers ?? []).map((t) => t.toUpperCase()))];
-    this.watchlists.set(id, { id, ownerId, name: w.name, description: w.description ?? "", private: w.private ?? true, createdAt: new Date().toISOString(), tickers });
+    this.watchlists.set(id, {
+      id,
+      ownerId,
+      name: w.name,
+      description: w.description ?? "",
+      private: w.private ?? true,
+      createdAt: new Date().toISOString(),
+      tickers,
+    });
     this.writes.push(`createWatchlist ${id}`);
     return this.watchlists.get(id)!;
   }
@@ -450,12 +547,40 @@ export function buildCatalog(fx: Fixture): MemoryCatalog {
   c.addKey(KEYS.alice, "u1", SCOPES);
   c.addKey(KEYS.bob, "u2", SCOPES);
   c.addKey(KEYS.aliceRatingsOnly, "u1", ["ratings:read"]);
-  c.addKey(KEYS.aliceNoAnalytics, "u1", SCOPES.filter((s) => s !== "analytics:read"));
+  c.addKey(
+    KEYS.aliceNoAnalytics,
+    "u1",
+    SCOPES.filter((s) => s !== "analytics:read"),
+  );
   c.addKey(KEYS.revoked, "u1", SCOPES, true);
   const t = fx.snapshot.companies.map((x) => x.ticker);
-  c.watchlists.set("1", { id: "1", ownerId: "u1", name: "Alice tech", description: "a few", private: true, createdAt: "2015-05-01T10:00:00.000Z", tickers: [t[40], t[2], t[17], t[0], t[33], "BRK.B"] });
-  c.watchlists.set("2", { id: "2", ownerId: "u2", name: "Bob private", description: "secret", private: true, createdAt: "2015-05-02T10:00:00.000Z", tickers: [t[5], t[6]] });
-  c.watchlists.set("3", { id: "3", ownerId: "u2", name: "Bob public", description: "shared", private: false, createdAt: "2015-05-03T10:00:00.000Z", tickers: [t[7]] });
+  c.watchlists.set("1", {
+    id: "1",
+    ownerId: "u1",
+    name: "Alice tech",
+    description: "a few",
+    private: true,
+    createdAt: "2015-05-01T10:00:00.000Z",
+    tickers: [t[40], t[2], t[17], t[0], t[33], "BRK.B"],
+  });
+  c.watchlists.set("2", {
+    id: "2",
+    ownerId: "u2",
+    name: "Bob private",
+    description: "secret",
+    private: true,
+    createdAt: "2015-05-02T10:00:00.000Z",
+    tickers: [t[5], t[6]],
+  });
+  c.watchlists.set("3", {
+    id: "3",
+    ownerId: "u2",
+    name: "Bob public",
+    description: "shared",
+    private: false,
+    createdAt: "2015-05-03T10:00:00.000Z",
+    tickers: [t[7]],
+  });
   for (const p of fx.userPortfolios) c.portfolios.set(p.id, p);
   return c;
 }

@@ -19,24 +19,35 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
 
   it("opens the IDE from local files, runs a query and shows the result", async () => {
     const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-background-networking"] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-background-networking"],
+    });
     try {
       const context = await browser.newContext({ extraHTTPHeaders: { api_key: KEYS.alice } });
       const page = await context.newPage();
       const outside: string[] = [];
       page.on("request", (r) => {
-        if (!r.url().startsWith(s.url) && !r.url().startsWith("blob:") && !r.url().startsWith("data:")) outside.push(r.url());
+        if (!r.url().startsWith(s.url) && !r.url().startsWith("blob:") && !r.url().startsWith("data:"))
+          outside.push(r.url());
       });
       let answer: import("playwright-core").Response | null = null;
       page.on("response", (r) => {
-        if (r.url() === `${s.url}/graphiql` && r.request().method() === "POST" && (r.request().postData() ?? "").includes("stockRatings")) answer = r;
+        if (
+          r.url() === `${s.url}/graphiql` &&
+          r.request().method() === "POST" &&
+          (r.request().postData() ?? "").includes("stockRatings")
+        )
+          answer = r;
       });
       await page.goto(`${s.url}/graphiql`);
       const run = page.locator(".graphiql-execute-button, button[aria-label^='Execute query']").first();
       await run.waitFor({ timeout: 30_000 });
       // The button can be drawn before the IDE has wired its editor (a click then runs nothing):
       // click again until the query is sent, as a user would.
-      await expect.poll(async () => answer ?? (await run.click(), null), { timeout: 30_000, interval: 1_000 }).not.toBeNull();
+      await expect
+        .poll(async () => answer ?? (await run.click(), null), { timeout: 30_000, interval: 1_000 })
+        .not.toBeNull();
       const res = answer!;
       expect(res.status()).toBe(200);
       // the page's initial query: stockRatings(first: 5) with totalCount; the first ticker by -total_rating

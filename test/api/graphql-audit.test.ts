@@ -31,5 +31,4 @@ describe("graphql-http server audits", () => {
       }
     });
   }
-
 });

@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 const Q = `query($n: Int) { stockRatings(first: $n) { edges { node { stock { ticker } totalRating } } } }`;
-const tickers = (r: { json: { data: { stockRatings: { edges: { node: { stock: { ticker: string } } }[] } } } }) => r.json.data.stockRatings.edges.map((e) => e.node.stock.ticker);
+const tickers = (r: { json: { data: { stockRatings: { edges: { node: { stock: { ticker: string } } }[] } } } }) =>
+  r.json.data.stockRatings.edges.map((e) => e.node.stock.ticker);
 
 it("a repeated query gets the same answer; variables are part of the key", async () => {
   const a = await gql(s, Q, { n: 3 });
@@ -28,7 +29,9 @@ it("a swapped snapshot is answered from the new snapshot", async () => {
   s.current.snapshot = other.snapshot;
   try {
     const after = tickers(await gql(s, Q, { n: 5 }));
-    const rest = (await s.api("stock_ratings", { limit: 5 })).json.map((x: { stock: { ticker: string } }) => x.stock.ticker);
+    const rest = (await s.api("stock_ratings", { limit: 5 })).json.map(
+      (x: { stock: { ticker: string } }) => x.stock.ticker,
+    );
     expect(after).toEqual(rest);
     expect(after).not.toEqual(before);
   } finally {
@@ -37,7 +40,9 @@ it("a swapped snapshot is answered from the new snapshot", async () => {
 });
 
 it("keys with other scopes do not share an answer (the same query, refused first, then answered)", async () => {
-  const limited = await gql(s, `{ stock(ticker: "AAPL") { ticker financials { income { fiscalYear } } } }`, undefined, { key: KEYS.aliceRatingsOnly });
+  const limited = await gql(s, `{ stock(ticker: "AAPL") { ticker financials { income { fiscalYear } } } }`, undefined, {
+    key: KEYS.aliceRatingsOnly,
+  });
   expect(limited.json.data.stock.financials).toBeNull();
   expect(limited.json.errors[0].extensions.code).toBe("FORBIDDEN");
   const again = await gql(s, `{ stock(ticker: "AAPL") { ticker financials { income { fiscalYear } } } }`);
@@ -48,7 +53,15 @@ it("keys with other scopes do not share an answer (the same query, refused first
 it("catalog-backed queries are built per request", async () => {
   const q = `{ watchlistsForUser { id name } }`;
   const before = await gql(s, q);
-  s.catalog.watchlists.set("77", { id: "77", ownerId: "u1", name: "Fresh", description: "", private: true, createdAt: "2015-06-01T00:00:00.000Z", tickers: [] });
+  s.catalog.watchlists.set("77", {
+    id: "77",
+    ownerId: "u1",
+    name: "Fresh",
+    description: "",
+    private: true,
+    createdAt: "2015-06-01T00:00:00.000Z",
+    tickers: [],
+  });
   try {
     const after = await gql(s, q);
     expect(after.json.data.watchlistsForUser.length).toBe(before.json.data.watchlistsForUser.length + 1);

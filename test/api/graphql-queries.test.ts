@@ -19,18 +19,28 @@ const latestDate = () => s.fx.snapshot.ratingDates.at(-1)!;
 describe("the interface's operations, as written in section 4.3", () => {
   it("stockRatings(first, orderBy, date) → StockRatingNodeConnection with edges { node }", async () => {
     const date = s.fx.snapshot.ratingDates[2];
-    const r = await gql(s, `{ stockRatings(first: 5, orderBy: "-total_rating", date: "${date}") { edges { node { stock { id name sector { id name } industry { id name } } date totalRating growthRating returnRating riskRating valuationRating technicalRating } } } }`);
+    const r = await gql(
+      s,
+      `{ stockRatings(first: 5, orderBy: "-total_rating", date: "${date}") { edges { node { stock { id name sector { id name } industry { id name } } date totalRating growthRating returnRating riskRating valuationRating technicalRating } } } }`,
+    );
     expect(r.status).toBe(200);
     expect(r.json.errors).toBeUndefined();
     const nodes = r.json.data.stockRatings.edges.map((e: { node: unknown }) => e.node);
     // reference: the fixture's rows of that date sorted by total_rating descending, ties by ticker
-    const rows = [...s.fx.snapshot.ratingsByDate.get(date)!].sort((a, b) => b.total_rating - a.total_rating || (a.ticker < b.ticker ? -1 : 1)).slice(0, 5);
+    const rows = [...s.fx.snapshot.ratingsByDate.get(date)!]
+      .sort((a, b) => b.total_rating - a.total_rating || (a.ticker < b.ticker ? -1 : 1))
+      .slice(0, 5);
     expect(nodes).toHaveLength(5);
     nodes.forEach((n: Record<string, unknown>, i: number) => {
       const row = rows[i];
       const c = s.fx.snapshot.companyByTicker.get(row.ticker)!;
       expect(n).toEqual({
-        stock: { id: c.id, name: c.name, sector: { id: c.sectorId, name: c.sector }, industry: { id: c.industryId, name: c.industry } },
+        stock: {
+          id: c.id,
+          name: c.name,
+          sector: { id: c.sectorId, name: c.sector },
+          industry: { id: c.industryId, name: c.industry },
+        },
         date,
         totalRating: row.total_rating.toFixed(4),
         growthRating: row.growth_rating.toFixed(4),
@@ -54,7 +64,9 @@ describe("the interface's operations, as written in section 4.3", () => {
 
   it("profile → email, firstName, lastName, phoneNumber of the key's user", async () => {
     const r = await gql(s, `{ profile { email firstName lastName phoneNumber } }`);
-    expect(r.json).toEqual({ data: { profile: { email: "alice@example.com", firstName: "Alice", lastName: "A", phoneNumber: "+1 555 0101" } } });
+    expect(r.json).toEqual({
+      data: { profile: { email: "alice@example.com", firstName: "Alice", lastName: "A", phoneNumber: "+1 555 0101" } },
+    });
   });
 
   it("the default operation is a query; naming it is optional", async () => {
@@ -68,7 +80,9 @@ describe("variables and operations", () => {
   it("variables typed in the operation header", async () => {
     const q = `query Top($n: Int!, $order: String, $date: String) { stockRatings(first: $n, orderBy: $order, date: $date) { edges { node { stock { ticker } } } } }`;
     const r = await gql(s, q, { n: 3, order: "ticker", date: latestDate() });
-    const tickers = r.json.data.stockRatings.edges.map((e: { node: { stock: { ticker: string } } }) => e.node.stock.ticker);
+    const tickers = r.json.data.stockRatings.edges.map(
+      (e: { node: { stock: { ticker: string } } }) => e.node.stock.ticker,
+    );
     const rest = await s.api("stock_ratings", { limit: 3, order_by: "ticker" });
     expect(tickers).toEqual(rest.json.map((x: { stock: { ticker: string } }) => x.stock.ticker));
     const bad = await gql(s, q, { n: "three" });
@@ -93,7 +107,10 @@ describe("variables and operations", () => {
     const intro = await gqlGet(s, { query: "{ __schema { queryType { name } mutationType { name } } }" });
     expect(intro.status).toBe(200);
     expect(intro.json.data.__schema).toEqual({ queryType: { name: "Query" }, mutationType: { name: "Mutation" } });
-    const q = await gqlGet(s, { query: "query($t: String!) { stock(ticker: $t) { ticker name } }", variables: JSON.stringify({ t: "aapl" }) });
+    const q = await gqlGet(s, {
+      query: "query($t: String!) { stock(ticker: $t) { ticker name } }",
+      variables: JSON.stringify({ t: "aapl" }),
+    });
     expect(q.json).toEqual({ data: { stock: { ticker: "AAPL", name: "Apple Inc." } } });
     const m = await gqlGet(s, { query: `mutation { deleteWatchlist(input: {watchlistId: "1"}) { success } }` });
     expect(m.status).toBe(405);
@@ -126,7 +143,9 @@ describe("variables and operations", () => {
 
 describe("scopes per field", () => {
   it("a field needing a missing scope errors alone, naming the scope; the other fields answer", async () => {
-    const r = await gql(s, `{ benchmarks { id } profile { email } stockRatings(first: 1) { totalCount } }`, undefined, { key: KEYS.aliceRatingsOnly });
+    const r = await gql(s, `{ benchmarks { id } profile { email } stockRatings(first: 1) { totalCount } }`, undefined, {
+      key: KEYS.aliceRatingsOnly,
+    });
     expect(r.status).toBe(200);
     expect(r.json.data.benchmarks).toEqual([{ id: "1" }]);
     expect(r.json.data.profile).toBeNull();
@@ -138,14 +157,22 @@ describe("scopes per field", () => {
   });
 
   it("nested analytics of a portfolio need analytics:read besides portfolios:read", async () => {
-    const r = await gql(s, `{ portfolio(id: "201") { name metrics { metric } } }`, undefined, { key: KEYS.aliceNoAnalytics });
+    const r = await gql(s, `{ portfolio(id: "201") { name metrics { metric } } }`, undefined, {
+      key: KEYS.aliceNoAnalytics,
+    });
     expect(r.json.data.portfolio).toEqual({ name: "Alice growth", metrics: null });
     expect(r.json.errors[0].path).toEqual(["portfolio", "metrics"]);
-    expect(r.json.errors[0].extensions).toMatchObject({ code: "FORBIDDEN", requiredScopes: ["portfolios:read", "analytics:read"], missingScopes: ["analytics:read"] });
+    expect(r.json.errors[0].extensions).toMatchObject({
+      code: "FORBIDDEN",
+      requiredScopes: ["portfolios:read", "analytics:read"],
+      missingScopes: ["analytics:read"],
+    });
   });
 
   it("mutations need the write scope", async () => {
-    const r = await gql(s, `mutation { createWatchlist(input: {name: "x"}) { success } }`, undefined, { key: KEYS.aliceRatingsOnly });
+    const r = await gql(s, `mutation { createWatchlist(input: {name: "x"}) { success } }`, undefined, {
+      key: KEYS.aliceRatingsOnly,
+    });
     expect(r.json.data.createWatchlist).toBeNull();
     expect(r.json.errors[0].extensions.requiredScopes).toEqual(["watchlists:write"]);
   });
@@ -153,32 +180,57 @@ describe("scopes per field", () => {
 
 describe("what REST reads, through the same readers", () => {
   it("stockRatings pages with cursors and totalCount match the REST list with offset", async () => {
-    const page1 = await gql(s, `{ stockRatings(first: 3) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { stock { ticker } totalRating } } } }`);
+    const page1 = await gql(
+      s,
+      `{ stockRatings(first: 3) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { stock { ticker } totalRating } } } }`,
+    );
     const c = page1.json.data.stockRatings;
     expect(c.totalCount).toBe(s.fx.snapshot.ratingsByDate.get(latestDate())!.length);
     expect(c.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, endCursor: c.edges[2].cursor });
-    const page2 = await gql(s, `query($a: String) { stockRatings(first: 3, after: $a) { pageInfo { hasPreviousPage } edges { node { stock { ticker } totalRating } } } }`, { a: c.pageInfo.endCursor });
+    const page2 = await gql(
+      s,
+      `query($a: String) { stockRatings(first: 3, after: $a) { pageInfo { hasPreviousPage } edges { node { stock { ticker } totalRating } } } }`,
+      { a: c.pageInfo.endCursor },
+    );
     const rest = await s.api("stock_ratings", { limit: 6 });
-    const all = [...c.edges, ...page2.json.data.stockRatings.edges].map((e: { node: { stock: { ticker: string }; totalRating: string } }) => [e.node.stock.ticker, e.node.totalRating]);
-    expect(all).toEqual(rest.json.map((x: { stock: { ticker: string }; totalRating: string }) => [x.stock.ticker, x.totalRating]));
+    const all = [...c.edges, ...page2.json.data.stockRatings.edges].map(
+      (e: { node: { stock: { ticker: string }; totalRating: string } }) => [e.node.stock.ticker, e.node.totalRating],
+    );
+    expect(all).toEqual(
+      rest.json.map((x: { stock: { ticker: string }; totalRating: string }) => [x.stock.ticker, x.totalRating]),
+    );
     expect(page2.json.data.stockRatings.pageInfo.hasPreviousPage).toBe(true);
   });
 
   it("search and ranges filter like REST; the last page says there is no next one", async () => {
-    const r = await gql(s, `{ stockRatings(first: 200, search: "app", ranges: {totalRating: [0, 10]}) { totalCount pageInfo { hasNextPage } edges { node { stock { ticker } } } } }`);
+    const r = await gql(
+      s,
+      `{ stockRatings(first: 200, search: "app", ranges: {totalRating: [0, 10]}) { totalCount pageInfo { hasNextPage } edges { node { stock { ticker } } } } }`,
+    );
     const rest = await s.api("stock_ratings", { search: "app", limit: 200 });
-    expect(r.json.data.stockRatings.edges.map((e: { node: { stock: { ticker: string } } }) => e.node.stock.ticker)).toEqual(rest.json.map((x: { stock: { ticker: string } }) => x.stock.ticker));
+    expect(
+      r.json.data.stockRatings.edges.map((e: { node: { stock: { ticker: string } } }) => e.node.stock.ticker),
+    ).toEqual(rest.json.map((x: { stock: { ticker: string } }) => x.stock.ticker));
     expect(r.json.data.stockRatings.totalCount).toBe(rest.json.length);
     expect(r.json.data.stockRatings.pageInfo.hasNextPage).toBe(false);
-    const ranged = await gql(s, `{ stockRatings(first: 200, ranges: {returnRating: [8, 10], growthRating: [7, 10]}) { totalCount } }`);
-    const restRanged = await s.api("stock_ratings", { ranges: "{return_rating:[8,10],growth_rating:[7,10]}", limit: 200 });
+    const ranged = await gql(
+      s,
+      `{ stockRatings(first: 200, ranges: {returnRating: [8, 10], growthRating: [7, 10]}) { totalCount } }`,
+    );
+    const restRanged = await s.api("stock_ratings", {
+      ranges: "{return_rating:[8,10],growth_rating:[7,10]}",
+      limit: 200,
+    });
     expect(ranged.json.data.stockRatings.totalCount).toBe(restRanged.json.length);
   });
 
   it("a list cannot ask for more than 200 nodes; bad arguments name themselves", async () => {
     const over = await gql(s, `{ stockRatings(first: 201) { totalCount } }`);
     expect(over.json.data.stockRatings).toBeNull();
-    expect(over.json.errors[0].extensions).toMatchObject({ code: "BAD_USER_INPUT", details: [{ param: "first", message: "must be an integer from 0 to 200" }] });
+    expect(over.json.errors[0].extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      details: [{ param: "first", message: "must be an integer from 0 to 200" }],
+    });
     const order = await gql(s, `{ stockRatings(orderBy: "price") { totalCount } }`);
     expect(order.json.errors[0].extensions.details[0].param).toBe("orderBy");
     const date = await gql(s, `{ stockRatings(date: "2015-02-30") { totalCount } }`);
@@ -191,20 +243,35 @@ describe("what REST reads, through the same readers", () => {
 
   it("a stock with its rating history, financials, metrics (display and number) and performance", async () => {
     const t = s.fx.snapshot.companies[0].ticker;
-    const r = await gql(s, `{ stock(ticker: "${t.toLowerCase()}") { ticker marketCap ratings(first: 200) { totalCount edges { node { date totalRating } } } financials(type: QUARTERLY) { income { fiscalYear fiscalPeriod reportDate items { item value number } } } metrics(benchmark: "1") { metric values { column display number } } performance(type: MONTHLY_HEATMAP) { name data { date year month return } } } }`);
+    const r = await gql(
+      s,
+      `{ stock(ticker: "${t.toLowerCase()}") { ticker marketCap ratings(first: 200) { totalCount edges { node { date totalRating } } } financials(type: QUARTERLY) { income { fiscalYear fiscalPeriod reportDate items { item value number } } } metrics(benchmark: "1") { metric values { column display number } } performance(type: MONTHLY_HEATMAP) { name data { date year month return } } } }`,
+    );
     expect(r.json.errors).toBeUndefined();
     const st = r.json.data.stock;
-    const hist = s.fx.snapshot.ratingDates.map((d) => s.fx.snapshot.ratingsByDate.get(d)!.find((x) => x.ticker === t)).filter((x) => x);
+    const hist = s.fx.snapshot.ratingDates
+      .map((d) => s.fx.snapshot.ratingsByDate.get(d)!.find((x) => x.ticker === t))
+      .filter((x) => x);
     expect(st.ratings.totalCount).toBe(hist.length);
-    expect(st.ratings.edges.map((e: { node: { date: string; totalRating: string } }) => [e.node.date, e.node.totalRating])).toEqual(hist.map((h) => [h!.date, h!.total_rating.toFixed(4)]));
+    expect(
+      st.ratings.edges.map((e: { node: { date: string; totalRating: string } }) => [e.node.date, e.node.totalRating]),
+    ).toEqual(hist.map((h) => [h!.date, h!.total_rating.toFixed(4)]));
     const fin = (await s.api(`stock_financials/${t}`, { type: "quarterly" })).json;
     expect(st.financials.income[0]).toMatchObject({ fiscalYear: 2014, fiscalPeriod: "Q4", reportDate: "2014-12-31" });
-    expect(st.financials.income[0].items).toContainEqual({ item: "Revenue", value: String(fin.stockIncomeQuarterlyData[0].Revenue), number: fin.stockIncomeQuarterlyData[0].Revenue });
+    expect(st.financials.income[0].items).toContainEqual({
+      item: "Revenue",
+      value: String(fin.stockIncomeQuarterlyData[0].Revenue),
+      number: fin.stockIncomeQuarterlyData[0].Revenue,
+    });
     const metrics = (await s.api(`stock_metrics/${t}`, { benchmark: "1" })).json as Record<string, string>[];
     expect(st.metrics.map((m: { metric: string }) => m.metric)).toEqual(metrics.map((m) => m.metric));
     const cum = st.metrics.find((m: { metric: string }) => m.metric === "Cumulative Return ");
     const restCum = metrics.find((m) => m.metric === "Cumulative Return ")!;
-    expect(cum.values[0]).toEqual({ column: t, display: restCum[t], number: Number((Number(restCum[t].replace(/[,%]/g, "")) / 100).toPrecision(12)) });
+    expect(cum.values[0]).toEqual({
+      column: t,
+      display: restCum[t],
+      number: Number((Number(restCum[t].replace(/[,%]/g, "")) / 100).toPrecision(12)),
+    });
     expect(cum.values[1].column).toBe("Equal Weight Index");
     const start = st.metrics.find((m: { metric: string }) => m.metric === "Start Period");
     expect(start.values[0].number).toBeNull();
@@ -213,29 +280,57 @@ describe("what REST reads, through the same readers", () => {
   });
 
   it("a predefined portfolio with holdings, trades, metrics and performance equal to REST's", async () => {
-    const r = await gql(s, `{ portfolio(id: "101") { id owner { id } private maxSectorConcentration ranges { growthRating totalRating } status rebalanceRequestedAt
+    const r = await gql(
+      s,
+      `{ portfolio(id: "101") { id owner { id } private maxSectorConcentration ranges { growthRating totalRating } status rebalanceRequestedAt
       holdings(first: 200, orderBy: "-total_rating") { totalCount edges { node { date stock { ticker } totalRating } } }
       trades(value: 100000, allowFractional: true, first: 200) { edges { node { date id ticker name price quantity value pct orderType } } }
       metrics(period: 0.5) { metric values { display } }
-      performance(type: ROLLING_BETA, benchmark: "1") { name window data { date return } } } }`);
+      performance(type: ROLLING_BETA, benchmark: "1") { name window data { date return } } } }`,
+    );
     expect(r.json.errors).toBeUndefined();
     const p = r.json.data.portfolio;
-    expect(p).toMatchObject({ id: "101", owner: { id: "system" }, private: false, maxSectorConcentration: "0.30", ranges: { growthRating: [3, 10], totalRating: null }, status: "READY", rebalanceRequestedAt: null });
+    expect(p).toMatchObject({
+      id: "101",
+      owner: { id: "system" },
+      private: false,
+      maxSectorConcentration: "0.30",
+      ranges: { growthRating: [3, 10], totalRating: null },
+      status: "READY",
+      rebalanceRequestedAt: null,
+    });
     const holdings = (await s.api("portfolio_holdings/101", { order_by: "-total_rating", limit: 200 })).json;
     expect(p.holdings.totalCount).toBe(holdings.length);
-    expect(p.holdings.edges.map((e: { node: { stock: { ticker: string }; totalRating: string; date: string } }) => [e.node.date, e.node.stock.ticker, e.node.totalRating])).toEqual(
-      holdings.map((h: { date: string; stock: { ticker: string }; totalRating: string }) => [h.date, h.stock.ticker, h.totalRating]),
+    expect(
+      p.holdings.edges.map((e: { node: { stock: { ticker: string }; totalRating: string; date: string } }) => [
+        e.node.date,
+        e.node.stock.ticker,
+        e.node.totalRating,
+      ]),
+    ).toEqual(
+      holdings.map((h: { date: string; stock: { ticker: string }; totalRating: string }) => [
+        h.date,
+        h.stock.ticker,
+        h.totalRating,
+      ]),
     );
     const trades = (await s.api("portfolio_trades/101", { value: 100000, allow_fractional: "true" })).json;
-    expect(p.trades.edges.map((e: { node: Record<string, unknown> }) => e.node)).toEqual(trades.map(({ order_type, ...t }: Record<string, unknown>) => ({ ...t, orderType: order_type })));
+    expect(p.trades.edges.map((e: { node: Record<string, unknown> }) => e.node)).toEqual(
+      trades.map(({ order_type, ...t }: Record<string, unknown>) => ({ ...t, orderType: order_type })),
+    );
     const metrics = (await s.api("portfolio_metrics/101", { period: 0.5 })).json;
-    expect(p.metrics.map((m: { values: { display: string }[] }) => m.values[0].display)).toEqual(metrics.map((m: Record<string, string>) => m.Portfolio));
+    expect(p.metrics.map((m: { values: { display: string }[] }) => m.values[0].display)).toEqual(
+      metrics.map((m: Record<string, string>) => m.Portfolio),
+    );
     const perf = (await s.api("portfolio_performance/101", { type: "rolling_beta", benchmark: "1" })).json;
     expect(p.performance).toEqual(perf);
   });
 
   it("portfolios(private) lists the caller's or the predefined ones; another user's portfolio is not found", async () => {
-    const mine = await gql(s, `{ portfolios { totalCount edges { node { id owner { id } } } } predefined: portfolios(private: false) { edges { node { id } } } }`);
+    const mine = await gql(
+      s,
+      `{ portfolios { totalCount edges { node { id owner { id } } } } predefined: portfolios(private: false) { edges { node { id } } } }`,
+    );
     expect(mine.json.data.portfolios).toEqual({ totalCount: 1, edges: [{ node: { id: "201", owner: { id: "u1" } } }] });
     expect(mine.json.data.predefined.edges).toEqual([{ node: { id: "101" } }]);
     const other = await gql(s, `{ portfolio(id: "202") { id } }`);
@@ -246,14 +341,27 @@ describe("what REST reads, through the same readers", () => {
   });
 
   it("watchlists with items; another user's private watchlist is not found, a public one is visible", async () => {
-    const r = await gql(s, `{ watchlist(id: "1") { id name description private createdAt stockCount items(first: 200, orderBy: "-total_rating") { totalCount edges { node { stock { ticker sector { id name } } ${RATING_FIELDS} } } } } }`);
+    const r = await gql(
+      s,
+      `{ watchlist(id: "1") { id name description private createdAt stockCount items(first: 200, orderBy: "-total_rating") { totalCount edges { node { stock { ticker sector { id name } } ${RATING_FIELDS} } } } } }`,
+    );
     const rest1 = (await s.api("watchlists/1")).json;
     const restItems = (await s.api("watchlist_items/1", { order_by: "-total_rating", limit: 200 })).json;
     const w = r.json.data.watchlist;
-    expect({ id: w.id, name: w.name, description: w.description, private: w.private, createdAt: w.createdAt, stockCount: w.stockCount }).toEqual(rest1);
+    expect({
+      id: w.id,
+      name: w.name,
+      description: w.description,
+      private: w.private,
+      createdAt: w.createdAt,
+      stockCount: w.stockCount,
+    }).toEqual(rest1);
     expect(w.items.totalCount).toBe(restItems.length);
     expect(w.items.edges.map((e: { node: Record<string, unknown> }) => e.node)).toEqual(
-      restItems.map((i: { stock: { ticker: string; sector: unknown } } & Record<string, unknown>) => ({ ...i, stock: { ticker: i.stock.ticker, sector: i.stock.sector } })),
+      restItems.map((i: { stock: { ticker: string; sector: unknown } } & Record<string, unknown>) => ({
+        ...i,
+        stock: { ticker: i.stock.ticker, sector: i.stock.sector },
+      })),
     );
     const bobPrivate = await gql(s, `{ watchlist(id: "2") { id } }`);
     expect(bobPrivate.json.errors[0].extensions.code).toBe("NOT_FOUND");
@@ -262,10 +370,14 @@ describe("what REST reads, through the same readers", () => {
   });
 
   it("benchmarks need any valid key; rolling_beta without a benchmark names the parameter", async () => {
-    const r = await gql(s, `{ benchmarks { id name description rebalanceFrequency } }`, undefined, { key: KEYS.aliceRatingsOnly });
+    const r = await gql(s, `{ benchmarks { id name description rebalanceFrequency } }`, undefined, {
+      key: KEYS.aliceRatingsOnly,
+    });
     expect(r.json.data.benchmarks).toEqual((await s.api("benchmarks")).json);
     const beta = await gql(s, `{ portfolio(id: "101") { performance(type: ROLLING_BETA) { name } } }`);
-    expect(beta.json.errors[0].extensions.details).toEqual([{ param: "benchmark", message: "rolling_beta requires benchmark" }]);
+    expect(beta.json.errors[0].extensions.details).toEqual([
+      { param: "benchmark", message: "rolling_beta requires benchmark" },
+    ]);
     const unknown = await gql(s, `{ portfolio(id: "101") { metrics(benchmark: "99") { metric } } }`);
     expect(unknown.json.errors[0].extensions.details[0].param).toBe("benchmark");
   });
@@ -273,7 +385,8 @@ describe("what REST reads, through the same readers", () => {
 
 describe("limits", () => {
   it("a query deeper than the limit is refused with a clear error, before running", async () => {
-    const deep = (n: number): string => (n === 0 ? "ticker" : `ratings(first: 1) { edges { node { stock { ${deep(n - 1)} } } } }`);
+    const deep = (n: number): string =>
+      n === 0 ? "ticker" : `ratings(first: 1) { edges { node { stock { ${deep(n - 1)} } } } }`;
     const ok = await gql(s, `{ stock(ticker: "AAPL") { ${deep(2)} } }`); // depth 10
     expect(ok.json.errors).toBeUndefined();
     const r = await gql(s, `{ stock(ticker: "AAPL") { ${deep(3)} } }`); // depth 14

@@ -19,7 +19,12 @@ describe("schema.graphql", () => {
   it("has the interface's operations with their exact arguments", () => {
     const sdl = printedSchema();
     const q = graphqlSchema().getQueryType()!.getFields();
-    const args = Object.fromEntries(q.stockRatings.args.map((a) => [a.name, `${a.type}${a.defaultValue !== undefined ? ` = ${JSON.stringify(a.defaultValue)}` : ""}`]));
+    const args = Object.fromEntries(
+      q.stockRatings.args.map((a) => [
+        a.name,
+        `${a.type}${a.defaultValue !== undefined ? ` = ${JSON.stringify(a.defaultValue)}` : ""}`,
+      ]),
+    );
     expect(args).toMatchObject({ first: "Int = 50", orderBy: 'String = "-total_rating"', date: "String" });
     expect(String(q.stockRatings.type)).toBe("StockRatingNodeConnection");
     expect(q.watchlistsForUser.args).toEqual([]);
@@ -27,11 +32,27 @@ describe("schema.graphql", () => {
     expect(sdl).toMatch(/watchlistsForUser: \[WatchlistNode!\]/);
     expect(sdl).toMatch(/profile: ProfileNode/);
     expect(sdl).toMatch(/addToWatchlist\(input: AddToWatchlistInput!\): AddToWatchlistPayload/);
-    expect(sdl).toMatch(/input AddToWatchlistInput \{[^}]*stockIds: \[String\][^}]*stockTickers: \[String\][^}]*watchlistId: ID!/s);
-    for (const m of ["createWatchlist", "updateWatchlist", "deleteWatchlist", "removeFromWatchlist", "createPortfolio", "updatePortfolio", "deletePortfolio", "updateProfile"]) {
+    expect(sdl).toMatch(
+      /input AddToWatchlistInput \{[^}]*stockIds: \[String\][^}]*stockTickers: \[String\][^}]*watchlistId: ID!/s,
+    );
+    for (const m of [
+      "createWatchlist",
+      "updateWatchlist",
+      "deleteWatchlist",
+      "removeFromWatchlist",
+      "createPortfolio",
+      "updatePortfolio",
+      "deletePortfolio",
+      "updateProfile",
+    ]) {
       const cap = m[0].toUpperCase() + m.slice(1);
       expect(sdl).toContain(`${m}(input: ${cap}Input!): ${cap}Payload`);
-      expect(sdl).toMatch(new RegExp(`type ${cap}Payload \\{[^}]*clientMutationId: String[^}]*errors: \\[FieldError!\\][^}]*success: Boolean!`, "s"));
+      expect(sdl).toMatch(
+        new RegExp(
+          `type ${cap}Payload \\{[^}]*clientMutationId: String[^}]*errors: \\[FieldError!\\][^}]*success: Boolean!`,
+          "s",
+        ),
+      );
     }
   });
 });
@@ -42,23 +63,37 @@ describe("batching", () => {
     const calls: Record<string, number> = {};
     // the accessors, counted
     const counted = Object.fromEntries(
-      Object.entries(access).map(([k, f]) => [k, typeof f === "function" ? (...a: unknown[]) => ((calls[k] = (calls[k] ?? 0) + 1), (f as (...x: unknown[]) => unknown)(...a)) : f]),
+      Object.entries(access).map(([k, f]) => [
+        k,
+        typeof f === "function"
+          ? (...a: unknown[]) => ((calls[k] = (calls[k] ?? 0) + 1), (f as (...x: unknown[]) => unknown)(...a))
+          : f,
+      ]),
     ) as typeof access;
     const catalog = buildCatalog(fx);
-    const caller = { user: USERS[0], key: { id: "k", userId: "u1", scopes: [...SCOPES], createdAt: "", revokedAt: null } };
+    const caller = {
+      user: USERS[0],
+      key: { id: "k", userId: "u1", scopes: [...SCOPES], createdAt: "", revokedAt: null },
+    };
     const ctx = createContext({ snapshot: fx.snapshot, catalog, caller }, null, null);
     ctx.batch = createBatchReaders(fx.snapshot, counted);
     const r = await execute({
       schema: graphqlSchema(),
-      document: parse(`{ stocks(first: 200) { edges { node { ticker rating { totalRating } financials { income { fiscalYear } } } } } }`),
+      document: parse(
+        `{ stocks(first: 200) { edges { node { ticker rating { totalRating } financials { income { fiscalYear } } } } } }`,
+      ),
       contextValue: ctx,
     });
     expect(r.errors).toBeUndefined();
-    const edges = (r.data as { stocks: { edges: { node: { ticker: string; rating: { totalRating: string } | null } }[] } }).stocks.edges;
+    const edges = (
+      r.data as { stocks: { edges: { node: { ticker: string; rating: { totalRating: string } | null } }[] } }
+    ).stocks.edges;
     expect(edges).toHaveLength(200);
     // reference: the fixture's latest rating of the first stock, read directly
     const first = edges[0].node;
-    const hist = fx.snapshot.ratingDates.map((d) => fx.snapshot.ratingsByDate.get(d)!.find((x) => x.ticker === first.ticker)).filter(Boolean);
+    const hist = fx.snapshot.ratingDates
+      .map((d) => fx.snapshot.ratingsByDate.get(d)!.find((x) => x.ticker === first.ticker))
+      .filter(Boolean);
     expect(first.rating?.totalRating).toBe(hist.at(-1)!.total_rating.toFixed(4));
     expect(calls).toEqual({ ratingsAsOf: 1, financialsOf: 1 });
   });

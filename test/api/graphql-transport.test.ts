@@ -18,7 +18,9 @@ it("GraphQL and REST count against one per-key limit; over it: 429 with Retry-Af
   const over = await gql(s, `{ benchmarks { id } }`);
   expect(over.status).toBe(429);
   expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
-  expect(over.json).toEqual({ errors: [{ message: expect.stringMatching(/rate limit/), extensions: { code: "RATE_LIMITED" } }] });
+  expect(over.json).toEqual({
+    errors: [{ message: expect.stringMatching(/rate limit/), extensions: { code: "RATE_LIMITED" } }],
+  });
   expect((await s.api("benchmarks")).status).toBe(429);
 });
 
@@ -40,7 +42,11 @@ it("a request body over 256 KiB is refused with 413 and nothing runs", async () 
 it("/graphiql with a trailing slash is the same endpoint; /graphiqlx and /graphiql/other are not", async () => {
   s = await startTestServer();
   const post = (path: string) =>
-    fetch(`${s!.url}${path}`, { method: "POST", headers: { "content-type": "application/json", api_key: "srk_alice_full_key_0123456789abcdef" }, body: JSON.stringify({ query: "{ benchmarks { id } }" }) });
+    fetch(`${s!.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", api_key: "srk_alice_full_key_0123456789abcdef" },
+      body: JSON.stringify({ query: "{ benchmarks { id } }" }),
+    });
   const slash = await post("/graphiql/");
   expect(slash.status).toBe(200);
   expect(await slash.json()).toEqual({ data: { benchmarks: [{ id: "1" }] } });

@@ -1,12 +1,12 @@
 // A real server on an ephemeral port over the fixture, with the pino output captured.
 import http from "node:http";
 import { Writable } from "node:stream";
-import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
 import type { AppDeps } from "../../api/app.ts";
-import { startServer, type RunningServer } from "../../api/server.ts";
-import type { Snapshot } from "../../pipeline/store/model.ts";
+import { type RunningServer, startServer } from "../../api/server.ts";
+import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
 import { alignBenchmark, metricRows } from "../../pipeline/analytics/index.ts";
-import { buildCatalog, buildFixture, KEYS, type Fixture, type FixtureOptions, type MemoryCatalog } from "./fixture.ts";
+import type { Snapshot } from "../../pipeline/store/model.ts";
+import { buildCatalog, buildFixture, type Fixture, type FixtureOptions, KEYS, type MemoryCatalog } from "./fixture.ts";
 
 export interface TestServer extends RunningServer {
   fx: Fixture;
@@ -29,7 +29,15 @@ export function fixtureWithMetrics(opts: FixtureOptions = {}): Fixture {
   return buildFixture({ metrics: metricRows, alignBenchmark, ...opts });
 }
 
-export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps["rateLimit"]; snapshot?: "none"; requestRebalance?: AppDeps["requestRebalance"]; deps?: Partial<AppDeps> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: {
+    fx?: Fixture;
+    rateLimit?: AppDeps["rateLimit"];
+    snapshot?: "none";
+    requestRebalance?: AppDeps["requestRebalance"];
+    deps?: Partial<AppDeps>;
+  } = {},
+): Promise<TestServer> {
   const fx = opts.fx ?? fixtureWithMetrics();
   const catalog = buildCatalog(fx);
   const logs: string[] = [];
@@ -43,8 +51,25 @@ export async function startTestServer(opts: { fx?: Fixture; rateLimit?: AppDeps[
   const logger = createLogger("debug", stream);
   const accessLogger = createAccessLogger("debug", stream);
   const current = { snapshot: opts.snapshot === "none" ? null : (fx.snapshot as Snapshot | null) };
-  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => current.snapshot, catalog, catalogWriter: catalog, requestRebalance: opts.requestRebalance, logger, accessLogger, rateLimit: opts.rateLimit, ...opts.deps } });
-  const get = async (path: string, params: Record<string, string | number> = {}, headers: Record<string, string> = {}): Promise<Res> => {
+  const srv = await startServer({
+    port: 0,
+    host: "127.0.0.1",
+    deps: {
+      snapshot: () => current.snapshot,
+      catalog,
+      catalogWriter: catalog,
+      requestRebalance: opts.requestRebalance,
+      logger,
+      accessLogger,
+      rateLimit: opts.rateLimit,
+      ...opts.deps,
+    },
+  });
+  const get = async (
+    path: string,
+    params: Record<string, string | number> = {},
+    headers: Record<string, string> = {},
+  ): Promise<Res> => {
     const u = new URL(srv.url + path);
     for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
     return readRes(await fetch(u, { headers }));
@@ -110,7 +135,8 @@ export function rawGet(base: string, target: string, headers: Record<string, str
           json = undefined;
         }
         const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(", ") : v);
+        for (const [k, v] of Object.entries(res.headers))
+          if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(", ") : v);
         resolve({ status: res.statusCode ?? 0, headers: h, text, json });
       });
     });

@@ -93,7 +93,15 @@ describe("compression", () => {
 
 describe("security headers (helmet)", () => {
   it("every kind of response carries them", async () => {
-    for (const path of [`/data/v1/benchmarks?${key}`, `/data/v1/benchmarks?${key}&format=csv`, "/data/v1/benchmarks", "/healthz", "/data/v1/openapi.json", "/nowhere", "/docs/"]) {
+    for (const path of [
+      `/data/v1/benchmarks?${key}`,
+      `/data/v1/benchmarks?${key}&format=csv`,
+      "/data/v1/benchmarks",
+      "/healthz",
+      "/data/v1/openapi.json",
+      "/nowhere",
+      "/docs/",
+    ]) {
       const r = await request(s.url, path);
       expect(r.headers["x-content-type-options"], path).toBe("nosniff");
       expect(r.headers["x-frame-options"], path).toBe("SAMEORIGIN");
@@ -125,7 +133,16 @@ describe("CORS", () => {
       expect(err.headers["access-control-allow-origin"]).toBe("https://app.example");
       const other = await request(srv.url, `/data/v1/benchmarks?${key}`, { Origin: "https://evil.example" });
       expect(other.headers["access-control-allow-origin"]).toBeUndefined();
-      const pre = await request(srv.url, "/data/v1/stock_ratings", { Origin: "https://app.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "api_key" }, "OPTIONS");
+      const pre = await request(
+        srv.url,
+        "/data/v1/stock_ratings",
+        {
+          Origin: "https://app.example",
+          "Access-Control-Request-Method": "GET",
+          "Access-Control-Request-Headers": "api_key",
+        },
+        "OPTIONS",
+      );
       expect(pre.status).toBe(204);
       expect(pre.headers["access-control-allow-origin"]).toBe("https://app.example");
       expect(String(pre.headers["access-control-allow-headers"]).toLowerCase()).toContain("api_key");
@@ -136,7 +153,10 @@ describe("CORS", () => {
   });
 
   it("CORS_ORIGINS is validated at start", () => {
-    expect(loadConfig({ CORS_ORIGINS: "https://a.example, http://b.example:8080" }).corsOrigins).toEqual(["https://a.example", "http://b.example:8080"]);
+    expect(loadConfig({ CORS_ORIGINS: "https://a.example, http://b.example:8080" }).corsOrigins).toEqual([
+      "https://a.example",
+      "http://b.example:8080",
+    ]);
     expect(loadConfig({ CORS_ORIGINS: "*" }).corsOrigins).toBe("*");
     expect(loadConfig({}).corsOrigins).toBeNull();
     expect(() => loadConfig({ CORS_ORIGINS: "app.example" })).toThrow(ConfigError);
@@ -156,11 +176,14 @@ describe("OpenAPI document", () => {
     const file = join(dir, "openapi.json");
     writeFileSync(file, doc);
     const run = promisify(execFile);
-    const out = await run(join(ROOT, "node_modules/.bin/redocly"), ["lint", file, "--format", "json"], { cwd: ROOT, env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" } }).catch(
-      (e: { stdout: string; stderr: string }) => e,
-    );
+    const out = await run(join(ROOT, "node_modules/.bin/redocly"), ["lint", file, "--format", "json"], {
+      cwd: ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    }).catch((e: { stdout: string; stderr: string }) => e);
     const report = JSON.parse(out.stdout);
-    const problems = report.problems.map((p: { ruleId: string; message: string; severity: string }) => `${p.severity} ${p.ruleId}: ${p.message}`);
+    const problems = report.problems.map(
+      (p: { ruleId: string; message: string; severity: string }) => `${p.severity} ${p.ruleId}: ${p.message}`,
+    );
     expect(problems).toEqual([]);
   }, 120_000);
 });

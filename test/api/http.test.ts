@@ -25,7 +25,12 @@ const ALL_ENDPOINTS = (t: string) => [
   "watchlist_items/1",
   "benchmarks",
 ];
-const call = (srv: TestServer, path: string, params: Record<string, string> = {}, headers: Record<string, string> = {}) => {
+const call = (
+  srv: TestServer,
+  path: string,
+  params: Record<string, string> = {},
+  headers: Record<string, string> = {},
+) => {
   const [p, q] = path.split("?");
   return srv.get(`/data/v1/${p}`, { ...Object.fromEntries(new URLSearchParams(q ?? "")), ...params }, headers);
 };
@@ -117,7 +122,11 @@ describe("snapshot", () => {
       expect((await srv.get("/healthz")).json.snapshot).toBe("snap-fixture-2");
       const second = await call(srv, "stock_ratings", { api_key: KEYS.alice, limit: "1" });
       expect(second.headers.get("etag")).not.toBe(first.headers.get("etag"));
-      const top = other.ratingsByDate.get(other.ratingDates.at(-1)!)!.reduce((a, b) => (b.total_rating > a.total_rating || (b.total_rating === a.total_rating && b.ticker < a.ticker) ? b : a));
+      const top = other.ratingsByDate
+        .get(other.ratingDates.at(-1)!)!
+        .reduce((a, b) =>
+          b.total_rating > a.total_rating || (b.total_rating === a.total_rating && b.ticker < a.ticker) ? b : a,
+        );
       expect(second.json[0].stock.ticker).toBe(top.ticker);
     } finally {
       await srv.close();
@@ -203,7 +212,9 @@ describe("internal errors", () => {
       };
       const r = await srv.api("watchlists");
       expect(r.status).toBe(500);
-      expect(r.json).toEqual({ error: { status: 500, code: "internal_error", message: "internal server error", details: [] } });
+      expect(r.json).toEqual({
+        error: { status: 500, code: "internal_error", message: "internal server error", details: [] },
+      });
       expect(r.text).not.toContain("secret");
       await new Promise((res) => setTimeout(res, 20));
       expect(srv.logs.join("")).toContain("disk on fire");
@@ -238,7 +249,10 @@ describe("openapi and metrics", () => {
     expect(order.schema.enum).toContain("-total_rating");
     const trades = doc.paths["/data/v1/portfolio_trades/{id}"].get;
     expect(trades.parameters.find((p: { name: string }) => p.name === "value").required).toBe(true);
-    expect(trades.parameters.find((p: { name: string }) => p.name === "id")).toMatchObject({ in: "path", required: true });
+    expect(trades.parameters.find((p: { name: string }) => p.name === "id")).toMatchObject({
+      in: "path",
+      required: true,
+    });
     const perf = doc.paths["/data/v1/stock_performance/{ticker}"].get;
     expect(perf.parameters.find((p: { name: string }) => p.name === "type").schema.enum).toHaveLength(9);
     expect(JSON.stringify(doc)).not.toContain("#/$defs/");

@@ -12,7 +12,18 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-const P_FIELDS = ["id", "owner", "name", "description", "private", "createdAt", "rebalanceFrequency", "maxStocks", "maxStocksCriteria", "maxStocksCriteriaOrder"];
+const P_FIELDS = [
+  "id",
+  "owner",
+  "name",
+  "description",
+  "private",
+  "createdAt",
+  "rebalanceFrequency",
+  "maxStocks",
+  "maxStocksCriteria",
+  "maxStocksCriteriaOrder",
+];
 
 describe("portfolios", () => {
   it("private=false lists the predefined portfolios with exact fields", async () => {
@@ -37,13 +48,24 @@ describe("portfolios", () => {
       previousRebalanceDate: res.previousRebalanceDate,
       ranges: { growthRating: [3, 10] },
     });
-    expect(Object.keys(p)).toEqual([...P_FIELDS, "maxSectorConcentration", "nextRebalanceDate", "previousRebalanceDate", "ranges"]);
+    expect(Object.keys(p)).toEqual([
+      ...P_FIELDS,
+      "maxSectorConcentration",
+      "nextRebalanceDate",
+      "previousRebalanceDate",
+      "ranges",
+    ]);
   });
 
   it("default private=true lists the caller's portfolios only; no maxSectorConcentration when unset", async () => {
     const a = await s.api("portfolios");
     expect(a.json.map((p: { id: string }) => p.id)).toEqual(["201"]);
-    expect(a.json[0]).toMatchObject({ owner: { id: "u1" }, private: true, createdAt: "2015-03-01T12:00:00.000Z", ranges: { growthRating: [5, 10], returnRating: [2, 10] } });
+    expect(a.json[0]).toMatchObject({
+      owner: { id: "u1" },
+      private: true,
+      createdAt: "2015-03-01T12:00:00.000Z",
+      ranges: { growthRating: [5, 10], returnRating: [2, 10] },
+    });
     expect("maxSectorConcentration" in a.json[0]).toBe(false);
     expect(Object.keys(a.json[0])).toEqual([...P_FIELDS, "nextRebalanceDate", "previousRebalanceDate", "ranges"]);
     const b = await s.api("portfolios", { private: "true", api_key: KEYS.bob });
@@ -55,7 +77,15 @@ describe("portfolios", () => {
   it("one: predefined and own visible; another user's private portfolio and unknown ids are 404", async () => {
     expect((await s.api("portfolios/101")).json.id).toBe("101");
     expect((await s.api("portfolios/201/")).json.id).toBe("201");
-    for (const path of ["portfolios/202", "portfolio_holdings/202", "portfolio_trades/202?value=1000", "portfolio_metrics/202", "portfolio_performance/202", "portfolios/999999", "portfolio_holdings/999999"]) {
+    for (const path of [
+      "portfolios/202",
+      "portfolio_holdings/202",
+      "portfolio_trades/202?value=1000",
+      "portfolio_metrics/202",
+      "portfolio_performance/202",
+      "portfolios/999999",
+      "portfolio_holdings/999999",
+    ]) {
       const [p, q] = path.split("?");
       const r = await s.api(p, q ? Object.fromEntries(new URLSearchParams(q)) : {});
       expect(r.status, path).toBe(404);
@@ -80,7 +110,11 @@ describe("portfolio_holdings", () => {
   it("holdings of previousRebalanceDate, ordered by ticker, plain sector names", async () => {
     const r = await s.api("portfolio_holdings/101");
     expect(r.status).toBe(200);
-    expect(r.json.map((x: { stock: { ticker: string } }) => x.stock.ticker)).toEqual(holdings().map((h) => h.ticker).sort());
+    expect(r.json.map((x: { stock: { ticker: string } }) => x.stock.ticker)).toEqual(
+      holdings()
+        .map((h) => h.ticker)
+        .sort(),
+    );
     const first = r.json[0];
     expect(Object.keys(first)).toEqual(["date", "stock", ...RATING_NAMES.map((n) => RATING_CAMEL[n])]);
     expect(first.date).toBe(s.fx.snapshot.portfolios.get("101")!.previousRebalanceDate);
@@ -90,13 +124,20 @@ describe("portfolio_holdings", () => {
   });
 
   it("order_by, search, limit, offset", async () => {
-    const sorted = [...holdings()].sort((a, b) => b.risk_rating - a.risk_rating || (a.ticker < b.ticker ? -1 : 1)).map((h) => h.ticker);
+    const sorted = [...holdings()]
+      .sort((a, b) => b.risk_rating - a.risk_rating || (a.ticker < b.ticker ? -1 : 1))
+      .map((h) => h.ticker);
     const r = await s.api("portfolio_holdings/101", { order_by: "-risk_rating", offset: 2, limit: 3 });
     expect(r.json.map((x: { stock: { ticker: string } }) => x.stock.ticker)).toEqual(sorted.slice(2, 5));
     const t = holdings()[0].ticker;
     const q = await s.api("portfolio_holdings/101", { search: t.toLowerCase() });
     expect(q.json.map((x: { stock: { ticker: string } }) => x.stock.ticker)).toContain(t);
-    for (const [p, v] of [["order_by", "price"], ["limit", "0"], ["offset", "-2"]]) expect((await s.api("portfolio_holdings/101", { [p]: v })).status).toBe(400);
+    for (const [p, v] of [
+      ["order_by", "price"],
+      ["limit", "0"],
+      ["offset", "-2"],
+    ])
+      expect((await s.api("portfolio_holdings/101", { [p]: v })).status).toBe(400);
   });
 
   it("CSV", async () => {
@@ -112,26 +153,61 @@ describe("portfolio_trades", () => {
     const res = s.fx.snapshot.portfolios.get("101")!;
     const r = await s.api("portfolio_trades/101", { value: 1_000_000 });
     expect(r.status).toBe(200);
-    expect(r.json).toEqual(JSON.parse(JSON.stringify(computeTrades({ holdings: res.holdings, companies: s.fx.snapshot.companyByTicker, value: 1_000_000, allowFractional: false }))));
+    expect(r.json).toEqual(
+      JSON.parse(
+        JSON.stringify(
+          computeTrades({
+            holdings: res.holdings,
+            companies: s.fx.snapshot.companyByTicker,
+            value: 1_000_000,
+            allowFractional: false,
+          }),
+        ),
+      ),
+    );
     expect(r.json.length).toBe(res.holdings.length);
-    expect(r.json.every((x: { quantity: number; order_type: string }) => Number.isInteger(x.quantity) && x.order_type === "Buy")).toBe(true);
+    expect(
+      r.json.every(
+        (x: { quantity: number; order_type: string }) => Number.isInteger(x.quantity) && x.order_type === "Buy",
+      ),
+    ).toBe(true);
   });
 
   it("allow_fractional and rebalance_period=today", async () => {
     const res = s.fx.snapshot.portfolios.get("201")!;
-    const r = await s.api("portfolio_trades/201", { value: 50_000, allow_fractional: "true", rebalance_period: "today" });
-    expect(r.json).toEqual(JSON.parse(JSON.stringify(computeTrades({ holdings: res.todayHoldings, companies: s.fx.snapshot.companyByTicker, value: 50_000, allowFractional: true }))));
+    const r = await s.api("portfolio_trades/201", {
+      value: 50_000,
+      allow_fractional: "true",
+      rebalance_period: "today",
+    });
+    expect(r.json).toEqual(
+      JSON.parse(
+        JSON.stringify(
+          computeTrades({
+            holdings: res.todayHoldings,
+            companies: s.fx.snapshot.companyByTicker,
+            value: 50_000,
+            allowFractional: true,
+          }),
+        ),
+      ),
+    );
     expect(r.json[0].date).toBe(res.todayDate);
   });
 
-  it.each([[{}], [{ value: "-5" }], [{ value: "0" }], [{ value: "12.5" }], [{ value: "lots" }], [{ value: "100", allow_fractional: "yes" }], [{ value: "100", rebalance_period: "tomorrow" }]])(
-    "400 for %j",
-    async (params) => {
-      const r = await s.api("portfolio_trades/101", params as Record<string, string>);
-      expect(r.status).toBe(400);
-      expect(r.json.error.code).toBe("invalid_parameter");
-    },
-  );
+  it.each([
+    [{}],
+    [{ value: "-5" }],
+    [{ value: "0" }],
+    [{ value: "12.5" }],
+    [{ value: "lots" }],
+    [{ value: "100", allow_fractional: "yes" }],
+    [{ value: "100", rebalance_period: "tomorrow" }],
+  ])("400 for %j", async (params) => {
+    const r = await s.api("portfolio_trades/101", params as Record<string, string>);
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe("invalid_parameter");
+  });
 
   it("missing value names the parameter", async () => {
     const r = await s.api("portfolio_trades/101");
@@ -157,7 +233,9 @@ describe("portfolio analytics", () => {
     const p = await s.api("portfolio_metrics/201", { period: 0.25, benchmark: bench().id });
     const own = s.fx.snapshot.portfolios.get("201")!.returns;
     const al = alignBenchmark(own.dates, bench().levels);
-    expect(p.json).toEqual(metricRows(sliceByPeriod(own, 0.25), "Portfolio", { name: bench().name, returns: sliceByPeriod(al, 0.25) }));
+    expect(p.json).toEqual(
+      metricRows(sliceByPeriod(own, 0.25), "Portfolio", { name: bench().name, returns: sliceByPeriod(al, 0.25) }),
+    );
     expect((await s.api("portfolio_metrics/101", { benchmark: "42" })).status).toBe(400);
   });
 
@@ -165,7 +243,15 @@ describe("portfolio analytics", () => {
     const res = s.fx.snapshot.portfolios.get("101")!;
     const r = await s.api("portfolio_performance/101", { benchmark: bench().id, type: "drawdown" });
     expect(r.json).toEqual(
-      JSON.parse(JSON.stringify(performanceSeries("drawdown", { name: "Portfolio", returns: res.returns }, { name: bench().name, returns: alignBenchmark(res.returns.dates, bench().levels) }))),
+      JSON.parse(
+        JSON.stringify(
+          performanceSeries(
+            "drawdown",
+            { name: "Portfolio", returns: res.returns },
+            { name: bench().name, returns: alignBenchmark(res.returns.dates, bench().levels) },
+          ),
+        ),
+      ),
     );
     const c = await s.api("portfolio_performance/101");
     expect(c.json[0].name).toBe("Portfolio");
@@ -185,7 +271,16 @@ describe("portfolio analytics", () => {
 describe("watchlists", () => {
   it("list: the caller's watchlists with exact fields", async () => {
     const r = await s.api("watchlists");
-    expect(r.json).toEqual([{ id: "1", name: "Alice tech", description: "a few", private: true, createdAt: "2015-05-01T10:00:00.000Z", stockCount: s.catalog.watchlist("1")!.tickers.length }]);
+    expect(r.json).toEqual([
+      {
+        id: "1",
+        name: "Alice tech",
+        description: "a few",
+        private: true,
+        createdAt: "2015-05-01T10:00:00.000Z",
+        stockCount: s.catalog.watchlist("1")!.tickers.length,
+      },
+    ]);
     const b = await s.api("watchlists/", { api_key: KEYS.bob });
     expect(b.json.map((w: { id: string }) => w.id)).toEqual(["2", "3"]);
   });
@@ -231,8 +326,24 @@ describe("watchlists", () => {
 
   it("CSV: stock.sector.id, stock.sector.name", async () => {
     const rows = parseCsv((await s.api("watchlist_items/1", { format: "csv" })).text);
-    expect(rows[0].slice(0, 8)).toEqual(["stock.id", "stock.ticker", "stock.name", "stock.marketCap", "stock.sector.id", "stock.sector.name", "stock.industry.id", "stock.industry.name"]);
-    expect(parseCsv((await s.api("watchlists", { format: "csv" })).text)[0]).toEqual(["id", "name", "description", "private", "createdAt", "stockCount"]);
+    expect(rows[0].slice(0, 8)).toEqual([
+      "stock.id",
+      "stock.ticker",
+      "stock.name",
+      "stock.marketCap",
+      "stock.sector.id",
+      "stock.sector.name",
+      "stock.industry.id",
+      "stock.industry.name",
+    ]);
+    expect(parseCsv((await s.api("watchlists", { format: "csv" })).text)[0]).toEqual([
+      "id",
+      "name",
+      "description",
+      "private",
+      "createdAt",
+      "stockCount",
+    ]);
   });
 });
 
@@ -240,8 +351,13 @@ describe("benchmarks", () => {
   it("list with any valid key (even one with only ratings:read)", async () => {
     const r = await s.api("benchmarks", { api_key: KEYS.aliceRatingsOnly });
     expect(r.status).toBe(200);
-    expect(r.json).toEqual([{ id: "1", name: "Equal Weight Index", description: "All stocks, equal weight, daily", rebalanceFrequency: 0 }]);
+    expect(r.json).toEqual([
+      { id: "1", name: "Equal Weight Index", description: "All stocks, equal weight, daily", rebalanceFrequency: 0 },
+    ]);
     const csv = parseCsv((await s.api("benchmarks/", { format: "csv" })).text);
-    expect(csv).toEqual([["id", "name", "description", "rebalanceFrequency"], ["1", "Equal Weight Index", "All stocks, equal weight, daily", "0"]]);
+    expect(csv).toEqual([
+      ["id", "name", "description", "rebalanceFrequency"],
+      ["1", "Equal Weight Index", "All stocks, equal weight, daily", "0"],
+    ]);
   });
 });

@@ -50,10 +50,18 @@ describe("rate limits through Redis", () => {
 
   it("keeps serving, and limiting per process, when Redis is unreachable", async () => {
     // A port nothing listens on; no offline queue, so every command fails at once.
-    const down = new Redis("redis://127.0.0.1:1", { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const down = new Redis("redis://127.0.0.1:1", {
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     down.on("error", () => undefined); // the refused connection is the point of this test
     clients.push(down);
-    const srv = await startTestServer({ fx, rateLimit: { points: 3, durationSec: 60, redis: down, prefix: "rl:test:down" } });
+    const srv = await startTestServer({
+      fx,
+      rateLimit: { points: 3, durationSec: 60, redis: down, prefix: "rl:test:down" },
+    });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await srv.api("benchmarks")).status);

@@ -1,8 +1,8 @@
 // API keys never reach the access log or an error body, however the URL spells the parameter,
 // and error bodies echo user input only up to a bound (a 10 KB ticker does not come back whole).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../jobs/config.ts";
 import { redactSecrets, redactUrl } from "../../api/redact.ts";
+import { ConfigError, loadConfig } from "../../jobs/config.ts";
 import { KEYS } from "./fixture.ts";
 import { rawGet, startTestServer, type TestServer } from "./helpers.ts";
 
@@ -58,7 +58,7 @@ describe("key redaction", () => {
 
   it("a key-shaped token is redacted wherever it stands", () => {
     expect(redactSecrets(`x ${KEYS.alice} y`)).toBe("x [redacted] y");
-    expect(redactSecrets("srk_" + "A".repeat(43))).toBe("[redacted]");
+    expect(redactSecrets(`srk_${"A".repeat(43)}`)).toBe("[redacted]");
     expect(redactUrl(`/a?api_key=${OTHER}&limit=5`)).toBe("/a?api_key=[redacted]&limit=5");
     expect(redactUrl("/a?limit=5&format=csv")).toBe("/a?limit=5&format=csv");
   });

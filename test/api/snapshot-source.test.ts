@@ -4,20 +4,23 @@
 // the loader's plain tables (filter, sort with the contract's comparator, slice), not either
 // implementation. Then a real server over each: every REST body byte-identical.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
-import { metricsKey, type Snapshot } from "../../pipeline/store/model.ts";
-import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
-import { RATING_NAMES, type RatingRow } from "../../pipeline/types.ts";
 import { MemorySource } from "../../api/resources/memory-source.ts";
 import { comparator, inRanges, ORDER_VALUES, type OrderBy, type Ranges } from "../../api/resources/ordering.ts";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
 import type { SnapshotSource } from "../../api/resources/snapshot-source.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { metricsKey, type Snapshot } from "../../pipeline/store/model.ts";
+import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+import { RATING_NAMES, type RatingRow } from "../../pipeline/types.ts";
 import { generatedStore } from "../store/published.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 let snap: Snapshot;
 let reader: SnapshotReader;
-const impls: Record<string, () => SnapshotSource> = { memory: () => new MemorySource(snap), reader: () => new ReaderSource(reader) };
+const impls: Record<string, () => SnapshotSource> = {
+  memory: () => new MemorySource(snap),
+  reader: () => new ReaderSource(reader),
+};
 
 beforeAll(async () => {
   const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 5 });
@@ -31,12 +34,19 @@ afterAll(() => reader?.close());
 function expectedRated(date: string, orderBy: OrderBy, search?: string, ranges?: Ranges) {
   const all = (snap.ratingsByDate.get(date) ?? [])
     .map((ratings) => ({ company: snap.companyByTicker.get(ratings.ticker.toUpperCase())!, ratings }))
-    .filter((e) => e.company && (!search || e.company.ticker.toUpperCase().includes(search) || e.company.name.toUpperCase().includes(search)) && (!ranges || inRanges(e.ratings, ranges)));
+    .filter(
+      (e) =>
+        e.company &&
+        (!search || e.company.ticker.toUpperCase().includes(search) || e.company.name.toUpperCase().includes(search)) &&
+        (!ranges || inRanges(e.ratings, ranges)),
+    );
   return all.sort(comparator(orderBy));
 }
 
 function latestOnOrBefore(ticker: string, date?: string): RatingRow | undefined {
-  const rows = snap.ratingDates.flatMap((d) => snap.ratingsByDate.get(d)!.filter((r) => r.ticker.toUpperCase() === ticker.toUpperCase()));
+  const rows = snap.ratingDates.flatMap((d) =>
+    snap.ratingsByDate.get(d)!.filter((r) => r.ticker.toUpperCase() === ticker.toUpperCase()),
+  );
   return rows.filter((r) => date === undefined || r.date <= date).at(-1);
 }
 
@@ -71,7 +81,12 @@ describe.each(Object.keys(impls))("SnapshotSource conformance: %s", (name) => {
     }
     const needle = snap.companies[2].name.slice(1, 3).toUpperCase();
     const ranges: Ranges = { [RATING_NAMES[0]]: [3, 9], [RATING_NAMES[2]]: [0, 8] };
-    for (const [search, r] of [[needle, undefined], [undefined, ranges], [needle, ranges], ["ZZZNOTHING", undefined]] as const) {
+    for (const [search, r] of [
+      [needle, undefined],
+      [undefined, ranges],
+      [needle, ranges],
+      ["ZZZNOTHING", undefined],
+    ] as const) {
       for (const orderBy of ["-market_cap", RATING_NAMES[1], "-name"] as OrderBy[]) {
         const want = expectedRated(date, orderBy, search, r);
         const page = await s.ratedStocks({ date, orderBy, search, ranges: r, offset: 1, limit: 5 });
@@ -94,14 +109,21 @@ describe.each(Object.keys(impls))("SnapshotSource conformance: %s", (name) => {
   it("ratings as of a date, latest ratings, one ticker's history paged both ways", async () => {
     const tickers = [...snap.companies.map((c) => c.ticker), "NOPE"];
     for (const date of [undefined, snap.ratingDates[0], snap.ratingDates[3], "1900-01-01"]) {
-      expect(await s.ratingsAsOf(tickers.map((t) => t.toLowerCase()), date)).toEqual(tickers.map((t) => latestOnOrBefore(t, date)));
+      expect(
+        await s.ratingsAsOf(
+          tickers.map((t) => t.toLowerCase()),
+          date,
+        ),
+      ).toEqual(tickers.map((t) => latestOnOrBefore(t, date)));
     }
     const t = snap.companies[7].ticker;
     const all = snap.ratingDates.flatMap((d) => snap.ratingsByDate.get(d)!.filter((r) => r.ticker === t));
     const asc = await s.ratingHistory(t.toLowerCase(), { offset: 1, limit: 4 });
     expect(asc.items).toEqual(all.slice(1, 5));
     expect(await asc.totalCount()).toBe(all.length);
-    expect((await s.ratingHistory(t, { offset: 0, limit: 3, descending: true })).items).toEqual([...all].reverse().slice(0, 3));
+    expect((await s.ratingHistory(t, { offset: 0, limit: 3, descending: true })).items).toEqual(
+      [...all].reverse().slice(0, 3),
+    );
     expect((await s.ratingHistory("NOPE", { offset: 0, limit: 3 })).items).toEqual([]);
   });
 
@@ -109,12 +131,20 @@ describe.each(Object.keys(impls))("SnapshotSource conformance: %s", (name) => {
     for (const c of snap.companies.slice(0, 6)) {
       expect(await s.stockReturns(c.ticker.toLowerCase())).toEqual(snap.stockReturns.get(c.ticker));
       expect(await s.financialsOf([c.ticker])).toEqual([snap.financials.get(c.ticker)]);
-      for (const b of [null, snap.benchmarks[0].id]) expect(await s.storedMetrics("stock", [c.ticker], b)).toEqual([snap.metrics.get(metricsKey("stock", c.ticker, b))]);
+      for (const b of [null, snap.benchmarks[0].id])
+        expect(await s.storedMetrics("stock", [c.ticker], b)).toEqual([
+          snap.metrics.get(metricsKey("stock", c.ticker, b)),
+        ]);
     }
     expect((await s.stockReturns("NOPE")).dates).toEqual([]);
     const ids = [...snap.portfolios.keys()];
-    expect(await s.portfolioResults([...ids, "nope"])).toEqual([...ids.map((id) => snap.portfolios.get(id)), undefined]);
-    expect(await s.storedMetrics("portfolio", ids, null)).toEqual(ids.map((id) => snap.metrics.get(metricsKey("portfolio", id, null))));
+    expect(await s.portfolioResults([...ids, "nope"])).toEqual([
+      ...ids.map((id) => snap.portfolios.get(id)),
+      undefined,
+    ]);
+    expect(await s.storedMetrics("portfolio", ids, null)).toEqual(
+      ids.map((id) => snap.metrics.get(metricsKey("portfolio", id, null))),
+    );
     expect(await s.predefinedPortfolios()).toEqual([...snap.portfolios.values()].filter((p) => p.ownerId === null));
   });
 });
@@ -137,7 +167,10 @@ describe("REST over the lazy reader", () => {
       ["stock_ratings", {}],
       ["stock_ratings", { order_by: "-market_cap", limit: 5, offset: 2 }],
       ["stock_ratings", { date, order_by: RATING_NAMES[3], search: c.name.slice(0, 2) }],
-      ["stock_ratings", { order_by: `-${RATING_NAMES[0]}`, ranges: JSON.stringify({ [RATING_NAMES[0]]: [2, 9] }), format: "csv" }],
+      [
+        "stock_ratings",
+        { order_by: `-${RATING_NAMES[0]}`, ranges: JSON.stringify({ [RATING_NAMES[0]]: [2, 9] }), format: "csv" },
+      ],
       [`stock_ratings/${c.ticker}`, {}],
       [`stock_ratings/${c.ticker.toLowerCase()}`, { date }],
       [`stock_metrics/${c.ticker}`, { benchmark: bench }],

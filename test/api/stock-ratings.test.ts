@@ -20,7 +20,13 @@ function reference(rows: RatingRow[], orderBy: string, filter: (r: RatingRow) =>
   const desc = orderBy.startsWith("-");
   const key = desc ? orderBy.slice(1) : orderBy;
   const val = (r: RatingRow): number | string | null =>
-    key === "ticker" ? r.ticker : key === "name" ? company(r.ticker).name.toLowerCase() : key === "market_cap" ? company(r.ticker).marketCap : r[key as "total_rating"];
+    key === "ticker"
+      ? r.ticker
+      : key === "name"
+        ? company(r.ticker).name.toLowerCase()
+        : key === "market_cap"
+          ? company(r.ticker).marketCap
+          : r[key as "total_rating"];
   return rows
     .filter(filter)
     .sort((a, b) => {
@@ -48,7 +54,14 @@ describe("stock_ratings list", () => {
     const c = company(row.ticker);
     expect(it0.totalRating).toBe(row.total_rating.toFixed(4));
     expect(it0.macroRating).toBe(row.macro_rating.toFixed(4));
-    expect(it0.stock).toEqual({ id: c.id, ticker: c.ticker, name: c.name, marketCap: String(c.marketCap), sector: c.sector, industry: c.industry });
+    expect(it0.stock).toEqual({
+      id: c.id,
+      ticker: c.ticker,
+      name: c.name,
+      marketCap: String(c.marketCap),
+      sector: c.sector,
+      industry: c.industry,
+    });
     for (const x of r.json) {
       expect(x.totalRating).toMatch(/^\d+\.\d{4}$/);
       if (x.stock.marketCap !== null) expect(x.stock.marketCap).toMatch(/^\d+$/);
@@ -57,7 +70,9 @@ describe("stock_ratings list", () => {
 
   it("ties in total_rating are broken by ticker", async () => {
     const r = await s.api("stock_ratings", { limit: 200, order_by: "-total_rating" });
-    const tied = r.json.filter((x: { totalRating: string }) => x.totalRating === "7.2500").map((x: { stock: { ticker: string } }) => x.stock.ticker);
+    const tied = r.json
+      .filter((x: { totalRating: string }) => x.totalRating === "7.2500")
+      .map((x: { stock: { ticker: string } }) => x.stock.ticker);
     expect(tied.length).toBe(3);
     expect(tied).toEqual([...tied].sort());
   });
@@ -75,23 +90,33 @@ describe("stock_ratings list", () => {
     expect(d.json).toEqual([]);
   });
 
-  it.each(["ticker", "-ticker", "name", "-name", "market_cap", "-market_cap", ...RATING_NAMES, ...RATING_NAMES.map((n) => `-${n}`)])(
-    "order_by=%s matches a brute-force sort",
-    async (order) => {
-      const r = await s.api("stock_ratings", { order_by: order, limit: 200, offset: 20 });
-      expect(r.status).toBe(200);
-      expect(tickers(r.json)).toEqual(reference(latestRows(), order).slice(20, 220));
-    },
-  );
+  it.each([
+    "ticker",
+    "-ticker",
+    "name",
+    "-name",
+    "market_cap",
+    "-market_cap",
+    ...RATING_NAMES,
+    ...RATING_NAMES.map((n) => `-${n}`),
+  ])("order_by=%s matches a brute-force sort", async (order) => {
+    const r = await s.api("stock_ratings", { order_by: order, limit: 200, offset: 20 });
+    expect(r.status).toBe(200);
+    expect(tickers(r.json)).toEqual(reference(latestRows(), order).slice(20, 220));
+  });
 
   it.each([
     ["{return_rating:[8,10],growth_rating:[7,10]}", { return_rating: [8, 10], growth_rating: [7, 10] }],
     ['{"return_rating":[8,10],"growth_rating":[7,10]}', { return_rating: [8, 10], growth_rating: [7, 10] }],
     ["{ total_rating : [0, 2.5] }", { total_rating: [0, 2.5] }],
-    ['{"risk_rating":[3,3.5],"macro_rating":[0,10],"valuation_rating":[1,9]}', { risk_rating: [3, 3.5], macro_rating: [0, 10], valuation_rating: [1, 9] }],
+    [
+      '{"risk_rating":[3,3.5],"macro_rating":[0,10],"valuation_rating":[1,9]}',
+      { risk_rating: [3, 3.5], macro_rating: [0, 10], valuation_rating: [1, 9] },
+    ],
     ["{}", {}],
   ] as const)("ranges %s equals a brute-force filter (bounds inclusive)", async (form, bounds) => {
-    const keep = (row: RatingRow) => Object.entries(bounds).every(([k, [lo, hi]]) => row[k as "total_rating"] >= lo && row[k as "total_rating"] <= hi);
+    const keep = (row: RatingRow) =>
+      Object.entries(bounds).every(([k, [lo, hi]]) => row[k as "total_rating"] >= lo && row[k as "total_rating"] <= hi);
     const want = reference(latestRows(), "ticker", keep);
     const r = await s.api("stock_ratings", { ranges: form, order_by: "ticker", limit: 200 });
     expect(r.status).toBe(200);
@@ -109,7 +134,13 @@ describe("stock_ratings list", () => {
   it("ranges with search, order and paging together", async () => {
     const keep = (row: RatingRow) => row.total_rating >= 2 && row.total_rating <= 9 && /Q/.test(row.ticker);
     const want = reference(latestRows(), "-risk_rating", keep);
-    const r = await s.api("stock_ratings", { ranges: "{total_rating:[2,9]}", search: "q", order_by: "-risk_rating", offset: 5, limit: 30 });
+    const r = await s.api("stock_ratings", {
+      ranges: "{total_rating:[2,9]}",
+      search: "q",
+      order_by: "-risk_rating",
+      offset: 5,
+      limit: 30,
+    });
     expect(tickers(r.json)).toEqual(want.slice(5, 35));
   });
 
@@ -180,7 +211,22 @@ describe("stock_ratings list", () => {
     expect(r.headers.get("content-disposition")).toBe('attachment; filename="stock_ratings.csv"');
     expect(r.text).toContain("\r\n");
     const rows = parseCsv(r.text);
-    expect(rows[0]).toEqual(["date", "stock.id", "stock.ticker", "stock.name", "stock.marketCap", "stock.sector", "stock.industry", "totalRating", "returnRating", "growthRating", "riskRating", "valuationRating", "technicalRating", "macroRating"]);
+    expect(rows[0]).toEqual([
+      "date",
+      "stock.id",
+      "stock.ticker",
+      "stock.name",
+      "stock.marketCap",
+      "stock.sector",
+      "stock.industry",
+      "totalRating",
+      "returnRating",
+      "growthRating",
+      "riskRating",
+      "valuationRating",
+      "technicalRating",
+      "macroRating",
+    ]);
     const j = await s.api("stock_ratings", { order_by: "ticker", limit: 200, search: "a" });
     expect(rows.length - 1).toBe(j.json.length);
     const brk = rows.find((x) => x[2] === "BRK.B")!;

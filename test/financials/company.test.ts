@@ -30,11 +30,27 @@ describe("annual statements", () => {
 
   it("uses the interface's keys in order, comma-containing ones included", () => {
     expect(Object.keys(year(tst.annual.income, 2019))).toEqual([
-      "Fiscal Year", "Fiscal Period", "Report Date", "Revenue", "Cost of Revenue", "Gross Profit", "Operating Expenses",
-      "Operating Income (Loss)", "Non-Operating Income (Loss)", "Pretax Income (Loss)", "Income Tax (Expense) Benefit, Net", "Net Income (Common)",
+      "Fiscal Year",
+      "Fiscal Period",
+      "Report Date",
+      "Revenue",
+      "Cost of Revenue",
+      "Gross Profit",
+      "Operating Expenses",
+      "Operating Income (Loss)",
+      "Non-Operating Income (Loss)",
+      "Pretax Income (Loss)",
+      "Income Tax (Expense) Benefit, Net",
+      "Net Income (Common)",
     ]);
     const b = year(tst.annual.balance, 2019);
-    expect(Object.keys(b).slice(0, 5)).toEqual(["Fiscal Year", "Fiscal Period", "Report Date", "Cash, Cash Equivalents & Short Term Investments", "Accounts & Notes Receivable"]);
+    expect(Object.keys(b).slice(0, 5)).toEqual([
+      "Fiscal Year",
+      "Fiscal Period",
+      "Report Date",
+      "Cash, Cash Equivalents & Short Term Investments",
+      "Accounts & Notes Receivable",
+    ]);
     expect(b["Property, Plant & Equipment, Net"]).toBe(500);
     expect(Object.keys(b)).toHaveLength(27);
     expect(Object.keys(year(tst.annual.cashflow, 2019))).toHaveLength(19);
@@ -140,13 +156,26 @@ describe("annual derived figures", () => {
 describe("quarterly and TTM", () => {
   it("orders quarters by Report Date with periods Q1..Q4", () => {
     expect(tst.quarterly.income.map((r) => `${r["Fiscal Year"]} ${r["Fiscal Period"]}`)).toEqual([
-      "2020 Q1", "2020 Q2", "2020 Q3", "2020 Q4", "2021 Q1", "2021 Q2", "2021 Q3", "2021 Q4",
+      "2020 Q1",
+      "2020 Q2",
+      "2020 Q3",
+      "2020 Q4",
+      "2021 Q1",
+      "2021 Q2",
+      "2021 Q3",
+      "2021 Q4",
     ]);
   });
 
   it("sums four consecutive quarters of flows, one TTM row per quarter end", () => {
     const ttm = tst.ttm.income;
-    expect(ttm.map((r) => r["Report Date"])).toEqual(["2020-12-31", "2021-03-31", "2021-06-30", "2021-09-30", "2021-12-31"]);
+    expect(ttm.map((r) => r["Report Date"])).toEqual([
+      "2020-12-31",
+      "2021-03-31",
+      "2021-06-30",
+      "2021-09-30",
+      "2021-12-31",
+    ]);
     expect(ttm.every((r) => r["Fiscal Period"] === "TTM")).toBe(true);
     const q20 = at(ttm, "2020-12-31");
     expect(q20.Revenue).toBe(1200); // 250 + 300 + 300 + 350
@@ -162,7 +191,11 @@ describe("quarterly and TTM", () => {
     const q21 = at(ttm, "2021-12-31");
     expect([q21.Revenue, q21["Gross Profit"], q21["Net Income (Common)"]]).toEqual([1200, 450, 90]); // 4×300; 120+120+110+100; 30+20+25+15
     const cf = at(tst.ttm.cashflow, "2021-12-31");
-    expect([cf["Net Cash from Operating Activities"], cf["Change in Fixed Assets & Intangibles"], cf["Dividends Paid"]]).toEqual([100, -120, -5]);
+    expect([
+      cf["Net Cash from Operating Activities"],
+      cf["Change in Fixed Assets & Intangibles"],
+      cf["Dividends Paid"],
+    ]).toEqual([100, -120, -5]);
   });
 
   it("takes the balance sheet of the last quarter", () => {

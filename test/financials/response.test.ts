@@ -6,26 +6,58 @@ import { financialsLongRows, financialsResponse, readFundamentals } from "../../
 import type { CompanyFinancials } from "../../pipeline/store/model.ts";
 
 const company = { id: "c1", ticker: "TST", name: "Test Corp" };
-const row = { "Fiscal Year": 2020, "Fiscal Period": "FY", "Report Date": "2020-12-31", Revenue: 10, "Net Income (Common)": null };
+const row = {
+  "Fiscal Year": 2020,
+  "Fiscal Period": "FY",
+  "Report Date": "2020-12-31",
+  Revenue: 10,
+  "Net Income (Common)": null,
+};
 const fin: CompanyFinancials = {
   annual: { income: [row], balance: [], cashflow: [], derived: [] },
   quarterly: { income: [], balance: [], cashflow: [], derived: [] },
-  ttm: { income: [], balance: [], cashflow: [], derived: [{ "Fiscal Year": 2021, "Fiscal Period": "TTM", "Report Date": "2021-03-31", EBITDA: 5 }] },
+  ttm: {
+    income: [],
+    balance: [],
+    cashflow: [],
+    derived: [{ "Fiscal Year": 2021, "Fiscal Period": "TTM", "Report Date": "2021-03-31", EBITDA: 5 }],
+  },
 };
 
 describe("financialsResponse", () => {
   it("names the arrays by type", () => {
     expect(financialsResponse(company, fin, "annual")).toEqual({
-      id: "c1", ticker: "TST", name: "Test Corp",
-      stockIncomeAnnualData: [row], stockBalanceAnnualData: [], stockCashFlowAnnualData: [], stockDerivedAnnualData: [],
+      id: "c1",
+      ticker: "TST",
+      name: "Test Corp",
+      stockIncomeAnnualData: [row],
+      stockBalanceAnnualData: [],
+      stockCashFlowAnnualData: [],
+      stockDerivedAnnualData: [],
     });
-    expect(Object.keys(financialsResponse(company, fin, "quarterly"))).toEqual(["id", "ticker", "name", "stockIncomeQuarterlyData", "stockBalanceQuarterlyData", "stockCashFlowQuarterlyData", "stockDerivedQuarterlyData"]);
+    expect(Object.keys(financialsResponse(company, fin, "quarterly"))).toEqual([
+      "id",
+      "ticker",
+      "name",
+      "stockIncomeQuarterlyData",
+      "stockBalanceQuarterlyData",
+      "stockCashFlowQuarterlyData",
+      "stockDerivedQuarterlyData",
+    ]);
     expect(financialsResponse(company, fin, "ttm").stockDerivedTtmData).toHaveLength(1);
   });
 
   it("answers a stock without statements with empty arrays", () => {
     const r = financialsResponse(company, undefined, "ttm");
-    expect(r).toEqual({ id: "c1", ticker: "TST", name: "Test Corp", stockIncomeTtmData: [], stockBalanceTtmData: [], stockCashFlowTtmData: [], stockDerivedTtmData: [] });
+    expect(r).toEqual({
+      id: "c1",
+      ticker: "TST",
+      name: "Test Corp",
+      stockIncomeTtmData: [],
+      stockBalanceTtmData: [],
+      stockCashFlowTtmData: [],
+      stockDerivedTtmData: [],
+    });
     expect(financialsLongRows(r, "ttm")).toEqual([]);
   });
 });
@@ -33,11 +65,32 @@ describe("financialsResponse", () => {
 describe("financialsLongRows", () => {
   it("makes one row per item, period columns repeated", () => {
     expect(financialsLongRows(financialsResponse(company, fin, "annual"), "annual")).toEqual([
-      { statement: "income", "Fiscal Year": 2020, "Fiscal Period": "FY", "Report Date": "2020-12-31", item: "Revenue", value: 10 },
-      { statement: "income", "Fiscal Year": 2020, "Fiscal Period": "FY", "Report Date": "2020-12-31", item: "Net Income (Common)", value: null },
+      {
+        statement: "income",
+        "Fiscal Year": 2020,
+        "Fiscal Period": "FY",
+        "Report Date": "2020-12-31",
+        item: "Revenue",
+        value: 10,
+      },
+      {
+        statement: "income",
+        "Fiscal Year": 2020,
+        "Fiscal Period": "FY",
+        "Report Date": "2020-12-31",
+        item: "Net Income (Common)",
+        value: null,
+      },
     ]);
     expect(financialsLongRows(financialsResponse(company, fin, "ttm"), "ttm")).toEqual([
-      { statement: "derived", "Fiscal Year": 2021, "Fiscal Period": "TTM", "Report Date": "2021-03-31", item: "EBITDA", value: 5 },
+      {
+        statement: "derived",
+        "Fiscal Year": 2021,
+        "Fiscal Period": "TTM",
+        "Report Date": "2021-03-31",
+        item: "EBITDA",
+        value: 5,
+      },
     ]);
   });
 });

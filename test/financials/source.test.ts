@@ -14,7 +14,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 function folder(name: string, files: Record<string, string[]>): string {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
-  for (const [f, lines] of Object.entries(files)) writeFileSync(join(dir, f), lines.join("\n") + "\n");
+  for (const [f, lines] of Object.entries(files)) writeFileSync(join(dir, f), `${lines.join("\n")}\n`);
   return dir;
 }
 
@@ -52,7 +52,11 @@ describe("rejections", () => {
   });
 
   it("rejects a file missing a required column with row 0", () => {
-    const { records, rejects } = readFundamentalsFile(`Ticker;"Fiscal Period";Revenue\nAAA;FY;1\n`, "income", "quarterly");
+    const { records, rejects } = readFundamentalsFile(
+      `Ticker;"Fiscal Period";Revenue\nAAA;FY;1\n`,
+      "income",
+      "quarterly",
+    );
     expect(records).toEqual([]);
     expect(rejects).toEqual([
       { file: "us-income-quarterly.csv", row: 0, column: "Fiscal Year", reason: "required column is missing" },
@@ -62,7 +66,9 @@ describe("rejections", () => {
 
   it("rejects a quarterly row that is not Q1..Q4", () => {
     const { rejects } = readFundamentalsFile(`${HEAD}\nAAA;2020;FY;2020-12-31;;;1;1\n`, "income", "quarterly");
-    expect(rejects).toEqual([{ file: "us-income-quarterly.csv", row: 1, column: "Fiscal Period", reason: "quarterly files carry Q1..Q4" }]);
+    expect(rejects).toEqual([
+      { file: "us-income-quarterly.csv", row: 1, column: "Fiscal Period", reason: "quarterly files carry Q1..Q4" },
+    ]);
   });
 
   it("lets the latest restatement win and rejects ties as duplicates", () => {
@@ -75,8 +81,18 @@ describe("rejections", () => {
       "aaa;2020;Q2;2020-06-30;2020-08-01;2020-08-01;120;10", // same key, same date: duplicate
     ].join("\n");
     const { records, rejects } = readFundamentalsFile(text, "income", "quarterly");
-    expect(records.map((r) => [r.fiscalPeriod, r.values[0]])).toEqual([["Q1", 110], ["Q2", 100]]);
-    expect(rejects).toEqual([{ file: "us-income-quarterly.csv", row: 5, column: "Ticker+Fiscal Year+Fiscal Period", reason: "duplicate key with the same Restated Date, first at row 4" }]);
+    expect(records.map((r) => [r.fiscalPeriod, r.values[0]])).toEqual([
+      ["Q1", 110],
+      ["Q2", 100],
+    ]);
+    expect(rejects).toEqual([
+      {
+        file: "us-income-quarterly.csv",
+        row: 5,
+        column: "Ticker+Fiscal Year+Fiscal Period",
+        reason: "duplicate key with the same Restated Date, first at row 4",
+      },
+    ]);
   });
 
   it("collects rejects from every file of the folder", async () => {
@@ -101,7 +117,9 @@ describe("the folder", () => {
   });
 
   it("reads quoted data rows through csv-parse, CRLF line ends too", async () => {
-    const dir = folder("quoted", { "us-income-annual.csv": [`${HEAD}\r`, `"AAA";2020;"FY";2020-12-31;;;"1000";"-5"\r`] });
+    const dir = folder("quoted", {
+      "us-income-annual.csv": [`${HEAD}\r`, `"AAA";2020;"FY";2020-12-31;;;"1000";"-5"\r`],
+    });
     const { byTicker, rejects } = await readFundamentals(dir);
     expect(rejects).toEqual([]);
     const row = byTicker.get("AAA")!.annual.income[0];
@@ -118,7 +136,13 @@ describe("the folder", () => {
     });
     const fin = (await readFundamentals(dir)).byTicker.get("AAA")!;
     const [d] = fin.annual.derived;
-    expect([d.EBITDA, d["Net Profit Margin"], d["Piotroski F-Score"], d["Earnings Per Share, Basic"], d["Publish Date"]]).toEqual([1235, "0.1235", 7, null, "2021-02-01"]);
+    expect([
+      d.EBITDA,
+      d["Net Profit Margin"],
+      d["Piotroski F-Score"],
+      d["Earnings Per Share, Basic"],
+      d["Publish Date"],
+    ]).toEqual([1235, "0.1235", 7, null, "2021-02-01"]);
     // Computed would say 100 / 1000 = 0.1000.
     expect(d["Net Profit Margin"]).not.toBe("0.1000");
     expect(Object.keys(d)).toHaveLength(29);
@@ -142,7 +166,10 @@ describe("the folder", () => {
     });
     const fin = (await readFundamentals(dir)).byTicker.get("AAA")!;
     // Runs: 2019 Q3..2020 Q2 → 1+2+4+8 = 15; 2020 Q4..2021 Q3 → 16+32+64+128 = 240.
-    expect(fin.ttm.income.map((r) => [r["Report Date"], r.Revenue])).toEqual([["2020-06-30", 15], ["2021-09-30", 240]]);
+    expect(fin.ttm.income.map((r) => [r["Report Date"], r.Revenue])).toEqual([
+      ["2020-06-30", 15],
+      ["2021-09-30", 240],
+    ]);
     expect(fin.ttm.derived.map((r) => r["Net Profit Margin"])).toEqual(["0.2667", "0.0167"]); // 4/15, 4/240
   });
 });

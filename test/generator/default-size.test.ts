@@ -39,7 +39,9 @@ describe("default sample", () => {
     expect(listings + delistings).toBeGreaterThanOrEqual(10);
     expect(listings + delistings).toBeLessThanOrEqual(20);
 
-    const withStatements = new Set(readRecords(join(dir, "fundamentals"), "us-income-annual.csv", ";").map((r) => r.Ticker));
+    const withStatements = new Set(
+      readRecords(join(dir, "fundamentals"), "us-income-annual.csv", ";").map((r) => r.Ticker),
+    );
     expect(withStatements.size).toBeGreaterThanOrEqual(460);
     expect(withStatements.size).toBeLessThan(500);
   });

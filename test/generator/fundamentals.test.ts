@@ -30,7 +30,10 @@ const sum = (r: Row, items: string[]) => items.reduce((s, k) => s + num(r[k]), 0
 
 const INCOME_RULES: [string, string[]][] = [
   ["Gross Profit", ["Revenue", "Cost of Revenue"]],
-  ["Operating Expenses", ["Selling, General & Administrative", "Research & Development", "Depreciation & Amortization"]],
+  [
+    "Operating Expenses",
+    ["Selling, General & Administrative", "Research & Development", "Depreciation & Amortization"],
+  ],
   ["Operating Income (Loss)", ["Gross Profit", "Operating Expenses"]],
   ["Pretax Income (Loss), Adj.", ["Operating Income (Loss)", "Non-Operating Income (Loss)"]],
   ["Pretax Income (Loss)", ["Pretax Income (Loss), Adj.", "Abnormal Gains (Losses)"]],
@@ -39,28 +42,69 @@ const INCOME_RULES: [string, string[]][] = [
   ["Net Income (Common)", ["Net Income"]],
 ];
 const BALANCE_RULES: [string, string[]][] = [
-  ["Total Current Assets", ["Cash, Cash Equivalents & Short Term Investments", "Accounts & Notes Receivable", "Inventories", "Other Short Term Assets"]],
-  ["Total Noncurrent Assets", ["Property, Plant & Equipment, Net", "Long Term Investments & Receivables", "Other Long Term Assets"]],
+  [
+    "Total Current Assets",
+    [
+      "Cash, Cash Equivalents & Short Term Investments",
+      "Accounts & Notes Receivable",
+      "Inventories",
+      "Other Short Term Assets",
+    ],
+  ],
+  [
+    "Total Noncurrent Assets",
+    ["Property, Plant & Equipment, Net", "Long Term Investments & Receivables", "Other Long Term Assets"],
+  ],
   ["Total Assets", ["Total Current Assets", "Total Noncurrent Assets"]],
   ["Total Current Liabilities", ["Payables & Accruals", "Short Term Debt", "Other Short Term Liabilities"]],
   ["Total Noncurrent Liabilities", ["Long Term Debt", "Other Long Term Liabilities"]],
   ["Total Liabilities", ["Total Current Liabilities", "Total Noncurrent Liabilities"]],
-  ["Equity Before Minority Interest", ["Share Capital & Additional Paid-In Capital", "Treasury Stock", "Retained Earnings", "Other Equity"]],
+  [
+    "Equity Before Minority Interest",
+    ["Share Capital & Additional Paid-In Capital", "Treasury Stock", "Retained Earnings", "Other Equity"],
+  ],
   ["Total Equity", ["Equity Before Minority Interest"]],
   ["Total Liabilities & Equity", ["Total Liabilities", "Total Equity"]],
   ["Total Assets", ["Total Liabilities & Equity"]],
 ];
 const CASHFLOW_RULES: [string, string[]][] = [
-  ["Change in Working Capital", ["Change in Accounts Receivable", "Change in Inventories", "Change in Accounts Payable", "Change in Other"]],
-  ["Net Cash from Operating Activities", ["Net Income/Starting Line", "Depreciation & Amortization", "Non-Cash Items", "Change in Working Capital"]],
-  ["Net Cash from Investing Activities", ["Change in Fixed Assets & Intangibles", "Net Change in Long Term Investment", "Net Cash from Acquisitions & Divestitures", "Other Investing Activities"]],
-  ["Net Cash from Financing Activities", ["Dividends Paid", "Cash from (Repayment of) Debt", "Cash from (Repurchase of) Equity", "Other Financing Activities"]],
-  ["Net Change in Cash", ["Net Cash from Operating Activities", "Net Cash from Investing Activities", "Net Cash from Financing Activities"]],
+  [
+    "Change in Working Capital",
+    ["Change in Accounts Receivable", "Change in Inventories", "Change in Accounts Payable", "Change in Other"],
+  ],
+  [
+    "Net Cash from Operating Activities",
+    ["Net Income/Starting Line", "Depreciation & Amortization", "Non-Cash Items", "Change in Working Capital"],
+  ],
+  [
+    "Net Cash from Investing Activities",
+    [
+      "Change in Fixed Assets & Intangibles",
+      "Net Change in Long Term Investment",
+      "Net Cash from Acquisitions & Divestitures",
+      "Other Investing Activities",
+    ],
+  ],
+  [
+    "Net Cash from Financing Activities",
+    [
+      "Dividends Paid",
+      "Cash from (Repayment of) Debt",
+      "Cash from (Repurchase of) Equity",
+      "Other Financing Activities",
+    ],
+  ],
+  [
+    "Net Change in Cash",
+    ["Net Cash from Operating Activities", "Net Cash from Investing Activities", "Net Cash from Financing Activities"],
+  ],
 ];
 
 function broken(rows: Row[], rules: [string, string[]][]): string[] {
   const out: string[] = [];
-  for (const r of rows) for (const [total, parts] of rules) if (num(r[total]) !== sum(r, parts)) out.push(`${r.Ticker} ${r["Fiscal Year"]} ${r["Fiscal Period"]} ${total}`);
+  for (const r of rows)
+    for (const [total, parts] of rules)
+      if (num(r[total]) !== sum(r, parts)) out.push(`${r.Ticker} ${r["Fiscal Year"]} ${r["Fiscal Period"]} ${total}`);
   return out;
 }
 
@@ -95,7 +139,9 @@ describe("fundamentals/", () => {
         expect(broken(rows, RULES[f]), `${f} ${kind}`).toEqual([]);
         for (const r of rows) {
           expect(r.Currency).toBe("USD");
-          for (const [k, v] of Object.entries(r)) if (!["Ticker", "Currency", "Fiscal Period"].includes(k) && !k.endsWith("Date") && v !== "") expect(v, k).toMatch(/^-?\d+$/);
+          for (const [k, v] of Object.entries(r))
+            if (!["Ticker", "Currency", "Fiscal Period"].includes(k) && !k.endsWith("Date") && v !== "")
+              expect(v, k).toMatch(/^-?\d+$/);
         }
       }
   });
@@ -125,7 +171,10 @@ describe("fundamentals/", () => {
         const q = (p: string) => quarterly.get(`${a.Ticker}|${a["Fiscal Year"]}|${p}`);
         for (const item of items) {
           const want = num(a[item]);
-          const got = f === "balance" ? num(q("Q4")?.[item]) : ["Q1", "Q2", "Q3", "Q4"].reduce((s, p) => s + num(q(p)?.[item]), 0);
+          const got =
+            f === "balance"
+              ? num(q("Q4")?.[item])
+              : ["Q1", "Q2", "Q3", "Q4"].reduce((s, p) => s + num(q(p)?.[item]), 0);
           if (got !== want) bad.push(`${a.Ticker} ${a["Fiscal Year"]} ${item}`);
         }
       }
@@ -142,7 +191,8 @@ describe("fundamentals/", () => {
       if (prev.Ticker !== cur.Ticker) continue;
       const cf = flows.get(`${cur.Ticker}|${cur["Fiscal Year"]}|${cur["Fiscal Period"]}`)!;
       const cashKey = "Cash, Cash Equivalents & Short Term Investments";
-      if (num(cur[cashKey]) - num(prev[cashKey]) !== num(cf["Net Change in Cash"])) bad.push(`${cur.Ticker} ${cur["Fiscal Year"]} ${cur["Fiscal Period"]}`);
+      if (num(cur[cashKey]) - num(prev[cashKey]) !== num(cf["Net Change in Cash"]))
+        bad.push(`${cur.Ticker} ${cur["Fiscal Year"]} ${cur["Fiscal Period"]}`);
       if (num(cur[cashKey]) <= 0) bad.push(`${cur.Ticker} non-positive cash`);
     }
     expect(bad).toEqual([]);

@@ -13,7 +13,10 @@ export function readCsv(dir: string, name: string): { header: string[]; rows: st
 
 /** RFC 4180 CSV (companies may quote names) as records. */
 export function readRecords(dir: string, name: string, delimiter = ","): Record<string, string>[] {
-  return parse(readFileSync(join(dir, name), "utf8"), { columns: true, delimiter, skip_empty_lines: true }) as Record<string, string>[];
+  return parse(readFileSync(join(dir, name), "utf8"), { columns: true, delimiter, skip_empty_lines: true }) as Record<
+    string,
+    string
+  >[];
 }
 
 /** A statement cell as a number; an empty cell counts as 0 in sums. */

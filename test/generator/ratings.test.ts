@@ -13,13 +13,23 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const COLS = ["total_rating", "return_rating", "growth_rating", "risk_rating", "valuation_rating", "technical_rating", "macro_rating"];
+const COLS = [
+  "total_rating",
+  "return_rating",
+  "growth_rating",
+  "risk_rating",
+  "valuation_rating",
+  "technical_rating",
+  "macro_rating",
+];
 
 describe("ratings.csv", () => {
   it("has the layout and values from 0 to 10 with exactly four decimals", () => {
     const { header, rows } = readCsv(dir, "ratings.csv");
     expect(header).toEqual(["date", "ticker", ...COLS]);
-    const bad = rows.filter((r) => r.slice(2).some((v) => !/^\d{1,2}\.\d{4}$/.test(v) || Number(v) < 0 || Number(v) > 10));
+    const bad = rows.filter((r) =>
+      r.slice(2).some((v) => !/^\d{1,2}\.\d{4}$/.test(v) || Number(v) < 0 || Number(v) > 10),
+    );
     expect(bad).toEqual([]);
     expect(new Set(rows.map((r) => `${r[0]}|${r[1]}`)).size).toBe(rows.length);
   });
@@ -48,8 +58,15 @@ describe("ratings.csv", () => {
     // Every trading stock with enough history is rated on the last date.
     const last = ratingDates[ratingDates.length - 1];
     const d = index.get(last)!;
-    const eligible = [...firstPrice].filter(([t, f]) => priced.has(`${last}|${t}`) && d - 1 - f >= MIN_HISTORY).map(([t]) => t);
-    expect(rows.filter((r) => r[0] === last).map((r) => r[1]).sort()).toEqual(eligible.sort());
+    const eligible = [...firstPrice]
+      .filter(([t, f]) => priced.has(`${last}|${t}`) && d - 1 - f >= MIN_HISTORY)
+      .map(([t]) => t);
+    expect(
+      rows
+        .filter((r) => r[0] === last)
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(eligible.sort());
   });
 
   it("ranks return and risk by the trailing prices up to the previous trading date (no look-ahead)", () => {
@@ -73,7 +90,8 @@ describe("ratings.csv", () => {
       return Math.sqrt(lr.reduce((a, b) => a + (b - m) ** 2, 0) / lr.length);
     };
     const byReturn = [...full].sort((a, b) => trailing(a[1]) - trailing(b[1]));
-    for (let k = 1; k < byReturn.length; k++) expect(Number(byReturn[k][3])).toBeGreaterThanOrEqual(Number(byReturn[k - 1][3]));
+    for (let k = 1; k < byReturn.length; k++)
+      expect(Number(byReturn[k][3])).toBeGreaterThanOrEqual(Number(byReturn[k - 1][3]));
     const byVol = [...full].sort((a, b) => vol(a[1]) - vol(b[1]));
     for (let k = 1; k < byVol.length; k++) expect(Number(byVol[k][5])).toBeLessThanOrEqual(Number(byVol[k - 1][5]));
   });

@@ -46,14 +46,23 @@ describe("generateSample determinism", () => {
   });
 
   it("gives different data for another seed", () => {
-    for (const f of files.filter((x) => x !== "portfolios.json")) expect(sha(join(dirC, f)), f).not.toBe(sha(join(dirA, f)));
+    for (const f of files.filter((x) => x !== "portfolios.json"))
+      expect(sha(join(dirC, f)), f).not.toBe(sha(join(dirA, f)));
   });
 });
 
 describe("companies.csv", () => {
   it("has unique ids and 1-5 letter tickers, the 11 sectors, and market_cap = shares x last close", () => {
     const companies = readRecords(dirA, "companies.csv");
-    expect(Object.keys(companies[0])).toEqual(["id", "ticker", "name", "sector", "industry", "shares_outstanding", "market_cap"]);
+    expect(Object.keys(companies[0])).toEqual([
+      "id",
+      "ticker",
+      "name",
+      "sector",
+      "industry",
+      "shares_outstanding",
+      "market_cap",
+    ]);
     expect(companies).toHaveLength(SMALL.companies);
     expect(new Set(companies.map((c) => c.ticker)).size).toBe(companies.length);
     expect(new Set(companies.map((c) => c.name)).size).toBe(companies.length);
@@ -66,7 +75,8 @@ describe("companies.csv", () => {
 
     const lastClose = new Map<string, number>();
     for (const r of readCsv(dirA, "prices.csv").rows) lastClose.set(r[6], Number(r[4])); // rows ascend by date per ticker
-    for (const c of companies) expect(Number(c.market_cap)).toBe(Math.round(Number(c.shares_outstanding) * lastClose.get(c.ticker)!));
+    for (const c of companies)
+      expect(Number(c.market_cap)).toBe(Math.round(Number(c.shares_outstanding) * lastClose.get(c.ticker)!));
   });
 });
 
@@ -129,7 +139,15 @@ describe("portfolios.json", () => {
   it("has valid rule fields with every rebalance frequency", () => {
     const { portfolios, benchmarks } = json();
     expect(portfolios.length).toBeGreaterThanOrEqual(5);
-    const camel = ["totalRating", "returnRating", "growthRating", "riskRating", "valuationRating", "technicalRating", "macroRating"];
+    const camel = [
+      "totalRating",
+      "returnRating",
+      "growthRating",
+      "riskRating",
+      "valuationRating",
+      "technicalRating",
+      "macroRating",
+    ];
     for (const p of portfolios) {
       expect(p.id).toMatch(/^\d+$/);
       expect(p.name.length).toBeGreaterThan(0);
@@ -145,15 +163,33 @@ describe("portfolios.json", () => {
       }
     }
     expect(new Set(portfolios.map((p: { id: string }) => p.id)).size).toBe(portfolios.length);
-    expect([...new Set(portfolios.map((p: { rebalanceFrequency: number }) => p.rebalanceFrequency))].sort()).toEqual([1, 12, 3, 6]);
-    expect(portfolios.some((p: { maxSectorConcentration?: string }) => p.maxSectorConcentration === undefined)).toBe(true);
-    expect(portfolios.some((p: { maxSectorConcentration?: string }) => p.maxSectorConcentration !== undefined)).toBe(true);
-    expect(portfolios.filter((p: { maxStocksCriteria: string }) => p.maxStocksCriteria === "return_rating")).toHaveLength(1);
-    expect(portfolios.filter((p: { maxStocksCriteriaOrder: string }) => p.maxStocksCriteriaOrder === "ascending")).toHaveLength(1);
+    expect([...new Set(portfolios.map((p: { rebalanceFrequency: number }) => p.rebalanceFrequency))].sort()).toEqual([
+      1, 12, 3, 6,
+    ]);
+    expect(portfolios.some((p: { maxSectorConcentration?: string }) => p.maxSectorConcentration === undefined)).toBe(
+      true,
+    );
+    expect(portfolios.some((p: { maxSectorConcentration?: string }) => p.maxSectorConcentration !== undefined)).toBe(
+      true,
+    );
+    expect(
+      portfolios.filter((p: { maxStocksCriteria: string }) => p.maxStocksCriteria === "return_rating"),
+    ).toHaveLength(1);
+    expect(
+      portfolios.filter((p: { maxStocksCriteriaOrder: string }) => p.maxStocksCriteriaOrder === "ascending"),
+    ).toHaveLength(1);
 
     expect(benchmarks).toEqual([
       expect.objectContaining({ id: "1", name: "S&P 500 (simulated)", rebalanceFrequency: 0, series: "SP500-SIM" }),
-      expect.objectContaining({ id: "2", name: "Equal Weight", rebalanceFrequency: 1, maxStocks: 1000, maxStocksCriteria: "total_rating", maxStocksCriteriaOrder: "descending", ranges: {} }),
+      expect.objectContaining({
+        id: "2",
+        name: "Equal Weight",
+        rebalanceFrequency: 1,
+        maxStocks: 1000,
+        maxStocksCriteria: "total_rating",
+        maxStocksCriteriaOrder: "descending",
+        ranges: {},
+      }),
     ]);
   });
 
@@ -173,7 +209,13 @@ describe("portfolios.json", () => {
     const dates = [...byDate.keys()].sort();
     const snake = (k: string) => k.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
     const select = (p: { ranges: Record<string, [number, number]> }, date: string) =>
-      byDate.get(date)!.filter((r) => priced.has(`${date}|${r.ticker}`) && Object.entries(p.ranges).every(([k, [lo, hi]]) => Number(r[snake(k)]) >= lo && Number(r[snake(k)]) <= hi));
+      byDate
+        .get(date)!
+        .filter(
+          (r) =>
+            priced.has(`${date}|${r.ticker}`) &&
+            Object.entries(p.ranges).every(([k, [lo, hi]]) => Number(r[snake(k)]) >= lo && Number(r[snake(k)]) <= hi),
+        );
     for (const p of portfolios) {
       expect(select(p, dates[dates.length - 1]).length, p.name).toBeGreaterThanOrEqual(1);
       const ok = dates.filter((d) => select(p, d).length >= 2).length;

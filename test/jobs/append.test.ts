@@ -2,23 +2,32 @@
 // recomputed, and the snapshot it publishes holds exactly the rows a full run over the whole
 // source gives (every table compared as a multiset in DuckDB). Anything else about the source
 // falls back to a full run, and rejected new rows publish nothing.
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Worker } from "bullmq";
-import { dispatchRun } from "../../jobs/dispatch.ts";
-import { startPipelineWorker } from "../../jobs/worker.ts";
-import { cleanUpQueues } from "./jobs-fixture.ts";
-import { generateSample } from "../../data/generate.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitAtDate } from "../../data/append-days.ts";
+import { generateSample } from "../../data/generate.ts";
+import { dispatchRun } from "../../jobs/dispatch.ts";
 import { runPipeline } from "../../jobs/runner.ts";
+import { startPipelineWorker } from "../../jobs/worker.ts";
+import { SourceRejectedError } from "../../pipeline/sources/report.ts";
+import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { columns, lit, openDuck } from "../../pipeline/store/duck.ts";
-import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
-import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
+import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { cleanUpQueues } from "./jobs-fixture.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -45,7 +54,13 @@ function tablesOf(dir: string): Map<string, string[]> {
     const p = join(dir, n);
     const t = n.replace(/\.parquet$/, "").replace(/\.days$/, "");
     if (n.endsWith(".parquet")) m.set(t, [...(m.get(t) ?? []), p]);
-    else if (!n.includes(".") || n.endsWith(".days")) m.set(t, [...(m.get(t) ?? []), ...readdirSync(p).filter((f) => f.endsWith(".parquet")).map((f) => join(p, f))]);
+    else if (!n.includes(".") || n.endsWith(".days"))
+      m.set(t, [
+        ...(m.get(t) ?? []),
+        ...readdirSync(p)
+          .filter((f) => f.endsWith(".parquet"))
+          .map((f) => join(p, f)),
+      ]);
   }
   return m;
 }
@@ -66,7 +81,13 @@ async function differences(a: string, b: string): Promise<{ tables: string[]; ro
         continue;
       }
       rows[t] = await n(`select count(*) from ${rel(ta.get(t)!)}`);
-      const d = (await n(`select count(*) from (select * from ${rel(ta.get(t)!)} except all select * from ${rel(tb.get(t)!)})`)) + (await n(`select count(*) from (select * from ${rel(tb.get(t)!)} except all select * from ${rel(ta.get(t)!)})`));
+      const d =
+        (await n(
+          `select count(*) from (select * from ${rel(ta.get(t)!)} except all select * from ${rel(tb.get(t)!)})`,
+        )) +
+        (await n(
+          `select count(*) from (select * from ${rel(tb.get(t)!)} except all select * from ${rel(ta.get(t)!)})`,
+        ));
       if (d) out.push(`${t} (${d} rows)`);
     }
   } finally {
@@ -110,15 +131,23 @@ describe("nightly append", () => {
     expect(r.meta.counts).toEqual(readMeta(full, readManifest(full)!.snapshotId).counts);
     // The published history is shared, not copied: prices, and the returns' ticker-range parts,
     // beside which the new day's returns are one file.
-    expect(statSync(join(dir, "prices.parquet")).ino).toBe(statSync(join(snapshotDir(dataDir, first), "prices.parquet")).ino);
+    expect(statSync(join(dir, "prices.parquet")).ino).toBe(
+      statSync(join(snapshotDir(dataDir, first), "prices.parquet")).ino,
+    );
     const returnsFiles = (d: string) => readdirSync(join(d, "stock_returns")).sort();
     const parts = returnsFiles(snapshotDir(dataDir, first));
     expect(parts.length).toBeGreaterThan(1);
     expect(returnsFiles(dir)).toEqual(["days-2025-12-31.parquet", ...parts]);
-    for (const p of parts) expect(statSync(join(dir, "stock_returns", p)).ino).toBe(statSync(join(snapshotDir(dataDir, first), "stock_returns", p)).ino);
+    for (const p of parts)
+      expect(statSync(join(dir, "stock_returns", p)).ino).toBe(
+        statSync(join(snapshotDir(dataDir, first), "stock_returns", p)).ino,
+      );
 
     // The reader serves the appended days (ratings across the base file and the appended one).
-    const [a, b] = await Promise.all([SnapshotReader.open(dataDir, readManifest(dataDir)!.snapshotId), SnapshotReader.open(full, readManifest(full)!.snapshotId)]);
+    const [a, b] = await Promise.all([
+      SnapshotReader.open(dataDir, readManifest(dataDir)!.snapshotId),
+      SnapshotReader.open(full, readManifest(full)!.snapshotId),
+    ]);
     try {
       expect(a.ratingDates).toEqual(b.ratingDates);
       expect(a.ratingDates.at(-1)).toBe("2025-12-01");
@@ -134,7 +163,14 @@ describe("nightly append", () => {
 
     // A second night on top of the first: the appended files accumulate, the rows still match.
     const again = await splitAtDate(split.appended, tmp("append-split2-"), "2026-01-01");
-    appendFileSync(join(again.appended, "prices.csv"), readFileSync(join(split.appended, "prices.csv"), "utf8").split("\n").filter((l) => l.startsWith("2025-12-31,")).map((l) => `${l.replace(/^2025-12-31/, "2026-01-02")}\n`).join(""));
+    appendFileSync(
+      join(again.appended, "prices.csv"),
+      readFileSync(join(split.appended, "prices.csv"), "utf8")
+        .split("\n")
+        .filter((l) => l.startsWith("2025-12-31,"))
+        .map((l) => `${l.replace(/^2025-12-31/, "2026-01-02")}\n`)
+        .join(""),
+    );
     const r2 = await run(dataDir, again.appended);
     expect(r2.meta.timingsMs.append).toBeGreaterThan(0);
     expect(readdirSync(join(current(dataDir), "prices.days"))).toEqual(["2025-12-31.parquet", "2026-01-02.parquet"]);
@@ -147,7 +183,9 @@ describe("nightly append", () => {
     // A portfolio rebalanced on the appended snapshot reads its prices and ratings across the
     // appended files: the same tables as the rebalance of the full run's snapshot.
     const db = await openDuck();
-    const pid = (await columns(db.conn, `select min(id) from read_parquet(${lit(join(current(full2), "portfolios.parquet"))})`))[0][0] as string;
+    const pid = (
+      await columns(db.conn, `select min(id) from read_parquet(${lit(join(current(full2), "portfolios.parquet"))})`)
+    )[0][0] as string;
     db.close();
     await rebalanceOne({ dataDir, log: silent, portfolioId: pid });
     await rebalanceOne({ dataDir: full2, log: silent, portfolioId: pid });
@@ -195,7 +233,8 @@ describe("nightly append", () => {
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     const prefix = `${prefixBase}-queue`;
     workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
-    const via = (sourceDir: string) => dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix });
+    const via = (sourceDir: string) =>
+      dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix });
     await via(split.history);
     const r = await via(split.appended);
     expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);

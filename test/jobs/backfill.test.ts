@@ -4,15 +4,15 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runPipeline } from "../../jobs/runner.ts";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
-import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
-import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 import { generateSample } from "../../data/generate.ts";
+import { runPipeline } from "../../jobs/runner.ts";
+import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { lit, openDuck, scalar } from "../../pipeline/store/duck.ts";
 import { FINANCIAL_STATEMENTS, financialTable } from "../../pipeline/store/financial-tables.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -23,14 +23,26 @@ describe("backfill and single-portfolio rebalance", () => {
     await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
     // The window source: AAA's closes doubled, only for 2024-01-08..2024-01-12.
     const lines = tinyFiles()["prices.csv"].split("\n");
-    const windowRows = lines.filter((l) => /^2024-01-(08|09|10|11|12),.*,AAA$/.test(l)).map((l) => {
-      const p = l.split(",");
-      p[4] = (Number(p[4]) * 2).toFixed(2);
-      return p.join(",");
-    });
+    const windowRows = lines
+      .filter((l) => /^2024-01-(08|09|10|11|12),.*,AAA$/.test(l))
+      .map((l) => {
+        const p = l.split(",");
+        p[4] = (Number(p[4]) * 2).toFixed(2);
+        return p.join(",");
+      });
     expect(windowRows).toHaveLength(5);
-    const src = writeTinySource(() => ({ "prices.csv": [lines[0], ...windowRows].join("\n"), "ratings.csv": null, "benchmarks.csv": null }));
-    await runPipeline({ dataDir, sourceDir: src, catalog, log: silent, window: { from: "2024-01-08", to: "2024-01-12" } });
+    const src = writeTinySource(() => ({
+      "prices.csv": [lines[0], ...windowRows].join("\n"),
+      "ratings.csv": null,
+      "benchmarks.csv": null,
+    }));
+    await runPipeline({
+      dataDir,
+      sourceDir: src,
+      catalog,
+      log: silent,
+      window: { from: "2024-01-08", to: "2024-01-12" },
+    });
     const snap = await loadSnapshot(dataDir, readManifest(dataDir)!.snapshotId);
     const r = snap.stockReturns.get("AAA")!;
     const i = r.dates.indexOf("2024-01-08");
@@ -64,7 +76,13 @@ describe("backfill and single-portfolio rebalance", () => {
     expect(week.length).toBeGreaterThan(30);
     writeFileSync(join(win, "prices.csv"), [prices[0], ...week].join("\n"));
     copyFileSync(join(src, "companies.csv"), join(win, "companies.csv"));
-    await runPipeline({ dataDir, sourceDir: win, catalog, log: silent, window: { from: "2025-06-01", to: "2025-06-09" } });
+    await runPipeline({
+      dataDir,
+      sourceDir: win,
+      catalog,
+      log: silent,
+      window: { from: "2025-06-01", to: "2025-06-09" },
+    });
     const after = snapshotDir(dataDir, readManifest(dataDir)!.snapshotId);
     expect(after).not.toBe(before);
     const db = await openDuck();
@@ -74,8 +92,24 @@ describe("backfill and single-portfolio rebalance", () => {
         const n = await scalar<bigint>(db.conn, `select count(*) from ${t(before)}`);
         expect(Number(n), s).toBeGreaterThan(0);
         // Equal as multisets: nothing lost, nothing added.
-        expect(Number(await scalar<bigint>(db.conn, `select count(*) from (select * from ${t(before)} except all select * from ${t(after)})`)), s).toBe(0);
-        expect(Number(await scalar<bigint>(db.conn, `select count(*) from (select * from ${t(after)} except all select * from ${t(before)})`)), s).toBe(0);
+        expect(
+          Number(
+            await scalar<bigint>(
+              db.conn,
+              `select count(*) from (select * from ${t(before)} except all select * from ${t(after)})`,
+            ),
+          ),
+          s,
+        ).toBe(0);
+        expect(
+          Number(
+            await scalar<bigint>(
+              db.conn,
+              `select count(*) from (select * from ${t(after)} except all select * from ${t(before)})`,
+            ),
+          ),
+          s,
+        ).toBe(0);
       }
     } finally {
       db.close();
@@ -86,8 +120,22 @@ describe("backfill and single-portfolio rebalance", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "rebalance-"));
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     const first = await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
-    const rules = { id: "5001", name: "Mine", description: "", rebalanceFrequency: 1, maxStocks: 1, maxStocksCriteria: "total_rating" as const, maxStocksCriteriaOrder: "ascending" as const, maxSectorConcentration: null, ranges: {} };
-    const meta = await rebalanceOne({ dataDir, log: silent, portfolio: { rules, ownerId: "1", createdAt: "2024-02-01T00:00:00.000Z" } });
+    const rules = {
+      id: "5001",
+      name: "Mine",
+      description: "",
+      rebalanceFrequency: 1,
+      maxStocks: 1,
+      maxStocksCriteria: "total_rating" as const,
+      maxStocksCriteriaOrder: "ascending" as const,
+      maxSectorConcentration: null,
+      ranges: {},
+    };
+    const meta = await rebalanceOne({
+      dataDir,
+      log: silent,
+      portfolio: { rules, ownerId: "1", createdAt: "2024-02-01T00:00:00.000Z" },
+    });
     const snap = await loadSnapshot(dataDir, meta.id);
     // Ascending total rating, one stock: AAA (5.0) is the lowest on both rating dates.
     expect(snap.portfolios.get("5001")?.holdings.map((h) => h.ticker)).toEqual(["AAA"]);

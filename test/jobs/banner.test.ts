@@ -22,7 +22,11 @@ describe("start banner", () => {
   });
 
   it("names the GraphQL endpoint, and the switch hint when another source is kept", () => {
-    const text = startBanner({ url: "http://127.0.0.1:8080", demoKey: null, hint: "to serve another source: SOURCE_DIR=DIR npm start" });
+    const text = startBanner({
+      url: "http://127.0.0.1:8080",
+      demoKey: null,
+      hint: "to serve another source: SOURCE_DIR=DIR npm start",
+    });
     expect(text).toContain("GraphQL: http://127.0.0.1:8080/graphiql");
     expect(text).toContain("to serve another source: SOURCE_DIR=DIR npm start");
   });

@@ -24,13 +24,25 @@ function expectUsageError(r: ReturnType<typeof runScript>, firstLine: string | R
 
 describe("npm run pipeline: usage errors", () => {
   it("a --source folder that does not exist", () => {
-    expectUsageError(pipeline("run", "--source", "/nonexistent/source"), "--source /nonexistent/source: no such folder");
+    expectUsageError(
+      pipeline("run", "--source", "/nonexistent/source"),
+      "--source /nonexistent/source: no such folder",
+    );
   });
 
   it("backfill dates that are not calendar dates, or in the wrong order", () => {
-    expectUsageError(pipeline("backfill", "--from", "2025-13-01", "--to", "2025-12-31"), '--from "2025-13-01" is not a calendar date YYYY-MM-DD');
-    expectUsageError(pipeline("backfill", "--from", "2025-01-01", "--to", "2025-02-29"), '--to "2025-02-29" is not a calendar date YYYY-MM-DD');
-    expectUsageError(pipeline("backfill", "--from", "2025-03-01", "--to", "2025-01-01"), "--from 2025-03-01 is after --to 2025-01-01");
+    expectUsageError(
+      pipeline("backfill", "--from", "2025-13-01", "--to", "2025-12-31"),
+      '--from "2025-13-01" is not a calendar date YYYY-MM-DD',
+    );
+    expectUsageError(
+      pipeline("backfill", "--from", "2025-01-01", "--to", "2025-02-29"),
+      '--to "2025-02-29" is not a calendar date YYYY-MM-DD',
+    );
+    expectUsageError(
+      pipeline("backfill", "--from", "2025-03-01", "--to", "2025-01-01"),
+      "--from 2025-03-01 is after --to 2025-01-01",
+    );
     expectUsageError(pipeline("backfill", "--to", "2025-01-01"), "backfill needs --from DATE (YYYY-MM-DD)");
   });
 
@@ -41,7 +53,10 @@ describe("npm run pipeline: usage errors", () => {
     expectUsageError(pipeline("frobnicate"), 'unknown command "frobnicate"');
     expectUsageError(pipeline("rebalance"), "rebalance needs --portfolio ID");
     expectUsageError(keys("create", "--email", "a@b.c"), "create needs --email and --scopes");
-    expectUsageError(keys("create", "--email", "a@b.c", "--scopes", "ratings:read", "--admin"), /^Unknown option '--admin'/);
+    expectUsageError(
+      keys("create", "--email", "a@b.c", "--scopes", "ratings:read", "--admin"),
+      /^Unknown option '--admin'/,
+    );
   });
 
   it("no command prints the usage and exits 0", () => {
@@ -53,9 +68,14 @@ describe("npm run pipeline: usage errors", () => {
 
 describe("npm run pipeline: an unreachable Redis", () => {
   it("run stops at once with one line instead of waiting on the connection", () => {
-    const r = runScript("jobs/cli.ts", ["run", "--source", writeTinySource()], { DATA_DIR: dataDir, REDIS_URL: "redis://127.0.0.1:1" });
+    const r = runScript("jobs/cli.ts", ["run", "--source", writeTinySource()], {
+      DATA_DIR: dataDir,
+      REDIS_URL: "redis://127.0.0.1:1",
+    });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe("Redis at redis://127.0.0.1:1 is unreachable (connect ECONNREFUSED 127.0.0.1:1): start it, or unset REDIS_URL to run in this process\n");
+    expect(r.stderr).toBe(
+      "Redis at redis://127.0.0.1:1 is unreachable (connect ECONNREFUSED 127.0.0.1:1): start it, or unset REDIS_URL to run in this process\n",
+    );
   });
 });
 

@@ -1,15 +1,16 @@
 // The queue dashboard behind the `admin` scope, over a real socket and a real Redis: no key → 401
 // asking for Basic credentials, a key without the scope → 403 naming it, an admin key (query or
 // Basic password) → the dashboard and its API listing the pipeline queue with a job we added.
-import { afterAll, describe, expect, it } from "vitest";
+
+import { Writable } from "node:stream";
 import { Redis } from "ioredis";
-import { startServer, type RunningServer } from "../../api/server.ts";
-import { createLogger } from "../../jobs/logger.ts";
-import { queueDashboard } from "../../jobs/dashboard.ts";
+import { afterAll, describe, expect, it } from "vitest";
 import { basicPassword } from "../../api/admin.ts";
+import { type RunningServer, startServer } from "../../api/server.ts";
+import { queueDashboard } from "../../jobs/dashboard.ts";
+import { createLogger } from "../../jobs/logger.ts";
 import { buildCatalog, KEYS } from "../api/fixture.ts";
 import { fixtureWithMetrics } from "../api/helpers.ts";
-import { Writable } from "node:stream";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `test-dash-${process.pid}-${Date.now()}`;
@@ -34,7 +35,11 @@ describe("queue dashboard", () => {
     const quiet = createLogger("silent", new Writable({ write: (_c, _e, cb) => cb() }));
     dash = queueDashboard(REDIS, prefix);
     await dash.queue.add("run", { sourceDir: "/nowhere" }, { jobId: "run.dashboard-test.all" });
-    srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => fx.snapshot, catalog, logger: quiet, accessLogger: quiet, admin: dash } });
+    srv = await startServer({
+      port: 0,
+      host: "127.0.0.1",
+      deps: { snapshot: () => fx.snapshot, catalog, logger: quiet, accessLogger: quiet, admin: dash },
+    });
 
     const none = await fetch(`${srv.url}/admin/queues`);
     expect(none.status).toBe(401);
@@ -48,7 +53,9 @@ describe("queue dashboard", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<html/i);
 
-    const api = await fetch(`${srv.url}/admin/queues/api/queues?activeQueue=pipeline&status=waiting&page=1`, { headers: { api_key: KEYS.alice } });
+    const api = await fetch(`${srv.url}/admin/queues/api/queues?activeQueue=pipeline&status=waiting&page=1`, {
+      headers: { api_key: KEYS.alice },
+    });
     expect(api.status).toBe(200);
     const body = (await api.json()) as { queues: { name: string; jobs: { id: string }[] }[] };
     const q = body.queues.find((x) => x.name === "pipeline");

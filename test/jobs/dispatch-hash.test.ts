@@ -12,7 +12,7 @@ import { dispatchRun } from "../../jobs/dispatch.ts";
 import { mayBeBuiltFrom, readSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest, snapshotDir, type Manifest } from "../../pipeline/store/snapshots.ts";
+import { type Manifest, readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
@@ -20,7 +20,8 @@ let dataDir = "";
 let source = "";
 let current: Manifest;
 /** `mayBeBuiltFrom` for the snapshot `m` names in `store`. */
-const mayHold = (store: string, m: Pick<Manifest, "snapshotId" | "sourceId">, dir: string) => mayBeBuiltFrom(snapshotDir(store, m.snapshotId), m.sourceId, dir);
+const mayHold = (store: string, m: Pick<Manifest, "snapshotId" | "sourceId">, dir: string) =>
+  mayBeBuiltFrom(snapshotDir(store, m.snapshotId), m.sourceId, dir);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "dispatch-hash-"));
@@ -56,20 +57,42 @@ describe("whether a run hashes its source before it starts", () => {
     expect(sourceFingerprint(edited)).not.toBe(current.sourceId);
     // and the unchanged source is still found held, so nothing is recomputed
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-    expect((await dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: null })).skipped).toBe(true);
+    expect((await dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: null })).skipped).toBe(
+      true,
+    );
   });
 
   it("cannot hold a source with a grown, added or removed file", () => {
-    expect(mayHold(dataDir, current, variant((d) => appendFileSync(join(d, "prices.csv"), "\n")))).toBe(false);
-    expect(mayHold(dataDir, current, variant((d) => writeFileSync(join(d, "notes.txt"), "x")))).toBe(false);
-    expect(mayHold(dataDir, current, variant((d) => rmSync(join(d, "ratings.csv"))))).toBe(false);
+    expect(
+      mayHold(
+        dataDir,
+        current,
+        variant((d) => appendFileSync(join(d, "prices.csv"), "\n")),
+      ),
+    ).toBe(false);
+    expect(
+      mayHold(
+        dataDir,
+        current,
+        variant((d) => writeFileSync(join(d, "notes.txt"), "x")),
+      ),
+    ).toBe(false);
+    expect(
+      mayHold(
+        dataDir,
+        current,
+        variant((d) => rmSync(join(d, "ratings.csv"))),
+      ),
+    ).toBe(false);
   });
 
   it("leaves it to the hash when the record is missing or was not made for the published fingerprint", () => {
     const grown = variant((d) => appendFileSync(join(d, "prices.csv"), "\n"));
     expect(mayHold(dataDir, { ...current, sourceId: "0123456789abcdef" }, grown)).toBe(true);
     const store = mkdtempSync(join(tmpdir(), "dispatch-hash-store-"));
-    cpSync(join(dataDir, "snapshots", current.snapshotId), join(store, "snapshots", current.snapshotId), { recursive: true });
+    cpSync(join(dataDir, "snapshots", current.snapshotId), join(store, "snapshots", current.snapshotId), {
+      recursive: true,
+    });
     rmSync(join(store, "snapshots", current.snapshotId, "source_files.json"));
     expect(mayHold(store, current, grown)).toBe(true);
   });

@@ -5,14 +5,25 @@
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import { pipelineQueue } from "../../jobs/queue.ts";
 import { runPipeline } from "../../jobs/runner.ts";
-import { differingTables, freePort, mediumSource, OwnRedis, silent, spawnTs, stagingFolders, startWorker, waitFor, type Proc } from "./jobs-fixture.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import {
+  differingTables,
+  freePort,
+  mediumSource,
+  OwnRedis,
+  type Proc,
+  silent,
+  spawnTs,
+  stagingFolders,
+  startWorker,
+  waitFor,
+} from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefixBase = `test-faults-${process.pid}-${Date.now()}`;
@@ -52,7 +63,15 @@ describe("worker killed mid-stage", () => {
     await a.ready;
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     // The default queued run: a flow, its first jobs ingest and the fundamentals split.
-    const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000 });
+    const result = dispatchRun({
+      dataDir,
+      sourceDir: source,
+      catalog,
+      log: silent,
+      redisUrl: REDIS,
+      prefix: env.QUEUE_PREFIX,
+      timeoutMs: 120_000,
+    });
     const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
     let victim = "";
     try {
@@ -95,7 +114,10 @@ for (const persist of [false, true]) {
       await midRun(dataDir);
       await redis.stop();
       await redis.start();
-      const code = await Promise.race([cli.exited, new Promise<"hung">((res) => setTimeout(() => res("hung"), 100_000))]);
+      const code = await Promise.race([
+        cli.exited,
+        new Promise<"hung">((res) => setTimeout(() => res("hung"), 100_000)),
+      ]);
       const said = [...cli.out, ...cli.err].join("\n");
       expect(code, said).not.toBe("hung");
       if (code === 0) {

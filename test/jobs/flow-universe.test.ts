@@ -7,16 +7,24 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
+import {
+  backtestDone,
+  type FlowPlan,
+  flowBacktestStep,
+  flowIngestStep,
+  holdsUniverse,
+  releaseUniverse,
+} from "../../pipeline/stages/flow-steps.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../../pipeline/store/duck.ts";
-import { backtestDone, flowBacktestStep, flowIngestStep, holdsUniverse, releaseUniverse, type FlowPlan } from "../../pipeline/stages/flow-steps.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 let source = "";
 let catalog: Catalog;
 
 beforeAll(async () => {
-  source = (await generateSample(mkdtempSync(join(tmpdir(), "universe-src-")), { seed: 5, companies: 20, years: 2 })).outDir;
+  source = (await generateSample(mkdtempSync(join(tmpdir(), "universe-src-")), { seed: 5, companies: 20, years: 2 }))
+    .outDir;
   catalog = await Catalog.open(join(mkdtempSync(join(tmpdir(), "universe-cat-")), "catalog.duckdb"));
 }, 60_000);
 

@@ -6,16 +6,34 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dispatchRun } from "../../jobs/dispatch.ts";
+import {
+  AFFINITY_MS,
+  addFlowChildren,
+  addRunFlow,
+  affinityWindowMs,
+  newFlowRun,
+  RANGE_PRIORITY,
+  runFlowIds,
+} from "../../jobs/flow.ts";
+import { leaveBacktest } from "../../jobs/flow-worker.ts";
+import { pipelineQueue } from "../../jobs/queue.ts";
+import { sourceFingerprint, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { sourceFingerprint, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
-import { dispatchRun } from "../../jobs/dispatch.ts";
-import { addFlowChildren, addRunFlow, AFFINITY_MS, affinityWindowMs, newFlowRun, RANGE_PRIORITY, runFlowIds } from "../../jobs/flow.ts";
-import { leaveBacktest } from "../../jobs/flow-worker.ts";
-import { Worker } from "bullmq";
-import { pipelineQueue } from "../../jobs/queue.ts";
-import { cleanUpQueues, differingTables, inProcessSnapshot, mediumSource, silent, stagingFolders, startWorker, waitFor, type Proc } from "./jobs-fixture.ts";
+import {
+  cleanUpQueues,
+  differingTables,
+  inProcessSnapshot,
+  mediumSource,
+  type Proc,
+  silent,
+  stagingFolders,
+  startWorker,
+  waitFor,
+} from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefixBase = `test-flow-${process.pid}-${Date.now()}`;
@@ -49,9 +67,24 @@ const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).m
 
 describe("a run as a flow", () => {
   it("is shared by two worker processes and publishes the in-process runner's snapshot", async () => {
-    const { dataDir, env, workers: [a, b], catalog } = await workersOn("two", 2);
+    const {
+      dataDir,
+      env,
+      workers: [a, b],
+      catalog,
+    } = await workersOn("two", 2);
     const progress: number[] = [];
-    const r = await dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true, progress: (_s, done) => progress.push(done) });
+    const r = await dispatchRun({
+      dataDir,
+      sourceDir: source,
+      catalog,
+      log: silent,
+      redisUrl: REDIS,
+      prefix: env.QUEUE_PREFIX,
+      timeoutMs: 120_000,
+      flow: true,
+      progress: (_s, done) => progress.push(done),
+    });
     expect(readManifest(dataDir)!.snapshotId).toBe(r.snapshotId);
     expect(await differingTables(reference, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
     // The jobs are named by the source's stamp; the snapshot records the fingerprint of its bytes.
@@ -60,9 +93,15 @@ describe("a run as a flow", () => {
     const all = [...completed(a), ...completed(b)];
     // One ingest, one fundamentals split, one publish (the parent, published under its id), 6 ticker
     // ranges for the stock metrics and 6 for the financials, one backtest per portfolio.
-    expect(all.filter((j) => j === ids.ingest || j === ids.fundamentals || j === ids.parent).sort()).toEqual([ids.ingest, ids.fundamentals, ids.parent].sort());
-    expect(all.filter((j) => j.startsWith("analytics.")).sort()).toEqual([0, 1, 2, 3, 4, 5].map((part) => ids.analytics({ part, from: null, to: null })));
-    expect(all.filter((j) => j.startsWith("financials.")).sort()).toEqual([0, 1, 2, 3, 4, 5].map((part) => ids.financials(part)));
+    expect(all.filter((j) => j === ids.ingest || j === ids.fundamentals || j === ids.parent).sort()).toEqual(
+      [ids.ingest, ids.fundamentals, ids.parent].sort(),
+    );
+    expect(all.filter((j) => j.startsWith("analytics.")).sort()).toEqual(
+      [0, 1, 2, 3, 4, 5].map((part) => ids.analytics({ part, from: null, to: null })),
+    );
+    expect(all.filter((j) => j.startsWith("financials.")).sort()).toEqual(
+      [0, 1, 2, 3, 4, 5].map((part) => ids.financials(part)),
+    );
     const backtests = all.filter((j) => j.startsWith("backtest."));
     expect(backtests.length).toBe(readMeta(dataDir, r.snapshotId).counts.portfolios);
     // Both processes took partition jobs of the one run.
@@ -76,12 +115,34 @@ describe("a run as a flow", () => {
   }, 180_000);
 
   it("retries a partition whose worker was SIGKILLed mid-job on another worker, with an identical result", async () => {
-    const { dataDir, env, workers: [a], catalog } = await workersOn("kill", 1);
-    const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
+    const {
+      dataDir,
+      env,
+      workers: [a],
+      catalog,
+    } = await workersOn("kill", 1);
+    const result = dispatchRun({
+      dataDir,
+      sourceDir: source,
+      catalog,
+      log: silent,
+      redisUrl: REDIS,
+      prefix: env.QUEUE_PREFIX,
+      timeoutMs: 120_000,
+      flow: true,
+    });
     const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
     let victim = "";
     try {
-      victim = await waitFor("a partition job running", async () => (await queue.getActive()).find((j) => j.name === "analytics" || j.name === "backtest" || j.name === "financials")?.id, 60_000, 5);
+      victim = await waitFor(
+        "a partition job running",
+        async () =>
+          (await queue.getActive()).find(
+            (j) => j.name === "analytics" || j.name === "backtest" || j.name === "financials",
+          )?.id,
+        60_000,
+        5,
+      );
       a.child.kill("SIGKILL");
       await a.exited;
     } finally {
@@ -112,7 +173,9 @@ describe("a run as a flow", () => {
       const published = await waitFor("the flow's publish", () => readManifest(dataDir), 120_000, 200);
       const ids = runFlowIds(sourceStamp(source));
       expect(published.log![0].job).toBe(ids.parent);
-      expect(completed(w)).toEqual(expect.arrayContaining(["run.nightly-tick.all", ids.ingest, ids.fundamentals, ids.parent]));
+      expect(completed(w)).toEqual(
+        expect.arrayContaining(["run.nightly-tick.all", ids.ingest, ids.fundamentals, ids.parent]),
+      );
       expect(await differingTables(reference, snapshotDir(dataDir, published.snapshotId))).toEqual([]);
     } finally {
       await queue.close();
@@ -130,7 +193,14 @@ describe("a run as a flow", () => {
       await addRunFlow(queue, data);
       const ids = runFlowIds(data.sourceVersion);
       expect([p1.id, p2.id]).toEqual([ids.parent, ids.parent]);
-      const counts = await queue.getJobCounts("waiting-children", "waiting", "active", "completed", "failed", "delayed");
+      const counts = await queue.getJobCounts(
+        "waiting-children",
+        "waiting",
+        "active",
+        "completed",
+        "failed",
+        "delayed",
+      );
       expect(counts).toEqual({ "waiting-children": 1, waiting: 2, active: 0, completed: 0, failed: 0, delayed: 0 });
       expect((await queue.getWaiting()).map((j) => j.id).sort()).toEqual([ids.fundamentals, ids.ingest].sort());
       // One flow: all three jobs carry the first add's run id (one staging folder).
@@ -142,7 +212,17 @@ describe("a run as a flow", () => {
       procs.push(w);
       await w.ready;
       const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-      const ask = () => dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 120_000, flow: true });
+      const ask = () =>
+        dispatchRun({
+          dataDir,
+          sourceDir: source,
+          catalog,
+          log: silent,
+          redisUrl: REDIS,
+          prefix,
+          timeoutMs: 120_000,
+          flow: true,
+        });
       const [r1, r2] = await Promise.all([ask(), ask()]);
       expect(r1.snapshotId).toBe(r2.snapshotId);
       expect(readManifest(dataDir)!.version).toBe(1);
@@ -156,18 +236,41 @@ describe("a run as a flow", () => {
     // The sample's source without its rule benchmark: the metrics need only prices and index series.
     const indexOnly = mkdtempSync(join(tmpdir(), "flow-index-src-"));
     cpSync(source, indexOnly, { recursive: true });
-    const defs = JSON.parse(readFileSync(join(source, "portfolios.json"), "utf8")) as { benchmarks: { series?: string }[] };
+    const defs = JSON.parse(readFileSync(join(source, "portfolios.json"), "utf8")) as {
+      benchmarks: { series?: string }[];
+    };
     const kept = defs.benchmarks.filter((b) => b.series !== undefined);
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(defs.benchmarks.length);
     writeFileSync(join(indexOnly, "portfolios.json"), JSON.stringify({ ...defs, benchmarks: kept }));
     const expected = await inProcessSnapshot(indexOnly);
-    const { dataDir, env, workers: [a, b], catalog } = await workersOn("index", 2);
-    const r = await dispatchRun({ dataDir, sourceDir: indexOnly, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
+    const {
+      dataDir,
+      env,
+      workers: [a, b],
+      catalog,
+    } = await workersOn("index", 2);
+    const r = await dispatchRun({
+      dataDir,
+      sourceDir: indexOnly,
+      catalog,
+      log: silent,
+      redisUrl: REDIS,
+      prefix: env.QUEUE_PREFIX,
+      timeoutMs: 120_000,
+      flow: true,
+    });
     expect(await differingTables(expected, snapshotDir(dataDir, r.snapshotId))).toEqual([]);
     const ids = runFlowIds(sourceStamp(indexOnly));
     // job id → [created, finished] (ms), from both workers
-    const times = new Map([...a.out, ...b.out].filter((l) => l.startsWith("TIMES ")).map((l) => { const [, id, created, finished] = l.split(" "); return [id, [Number(created), Number(finished)]] as const; }));
+    const times = new Map(
+      [...a.out, ...b.out]
+        .filter((l) => l.startsWith("TIMES "))
+        .map((l) => {
+          const [, id, created, finished] = l.split(" ");
+          return [id, [Number(created), Number(finished)]] as const;
+        }),
+    );
     const analytics = [...times].filter(([id]) => id.startsWith("analytics."));
     expect(analytics.length).toBe(6);
     const backtests = [...times].filter(([id]) => id.startsWith("backtest."));
@@ -188,13 +291,24 @@ describe("a run as a flow", () => {
       const data = { sourceDir: source, sourceVersion: "v-readd", run: newFlowRun() };
       const parent = await queue.add("publish", data, { jobId: "publish.v-readd.all" });
       const ranges = [0, 1, 2].map((part) => ({ part, from: null, to: null }));
-      const done = { analytics: (r: { part: number }) => r.part === 1, backtest: (id: string) => id === "1001", financials: (p: number) => p === 0 };
-      const added = await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { analytics: ranges, portfolioIds: ["1001", "1002"], financials: 2, done });
+      const done = {
+        analytics: (r: { part: number }) => r.part === 1,
+        backtest: (id: string) => id === "1001",
+        financials: (p: number) => p === 0,
+      };
+      const added = await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, {
+        analytics: ranges,
+        portfolioIds: ["1001", "1002"],
+        financials: 2,
+        done,
+      });
       expect(added).toBe(4);
       const ids = runFlowIds("v-readd");
       // (the ticker-range jobs wait as prioritized)
       const children = (await queue.getJobs(["waiting", "prioritized"])).filter((j) => j.id !== parent.id);
-      expect(children.map((j) => j.id).sort()).toEqual([ids.analytics(ranges[0]), ids.analytics(ranges[2]), ids.backtest("1002"), ids.financials(1)].sort());
+      expect(children.map((j) => j.id).sort()).toEqual(
+        [ids.analytics(ranges[0]), ids.analytics(ranges[2]), ids.backtest("1002"), ids.financials(1)].sort(),
+      );
       // Each under the flow's parent.
       for (const j of children) expect(j.parentKey).toBe(`${queue.qualifiedName}:${parent.id}`);
     } finally {
@@ -213,12 +327,25 @@ describe("a run as a flow", () => {
       const none = { analytics: () => false, backtest: () => false, financials: () => false };
       const ranges = [0, 1, 2].map((part) => ({ part, from: null, to: null }));
       // The range jobs first (as ingest adds them), the backtests after them, naming the ingest worker.
-      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { analytics: ranges, financials: 2, done: none });
-      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, { portfolioIds: ["1001", "1002"], affinity: "ingest-worker", affinityMs: 771, done: none });
+      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, {
+        analytics: ranges,
+        financials: 2,
+        done: none,
+      });
+      await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, {
+        portfolioIds: ["1001", "1002"],
+        affinity: "ingest-worker",
+        affinityMs: 771,
+        done: none,
+      });
       const backtest = (await queue.getJob(runFlowIds("v-order").backtest("1001")))!;
       expect(backtest.data).toMatchObject({ affinity: "ingest-worker", affinityMs: 771 });
       expect((await queue.getJob(runFlowIds("v-order").analytics(ranges[0])))!.opts.priority).toBe(RANGE_PRIORITY);
-      worker = new Worker(queue.name, async (job) => void taken.push(job.id!), { connection: queue.opts.connection, prefix, concurrency: 1 });
+      worker = new Worker(queue.name, async (job) => void taken.push(job.id!), {
+        connection: queue.opts.connection,
+        prefix,
+        concurrency: 1,
+      });
       await waitFor("every child taken", async () => (taken.length === 7 ? true : undefined), 30_000, 50);
       // BullMQ takes a job without a priority before any prioritized one, whatever was added first.
       expect(taken.slice(0, 2).every((id) => id.startsWith("backtest."))).toBe(true);
@@ -245,15 +372,34 @@ describe("a run as a flow", () => {
   });
 
   it("retries a publish that failed after its merge, and publishes the in-process snapshot once", async () => {
-    const { dataDir, env, workers: [w], catalog } = await workersOn("republish", 1);
+    const {
+      dataDir,
+      env,
+      workers: [w],
+      catalog,
+    } = await workersOn("republish", 1);
     // The worker's new manifest is written to manifest.json.<pid>.tmp: a folder there makes its
     // first publish fail (EISDIR) after the merge step, as a full disk would.
     const pid = w.out.find((l) => l.startsWith("READY "))!.split(" ")[1];
     const blocker = join(dataDir, `manifest.json.${pid}.tmp`);
     mkdirSync(blocker);
-    const result = dispatchRun({ dataDir, sourceDir: source, catalog, log: silent, redisUrl: REDIS, prefix: env.QUEUE_PREFIX, timeoutMs: 120_000, flow: true });
+    const result = dispatchRun({
+      dataDir,
+      sourceDir: source,
+      catalog,
+      log: silent,
+      redisUrl: REDIS,
+      prefix: env.QUEUE_PREFIX,
+      timeoutMs: 120_000,
+      flow: true,
+    });
     const ids = runFlowIds(sourceStamp(source));
-    await waitFor("the publish's first attempt failing", () => w.err.some((l) => l.includes("pipeline job failed") && l.includes(ids.parent)), 90_000, 20);
+    await waitFor(
+      "the publish's first attempt failing",
+      () => w.err.some((l) => l.includes("pipeline job failed") && l.includes(ids.parent)),
+      90_000,
+      20,
+    );
     expect(w.err.find((l) => l.includes("pipeline job failed") && l.includes(ids.parent))).toMatch(/EISDIR/);
     // Nothing published, and the staging folder is whole with the flow's files back in it.
     expect(existsSync(join(dataDir, "manifest.json"))).toBe(false);
@@ -268,4 +414,3 @@ describe("a run as a flow", () => {
     w.child.kill("SIGTERM");
   }, 180_000);
 });
-

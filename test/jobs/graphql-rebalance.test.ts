@@ -36,7 +36,12 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
   const dataDir = mkdtempSync(join(tmpdir(), `gql-rebalance-${mode}-${name}-`));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: null });
-  const user = await catalog.createUser({ email: "p@example.com", firstName: "P", lastName: "Q", phoneNumber: "+1 555 0000" });
+  const user = await catalog.createUser({
+    email: "p@example.com",
+    firstName: "P",
+    lastName: "Q",
+    phoneNumber: "+1 555 0000",
+  });
   const { key } = await catalog.createKey(user.id, [...SCOPES]);
   const holder = new SnapshotHolder(dataDir);
   await holder.refresh();
@@ -46,22 +51,45 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
   if (mode === "bullmq") {
     const prefix = `${prefixBase}-${mode}-${name}`;
     // What the worker says, kept: a test waiting in vain for a state prints it with its failure.
-    const note = (o: unknown, m: string) => void workerLog.push(`${new Date().toISOString()} ${m} ${JSON.stringify(o)}`);
-    const worker: Worker = startPipelineWorker({ redisUrl: REDIS, dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")), log: { info: note, warn: note }, prefix });
+    const note = (o: unknown, m: string) =>
+      void workerLog.push(`${new Date().toISOString()} ${m} ${JSON.stringify(o)}`);
+    const worker: Worker = startPipelineWorker({
+      redisUrl: REDIS,
+      dataDir,
+      catalog: await Catalog.open(join(dataDir, "catalog.duckdb")),
+      log: { info: note, warn: note },
+      prefix,
+    });
     closers.push(() => worker.close());
     rebalancer = queueRebalancer(REDIS, catalog, silent, prefix);
   } else rebalancer = inProcessRebalancer({ dataDir, catalog, log: silent });
   closers.push(() => rebalancer.close());
   const logger = createLogger("silent", new Writable({ write: (_c, _e, cb) => cb() }));
-  const srv = await startServer({ port: 0, host: "127.0.0.1", deps: { snapshot: () => holder.get(), catalog, catalogWriter: catalog, requestRebalance: (id) => rebalancer.request(id), logger } });
+  const srv = await startServer({
+    port: 0,
+    host: "127.0.0.1",
+    deps: {
+      snapshot: () => holder.get(),
+      catalog,
+      catalogWriter: catalog,
+      requestRebalance: (id) => rebalancer.request(id),
+      logger,
+    },
+  });
   closers.push(() => srv.close());
 
   const gql = async (query: string) => {
-    const r = await fetch(`${srv.url}/graphiql`, { method: "POST", headers: { "content-type": "application/json", api_key: key }, body: JSON.stringify({ query }) });
+    const r = await fetch(`${srv.url}/graphiql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", api_key: key },
+      body: JSON.stringify({ query }),
+    });
     return (await r.json()) as { data: Record<string, Record<string, unknown>>; errors?: unknown[] };
   };
-  const rest = async (path: string) => (await fetch(`${srv.url}/data/v1/${path}${path.includes("?") ? "&" : "?"}api_key=${key}`)).json();
-  const status = async (id: string) => ((await gql(`{ portfolio(id: "${id}") { status } }`)).data.portfolio as { status: string }).status;
+  const rest = async (path: string) =>
+    (await fetch(`${srv.url}/data/v1/${path}${path.includes("?") ? "&" : "?"}api_key=${key}`)).json();
+  const status = async (id: string) =>
+    ((await gql(`{ portfolio(id: "${id}") { status } }`)).data.portfolio as { status: string }).status;
   /** Waits until the runner has published and the server serves the new snapshot. */
   const settle = async (id: string) => {
     await rebalancer.idle();
@@ -72,7 +100,8 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
     }
     throw new Error(`portfolio ${id} never became READY`);
   };
-  const holdings = async (id: string) => ((await rest(`portfolio_holdings/${id}`)) as { stock: { ticker: string } }[]).map((h) => h.stock.ticker);
+  const holdings = async (id: string) =>
+    ((await rest(`portfolio_holdings/${id}`)) as { stock: { ticker: string } }[]).map((h) => h.stock.ticker);
 
   return { dataDir, catalog, holder, rebalancer, gql, rest, status, settle, holdings, workerLog };
 }
@@ -83,7 +112,9 @@ for (const mode of ["in-process", "bullmq"] as const) {
       const { holder, rebalancer, gql, rest, settle, holdings } = await setup(mode, "ready");
       // Tiny source ratings (test/fixtures/tiny-source.ts): total = 5,6,7,8 and return = 6,7,8,9 for AAA..DDD.
       // returnRating in [7, 10] keeps BBB, CCC, DDD; the two best by total rating: CCC (7) and DDD (8).
-      const created = await gql(`mutation { createPortfolio(input: {name: "Two best", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { success errors { field messages } portfolio { id status rebalanceRequestedAt } } }`);
+      const created = await gql(
+        `mutation { createPortfolio(input: {name: "Two best", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { success errors { field messages } portfolio { id status rebalanceRequestedAt } } }`,
+      );
       const p = created.data.createPortfolio.portfolio as { id: string; status: string; rebalanceRequestedAt: string };
       expect(created.data.createPortfolio.success).toBe(true);
       expect(p.status).toBe("PENDING");
@@ -94,7 +125,9 @@ for (const mode of ["in-process", "bullmq"] as const) {
       expect(restOne).toMatchObject({ name: "Two best", previousRebalanceDate: "2024-02-01" });
 
       // ascending by total rating: BBB (6), CCC (7)
-      const updated = await gql(`mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { success portfolio { status } } }`);
+      const updated = await gql(
+        `mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { success portfolio { status } } }`,
+      );
       expect(updated.data.updatePortfolio).toEqual({ success: true, portfolio: { status: "PENDING" } });
       await settle(p.id);
       expect(await holdings(p.id)).toEqual(["BBB", "CCC"]);
@@ -117,8 +150,14 @@ for (const mode of ["in-process", "bullmq"] as const) {
       const prices = join(snapshotDir(dataDir, readManifest(dataDir)!.snapshotId), "prices.parquet");
       renameSync(prices, `${prices}.good`);
       writeFileSync(prices, "not a parquet file");
-      const created = await gql(`mutation { createPortfolio(input: {name: "Doomed", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { portfolio { id status rebalanceFailedAt } } }`);
-      const p = created.data.createPortfolio.portfolio as { id: string; status: string; rebalanceFailedAt: string | null };
+      const created = await gql(
+        `mutation { createPortfolio(input: {name: "Doomed", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { portfolio { id status rebalanceFailedAt } } }`,
+      );
+      const p = created.data.createPortfolio.portfolio as {
+        id: string;
+        status: string;
+        rebalanceFailedAt: string | null;
+      };
       expect(p).toMatchObject({ status: "PENDING", rebalanceFailedAt: null });
       const before = Date.now();
       let s = "PENDING";
@@ -130,7 +169,8 @@ for (const mode of ["in-process", "bullmq"] as const) {
         s = await status(p.id);
       }
       expect(s, `the worker's log:\n${workerLog.join("\n")}`).toBe("FAILED");
-      const failed = (await gql(`{ portfolio(id: "${p.id}") { status rebalanceRequestedAt rebalanceFailedAt } }`)).data.portfolio as { rebalanceRequestedAt: string; rebalanceFailedAt: string };
+      const failed = (await gql(`{ portfolio(id: "${p.id}") { status rebalanceRequestedAt rebalanceFailedAt } }`)).data
+        .portfolio as { rebalanceRequestedAt: string; rebalanceFailedAt: string };
       expect(Date.parse(failed.rebalanceFailedAt)).toBeGreaterThanOrEqual(Date.parse(failed.rebalanceRequestedAt));
       expect(Date.parse(failed.rebalanceFailedAt)).toBeGreaterThanOrEqual(before - 1000);
       expect(await holdings(p.id)).toEqual([]);
@@ -138,7 +178,9 @@ for (const mode of ["in-process", "bullmq"] as const) {
       // Repaired; the next change asks again: PENDING (the old failure was for the old change), then READY.
       rmSync(prices);
       renameSync(`${prices}.good`, prices);
-      const updated = await gql(`mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { portfolio { status rebalanceFailedAt } } }`);
+      const updated = await gql(
+        `mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { portfolio { status rebalanceFailedAt } } }`,
+      );
       expect(updated.data.updatePortfolio.portfolio).toEqual({ status: "PENDING", rebalanceFailedAt: null });
       await settle(p.id);
       expect(await holdings(p.id)).toEqual(["BBB", "CCC"]);

@@ -1,13 +1,13 @@
 // Real parts for the job fault tests: worker processes, a redis-server of the test's own, a
 // generated source big enough (60 companies × 4 years: a run of a few seconds) to kill mid-stage,
 // and a table-by-table comparison of two snapshots.
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { generateSample } from "../../data/generate.ts";
 import { Redis } from "ioredis";
+import { generateSample } from "../../data/generate.ts";
 import { lit, openDuck, rows } from "../../pipeline/store/duck.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -16,7 +16,9 @@ export const silent = { info: () => undefined, warn: () => undefined };
 
 let source: Promise<string> | null = null;
 export function mediumSource(): Promise<string> {
-  source ??= generateSample(mkdtempSync(join(tmpdir(), "jobs-src-")), { seed: 11, companies: 60, years: 4 }).then((r) => r.outDir);
+  source ??= generateSample(mkdtempSync(join(tmpdir(), "jobs-src-")), { seed: 11, companies: 60, years: 4 }).then(
+    (r) => r.outDir,
+  );
   return source;
 }
 
@@ -29,7 +31,11 @@ export interface Proc {
 
 /** Spawns `node --import tsx script args` in the project root; collects output lines. */
 export function spawnTs(script: string, args: string[], env: Record<string, string>): Proc {
-  const child = spawn(NODE_TS[0], [...NODE_TS.slice(1), join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NODE_TS[0], [...NODE_TS.slice(1), join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const out: string[] = [];
   const err: string[] = [];
   child.stdout!.on("data", (d) => out.push(...String(d).split("\n").filter(Boolean)));
@@ -38,7 +44,12 @@ export function spawnTs(script: string, args: string[], env: Record<string, stri
   return { child, out, err, exited };
 }
 
-export async function waitFor<T>(what: string, f: () => T | Promise<T>, ms = 60_000, every = 100): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  f: () => T | Promise<T>,
+  ms = 60_000,
+  every = 100,
+): Promise<NonNullable<T>> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await f();
@@ -50,7 +61,10 @@ export async function waitFor<T>(what: string, f: () => T | Promise<T>, ms = 60_
 
 export function startWorker(env: Record<string, string>): Proc & { ready: Promise<void> } {
   const p = spawnTs("test/jobs/worker-entry.ts", [], env);
-  return { ...p, ready: waitFor("worker ready", () => p.out.some((l) => l.startsWith("READY")), 60_000).then(() => undefined) };
+  return {
+    ...p,
+    ready: waitFor("worker ready", () => p.out.some((l) => l.startsWith("READY")), 60_000).then(() => undefined),
+  };
 }
 
 export function freePort(): Promise<number> {
@@ -76,15 +90,35 @@ export class OwnRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
   async start(): Promise<void> {
-    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir, "--save", "", ...(this.persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"])];
+    const args = [
+      "--port",
+      String(this.port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      this.dir,
+      "--save",
+      "",
+      ...(this.persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
+    ];
     this.proc = spawn("redis-server", args, { stdio: "ignore" });
-    await waitFor("redis up", () => {
-      try {
-        return execFileSync("redis-cli", ["-p", String(this.port), "ping"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() === "PONG";
-      } catch {
-        return false;
-      }
-    }, 10_000, 50);
+    await waitFor(
+      "redis up",
+      () => {
+        try {
+          return (
+            execFileSync("redis-cli", ["-p", String(this.port), "ping"], {
+              encoding: "utf8",
+              stdio: ["ignore", "pipe", "ignore"],
+            }).trim() === "PONG"
+          );
+        } catch {
+          return false;
+        }
+      },
+      10_000,
+      50,
+    );
   }
   /** SHUTDOWN: with persistence the append-only file has every write; without, everything is gone. */
   async stop(): Promise<void> {
@@ -92,7 +126,9 @@ export class OwnRedis {
     if (!p || p.exitCode !== null) return;
     const gone = new Promise((res) => p.once("exit", res));
     try {
-      execFileSync("redis-cli", ["-p", String(this.port), "shutdown", this.persist ? "save" : "nosave"], { stdio: "ignore" });
+      execFileSync("redis-cli", ["-p", String(this.port), "shutdown", this.persist ? "save" : "nosave"], {
+        stdio: "ignore",
+      });
     } catch {
       /* the connection drops as it shuts down */
     }
@@ -103,7 +139,15 @@ export class OwnRedis {
 const json = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x));
 
 /** Parquet tables of a snapshot: `<t>.parquet` files and `<t>/` folders of parts. */
-const tablesOf = (dir: string) => readdirSync(dir, { withFileTypes: true }).filter((e) => (e.isFile() ? e.name.endsWith(".parquet") : e.isDirectory() && readdirSync(join(dir, e.name)).some((f) => f.endsWith(".parquet")))).map((e) => (e.isFile() ? e.name : `${e.name}/*.parquet`)).sort();
+const tablesOf = (dir: string) =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((e) =>
+      e.isFile()
+        ? e.name.endsWith(".parquet")
+        : e.isDirectory() && readdirSync(join(dir, e.name)).some((f) => f.endsWith(".parquet")),
+    )
+    .map((e) => (e.isFile() ? e.name : `${e.name}/*.parquet`))
+    .sort();
 
 /** Every Parquet table of two snapshots (part folders as one table), row for row (order-independent); returns the differing table names. */
 export async function differingTables(dirA: string, dirB: string): Promise<string[]> {
@@ -113,7 +157,8 @@ export async function differingTables(dirA: string, dirB: string): Promise<strin
   const db = await openDuck();
   try {
     for (const f of files.filter((x) => other.includes(x))) {
-      const read = async (d: string) => (await rows(db.conn, `select * from read_parquet(${lit(join(d, f))})`)).map(json).sort();
+      const read = async (d: string) =>
+        (await rows(db.conn, `select * from read_parquet(${lit(join(d, f))})`)).map(json).sort();
       const [a, b] = [await read(dirA), await read(dirB)];
       if (json(a) !== json(b)) differ.push(f);
     }
@@ -123,7 +168,10 @@ export async function differingTables(dirA: string, dirB: string): Promise<strin
   return differ;
 }
 
-export const stagingFolders = (dataDir: string) => (existsSync(join(dataDir, "snapshots")) ? readdirSync(join(dataDir, "snapshots")).filter((n) => n.startsWith(".staging-")) : []);
+export const stagingFolders = (dataDir: string) =>
+  existsSync(join(dataDir, "snapshots"))
+    ? readdirSync(join(dataDir, "snapshots")).filter((n) => n.startsWith(".staging-"))
+    : [];
 
 export const TEST_REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 

@@ -1,19 +1,28 @@
 // Partitioned stages: the same snapshot whether the per-ticker work runs as one partition inline
 // or as one-company partitions on two worker threads; the fundamentals splitter keeps each
 // record's row number in its file, so a reject names the same row as an unsplit read.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { readFundamentals } from "../../pipeline/financials/index.ts";
-import { splitFundamentals, partitionOf } from "../../pipeline/sources/fundamentals-split.ts";
+import { partitionOf, splitFundamentals } from "../../pipeline/sources/fundamentals-split.ts";
+import { SourceRejectedError } from "../../pipeline/sources/report.ts";
+import { boundsOf, tickerRanges } from "../../pipeline/stages/partitions.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { SourceRejectedError } from "../../pipeline/sources/report.ts";
-import { tickerRanges, boundsOf } from "../../pipeline/stages/partitions.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -41,7 +50,11 @@ describe("partitioned stages", () => {
   it("ranges cover every ticker once and the splitter routes by them", () => {
     const tickers = ["A", "B", "C", "D", "E"];
     const ranges = tickerRanges(tickers, 2);
-    expect(ranges.map((r) => [r.from, r.to])).toEqual([[null, "C"], ["C", "E"], ["E", null]]);
+    expect(ranges.map((r) => [r.from, r.to])).toEqual([
+      [null, "C"],
+      ["C", "E"],
+      ["E", null],
+    ]);
     expect(tickers.map((t) => partitionOf(boundsOf(ranges), t))).toEqual([0, 0, 1, 1, 2]);
   });
 
@@ -49,7 +62,12 @@ describe("partitioned stages", () => {
     const tickers = Array.from({ length: 505 }, (_, i) => `T${String(i).padStart(3, "0")}`);
     // 505 at 250 per range is 3 ranges; two workers get 4 (127, 127, 127, 124 tickers).
     const ranges = tickerRanges(tickers, 250, 2);
-    expect(ranges.map((r) => [r.from, r.to])).toEqual([[null, "T127"], ["T127", "T254"], ["T254", "T381"], ["T381", null]]);
+    expect(ranges.map((r) => [r.from, r.to])).toEqual([
+      [null, "T127"],
+      ["T127", "T254"],
+      ["T254", "T381"],
+      ["T381", null],
+    ]);
     expect(tickerRanges(tickers, 250, 1)).toHaveLength(3);
     // Never more ranges than tickers allow: 5 tickers, 4 workers, 2 per range → 3 ranges of 2, 2, 1.
     expect(tickerRanges(["A", "B", "C", "D", "E"], 2, 4).map((r) => r.from)).toEqual([null, "C", "E"]);
@@ -58,15 +76,25 @@ describe("partitioned stages", () => {
   it("a bad row in a later partition is reported with its row in the original file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "parts-fund-"));
     const head = `Ticker;"Fiscal Year";"Fiscal Period";"Report Date";Revenue`;
-    const lines = [head, "AAA;2020;FY;2020-12-31;1", "ZZZ;2020;FY;2020-12-31;2", "BBB;2020;FY;2020-12-31;3", "ZZZ;2021;FY;2021-12-31;oops"];
+    const lines = [
+      head,
+      "AAA;2020;FY;2020-12-31;1",
+      "ZZZ;2020;FY;2020-12-31;2",
+      "BBB;2020;FY;2020-12-31;3",
+      "ZZZ;2021;FY;2021-12-31;oops",
+    ];
     mkdirSync(join(dir, "f"), { recursive: true });
-    writeFileSync(join(dir, "f", "us-income-annual.csv"), lines.join("\n") + "\n");
+    writeFileSync(join(dir, "f", "us-income-annual.csv"), `${lines.join("\n")}\n`);
     const unsplit = await readFundamentals(join(dir, "f"));
     const slices = await splitFundamentals(join(dir, "f"), join(dir, "split"), ["M"]);
-    expect(readFileSync(join(slices[1], "us-income-annual.csv"), "utf8")).toBe(`${head}\nZZZ;2020;FY;2020-12-31;2\nZZZ;2021;FY;2021-12-31;oops\n`);
+    expect(readFileSync(join(slices[1], "us-income-annual.csv"), "utf8")).toBe(
+      `${head}\nZZZ;2020;FY;2020-12-31;2\nZZZ;2021;FY;2021-12-31;oops\n`,
+    );
     const got = await Promise.all(slices.map((s) => readFundamentals(s, { rowMaps: true })));
     // Row 4 of the file (data rows counted from 1) is the bad one, in both reads.
-    expect(unsplit.rejects).toEqual([{ file: "us-income-annual.csv", row: 4, column: "Revenue", reason: "not a number" }]);
+    expect(unsplit.rejects).toEqual([
+      { file: "us-income-annual.csv", row: 4, column: "Revenue", reason: "not a number" },
+    ]);
     expect(got.flatMap((g) => g.rejects)).toEqual(unsplit.rejects);
     expect([...got[0].byTicker.keys(), ...got[1].byTicker.keys()]).toEqual(["AAA", "BBB", "ZZZ"]);
   });
@@ -82,7 +110,9 @@ describe("partitioned stages", () => {
     writeFileSync(f, text.join("\n"));
     const err = await run(src, 2, 3).catch((e) => e);
     expect(err).toBeInstanceOf(SourceRejectedError);
-    expect((err as SourceRejectedError).rejects).toEqual([{ file: "us-income-annual.csv", row: 3, column: "Fiscal Year", reason: "not a year" }]);
+    expect((err as SourceRejectedError).rejects).toEqual([
+      { file: "us-income-annual.csv", row: 3, column: "Fiscal Year", reason: "not a year" },
+    ]);
   }, 120_000);
 
   it("a run whose fundamentals are the published snapshot's bytes links its financial tables instead of rebuilding them", async () => {
@@ -120,7 +150,9 @@ describe("partitioned stages", () => {
     expect(inode(third)).not.toBe(inode(linked));
     const ticker = cells[0].toUpperCase();
     const fy = Number(cells[head.indexOf('"Fiscal Year"')]);
-    const row = (await loadSnapshot(dataDir, third)).financials.get(ticker)!.annual.income.find((r) => r["Fiscal Year"] === fy)!;
+    const row = (await loadSnapshot(dataDir, third)).financials
+      .get(ticker)!
+      .annual.income.find((r) => r["Fiscal Year"] === fy)!;
     expect(row.Revenue).toBe(123456789);
   }, 180_000);
 
@@ -135,28 +167,46 @@ describe("partitioned stages", () => {
     stranger[0] = "ZZZZ";
     const broken = [...stranger];
     broken[head.indexOf('"Fiscal Year"')] = "20x0";
-    writeFileSync(f, [...lines, stranger.join(";"), broken.join(";")].join("\n") + "\n");
+    writeFileSync(f, `${[...lines, stranger.join(";"), broken.join(";")].join("\n")}\n`);
     const dataDir = mkdtempSync(join(tmpdir(), "parts-unknown-store-"));
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-    const go = async () => (await runPipeline({ dataDir, sourceDir: src, catalog, log: silent, workers: 2, tickersPerPartition: 7 })).meta.id;
+    const go = async () =>
+      (await runPipeline({ dataDir, sourceDir: src, catalog, log: silent, workers: 2, tickersPerPartition: 7 })).meta
+        .id;
     const first = await loadSnapshot(dataDir, await go());
     const companies = readFileSync(join(src, "companies.csv"), "utf8").trimEnd().split("\n");
     expect(first.financials.has("ZZZZ")).toBe(false);
     // Every listed company with statements is still there (the generator gives all but one some).
-    expect([...first.financials.keys()].sort()).toEqual([...new Set(lines.slice(1).map((l) => l.split(";")[0].toUpperCase()))].sort());
+    expect([...first.financials.keys()].sort()).toEqual(
+      [...new Set(lines.slice(1).map((l) => l.split(";")[0].toUpperCase()))].sort(),
+    );
     // ZZZZ joins the companies (with prices): the fundamentals bytes are the same, the tables are not.
     const cols = companies[0].split(",");
     const row = companies[1].split(",");
     row[cols.indexOf("ticker")] = "ZZZZ";
     if (cols.includes("id")) row[cols.indexOf("id")] = "";
-    writeFileSync(join(src, "companies.csv"), [...companies, row.join(",")].join("\n") + "\n");
+    writeFileSync(join(src, "companies.csv"), `${[...companies, row.join(",")].join("\n")}\n`);
     const prices = readFileSync(join(src, "prices.csv"), "utf8").trimEnd().split("\n");
     const pcols = prices[0].split(",");
-    const copy = prices.slice(1).filter((l) => l.split(",")[pcols.indexOf("ticker")] === companies[1].split(",")[cols.indexOf("ticker")]);
-    writeFileSync(join(src, "prices.csv"), [...prices, ...copy.map((l) => { const c = l.split(","); c[pcols.indexOf("ticker")] = "ZZZZ"; return c.join(","); })].join("\n") + "\n");
+    const copy = prices
+      .slice(1)
+      .filter((l) => l.split(",")[pcols.indexOf("ticker")] === companies[1].split(",")[cols.indexOf("ticker")]);
+    writeFileSync(
+      join(src, "prices.csv"),
+      `${[
+        ...prices,
+        ...copy.map((l) => {
+          const c = l.split(",");
+          c[pcols.indexOf("ticker")] = "ZZZZ";
+          return c.join(",");
+        }),
+      ].join("\n")}\n`,
+    );
     // Now its broken record counts: the run is refused and names the row (data rows from 1).
     const err = await go().catch((e) => e);
     expect(err).toBeInstanceOf(SourceRejectedError);
-    expect((err as SourceRejectedError).rejects).toEqual([{ file: "us-income-annual.csv", row: lines.length + 1, column: "Fiscal Year", reason: "not a year" }]);
+    expect((err as SourceRejectedError).rejects).toEqual([
+      { file: "us-income-annual.csv", row: lines.length + 1, column: "Fiscal Year", reason: "not a year" },
+    ]);
   }, 180_000);
 });

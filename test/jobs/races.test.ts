@@ -3,24 +3,23 @@
 // workers all land; the same backfill asked for twice (one after the other, or at once) is one job
 // and one publish. Portfolios on the tiny source (total ratings AAA 5 < BBB 6 < CCC 7 < DDD 8):
 // one stock by ascending total rating holds AAA, by descending holds DDD.
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
 import type { Worker } from "bullmq";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
-import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
-import { existsSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
 import { dispatchRebalance, dispatchRun } from "../../jobs/dispatch.ts";
 import { catalogLookup } from "../../jobs/reapply.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
+import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
 import { lit, openDuck, scalar } from "../../pipeline/store/duck.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
-import { silent, cleanUpQueues } from "./jobs-fixture.ts";
+import { cleanUpQueues, silent } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefixBase = `test-races-${process.pid}-${Date.now()}`;
@@ -28,17 +27,33 @@ const workers: Worker[] = [];
 
 afterAll(() => cleanUpQueues(prefixBase, workers));
 
-const rules = (order: "ascending" | "descending") => ({ name: "Mine", description: "", rebalanceFrequency: 1, maxStocks: 1, maxStocksCriteria: "total_rating" as const, maxStocksCriteriaOrder: order, maxSectorConcentration: null, ranges: {} });
+const rules = (order: "ascending" | "descending") => ({
+  name: "Mine",
+  description: "",
+  rebalanceFrequency: 1,
+  maxStocks: 1,
+  maxStocksCriteria: "total_rating" as const,
+  maxStocksCriteriaOrder: order,
+  maxSectorConcentration: null,
+  ranges: {},
+});
 
 async function store() {
   const dataDir = mkdtempSync(join(tmpdir(), "races-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-  const user = await catalog.createUser({ email: `u${Date.now()}@example.com`, firstName: "", lastName: "", phoneNumber: "" });
+  const user = await catalog.createUser({
+    email: `u${Date.now()}@example.com`,
+    firstName: "",
+    lastName: "",
+    phoneNumber: "",
+  });
   return { dataDir, catalog, user };
 }
 
 async function holdings(dataDir: string, id: string): Promise<string[]> {
-  return (await loadSnapshot(dataDir, readManifest(dataDir)!.snapshotId)).portfolios.get(id)!.holdings.map((h) => h.ticker);
+  return (await loadSnapshot(dataDir, readManifest(dataDir)!.snapshotId)).portfolios
+    .get(id)!
+    .holdings.map((h) => h.ticker);
 }
 
 describe("a rebalance racing a run", () => {
@@ -74,13 +89,26 @@ describe("a rebalance racing a run", () => {
     expect(own.portfolios.get(p.id)!.holdings.map((h) => h.ticker)).toEqual(["AAA"]);
     // …and the published one carries the change: re-applied after the run published.
     expect(await holdings(dataDir, p.id)).toEqual(["DDD"]);
-    expect(readManifest(dataDir)!.log!.slice(0, 3).map((e) => e.kind)).toEqual(["rebalance", "run", "rebalance"]);
+    expect(
+      readManifest(dataDir)!
+        .log!.slice(0, 3)
+        .map((e) => e.kind),
+    ).toEqual(["rebalance", "run", "rebalance"]);
   }, 60_000);
 
   it("through the queue on two workers: a run and two rebalances at once all land, no snapshot of the history is missing", async () => {
     const { dataDir, catalog, user } = await store();
     const prefix = `${prefixBase}-queue`;
-    for (let i = 0; i < 2; i++) workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")), log: silent, prefix }));
+    for (let i = 0; i < 2; i++)
+      workers.push(
+        startPipelineWorker({
+          redisUrl: REDIS,
+          dataDir,
+          catalog: await Catalog.open(join(dataDir, "catalog.duckdb")),
+          log: silent,
+          prefix,
+        }),
+      );
     const p = await catalog.createUserPortfolio(user.id, rules("ascending"));
     const q = await catalog.createUserPortfolio(user.id, rules("ascending"));
     await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
@@ -88,8 +116,14 @@ describe("a rebalance racing a run", () => {
     for (const x of [p, q]) await catalog.updateUserPortfolio(x.id, { ...rules("descending"), id: x.id });
     const common = { dataDir, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000 };
     // A different source for the run (DDD's name changed), so it is a new run, not a repeat.
-    const other = writeTinySource((f) => ({ "companies.csv": f["companies.csv"].replace("Delta plc", "Delta Group plc") }));
-    const results = await Promise.all([dispatchRun({ ...common, sourceDir: other }), dispatchRebalance({ ...common, portfolioId: p.id }), dispatchRebalance({ ...common, portfolioId: q.id })]);
+    const other = writeTinySource((f) => ({
+      "companies.csv": f["companies.csv"].replace("Delta plc", "Delta Group plc"),
+    }));
+    const results = await Promise.all([
+      dispatchRun({ ...common, sourceDir: other }),
+      dispatchRebalance({ ...common, portfolioId: p.id }),
+      dispatchRebalance({ ...common, portfolioId: q.id }),
+    ]);
     const m = readManifest(dataDir)!;
     expect(m.version! - versionBefore).toBeGreaterThanOrEqual(3);
     for (const r of results) expect(m.log!.some((e) => e.snapshotId === r.snapshotId)).toBe(true);
@@ -104,14 +138,23 @@ describe("a rebalance racing a run", () => {
 describe("the same backfill twice", () => {
   const windowSource = () => {
     const lines = tinyFiles()["prices.csv"].split("\n");
-    const rows = lines.filter((l) => /^2024-01-(08|09|10),/.test(l)).map((l) => l.replace(/,([\d.]+),1000,/, (_m, c) => `,${(Number(c) * 2).toFixed(2)},1000,`));
-    return writeTinySource(() => ({ "prices.csv": [lines[0], ...rows].join("\n"), "ratings.csv": null, "benchmarks.csv": null }));
+    const rows = lines
+      .filter((l) => /^2024-01-(08|09|10),/.test(l))
+      .map((l) => l.replace(/,([\d.]+),1000,/, (_m, c) => `,${(Number(c) * 2).toFixed(2)},1000,`));
+    return writeTinySource(() => ({
+      "prices.csv": [lines[0], ...rows].join("\n"),
+      "ratings.csv": null,
+      "benchmarks.csv": null,
+    }));
   };
   const priceRows = async (dataDir: string) => {
     const db = await openDuck();
     try {
       const pq = lit(join(snapshotDir(dataDir, readManifest(dataDir)!.snapshotId), "prices.parquet"));
-      return [Number(await scalar<bigint>(db.conn, `select count(*) from read_parquet(${pq})`)), Number(await scalar<bigint>(db.conn, `select count(distinct (ticker, date)) from read_parquet(${pq})`))];
+      return [
+        Number(await scalar<bigint>(db.conn, `select count(*) from read_parquet(${pq})`)),
+        Number(await scalar<bigint>(db.conn, `select count(distinct (ticker, date)) from read_parquet(${pq})`)),
+      ];
     } finally {
       db.close();
     }
@@ -121,10 +164,21 @@ describe("the same backfill twice", () => {
     it(`gives one set of results (${mode}): one publish, no repeated rows`, async () => {
       const { dataDir, catalog } = await store();
       const prefix = `${prefixBase}-backfill-${mode}`;
-      if (mode === "bullmq") workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+      if (mode === "bullmq")
+        workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
       await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
       const src = windowSource();
-      const ask = () => dispatchRun({ dataDir, sourceDir: src, catalog, log: silent, redisUrl: mode === "bullmq" ? REDIS : null, prefix, window: { from: "2024-01-08", to: "2024-01-10" }, timeoutMs: 60_000 });
+      const ask = () =>
+        dispatchRun({
+          dataDir,
+          sourceDir: src,
+          catalog,
+          log: silent,
+          redisUrl: mode === "bullmq" ? REDIS : null,
+          prefix,
+          window: { from: "2024-01-08", to: "2024-01-10" },
+          timeoutMs: 60_000,
+        });
       const v0 = readManifest(dataDir)!.version!;
       // bullmq: two at once are one job; in-process: one after the other
       const [a, b] = mode === "bullmq" ? await Promise.all([ask(), ask()]) : [await ask(), await ask()];

@@ -3,16 +3,16 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest } from "../../pipeline/store/snapshots.ts";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
-import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { dispatchRun, JobFailedError } from "../../jobs/dispatch.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
+import { SourceRejectedError } from "../../pipeline/sources/report.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { cleanUpQueues } from "./jobs-fixture.ts";
-import type { Worker } from "bullmq";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const silent = { info: () => undefined, warn: () => undefined };
@@ -29,8 +29,10 @@ for (const mode of ["in-process", "bullmq"] as const) {
       const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
       // A queue per setup: a worker serves one store, so it must only see that store's jobs.
       const prefix = `${prefixBase}-${setups++}`;
-      if (mode === "bullmq") workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
-      const run = (sourceDir: string) => dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: mode === "bullmq" ? REDIS : null, prefix });
+      if (mode === "bullmq")
+        workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+      const run = (sourceDir: string) =>
+        dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: mode === "bullmq" ? REDIS : null, prefix });
       return { dataDir, run };
     }
 
@@ -52,7 +54,9 @@ for (const mode of ["in-process", "bullmq"] as const) {
     it("a rejected source publishes nothing and leaves the previous snapshot served", async () => {
       const { dataDir, run } = await setup();
       const good = await run(writeTinySource());
-      const bad = writeTinySource((f) => ({ "prices.csv": f["prices.csv"].replace(/\n([^\n]+),1000,AAA\n/, "\n$1,1000,AAA\n2024-01-01,,,,-3,1,BBB\n") }));
+      const bad = writeTinySource((f) => ({
+        "prices.csv": f["prices.csv"].replace(/\n([^\n]+),1000,AAA\n/, "\n$1,1000,AAA\n2024-01-01,,,,-3,1,BBB\n"),
+      }));
       const err = await run(bad).catch((e) => e);
       if (mode === "in-process") {
         expect(err).toBeInstanceOf(SourceRejectedError);

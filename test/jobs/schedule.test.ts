@@ -3,10 +3,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { scheduleNightly, ScheduleError, validateSchedule } from "../../jobs/schedule.ts";
-import { pipelineQueue, NIGHTLY_SCHEDULER } from "../../jobs/queue.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { NIGHTLY_SCHEDULER, pipelineQueue } from "../../jobs/queue.ts";
+import { ScheduleError, scheduleNightly, validateSchedule } from "../../jobs/schedule.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { spawnTs } from "./jobs-fixture.ts";
 
@@ -24,14 +24,24 @@ describe("schedule validation", () => {
   const src = writeTinySource();
   it("computes the next run in the zone", () => {
     // 02:00 in Paris on 16 Jan 2024 is 01:00 UTC (CET, UTC+1); asked at noon UTC on the 15th.
-    expect(validateSchedule(src, "0 2 * * *", "Europe/Paris", new Date("2024-01-15T12:00:00Z")).toISOString()).toBe("2024-01-16T01:00:00.000Z");
+    expect(validateSchedule(src, "0 2 * * *", "Europe/Paris", new Date("2024-01-15T12:00:00Z")).toISOString()).toBe(
+      "2024-01-16T01:00:00.000Z",
+    );
     // In July Paris is UTC+2 (CEST).
-    expect(validateSchedule(src, "30 2 * * 1-5", "Europe/Paris", new Date("2024-07-05T12:00:00Z")).toISOString()).toBe("2024-07-08T00:30:00.000Z");
+    expect(validateSchedule(src, "30 2 * * 1-5", "Europe/Paris", new Date("2024-07-05T12:00:00Z")).toISOString()).toBe(
+      "2024-07-08T00:30:00.000Z",
+    );
   });
 
   it.each([
     ["a missing source", join(tmpdir(), "no-such-source-dir"), "0 2 * * *", "UTC", /is not a directory/],
-    ["a source without prices", mkdtempSync(join(tmpdir(), "empty-src-")), "0 2 * * *", "UTC", /has no companies table/],
+    [
+      "a source without prices",
+      mkdtempSync(join(tmpdir(), "empty-src-")),
+      "0 2 * * *",
+      "UTC",
+      /has no companies table/,
+    ],
     ["a minute out of range", src, "61 2 * * *", "UTC", /cron "61 2 \* \* \*" is not a valid pattern/],
     ["too few fields", src, "0 2 *", "UTC", /cron "0 2 \*" is not a valid pattern .*3 field/],
     ["an unknown zone", src, "0 2 * * *", "Mars/Olympus", /time zone "Mars\/Olympus" is not an IANA zone/],
@@ -53,16 +63,26 @@ describe("schedule validation", () => {
     const q = pipelineQueue(REDIS, prefix);
     try {
       const s = await q.getJobScheduler(NIGHTLY_SCHEDULER);
-      expect(s).toMatchObject({ pattern: "15 3 * * *", tz: "America/New_York", template: { data: { sourceDir: src } } });
+      expect(s).toMatchObject({
+        pattern: "15 3 * * *",
+        tz: "America/New_York",
+        template: { data: { sourceDir: src } },
+      });
     } finally {
       await q.close();
     }
   });
 
   it("the CLI says what is wrong in one line and exits 2, registering nothing", async () => {
-    const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], { REDIS_URL: REDIS, QUEUE_PREFIX: `${prefix}-cli`, DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")) });
+    const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
+      REDIS_URL: REDIS,
+      QUEUE_PREFIX: `${prefix}-cli`,
+      DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")),
+    });
     expect(await p.exited).toBe(2);
-    expect(p.err).toEqual([expect.stringMatching(/^cron "0 25 \* \* \*" is not a valid pattern .*nothing was scheduled$/)]);
+    expect(p.err).toEqual([
+      expect.stringMatching(/^cron "0 25 \* \* \*" is not a valid pattern .*nothing was scheduled$/),
+    ]);
     const q = pipelineQueue(REDIS, `${prefix}-cli`);
     try {
       expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();

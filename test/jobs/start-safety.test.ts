@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readManifest, readMeta } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
-import { runScript, spawnScript, startRedis, type Proc } from "./process.ts";
+import { type Proc, runScript, spawnScript, startRedis } from "./process.ts";
 
 const KEY = "test-demo-key-0123456789";
 const started: Proc[] = [];
@@ -17,7 +17,13 @@ afterAll(() => {
 });
 
 function start(env: Record<string, string>): Proc {
-  const p = spawnScript("jobs/start.ts", [], { PORT: "0", DEMO_API_KEY: KEY, LOG_LEVEL: "info", WEB_CONCURRENCY: "1", ...env });
+  const p = spawnScript("jobs/start.ts", [], {
+    PORT: "0",
+    DEMO_API_KEY: KEY,
+    LOG_LEVEL: "info",
+    WEB_CONCURRENCY: "1",
+    ...env,
+  });
   started.push(p);
   return p;
 }
@@ -70,13 +76,19 @@ describe("npm start on a store that serves another source", () => {
 
 describe("Redis at start and shutdown", () => {
   it("an unreachable REDIS_URL: one start-up line, no stack traces, still publishes and serves; SIGTERM exits 0", async () => {
-    const p = start({ DATA_DIR: mkdtempSync(join(tmpdir(), "start-noredis-")), SOURCE_DIR: writeTinySource(), REDIS_URL: "redis://127.0.0.1:1" });
+    const p = start({
+      DATA_DIR: mkdtempSync(join(tmpdir(), "start-noredis-")),
+      SOURCE_DIR: writeTinySource(),
+      REDIS_URL: "redis://127.0.0.1:1",
+    });
     const base = (await p.waitFor(banner, 120_000))[1];
     // Long enough for several reconnect attempts (ioredis retries within 2 s).
     await new Promise((r) => setTimeout(r, 4_000));
     const out = p.output();
     expect(out.split("\n").filter((l) => /unreachable/i.test(l))).toHaveLength(1);
-    expect(out).toMatch(/Redis is unreachable.*ECONNREFUSED 127\.0\.0\.1:1|ECONNREFUSED 127\.0\.0\.1:1.*Redis is unreachable/);
+    expect(out).toMatch(
+      /Redis is unreachable.*ECONNREFUSED 127\.0\.0\.1:1|ECONNREFUSED 127\.0\.0\.1:1.*Redis is unreachable/,
+    );
     expect(out).not.toMatch(/^\s+at /m);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     await expectCleanStop(p, base);
@@ -85,7 +97,11 @@ describe("Redis at start and shutdown", () => {
   it("a reachable Redis: the start-up run goes through the queue, SIGTERM closes it and exits 0", async () => {
     const redis = await startRedis();
     try {
-      const p = start({ DATA_DIR: mkdtempSync(join(tmpdir(), "start-redis-")), SOURCE_DIR: writeTinySource(), REDIS_URL: redis.url });
+      const p = start({
+        DATA_DIR: mkdtempSync(join(tmpdir(), "start-redis-")),
+        SOURCE_DIR: writeTinySource(),
+        REDIS_URL: redis.url,
+      });
       const base = (await p.waitFor(banner, 120_000))[1];
       expect(p.output()).not.toMatch(/unreachable/i);
       expect(p.output()).toMatch(/pipeline job completed/);
@@ -98,7 +114,12 @@ describe("Redis at start and shutdown", () => {
 
 describe("SOURCE_DIR must be a folder", () => {
   it("a missing one stops npm start with one line and exit code 64", () => {
-    const r = runScript("jobs/start.ts", [], { DATA_DIR: mkdtempSync(join(tmpdir(), "start-nosrc-")), SOURCE_DIR: "/nonexistent/source", PORT: "0", DEMO_API_KEY: KEY });
+    const r = runScript("jobs/start.ts", [], {
+      DATA_DIR: mkdtempSync(join(tmpdir(), "start-nosrc-")),
+      SOURCE_DIR: "/nonexistent/source",
+      PORT: "0",
+      DEMO_API_KEY: KEY,
+    });
     expect(r.code).toBe(64);
     expect(r.stderr).toBe("SOURCE_DIR /nonexistent/source: no such folder\n");
   }, 60_000);
@@ -109,12 +130,21 @@ describe("DATA_DIR must be a writable folder", () => {
   writeFileSync(file, "x");
   // Cases that fail for root too: a regular file, a folder under a file, and /proc (where Node's
   // recursive mkdir never returns).
-  for (const [what, dir] of [["a regular file", file], ["a path under a file", join(file, "store")], ["a path under /proc", "/proc/x"]] as const) {
+  for (const [what, dir] of [
+    ["a regular file", file],
+    ["a path under a file", join(file, "store")],
+    ["a path under /proc", "/proc/x"],
+  ] as const) {
     it(`${what}: npm start and the CLI stop at once with one line`, () => {
-      for (const [script, args] of [["jobs/start.ts", []], ["jobs/cli.ts", ["run"]]] as const) {
+      for (const [script, args] of [
+        ["jobs/start.ts", []],
+        ["jobs/cli.ts", ["run"]],
+      ] as const) {
         const r = runScript(script, [...args], { DATA_DIR: dir, PORT: "0", DEMO_API_KEY: KEY });
         expect(r.code, `${script}: ${r.stderr}`).toBe(73);
-        expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(new RegExp(`^DATA_DIR ${dir} is not a writable folder: .+`))]);
+        expect(r.stderr.trim().split("\n")).toEqual([
+          expect.stringMatching(new RegExp(`^DATA_DIR ${dir} is not a writable folder: .+`)),
+        ]);
       }
     }, 60_000);
   }

@@ -1,7 +1,7 @@
 // `npm start`'s script as a real process over a real socket: 503 before the first snapshot,
 // healthy after, the demo key works, and a snapshot published by another process (the CLI) is
 // swapped in while requests keep flowing, without one failed request.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,13 +15,28 @@ let server: ChildProcess;
 let base = "";
 let dataDir = "";
 let sourceB = "";
-const env = () => ({ ...process.env, PORT: "0", DATA_DIR: dataDir, DEMO_API_KEY: KEY, LOG_LEVEL: "warn", REDIS_URL: "", WEB_CONCURRENCY: "1" });
+const env = () => ({
+  ...process.env,
+  PORT: "0",
+  DATA_DIR: dataDir,
+  DEMO_API_KEY: KEY,
+  LOG_LEVEL: "warn",
+  REDIS_URL: "",
+  WEB_CONCURRENCY: "1",
+});
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "start-data-"));
-  const sourceA = (await generateSample(mkdtempSync(join(tmpdir(), "start-src-a-")), { seed: 7, companies: 30, years: 3 })).outDir;
-  sourceB = (await generateSample(mkdtempSync(join(tmpdir(), "start-src-b-")), { seed: 8, companies: 30, years: 3 })).outDir;
-  server = spawn(TSX, ["jobs/start.ts"], { cwd: ROOT, env: { ...env(), SOURCE_DIR: sourceA }, stdio: ["ignore", "pipe", "pipe"] });
+  const sourceA = (
+    await generateSample(mkdtempSync(join(tmpdir(), "start-src-a-")), { seed: 7, companies: 30, years: 3 })
+  ).outDir;
+  sourceB = (await generateSample(mkdtempSync(join(tmpdir(), "start-src-b-")), { seed: 8, companies: 30, years: 3 }))
+    .outDir;
+  server = spawn(TSX, ["jobs/start.ts"], {
+    cwd: ROOT,
+    env: { ...env(), SOURCE_DIR: sourceA },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   base = await new Promise<string>((res, rej) => {
     const t = setTimeout(() => rej(new Error(`no URL printed:\n${out}`)), 120_000);
@@ -60,13 +75,21 @@ describe("npm start", () => {
 
   it("swaps to a snapshot another process publishes without failing a request", async () => {
     const before = (await (await get("/healthz")).json()).snapshot;
-    const cli = spawn(TSX, ["jobs/cli.ts", "run", "--source", sourceB], { cwd: ROOT, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    const cli = spawn(TSX, ["jobs/cli.ts", "run", "--source", sourceB], {
+      cwd: ROOT,
+      env: env(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const cliDone = new Promise<number>((res) => cli.on("exit", (c) => res(c ?? 1)));
     const statuses = new Map<number, number>();
     let after = before;
     const until = Date.now() + 90_000;
     while (after === before && Date.now() < until) {
-      const rs = await Promise.all([get("/healthz"), get(`/data/v1/stock_ratings?limit=50&api_key=${KEY}`), get(`/data/v1/benchmarks?api_key=${KEY}`)]);
+      const rs = await Promise.all([
+        get("/healthz"),
+        get(`/data/v1/stock_ratings?limit=50&api_key=${KEY}`),
+        get(`/data/v1/benchmarks?api_key=${KEY}`),
+      ]);
       for (const r of rs) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
       after = (await rs[0].json()).snapshot;
       await Promise.all(rs.slice(1).map((r) => r.arrayBuffer()));

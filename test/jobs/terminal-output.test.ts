@@ -16,14 +16,30 @@ import { ROOT, TSX } from "./process.ts";
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 // eslint-disable-next-line no-control-regex
 // Terminal text as lines: each redraw of the bar (cursor to column 1) starts a line.
-const plain = (s: string) => s.replace(/\x1b\[1G/g, "\n").replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, "").replace(/\r/g, "\n");
+const plain = (s: string) =>
+  s
+    .replace(/\x1b\[1G/g, "\n")
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, "")
+    .replace(/\r/g, "\n");
 
 function cliRun(tty: boolean): string {
-  const env = { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "tty-")), LOG_LEVEL: "debug", LOG_FORMAT: "", REDIS_URL: "", SOURCE_DIR: "" };
+  const env = {
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "tty-")),
+    LOG_LEVEL: "debug",
+    LOG_FORMAT: "",
+    REDIS_URL: "",
+    SOURCE_DIR: "",
+  };
   const cmd = [TSX, "jobs/cli.ts", "run", "--source", writeTinySource()];
   // script(1) gives the child a pseudo-terminal for stdin, stdout and stderr, and copies it out.
   const r = tty
-    ? spawnSync("script", ["-q", "-e", "-c", cmd.map((a) => `'${a}'`).join(" "), "/dev/null"], { cwd: ROOT, env, encoding: "utf8", timeout: 120_000 })
+    ? spawnSync("script", ["-q", "-e", "-c", cmd.map((a) => `'${a}'`).join(" "), "/dev/null"], {
+        cwd: ROOT,
+        env,
+        encoding: "utf8",
+        timeout: 120_000,
+      })
     : spawnSync(cmd[0], cmd.slice(1), { cwd: ROOT, env, encoding: "utf8", timeout: 120_000 });
   expect(r.status, r.stderr).toBe(0);
   return tty ? r.stdout : `${r.stdout}\n--stderr--\n${r.stderr}`;
@@ -43,25 +59,46 @@ describe("log format", () => {
     const lines = stdout.split("\n").filter(Boolean);
     const logs = lines.filter((l) => !l.startsWith("published snapshot "));
     expect(lines.filter((l) => /^published snapshot \S+ from \S+ in \d+ ms$/.test(l))).toHaveLength(1);
-    expect(logs.map((l) => JSON.parse(l).msg)).toEqual(expect.arrayContaining(["source ingested", "portfolios backtested", "analytics computed", "snapshot published"]));
-    for (const l of logs) expect(JSON.parse(l)).toEqual(expect.objectContaining({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) }));
+    expect(logs.map((l) => JSON.parse(l).msg)).toEqual(
+      expect.arrayContaining(["source ingested", "portfolios backtested", "analytics computed", "snapshot published"]),
+    );
+    for (const l of logs)
+      expect(JSON.parse(l)).toEqual(
+        expect.objectContaining({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) }),
+      );
     expect(stderr).toBe("");
   });
 
-  it.skipIf(!hasScript)("on a pseudo-terminal: readable lines and a bar naming each stage", () => {
-    const out = plain(cliRun(true));
-    expect(out).not.toContain('{"level"');
-    expect(out).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: source ingested \{"rows":\{"companies":4,"prices":120,"ratings":8,"benchmarks":30\}/m);
-    expect(out).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: snapshot published /m);
-    for (const stage of ["ingest: reading and validating the source", "ingest: prices", "ingest: fundamentals", "portfolios", "analytics"]) expect(out).toMatch(new RegExp(`^ ${stage} \\[[░█]+\\] \\d+% \\| \\d+s`, "m"));
-    expect(out).toMatch(/^published snapshot \S+ from \S+ in \d+ ms$/m);
-  }, 120_000);
+  it.skipIf(!hasScript)(
+    "on a pseudo-terminal: readable lines and a bar naming each stage",
+    () => {
+      const out = plain(cliRun(true));
+      expect(out).not.toContain('{"level"');
+      expect(out).toMatch(
+        /^\[\d\d:\d\d:\d\d\] INFO: source ingested \{"rows":\{"companies":4,"prices":120,"ratings":8,"benchmarks":30\}/m,
+      );
+      expect(out).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: snapshot published /m);
+      for (const stage of [
+        "ingest: reading and validating the source",
+        "ingest: prices",
+        "ingest: fundamentals",
+        "portfolios",
+        "analytics",
+      ])
+        expect(out).toMatch(new RegExp(`^ ${stage} \\[[░█]+\\] \\d+% \\| \\d+s`, "m"));
+      expect(out).toMatch(/^published snapshot \S+ from \S+ in \d+ ms$/m);
+    },
+    120_000,
+  );
 });
 
 describe("Redis errors during an outage", () => {
   it("one line when it starts, reminders at most once per interval, one line when it ends", async () => {
     const lines: string[] = [];
-    const log = { info: (_o: object | string, m?: string) => lines.push(`info ${m}`), warn: (_o: object | string, m?: string) => lines.push(`warn ${m}`) };
+    const log = {
+      info: (_o: object | string, m?: string) => lines.push(`info ${m}`),
+      warn: (_o: object | string, m?: string) => lines.push(`warn ${m}`),
+    };
     const e = new EventEmitter();
     logErrorsOncePerOutage(e, log, "limiter", { everyMs: 200 });
     for (let i = 0; i < 50; i++) e.emit("error", new Error("connect ECONNREFUSED"));
@@ -71,13 +108,19 @@ describe("Redis errors during an outage", () => {
     e.emit("error", new Error("connect ECONNREFUSED"));
     e.emit("ready");
     e.emit("ready");
-    expect(lines).toEqual(["warn limiter: Redis unreachable; retrying quietly", "warn limiter: Redis still unreachable", "info limiter: Redis reachable again"]);
+    expect(lines).toEqual([
+      "warn limiter: Redis unreachable; retrying quietly",
+      "warn limiter: Redis still unreachable",
+      "info limiter: Redis reachable again",
+    ]);
   });
 
   it("stays quiet when the start-up line already reported the outage", () => {
     const lines: string[] = [];
     const e = new EventEmitter();
-    logErrorsOncePerOutage(e, { info: () => lines.push("info"), warn: () => lines.push("warn") }, "worker", { alreadyReported: true });
+    logErrorsOncePerOutage(e, { info: () => lines.push("info"), warn: () => lines.push("warn") }, "worker", {
+      alreadyReported: true,
+    });
     for (let i = 0; i < 10; i++) e.emit("error", new Error("x"));
     expect(lines).toEqual([]);
   });
@@ -100,7 +143,10 @@ describe("shutdown steps", () => {
       100,
     );
     expect(done).toEqual(["http", "catalog"]);
-    expect(warned).toEqual([JSON.stringify({ step: "hangs", ms: 100 }), JSON.stringify({ step: "throws", err: "boom" })]);
+    expect(warned).toEqual([
+      JSON.stringify({ step: "hangs", ms: 100 }),
+      JSON.stringify({ step: "throws", err: "boom" }),
+    ]);
     expect(Date.now() - t0).toBeLessThan(1_000);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backtestPortfolio, levelsFromReturns } from "../../pipeline/portfolios/index.ts";
 import type { HoldingRow } from "../../pipeline/types.ts";
-import { AUTUMN, WINTER, autumnRules, rules, universeOf, type Spec } from "./universe-fixture.ts";
+import { AUTUMN, autumnRules, rules, type Spec, universeOf, WINTER } from "./universe-fixture.ts";
 
 const tickers = (h: HoldingRow[]) => h.map((x) => x.ticker);
 const expectReturns = (got: Float64Array, want: number[]) => {
@@ -26,7 +26,13 @@ describe("backtest (winter)", () => {
     expect(bt.nextRebalanceDate).toBe("2024-03-31"); // a Sunday, not moved
     expect(bt.todayDate).toBe("2024-03-04");
     expect(tickers(bt.todayHoldings)).toEqual(["B", "D"]);
-    expect(bt.rebalances[1].holdings[0]).toMatchObject({ date: "2024-02-29", ticker: "B", price: 24, total_rating: 9, return_rating: 8 });
+    expect(bt.rebalances[1].holdings[0]).toMatchObject({
+      date: "2024-02-29",
+      ticker: "B",
+      price: 24,
+      total_rating: 9,
+      return_rating: 8,
+    });
   });
 
   it("holds a missing price at its last close, and a delisted stock as cash", () => {
@@ -38,7 +44,10 @@ describe("backtest (winter)", () => {
     // 0.55/12 sh A, 0.55/40 sh C. 1 Mar: 0.5775+0.55=1.1275; 4 Mar A delisted, stays 0.5775,
     // C @44 0.605: 1.1825.
     const asc = backtestPortfolio(rules({ maxStocksCriteriaOrder: "ascending" }), u);
-    expect(asc.rebalances.map((r) => tickers(r.holdings))).toEqual([["B", "D"], ["A", "C"]]);
+    expect(asc.rebalances.map((r) => tickers(r.holdings))).toEqual([
+      ["B", "D"],
+      ["A", "C"],
+    ]);
     expectReturns(asc.returns.returns, [0, 0, 0.05, 1.1 / 1.05 - 1, 1.1275 / 1.1 - 1, 1.1825 / 1.1275 - 1]);
   });
 
@@ -46,7 +55,10 @@ describe("backtest (winter)", () => {
     // Every macro_rating is 5, outside [9, 10]: both rebalances select nothing.
     const none = backtestPortfolio(rules({ ranges: { macro_rating: [9, 10] } }), u);
     expectReturns(none.returns.returns, [0, 0, 0, 0, 0, 0]);
-    expect(none.rebalances.map((r) => [r.date, r.holdings.length])).toEqual([["2024-01-31", 0], ["2024-02-29", 0]]);
+    expect(none.rebalances.map((r) => [r.date, r.holdings.length])).toEqual([
+      ["2024-01-31", 0],
+      ["2024-02-29", 0],
+    ]);
     expect(none.previousRebalanceDate).toBe("2024-02-29");
   });
 });
@@ -64,7 +76,11 @@ describe("backtest (autumn: three rebalances, weekend start, delisting, sector c
     expect(bt.previousRebalanceDate).toBe("2024-10-31");
     expect(bt.nextRebalanceDate).toBe("2024-11-30"); // Saturday, not moved
     expect(bt.todayDate).toBe("2024-11-29");
-    expect(bt.todayHoldings.map((h) => [h.ticker, h.price])).toEqual([["P", 12], ["Q", 30], ["T", 9]]);
+    expect(bt.todayHoldings.map((h) => [h.ticker, h.price])).toEqual([
+      ["P", 12],
+      ["Q", 30],
+      ["T", 9],
+    ]);
   });
 
   it("computes every daily return by hand", () => {
@@ -78,7 +94,15 @@ describe("backtest (autumn: three rebalances, weekend start, delisting, sector c
     // 15 Nov: P ×10/10, Q ×30/25 = 1.2, T no price ×1 → (V4/3)·3.2.
     // 29 Nov: P ×1.2, Q ×1.2, T ×9/8 = 1.125 → (V4/3)·3.525.
     expect(bt.returns.dates).toEqual(AUTUMN.dates);
-    expectReturns(bt.returns.returns, [0, 68 / 60 - 1, 69 / 68 - 1, 81.5 / 69 - 1, 76.75 / 81.5 - 1, 3.2 / 3 - 1, 3.525 / 3.2 - 1]);
+    expectReturns(bt.returns.returns, [
+      0,
+      68 / 60 - 1,
+      69 / 68 - 1,
+      81.5 / 69 - 1,
+      76.75 / 81.5 - 1,
+      3.2 / 3 - 1,
+      3.525 / 3.2 - 1,
+    ]);
     // The benchmark-style value index ends at (V4/3)·3.525.
     const levels = levelsFromReturns(bt.returns);
     expect(levels.dates).toEqual(AUTUMN.dates);
@@ -95,7 +119,15 @@ describe("backtest (autumn: three rebalances, weekend start, delisting, sector c
       ["2024-10-31", ["P", "Q", "T"]],
     ]);
     // 15 Oct: P 11/30 + Q 24/60 + S 24/60 = 70/60; 30 Sep: 22/60 + 23/60 + 24/60 = 69/60.
-    expectReturns(bi.returns.returns, [0, 68 / 60 - 1, 69 / 68 - 1, 70 / 69 - 1, 69 / 70 - 1, 3.2 / 3 - 1, 3.525 / 3.2 - 1]);
+    expectReturns(bi.returns.returns, [
+      0,
+      68 / 60 - 1,
+      69 / 68 - 1,
+      70 / 69 - 1,
+      69 / 70 - 1,
+      3.2 / 3 - 1,
+      3.525 / 3.2 - 1,
+    ]);
     expect(bi.nextRebalanceDate).toBe("2024-12-31");
   });
 });
@@ -127,9 +159,22 @@ describe("backtest edges", () => {
   });
 
   it("gives an empty history when there are no ratings", () => {
-    const spec: Spec = { dates: ["2024-01-31", "2024-02-01"], closes: { X: [1, 2] }, sectors: { X: "Tech" }, ratings: {} };
+    const spec: Spec = {
+      dates: ["2024-01-31", "2024-02-01"],
+      closes: { X: [1, 2] },
+      sectors: { X: "Tech" },
+      ratings: {},
+    };
     const bt = backtestPortfolio(rules(), universeOf(spec));
-    expect(bt).toEqual({ rebalances: [], returns: { dates: [], returns: new Float64Array() }, previousRebalanceDate: null, nextRebalanceDate: null, todayDate: "2024-02-01", todayHoldings: [], state: null });
+    expect(bt).toEqual({
+      rebalances: [],
+      returns: { dates: [], returns: new Float64Array() },
+      previousRebalanceDate: null,
+      nextRebalanceDate: null,
+      todayDate: "2024-02-01",
+      todayHoldings: [],
+      state: null,
+    });
   });
 });
 

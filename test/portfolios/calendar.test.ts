@@ -18,7 +18,10 @@ describe("rebalance calendar", () => {
       scheduled: ["2024-01-31", "2024-02-29", "2024-03-31", "2024-04-30", "2024-05-31"],
       actual: ["2024-01-31", "2024-02-29", "2024-04-01", "2024-04-30"],
     });
-    expect(rebalanceCalendar("2024-01-31", 3, trading)).toEqual({ scheduled: ["2024-01-31", "2024-04-30", "2024-07-31"], actual: ["2024-01-31", "2024-04-30"] });
+    expect(rebalanceCalendar("2024-01-31", 3, trading)).toEqual({
+      scheduled: ["2024-01-31", "2024-04-30", "2024-07-31"],
+      actual: ["2024-01-31", "2024-04-30"],
+    });
   });
 
   it("starts on a weekend month end and keeps the first date's day of month", () => {
@@ -28,10 +31,14 @@ describe("rebalance calendar", () => {
       actual: ["2024-09-02", "2024-09-30", "2024-10-31"],
     });
     // Every 2 months: 31 Aug, 31 Oct, then 31 Dec past the data.
-    expect(rebalanceCalendar("2024-08-31", 2, AUTUMN.dates)).toEqual({ scheduled: ["2024-08-31", "2024-10-31", "2024-12-31"], actual: ["2024-09-02", "2024-10-31"] });
+    expect(rebalanceCalendar("2024-08-31", 2, AUTUMN.dates)).toEqual({
+      scheduled: ["2024-08-31", "2024-10-31", "2024-12-31"],
+      actual: ["2024-09-02", "2024-10-31"],
+    });
   });
 
   it("has no days for a frequency that is not a whole positive number of months", () => {
-    for (const f of [0, -1, 1.5]) expect(rebalanceCalendar("2024-08-31", f, AUTUMN.dates)).toEqual({ scheduled: [], actual: [] });
+    for (const f of [0, -1, 1.5])
+      expect(rebalanceCalendar("2024-08-31", f, AUTUMN.dates)).toEqual({ scheduled: [], actual: [] });
   });
 });

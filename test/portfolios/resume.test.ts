@@ -4,11 +4,15 @@
 import { describe, expect, it } from "vitest";
 import { backtestPortfolio, resumeBacktest } from "../../pipeline/portfolios/index.ts";
 import type { PortfolioRules } from "../../pipeline/types.ts";
-import { AUTUMN, WINTER, autumnRules, rules, universeOf, type Spec } from "./universe-fixture.ts";
+import { AUTUMN, autumnRules, rules, type Spec, universeOf, WINTER } from "./universe-fixture.ts";
 
 /** The spec's first `k` days, and the days from `k` on (with the ratings that apply to them). */
 function split(spec: Spec, k: number): [Spec, Spec] {
-  const cut = (from: number, to: number): Spec => ({ ...spec, dates: spec.dates.slice(from, to), closes: Object.fromEntries(Object.entries(spec.closes).map(([t, c]) => [t, c.slice(from, to)])) });
+  const cut = (from: number, to: number): Spec => ({
+    ...spec,
+    dates: spec.dates.slice(from, to),
+    closes: Object.fromEntries(Object.entries(spec.closes).map(([t, c]) => [t, c.slice(from, to)])),
+  });
   const head = cut(0, k);
   const tail = cut(k, spec.dates.length);
   // The tail's ratings: the latest rating date on or before its first day, and any later ones.
@@ -54,7 +58,12 @@ describe("resumeBacktest", () => {
     const [head, tail] = split(WINTER, 2);
     const first = backtestPortfolio(rules(), universeOf(head));
     // State after 1 Feb: 0.05 sh A, 0.025 sh B, value 1.05 (hand computation in backtest.test.ts).
-    expect(first.state).toMatchObject({ tickers: ["A", "B"], cash: 0, calendarStart: "2024-01-31", nextRebalanceDate: "2024-02-29" });
+    expect(first.state).toMatchObject({
+      tickers: ["A", "B"],
+      cash: 0,
+      calendarStart: "2024-01-31",
+      nextRebalanceDate: "2024-02-29",
+    });
     expect(first.state!.value).toBeCloseTo(1.05, 12);
     const next = resumeBacktest(rules(), first.state!, universeOf(tail));
     expect(next.rebalances.map((x) => x.date)).toEqual(["2024-02-29"]);

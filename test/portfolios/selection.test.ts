@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildUniverse, rankedPositions, sectorCap, selectOn } from "../../pipeline/portfolios/index.ts";
 import type { HoldingRow } from "../../pipeline/types.ts";
-import { AUTUMN, WINTER, autumnRules, rules, universeOf } from "./universe-fixture.ts";
+import { AUTUMN, autumnRules, rules, universeOf, WINTER } from "./universe-fixture.ts";
 
 const tickers = (h: HoldingRow[]) => h.map((x) => x.ticker);
 
@@ -32,23 +32,55 @@ describe("selection (winter)", () => {
   });
   it("keeps only stocks inside every range, bounds inclusive", () => {
     // return_rating = total − 1 on 31 Jan: A 8, B 7, C 7, D 4; [7, 7.5] keeps B and C.
-    expect(tickers(selectOn("2024-01-31", rules({ ranges: { return_rating: [7, 7.5] }, maxStocks: 5 }), u))).toEqual(["B", "C"]);
+    expect(tickers(selectOn("2024-01-31", rules({ ranges: { return_rating: [7, 7.5] }, maxStocks: 5 }), u))).toEqual([
+      "B",
+      "C",
+    ]);
     // A second range: total in [8, 8] as well still keeps B and C; total [9, 10] keeps none of them.
-    expect(tickers(selectOn("2024-01-31", rules({ ranges: { return_rating: [7, 7.5], total_rating: [8, 8] }, maxStocks: 5 }), u))).toEqual(["B", "C"]);
-    expect(selectOn("2024-01-31", rules({ ranges: { return_rating: [7, 7.5], total_rating: [9, 10] } }), u)).toEqual([]);
+    expect(
+      tickers(
+        selectOn("2024-01-31", rules({ ranges: { return_rating: [7, 7.5], total_rating: [8, 8] }, maxStocks: 5 }), u),
+      ),
+    ).toEqual(["B", "C"]);
+    expect(selectOn("2024-01-31", rules({ ranges: { return_rating: [7, 7.5], total_rating: [9, 10] } }), u)).toEqual(
+      [],
+    );
     // A range key present but undefined does not constrain: same as no ranges.
     expect(tickers(selectOn("2024-01-31", rules({ ranges: { growth_rating: undefined } }), u))).toEqual(["A", "B"]);
   });
   it("ranks by market cap, unknown caps last", () => {
     // Caps: A 4e9, D 2e9, B 1e9, C unknown.
-    expect(tickers(selectOn("2024-01-31", rules({ maxStocksCriteria: "market_cap", maxStocks: 2 }), u))).toEqual(["A", "D"]);
-    expect(tickers(selectOn("2024-01-31", rules({ maxStocksCriteria: "market_cap", maxStocksCriteriaOrder: "ascending", maxStocks: 2 }), u))).toEqual(["B", "D"]);
+    expect(tickers(selectOn("2024-01-31", rules({ maxStocksCriteria: "market_cap", maxStocks: 2 }), u))).toEqual([
+      "A",
+      "D",
+    ]);
+    expect(
+      tickers(
+        selectOn(
+          "2024-01-31",
+          rules({ maxStocksCriteria: "market_cap", maxStocksCriteriaOrder: "ascending", maxStocks: 2 }),
+          u,
+        ),
+      ),
+    ).toEqual(["B", "D"]);
     // Three by cap either way: C (unknown) is last in both orders, so never reached.
-    expect(tickers(selectOn("2024-01-31", rules({ maxStocksCriteria: "market_cap", maxStocksCriteriaOrder: "ascending", maxStocks: 3 }), u))).toEqual(["A", "B", "D"]);
+    expect(
+      tickers(
+        selectOn(
+          "2024-01-31",
+          rules({ maxStocksCriteria: "market_cap", maxStocksCriteriaOrder: "ascending", maxStocks: 3 }),
+          u,
+        ),
+      ),
+    ).toEqual(["A", "B", "D"]);
   });
   it("ranks by another rating, ascending", () => {
     // return_rating on 29 Feb = total − 1: A 4, B 8, C 2, D 8 → C, A.
-    expect(tickers(selectOn("2024-02-29", rules({ maxStocksCriteria: "return_rating", maxStocksCriteriaOrder: "ascending" }), u))).toEqual(["A", "C"]);
+    expect(
+      tickers(
+        selectOn("2024-02-29", rules({ maxStocksCriteria: "return_rating", maxStocksCriteriaOrder: "ascending" }), u),
+      ),
+    ).toEqual(["A", "C"]);
   });
   it("uses the ratings as of the date and requires a close that day", () => {
     // 4 Mar uses the 29 Feb ratings (A 5, B 9, C 3, D 9); ascending: C, then A has no price → B.
@@ -66,7 +98,14 @@ describe("selection (autumn: ranges, sector cap 2, ties)", () => {
     // ranked Q 9, R 9 (tie by ticker), T 8, P 4 → Q, R, T.
     const sep = selectOn("2024-09-30", autumnRules(), u);
     expect(tickers(sep)).toEqual(["Q", "R", "T"]);
-    expect(sep[1]).toMatchObject({ date: "2024-09-30", ticker: "R", price: 40, total_rating: 9, risk_rating: 2, growth_rating: 5 });
+    expect(sep[1]).toMatchObject({
+      date: "2024-09-30",
+      ticker: "R",
+      price: 40,
+      total_rating: 9,
+      risk_rating: 2,
+      growth_rating: 5,
+    });
     // 31 Oct: P, Q, R tie at 9 (Tech): P, Q taken by ticker, R skipped on the cap; T (1) fills.
     expect(tickers(selectOn("2024-10-31", autumnRules(), u))).toEqual(["P", "Q", "T"]);
     // Without the cap the tie alone decides: P, Q, R.
@@ -83,7 +122,11 @@ describe("selection (autumn: ranges, sector cap 2, ties)", () => {
   });
   it("moves a date that is not a trading date forward, ratings included", () => {
     // 1 Oct → 15 Oct (ratings of 30 Sep): Q, R, T at 24, 50, 10; past the data → none.
-    expect(selectOn("2024-10-01", autumnRules(), u).map((h) => [h.ticker, h.price])).toEqual([["Q", 24], ["R", 50], ["T", 10]]);
+    expect(selectOn("2024-10-01", autumnRules(), u).map((h) => [h.ticker, h.price])).toEqual([
+      ["Q", 24],
+      ["R", 50],
+      ["T", 10],
+    ]);
     expect(selectOn("2024-12-02", autumnRules(), u)).toEqual([]);
   });
 });
@@ -98,7 +141,9 @@ describe("sector cap", () => {
   });
   it("admits nothing when the cap floors to 0", () => {
     // floor(0.1 × 5) = 0.
-    expect(selectOn("2024-01-31", rules({ maxSectorConcentration: 0.1, maxStocks: 5 }), universeOf(WINTER))).toEqual([]);
+    expect(selectOn("2024-01-31", rules({ maxSectorConcentration: 0.1, maxStocks: 5 }), universeOf(WINTER))).toEqual(
+      [],
+    );
   });
 });
 

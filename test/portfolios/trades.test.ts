@@ -1,16 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { backtestPortfolio, computeTrades, roundHalfUp } from "../../pipeline/portfolios/index.ts";
 import type { HoldingRow } from "../../pipeline/types.ts";
-import { AUTUMN, WINTER, autumnRules, companiesOf, universeOf } from "./universe-fixture.ts";
+import { AUTUMN, autumnRules, companiesOf, universeOf, WINTER } from "./universe-fixture.ts";
 
 const h = (ticker: string, price: number) => ({ date: "2024-02-29", ticker, price }) as HoldingRow;
 const cos = new Map(companiesOf(WINTER).map((c) => [c.ticker, c]));
-const row = (t: { ticker: string; quantity: number; value: number; pct: number }) => [t.ticker, t.quantity, t.value, t.pct];
+const row = (t: { ticker: string; quantity: number; value: number; pct: number }) => [
+  t.ticker,
+  t.quantity,
+  t.value,
+  t.pct,
+];
 
 describe("trades", () => {
   it("rounds whole shares half up, lists a share pricier than its target with 0", () => {
     // value 1500, 3 names → target 500: A @200 = 2.5 → 3 (600.00); B @600 > 500 → 0; C @24 = 20.83 → 21 (504.00).
-    const t = computeTrades({ holdings: [h("B", 600), h("A", 200), h("C", 24)], companies: cos, value: 1500, allowFractional: false });
+    const t = computeTrades({
+      holdings: [h("B", 600), h("A", 200), h("C", 24)],
+      companies: cos,
+      value: 1500,
+      allowFractional: false,
+    });
     expect(t.map((x) => [x.date, x.ticker, x.id, x.name, x.price, x.quantity, x.value, x.pct, x.order_type])).toEqual([
       ["2024-02-29", "A", 1, "A Corp", 200, 3, 600, 0.4, "Buy"],
       ["2024-02-29", "B", 2, "B Corp", 600, 0, 0, 0, "Buy"],
@@ -21,7 +31,12 @@ describe("trades", () => {
   it("gives 6-decimal fractions with allow_fractional, a pricier share included", () => {
     // target 750: A @24 → 31.25 sh (750.00); B @700 → 1.0714285… → 1.071429 sh (× 700 = 750.0003 → 750.00);
     // C @1000 > 750 → 0.75 sh (750.00): fractions exist to buy less than a share.
-    const t = computeTrades({ holdings: [h("A", 24), h("B", 700), h("C", 1000)], companies: cos, value: 2250, allowFractional: true });
+    const t = computeTrades({
+      holdings: [h("A", 24), h("B", 700), h("C", 1000)],
+      companies: cos,
+      value: 2250,
+      allowFractional: true,
+    });
     expect(t.map(row)).toEqual([
       ["A", 31.25, 750, 750 / 2250],
       ["B", 1.071429, 750, 750 / 2250],

@@ -1,6 +1,12 @@
 // Hand-built universes small enough that every value in the tests can be computed by hand.
 import { buildUniverse } from "../../pipeline/portfolios/index.ts";
-import { RATING_NAMES, type Company, type PortfolioRules, type RatingName, type RatingRow } from "../../pipeline/types.ts";
+import {
+  type Company,
+  type PortfolioRules,
+  RATING_NAMES,
+  type RatingName,
+  type RatingRow,
+} from "../../pipeline/types.ts";
 
 export const N = NaN;
 
@@ -14,7 +20,17 @@ export interface Spec {
 }
 
 export function companiesOf(spec: Spec): Company[] {
-  return Object.keys(spec.closes).map((t, i) => ({ id: String(i + 1), ticker: t, name: `${t} Corp`, sector: spec.sectors[t], sectorId: 1, industry: spec.sectors[t], industryId: 1, sharesOutstanding: null, marketCap: spec.caps?.[t] ?? null }));
+  return Object.keys(spec.closes).map((t, i) => ({
+    id: String(i + 1),
+    ticker: t,
+    name: `${t} Corp`,
+    sector: spec.sectors[t],
+    sectorId: 1,
+    industry: spec.sectors[t],
+    industryId: 1,
+    sharesOutstanding: null,
+    marketCap: spec.caps?.[t] ?? null,
+  }));
 }
 
 export function ratingsOf(spec: Spec): RatingRow[] {
@@ -29,11 +45,26 @@ export function ratingsOf(spec: Spec): RatingRow[] {
 
 export function universeOf(spec: Spec) {
   const tickers = Object.keys(spec.closes);
-  return buildUniverse({ dates: spec.dates, tickers, close: tickers.map((t) => Float64Array.from(spec.closes[t])) }, companiesOf(spec), ratingsOf(spec));
+  return buildUniverse(
+    { dates: spec.dates, tickers, close: tickers.map((t) => Float64Array.from(spec.closes[t])) },
+    companiesOf(spec),
+    ratingsOf(spec),
+  );
 }
 
 export function rules(over: Partial<PortfolioRules> = {}): PortfolioRules {
-  return { id: "1", name: "p", description: "", rebalanceFrequency: 1, maxStocks: 2, maxStocksCriteria: "total_rating", maxStocksCriteriaOrder: "descending", maxSectorConcentration: null, ranges: {}, ...over };
+  return {
+    id: "1",
+    name: "p",
+    description: "",
+    rebalanceFrequency: 1,
+    maxStocks: 2,
+    maxStocksCriteria: "total_rating",
+    maxStocksCriteriaOrder: "descending",
+    maxSectorConcentration: null,
+    ranges: {},
+    ...over,
+  };
 }
 
 // Winter: 4 stocks, 6 trading days, 2 monthly rebalances (31 Jan, 29 Feb). total_rating as
@@ -53,7 +84,10 @@ export const WINTER: Spec = {
   sectors: { A: "Tech", B: "Tech", C: "Energy", D: "Health" },
   caps: { A: 4e9, B: 1e9, C: null, D: 2e9 },
   ratings: Object.fromEntries(
-    Object.entries(winterTotals).map(([d, m]) => [d, Object.fromEntries(Object.entries(m).map(([t, v]) => [t, { total_rating: v, return_rating: v - 1 }]))]),
+    Object.entries(winterTotals).map(([d, m]) => [
+      d,
+      Object.fromEntries(Object.entries(m).map(([t, v]) => [t, { total_rating: v, return_rating: v - 1 }])),
+    ]),
   ),
 };
 
@@ -71,10 +105,23 @@ export const AUTUMN: Spec = {
   },
   sectors: { P: "Tech", Q: "Tech", R: "Tech", S: "Energy", T: "Utilities" },
   ratings: {
-    "2024-08-31": { P: { total_rating: 9 }, Q: { total_rating: 8 }, R: { total_rating: 7 }, S: { total_rating: 6 }, T: { total_rating: 6, risk_rating: 9 } },
-    "2024-09-30": { P: { total_rating: 4 }, Q: { total_rating: 9 }, R: { total_rating: 9, risk_rating: 2 }, S: { total_rating: 3 }, T: { total_rating: 8, risk_rating: 8 } },
+    "2024-08-31": {
+      P: { total_rating: 9 },
+      Q: { total_rating: 8 },
+      R: { total_rating: 7 },
+      S: { total_rating: 6 },
+      T: { total_rating: 6, risk_rating: 9 },
+    },
+    "2024-09-30": {
+      P: { total_rating: 4 },
+      Q: { total_rating: 9 },
+      R: { total_rating: 9, risk_rating: 2 },
+      S: { total_rating: 3 },
+      T: { total_rating: 8, risk_rating: 8 },
+    },
     "2024-10-31": { P: { total_rating: 9 }, Q: { total_rating: 9 }, R: { total_rating: 9 }, T: { total_rating: 1 } },
   },
 };
 /** Autumn's rules: top 3 by total, risk in [2, 8], at most floor(0.67 × 3) = 2 per sector. */
-export const autumnRules = (over: Partial<PortfolioRules> = {}) => rules({ maxStocks: 3, maxSectorConcentration: 0.67, ranges: { risk_rating: [2, 8] }, ...over });
+export const autumnRules = (over: Partial<PortfolioRules> = {}) =>
+  rules({ maxStocks: 3, maxSectorConcentration: 0.67, ranges: { risk_rating: [2, 8] }, ...over });

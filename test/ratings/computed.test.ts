@@ -18,7 +18,17 @@ describe("computeRatings", () => {
   const up = Float64Array.from(dates, (_, i) => 100 * 1.01 ** i);
   const down = Float64Array.from(dates, (_, i) => 100 * 0.99 ** i);
   const panel: PricePanel = { dates, tickers: ["DN", "UP"], close: [down, up] };
-  const co = (ticker: string, sector: string): Company => ({ id: ticker, ticker, name: ticker, sector, sectorId: 1, industry: sector, industryId: 1, sharesOutstanding: null, marketCap: null });
+  const co = (ticker: string, sector: string): Company => ({
+    id: ticker,
+    ticker,
+    name: ticker,
+    sector,
+    sectorId: 1,
+    industry: sector,
+    industryId: 1,
+    sharesOutstanding: null,
+    marketCap: null,
+  });
   const rows = computeRatings(panel, [co("DN", "A"), co("UP", "B")]);
 
   it("rates monthly once 21 priced days exist, on the first trading date of the month", () => {
@@ -31,12 +41,16 @@ describe("computeRatings", () => {
     expect(up.return_rating).toBe(10);
     expect(dn.return_rating).toBe(0);
     expect(up.macro_rating).toBe(10); // sector B beats sector A
-    for (const r of rows) for (const v of [r.total_rating, r.return_rating, r.risk_rating]) expect(Math.round(v * 1e4) / 1e4).toBe(v);
+    for (const r of rows)
+      for (const v of [r.total_rating, r.return_rating, r.risk_rating]) expect(Math.round(v * 1e4) / 1e4).toBe(v);
   });
 
   it("uses no future prices: truncating the panel after a date leaves that date's ratings unchanged", () => {
     const cut = dates.indexOf("2024-03-01") + 1;
-    const early = computeRatings({ dates: dates.slice(0, cut), tickers: panel.tickers, close: panel.close.map((c) => c.slice(0, cut)) }, [co("DN", "A"), co("UP", "B")]);
+    const early = computeRatings(
+      { dates: dates.slice(0, cut), tickers: panel.tickers, close: panel.close.map((c) => c.slice(0, cut)) },
+      [co("DN", "A"), co("UP", "B")],
+    );
     expect(early.filter((r) => r.date === "2024-03-01")).toEqual(rows.filter((r) => r.date === "2024-03-01"));
   });
 });

@@ -1,7 +1,8 @@
 // Which sources are an append of the recorded one: files that only grew at their end (after a
 // line break) or folders that only gained files, in the dated tables, with prices among them.
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+
 import { createHash } from "node:crypto";
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -82,14 +83,28 @@ describe("planAppend", () => {
 
   it("runs in full when anything else changed", async () => {
     expect(await full(() => undefined)).toBe("the source is unchanged");
-    expect(await full((d) => writeFileSync(join(d, "prices.csv"), "date,ticker,close\n2024-01-02,AAA,10.5\n2024-01-03,AAA,11\n"))).toBe("prices.csv changed, not only at its end");
+    expect(
+      await full((d) =>
+        writeFileSync(join(d, "prices.csv"), "date,ticker,close\n2024-01-02,AAA,10.5\n2024-01-03,AAA,11\n"),
+      ),
+    ).toBe("prices.csv changed, not only at its end");
     expect(await full((d) => appendFileSync(join(d, "companies.csv"), "BBB,B,S,I\n"))).toBe("companies.csv changed");
-    expect(await full((d) => appendFileSync(join(d, "ratings.csv"), "2024-02-01,AAA,6\n"))).toBe("only ratings or index series grew");
+    expect(await full((d) => appendFileSync(join(d, "ratings.csv"), "2024-02-01,AAA,6\n"))).toBe(
+      "only ratings or index series grew",
+    );
     expect(await full((d) => writeFileSync(join(d, "extra.csv"), "x\n"))).toBe("extra.csv is new");
     // The recorded file did not end with a line break: the new bytes continue its last line.
     const noEol = { ...BASE, "prices.csv": "date,ticker,close\n2024-01-02,AAA,10" };
-    expect(await full((d) => appendFileSync(join(d, "prices.csv"), "\n2024-01-03,AAA,11\n"), noEol)).toBe("prices.csv did not end with a line break where the new rows begin");
-    expect(await full((d) => writeFileSync(join(d, "prices/2024-01.csv"), "date,ticker,close\n"), { ...BASE, "prices.csv": undefined as never, "prices/2024-01.csv": BASE["prices.csv"] })).toBe("prices/2024-01.csv changed (only CSV files grow by lines)");
+    expect(await full((d) => appendFileSync(join(d, "prices.csv"), "\n2024-01-03,AAA,11\n"), noEol)).toBe(
+      "prices.csv did not end with a line break where the new rows begin",
+    );
+    expect(
+      await full((d) => writeFileSync(join(d, "prices/2024-01.csv"), "date,ticker,close\n"), {
+        ...BASE,
+        "prices.csv": undefined as never,
+        "prices/2024-01.csv": BASE["prices.csv"],
+      }),
+    ).toBe("prices/2024-01.csv changed (only CSV files grow by lines)");
   });
   it("guesses from sizes alone what the hashes then decide: the same answer for an append, an append the hashes refuse for a same-size edit", async () => {
     const dir = source(BASE);

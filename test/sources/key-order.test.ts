@@ -12,7 +12,7 @@ import { runPipeline } from "../../jobs/runner.ts";
 import { stageSource } from "../../pipeline/sources/index.ts";
 import { keysAscending } from "../../pipeline/sources/load-table.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { columns, openDuck, type Conn } from "../../pipeline/store/duck.ts";
+import { type Conn, columns, openDuck } from "../../pipeline/store/duck.ts";
 import { snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 
@@ -30,11 +30,21 @@ async function table(rows: [string, string][]): Promise<void> {
 
 describe("keysAscending", () => {
   it("is true only for keys each greater than the one before, compared column by column", async () => {
-    const sorted: [string, string][] = [["A", "2024-01-02"], ["A", "2024-01-03"], ["AB", "2024-01-01"], ["B", "2023-12-29"], ["B", "2024-01-02"]];
+    const sorted: [string, string][] = [
+      ["A", "2024-01-02"],
+      ["A", "2024-01-03"],
+      ["AB", "2024-01-01"],
+      ["B", "2023-12-29"],
+      ["B", "2024-01-02"],
+    ];
     await table(sorted);
     expect(await keysAscending(conn, "t", ["ticker", "date"])).toBe(true);
     // two rows swapped at the end, at the start, in the middle
-    for (const [i, j] of [[3, 4], [0, 1], [1, 2]]) {
+    for (const [i, j] of [
+      [3, 4],
+      [0, 1],
+      [1, 2],
+    ]) {
       const r = [...sorted];
       [r[i], r[j]] = [r[j], r[i]];
       await table(r);
@@ -46,7 +56,10 @@ describe("keysAscending", () => {
     // one column: the tickers of the sorted rows repeat
     await table(sorted);
     expect(await keysAscending(conn, "t", ["ticker"])).toBe(false);
-    await table([["A", "2024-01-02"], ["B", "2024-01-01"]]);
+    await table([
+      ["A", "2024-01-02"],
+      ["B", "2024-01-01"],
+    ]);
     expect(await keysAscending(conn, "t", ["ticker"])).toBe(true);
     expect(await keysAscending(conn, "t", ["date"])).toBe(false);
     // one row, no row
@@ -71,13 +84,24 @@ describe("stageSource", () => {
     // series is in (benchmark, date) order, the companies in ticker order
     expect((await stageSource(conn, writeTinySource())).keyOrdered).toEqual(new Set(["companies", "benchmarks"]));
     const lines = tickerOrdered(f["prices.csv"]);
-    const s = await stageSource(conn, writeTinySource(() => ({ "prices.csv": lines.join("\n") })));
+    const s = await stageSource(
+      conn,
+      writeTinySource(() => ({ "prices.csv": lines.join("\n") })),
+    );
     expect(s.rejects).toEqual([]);
     expect(s.keyOrdered!.has("prices")).toBe(true);
     // row 3 again as row 4: still in order, not strictly
     const repeated = [...lines.slice(0, 4), lines[3], ...lines.slice(4)];
-    const r = await stageSource(conn, writeTinySource(() => ({ "prices.csv": repeated.join("\n") })));
-    expect(r.rejects).toContainEqual({ file: "prices.csv", row: 4, column: "ticker+date", reason: "duplicate key, first at row 3" });
+    const r = await stageSource(
+      conn,
+      writeTinySource(() => ({ "prices.csv": repeated.join("\n") })),
+    );
+    expect(r.rejects).toContainEqual({
+      file: "prices.csv",
+      row: 4,
+      column: "ticker+date",
+      reason: "duplicate key, first at row 3",
+    });
     expect(r.tables.has("prices")).toBe(false);
   });
 });
@@ -92,19 +116,28 @@ it("a source in key order and the same rows shuffled publish the same prices.par
   const n = rows.length;
   let step = 7919;
   while (gcd(step, n) !== 1) step++;
-  writeFileSync(join(shuffled, "prices.csv"), [head, ...rows.map((_, i) => rows[(i * step) % n])].join("\n") + "\n");
+  writeFileSync(join(shuffled, "prices.csv"), `${[head, ...rows.map((_, i) => rows[(i * step) % n])].join("\n")}\n`);
   const published: string[] = [];
   for (const src of [sorted, shuffled]) {
     const dataDir = mkdtempSync(join(tmpdir(), "key-order-store-"));
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-    const { meta } = await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0 });
+    const { meta } = await runPipeline({
+      dataDir,
+      sourceDir: src,
+      catalog,
+      log: { info: () => undefined, warn: () => undefined },
+      workers: 0,
+    });
     published.push(join(snapshotDir(dataDir, meta.id), "prices.parquet"));
   }
   // the sorted file went through without a sort: its staged order is the key's
   await stageSource(conn, sorted).then((s) => expect(s.keyOrdered!.has("prices")).toBe(true));
   await stageSource(conn, shuffled).then((s) => expect(s.keyOrdered!.has("prices")).toBe(false));
   expect(readFileSync(published[0]).equals(readFileSync(published[1]))).toBe(true);
-  const [[inOrder]] = (await columns(conn, `select bool_and(ok) from (select (ticker, date) > lag((ticker, date)) over (order by file_row_number) or file_row_number = 0 as ok from read_parquet('${published[0]}', file_row_number = true))`)) as [[boolean]];
+  const [[inOrder]] = (await columns(
+    conn,
+    `select bool_and(ok) from (select (ticker, date) > lag((ticker, date)) over (order by file_row_number) or file_row_number = 0 as ok from read_parquet('${published[0]}', file_row_number = true))`,
+  )) as [[boolean]];
   expect(inOrder).toBe(true);
 }, 180_000);
 

@@ -35,13 +35,20 @@ const cases: Record<string, string | Buffer> = {
 };
 // Line ends and a 3-byte character across the 4 MB piece boundary.
 const big = 1 << 22;
-for (const [name, tail] of [["crlf across a piece", "\r\n"], ["cr ends a piece", "\r"], ["character across a piece", "€x\n"]] as const) {
+for (const [name, tail] of [
+  ["crlf across a piece", "\r\n"],
+  ["cr ends a piece", "\r"],
+  ["character across a piece", "€x\n"],
+] as const) {
   const head = Buffer.alloc(big - 1, "a");
   cases[name] = Buffer.concat([head, Buffer.from(`${tail}\nnext\r\nlast`)]);
 }
 // Every kind of line end, many pieces long.
 const ends = ["\n", "\r\n", "\r"];
-cases["many lines over pieces"] = Array.from({ length: 400_000 }, (_, i) => `T${i};${"é".repeat(i % 7)};${i}${ends[i % 3]}`).join("");
+cases["many lines over pieces"] = Array.from(
+  { length: 400_000 },
+  (_, i) => `T${i};${"é".repeat(i % 7)};${i}${ends[i % 3]}`,
+).join("");
 
 describe("eachLine", () => {
   for (const [name, text] of Object.entries(cases)) {

@@ -8,7 +8,16 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 
-const rules = { name: "P", description: "", rebalanceFrequency: 1, maxStocks: 3, maxStocksCriteria: "total_rating" as const, maxStocksCriteriaOrder: "descending" as const, maxSectorConcentration: null, ranges: {} };
+const rules = {
+  name: "P",
+  description: "",
+  rebalanceFrequency: 1,
+  maxStocks: 3,
+  maxStocksCriteria: "total_rating" as const,
+  maxStocksCriteriaOrder: "descending" as const,
+  maxSectorConcentration: null,
+  ranges: {},
+};
 
 it("updateUser changes the given fields and refuses another user's email", async () => {
   const path = join(mkdtempSync(join(tmpdir(), "catalog-w-")), "catalog.duckdb");
@@ -55,7 +64,11 @@ it("two catalogs of one process on one file take turns: neither loses a write, a
     }
   })();
   // every write at once, from both catalogs, while the second keeps reloading
-  await Promise.all(emails.map((email, i) => (i % 2 ? writer : reader).createUser({ email, firstName: "F", lastName: "L", phoneNumber: "" })));
+  await Promise.all(
+    emails.map((email, i) =>
+      (i % 2 ? writer : reader).createUser({ email, firstName: "F", lastName: "L", phoneNumber: "" }),
+    ),
+  );
   polling = false;
   await poll;
   await reader.refresh();

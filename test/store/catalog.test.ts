@@ -19,10 +19,12 @@ describe("catalog keys", () => {
     // sha256("abc") from FIPS 180-2, appendix B.1: the hash is the standard one.
     expect(hashKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     expect(c.authenticate(key)?.user.email).toBe("a@example.com");
-    expect(c.authenticate(key + "x")).toBeNull();
+    expect(c.authenticate(`${key}x`)).toBeNull();
     // The plain key is nowhere in the catalog's files; its hash is.
     const dir = c.path.replace(/catalog\.duckdb$/, "");
-    const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("");
+    const bytes = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f)).toString("latin1"))
+      .join("");
     expect(bytes.includes(key)).toBe(false);
     expect(bytes.includes(hashKey(key))).toBe(true);
     await c.revokeKey(id);

@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ITEMS } from "../../pipeline/financials/items.ts";
 import type { Conn } from "../../pipeline/store/duck.ts";
-import { FINANCIAL_ROWS, FINANCIAL_STATEMENTS, financialTable, readFinancialRows, readFinancialTables } from "../../pipeline/store/financial-tables.ts";
+import {
+  FINANCIAL_ROWS,
+  FINANCIAL_STATEMENTS,
+  financialTable,
+  readFinancialRows,
+  readFinancialTables,
+} from "../../pipeline/store/financial-tables.ts";
 import { READER_INDEX } from "../../pipeline/store/reader-index.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import { publishedSnapshot } from "./published.ts";
@@ -22,20 +28,26 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => db?.close());
 
-const wide = (s: (typeof FINANCIAL_STATEMENTS)[number]) => `read_parquet('${join(dir, financialTable(s), "*.parquet")}')`;
+const wide = (s: (typeof FINANCIAL_STATEMENTS)[number]) =>
+  `read_parquet('${join(dir, financialTable(s), "*.parquet")}')`;
 const rowsRel = () => `read_parquet('${join(dir, FINANCIAL_ROWS, "*.parquet")}')`;
 
 it("gives every ticker the statements the four wide tables give, in the same key order", async () => {
   const fromWide = await readFinancialTables(db.conn, wide);
   expect(fromWide.size).toBeGreaterThan(10);
-  const [[parts]] = (await db.conn.runAndReadAll(`select count(distinct filename) from read_parquet('${join(dir, FINANCIAL_ROWS, "*.parquet")}', filename = true)`)).getRowsJS() as [[bigint]];
+  const [[parts]] = (
+    await db.conn.runAndReadAll(
+      `select count(distinct filename) from read_parquet('${join(dir, FINANCIAL_ROWS, "*.parquet")}', filename = true)`,
+    )
+  ).getRowsJS() as [[bigint]];
   expect(Number(parts)).toBe(4); // 20 companies in ranges of 6, as the wide tables
   let rows = 0;
   for (const [ticker, f] of fromWide) {
     const got = await readFinancialRows(db.conn, rowsRel(), ticker);
     // JSON text: values, nulls and the order of the keys, which is the REST body's order
     expect(JSON.stringify(got)).toBe(JSON.stringify(f));
-    for (const t of ["annual", "quarterly", "ttm"] as const) for (const s of FINANCIAL_STATEMENTS) rows += f[t][s].length;
+    for (const t of ["annual", "quarterly", "ttm"] as const)
+      for (const s of FINANCIAL_STATEMENTS) rows += f[t][s].length;
   }
   const [[stored]] = (await db.conn.runAndReadAll(`select count(*) from ${rowsRel()}`)).getRowsJS() as [[bigint]];
   expect(Number(stored)).toBe(rows);
@@ -44,10 +56,14 @@ it("gives every ticker the statements the four wide tables give, in the same key
 
 it("stores a statement row's items in interface order (one row by hand)", async () => {
   const [[ticker, year, revenue, netIncome]] = (
-    await db.conn.runAndReadAll(`select ticker, "Fiscal Year", "Revenue", "Net Income (Common)" from ${wide("income")} where type = 'annual' order by ticker, ord limit 1`)
+    await db.conn.runAndReadAll(
+      `select ticker, "Fiscal Year", "Revenue", "Net Income (Common)" from ${wide("income")} where type = 'annual' order by ticker, ord limit 1`,
+    )
   ).getRowsJS() as [[string, number, number, number | null]];
   const [[items, fy, period]] = (
-    await db.conn.runAndReadAll(`select items, "Fiscal Year", "Fiscal Period" from ${rowsRel()} where ticker = '${ticker}' and statement = 'income' and type = 'annual' order by ord limit 1`)
+    await db.conn.runAndReadAll(
+      `select items, "Fiscal Year", "Fiscal Period" from ${rowsRel()} where ticker = '${ticker}' and statement = 'income' and type = 'annual' order by ord limit 1`,
+    )
   ).getRowsJS() as [[number[], number, string]];
   expect(fy).toBe(year);
   expect(period).toBe("FY");

@@ -2,8 +2,8 @@
 // tickers (per-ticker runs of a key-ordered table, an ENUM otherwise) give the panel written out
 // by hand below, whatever order the rows are stored in.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDuck } from "../../pipeline/store/duck.ts";
 import { loadPanel } from "../../pipeline/stages/frames.ts";
+import { openDuck } from "../../pipeline/store/duck.ts";
 
 // (ticker, date, close, adj_close): BBB has no price on 2024-01-03; CCC's adj_close is missing
 // on 2024-01-02 (its close is used); the dates cross a month and a year.
@@ -37,7 +37,11 @@ async function table(name: string, rows: typeof ROWS) {
   const values = rows.map(([t, d, c, a]) => `('${t}', DATE '${d}', ${c}, ${a ?? "null"})`).join(", ");
   if (rows.length) await db.conn.run(`insert into ${name} values ${values}`);
 }
-const plain = (p: Awaited<ReturnType<typeof loadPanel>>) => ({ dates: p.dates, tickers: p.tickers, close: p.close.map((c) => [...c]) });
+const plain = (p: Awaited<ReturnType<typeof loadPanel>>) => ({
+  dates: p.dates,
+  tickers: p.tickers,
+  close: p.close.map((c) => [...c]),
+});
 
 describe("loadPanel", () => {
   it("reads a key-ordered table by its per-ticker runs", async () => {
@@ -50,12 +54,15 @@ describe("loadPanel", () => {
     await table("new_prices", shuffled);
     expect(plain(await loadPanel(db.conn, "new_prices"))).toEqual(EXPECTED);
     expect(plain(await loadPanel(db.conn, "new_prices"))).toEqual(EXPECTED);
-    const [types] = (await (await db.conn.runAndReadAll("select count(*)::integer from duckdb_types() where type_name like 'panel_tickers_%'")).getColumnsJS()) as number[][];
+    const [types] = (await (
+      await db.conn.runAndReadAll("select count(*)::integer from duckdb_types() where type_name like 'panel_tickers_%'")
+    ).getColumnsJS()) as number[][];
     expect(types[0]).toBe(0);
   });
 
   it("an empty table is an empty panel", async () => {
     await table("prices", []);
-    for (const keyOrdered of [true, false]) expect(plain(await loadPanel(db.conn, "prices", { keyOrdered }))).toEqual({ dates: [], tickers: [], close: [] });
+    for (const keyOrdered of [true, false])
+      expect(plain(await loadPanel(db.conn, "prices", { keyOrdered }))).toEqual({ dates: [], tickers: [], close: [] });
   });
 });

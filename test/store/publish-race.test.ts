@@ -2,14 +2,23 @@
 // version (the lock serialises them; without it two would read the same manifest and one update
 // would be lost), compare-and-swap refuses a stale base, and prune spares what is leased or alive.
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, utimesSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { KEEP_SNAPSHOTS, ManifestMovedError, newSnapshotId, publishSnapshot, readManifest, snapshotDir, snapshotsDir, stagingDir } from "../../pipeline/store/snapshots.ts";
 import { leasesDir, takeLease } from "../../pipeline/store/leases.ts";
 import { withPublishLock } from "../../pipeline/store/publish-lock.ts";
+import {
+  KEEP_SNAPSHOTS,
+  ManifestMovedError,
+  newSnapshotId,
+  publishSnapshot,
+  readManifest,
+  snapshotDir,
+  snapshotsDir,
+  stagingDir,
+} from "../../pipeline/store/snapshots.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules/.bin/tsx");
@@ -21,13 +30,28 @@ function fake(dataDir: string, tag = "t") {
   const id = `${newSnapshotId()}-${tag}`;
   const staging = stagingDir(dataDir, id);
   writeFileSync(join(staging, "table.bin"), Buffer.alloc(1024, 3));
-  return { id, staging, meta: { id, createdAt: new Date().toISOString(), sourceId: tag, sourceDir: "/x", lastPriceDate: "2024-01-01", counts: {}, timingsMs: {} } };
+  return {
+    id,
+    staging,
+    meta: {
+      id,
+      createdAt: new Date().toISOString(),
+      sourceId: tag,
+      sourceDir: "/x",
+      lastPriceDate: "2024-01-01",
+      counts: {},
+      timingsMs: {},
+    },
+  };
 }
 
 describe("concurrent publishers", () => {
   it("two processes publishing at once lose no update and delete no kept snapshot", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "race-"));
-    const run = (tag: string) => promisify(execFile)(TSX, [ENTRY, dataDir, "15", tag], { cwd: ROOT }).then((r) => JSON.parse(r.stdout.trim().split("\n").at(-1)!) as string[]);
+    const run = (tag: string) =>
+      promisify(execFile)(TSX, [ENTRY, dataDir, "15", tag], { cwd: ROOT }).then(
+        (r) => JSON.parse(r.stdout.trim().split("\n").at(-1)!) as string[],
+      );
     const [a, b] = await Promise.all([run("a"), run("b")]);
     const m = readManifest(dataDir)!;
     expect(m.version).toBe(30);
@@ -43,7 +67,9 @@ describe("concurrent publishers", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "lock-"));
     let child: Promise<string[]> | null = null;
     await withPublishLock(dataDir, async () => {
-      child = promisify(execFile)(TSX, [ENTRY, dataDir, "1", "w"], { cwd: ROOT }).then((r) => JSON.parse(r.stdout.trim().split("\n").at(-1)!) as string[]);
+      child = promisify(execFile)(TSX, [ENTRY, dataDir, "1", "w"], { cwd: ROOT }).then(
+        (r) => JSON.parse(r.stdout.trim().split("\n").at(-1)!) as string[],
+      );
       await new Promise((res) => setTimeout(res, 4000)); // ample time for the child to start and try
       expect(readManifest(dataDir)).toBeNull();
     });
@@ -77,8 +103,13 @@ describe("concurrent publishers", () => {
     await publishSnapshot(dataDir, first.staging, first.meta);
     const lease = takeLease(dataDir, first.id);
     // A run in another process, alive with its staging folder.
-    const holder = spawn(NODE_TS[0], [...NODE_TS.slice(1), ENTRY, dataDir, "0", "h", "hold"], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
-    const stagingId = await new Promise<string>((res) => holder.stdout!.on("data", (d) => /READY (\S+)/.test(String(d)) && res(/READY (\S+)/.exec(String(d))![1])));
+    const holder = spawn(NODE_TS[0], [...NODE_TS.slice(1), ENTRY, dataDir, "0", "h", "hold"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const stagingId = await new Promise<string>((res) =>
+      holder.stdout!.on("data", (d) => /READY (\S+)/.test(String(d)) && res(/READY (\S+)/.exec(String(d))![1])),
+    );
     // Another machine's lease, refreshed long ago: dead.
     mkdirSync(leasesDir(dataDir), { recursive: true });
     const remote = join(leasesDir(dataDir), `${first.id}~elsewhere-1-abc.alive`);

@@ -5,14 +5,35 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { discardStaging, KEEP_SNAPSHOTS, newSnapshotId, publishSnapshot, readManifest, snapshotsDir, stagingBeat, stagingDir } from "../../pipeline/store/snapshots.ts";
+import {
+  discardStaging,
+  KEEP_SNAPSHOTS,
+  newSnapshotId,
+  publishSnapshot,
+  readManifest,
+  snapshotsDir,
+  stagingBeat,
+  stagingDir,
+} from "../../pipeline/store/snapshots.ts";
 
 function fakeRun(dataDir: string) {
   const id = newSnapshotId();
   const staging = stagingDir(dataDir, id);
   // A "table" big enough that a non-atomic switch would be caught half-written.
   writeFileSync(join(staging, "table.bin"), Buffer.alloc(256 * 1024, 7));
-  return { id, staging, meta: { id, createdAt: new Date().toISOString(), sourceId: "s", sourceDir: "/x", lastPriceDate: "2024-01-01", counts: {}, timingsMs: {} } };
+  return {
+    id,
+    staging,
+    meta: {
+      id,
+      createdAt: new Date().toISOString(),
+      sourceId: "s",
+      sourceDir: "/x",
+      lastPriceDate: "2024-01-01",
+      counts: {},
+      timingsMs: {},
+    },
+  };
 }
 
 const READER = `

@@ -9,12 +9,27 @@ import { openDuck } from "../../pipeline/store/duck.ts";
 import { snapshotDir } from "../../pipeline/store/snapshots.ts";
 
 /** Generates a source (20 companies or more, 2 years or more) into a new store; `run()` publishes it and answers the snapshot id. */
-export async function generatedStore(opts: { companies: number; years: number; seed: number; tickersPerPartition?: number }): Promise<{ dataDir: string; run: () => Promise<string> }> {
+export async function generatedStore(opts: {
+  companies: number;
+  years: number;
+  seed: number;
+  tickersPerPartition?: number;
+}): Promise<{ dataDir: string; run: () => Promise<string> }> {
   const src = mkdtempSync(join(tmpdir(), "store-src-"));
   await generateSample(src, { companies: opts.companies, years: opts.years, seed: opts.seed });
   const dataDir = mkdtempSync(join(tmpdir(), "store-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-  const run = async () => (await runPipeline({ dataDir, sourceDir: src, catalog, log: { info: () => undefined, warn: () => undefined }, workers: 0, tickersPerPartition: opts.tickersPerPartition })).meta.id;
+  const run = async () =>
+    (
+      await runPipeline({
+        dataDir,
+        sourceDir: src,
+        catalog,
+        log: { info: () => undefined, warn: () => undefined },
+        workers: 0,
+        tickersPerPartition: opts.tickersPerPartition,
+      })
+    ).meta.id;
   return { dataDir, run };
 }
 

@@ -17,7 +17,15 @@ if (hold) {
     const id = `${newSnapshotId()}-${tag}${i}`;
     const staging = stagingDir(dataDir, id);
     writeFileSync(join(staging, "table.bin"), Buffer.alloc(64 * 1024, i));
-    await publishSnapshot(dataDir, staging, { id, createdAt: new Date().toISOString(), sourceId: tag, sourceDir: "/x", lastPriceDate: "2024-01-01", counts: {}, timingsMs: {} });
+    await publishSnapshot(dataDir, staging, {
+      id,
+      createdAt: new Date().toISOString(),
+      sourceId: tag,
+      sourceDir: "/x",
+      lastPriceDate: "2024-01-01",
+      counts: {},
+      timingsMs: {},
+    });
     ids.push(id);
   }
   console.log(JSON.stringify(ids));

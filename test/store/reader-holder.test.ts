@@ -9,7 +9,13 @@ import { generatedStore } from "./published.ts";
 it("swaps readers on publish; the old one closes after its reads, then its lease ends", async () => {
   const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 3 });
   const first = await run();
-  const holder = new SnapshotHolder(dataDir, (e) => { throw e; }, lazyReader(200));
+  const holder = new SnapshotHolder(
+    dataDir,
+    (e) => {
+      throw e;
+    },
+    lazyReader(200),
+  );
   const a = (await holder.refresh())!;
   expect(a.id).toBe(first);
   const ticker = a.companies[0].ticker;

@@ -2,15 +2,32 @@
 // part files' key ranges and every ticker's latest rating, which the reader otherwise derives at
 // open. Checked against what the footers and the ratings themselves say, on a real published
 // store with several part files, and a snapshot without the index is read the same.
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Conn } from "../../pipeline/store/duck.ts";
 import { datedRelation } from "../../pipeline/store/dated-parts.ts";
-import { latestRatings } from "../../pipeline/store/rating-queries.ts";
-import { PARTITIONED, partRanges, RATINGS_LATEST, READER_INDEX, readPartRanges, writeReaderIndex } from "../../pipeline/store/reader-index.ts";
+import type { Conn } from "../../pipeline/store/duck.ts";
 import { linkTree } from "../../pipeline/store/link.ts";
+import { latestRatings } from "../../pipeline/store/rating-queries.ts";
+import {
+  PARTITIONED,
+  partRanges,
+  RATINGS_LATEST,
+  READER_INDEX,
+  readPartRanges,
+  writeReaderIndex,
+} from "../../pipeline/store/reader-index.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import { publishedSnapshot } from "./published.ts";
 
@@ -33,7 +50,9 @@ it("lists each partitioned table's part files with the key ranges their footers 
     expect(idx.get(t)).toEqual(fromFooters);
     // and the ranges are the parts' real first and last keys, in part order, not overlapping
     for (const [k, p] of fromFooters.entries()) {
-      const [[lo, hi]] = (await db.conn.runAndReadAll(`select min(${key}), max(${key}) from read_parquet('${p.file}')`)).getRowsJS() as [[string, string]];
+      const [[lo, hi]] = (
+        await db.conn.runAndReadAll(`select min(${key}), max(${key}) from read_parquet('${p.file}')`)
+      ).getRowsJS() as [[string, string]];
       expect([p.min, p.max]).toEqual([lo, hi]);
       if (k > 0) expect(p.min > fromFooters[k - 1].max).toBe(true);
     }
@@ -48,7 +67,11 @@ it("holds every ticker's latest rating row, the one the ratings' last date per t
   expect(stored).toEqual(derived);
   // by hand for one ticker: its rows sorted by date, the last one
   const t = [...stored.keys()][3];
-  const rows = (await db.conn.runAndReadAll(`select strftime(date, '%Y-%m-%d') from ratings where upper(ticker) = '${t}' order by date desc limit 1`)).getRowsJS();
+  const rows = (
+    await db.conn.runAndReadAll(
+      `select strftime(date, '%Y-%m-%d') from ratings where upper(ticker) = '${t}' order by date desc limit 1`,
+    )
+  ).getRowsJS();
   expect(stored.get(t)!.date).toBe(rows[0][0]);
 });
 
@@ -60,10 +83,14 @@ it("a snapshot published without the index is read the same (the reader derives 
     const without = await SnapshotReader.open(dataDir, id, { warm: false });
     try {
       expect(without.latest).toEqual(withIndex.latest);
-      expect((without as unknown as { parts: unknown }).parts).toEqual((withIndex as unknown as { parts: unknown }).parts);
+      expect((without as unknown as { parts: unknown }).parts).toEqual(
+        (withIndex as unknown as { parts: unknown }).parts,
+      );
       for (const c of [without.companies[0], without.companies[10], without.companies.at(-1)!]) {
         expect(await without.stockReturns(c.ticker)).toEqual(await withIndex.stockReturns(c.ticker));
-        expect(await without.companyFinancials(c.ticker.toUpperCase())).toEqual(await withIndex.companyFinancials(c.ticker.toUpperCase()));
+        expect(await without.companyFinancials(c.ticker.toUpperCase())).toEqual(
+          await withIndex.companyFinancials(c.ticker.toUpperCase()),
+        );
       }
     } finally {
       without.close();
@@ -95,7 +122,9 @@ it("a folder of hard links to the published snapshot takes their entries from it
     const truth = readPartRanges(dir)!;
     expect(got.get("stock_metrics")![0].min).toBe("marked"); // a link: the base's entry
     expect(got.get("stock_metrics")![1].min).toBe(truth.get("stock_metrics")![1].min); // rewritten: read from its footer
-    for (const [t] of PARTITIONED) if (t !== "stock_metrics") expect(got.get(t)!.map((p) => [p.min, p.max])).toEqual(truth.get(t)!.map((p) => [p.min, p.max]));
+    for (const [t] of PARTITIONED)
+      if (t !== "stock_metrics")
+        expect(got.get(t)!.map((p) => [p.min, p.max])).toEqual(truth.get(t)!.map((p) => [p.min, p.max]));
     // the ratings are the base's files: their latest rows are the base's file, linked
     expect(statSync(join(next, RATINGS_LATEST)).ino).toBe(statSync(join(base, RATINGS_LATEST)).ino);
     // without a base everything is read: the marks are gone, and nothing of the base is written through

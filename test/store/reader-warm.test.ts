@@ -6,9 +6,9 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { lazyReader, SnapshotHolder } from "../../pipeline/store/holder.ts";
+import { PARTITIONED } from "../../pipeline/store/reader-index.ts";
 import { readableFiles, SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import { snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { PARTITIONED } from "../../pipeline/store/reader-index.ts";
 import { generatedStore } from "./published.ts";
 
 let dataDir: string;
@@ -20,7 +20,13 @@ beforeAll(async () => {
   const store = await generatedStore({ companies: 20, years: 2, seed: 7, tickersPerPartition: 6 });
   dataDir = store.dataDir;
   first = await store.run();
-  holder = new SnapshotHolder(dataDir, (e) => { throw e; }, lazyReader(200));
+  holder = new SnapshotHolder(
+    dataDir,
+    (e) => {
+      throw e;
+    },
+    lazyReader(200),
+  );
   await holder.refresh();
   second = await store.run();
 }, 180_000);
@@ -49,7 +55,17 @@ it("lists every Parquet file a request may read: each part of the partitioned ta
     expect(parts.length).toBe(4); // 20 companies in ranges of 6
     for (const p of parts) expect(files).toContain(join(dir, t, p));
   }
-  for (const t of ["companies", "ratings", "portfolios", "holdings", "portfolio_returns", "portfolio_metrics", "benchmark_defs", "benchmark_levels"]) expect(files).toContain(join(dir, `${t}.parquet`));
+  for (const t of [
+    "companies",
+    "ratings",
+    "portfolios",
+    "holdings",
+    "portfolio_returns",
+    "portfolio_metrics",
+    "benchmark_defs",
+    "benchmark_levels",
+  ])
+    expect(files).toContain(join(dir, `${t}.parquet`));
   // the statements' one-query copy, not the four wide tables it was made from
   expect(files.filter((f) => f.includes("/financial_rows/")).length).toBe(4);
   expect(files.filter((f) => f.includes("/financial_")).length).toBe(4);
@@ -77,9 +93,11 @@ it("without the warm-up the same first requests open files cold (what the warm-u
     // open() read the small tables; the part files' ranges come from the index written at publish
     // (reader-index.ts), so the parts the requests read are cold too, with the per-request tables
     const dir = snapshotDir(dataDir, second);
-    const parts = newlyOpened.filter((f) => PARTITIONED.some(([t]) => f.startsWith(join(dir, t) + "/")));
+    const parts = newlyOpened.filter((f) => PARTITIONED.some(([t]) => f.startsWith(`${join(dir, t)}/`)));
     expect(parts.length).toBeGreaterThan(0);
-    expect(newlyOpened.filter((f) => !parts.includes(f))).toEqual(["holdings", "portfolio_metrics", "portfolio_returns"].map((t) => join(dir, `${t}.parquet`)));
+    expect(newlyOpened.filter((f) => !parts.includes(f))).toEqual(
+      ["holdings", "portfolio_metrics", "portfolio_returns"].map((t) => join(dir, `${t}.parquet`)),
+    );
   } finally {
     cold.close();
   }

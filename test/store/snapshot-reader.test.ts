@@ -33,10 +33,14 @@ describe("SnapshotReader", () => {
     for (const c of snap.companies) {
       expect(await reader.stockReturns(c.ticker)).toEqual(snap.stockReturns.get(c.ticker));
       for (const b of [null, ...snap.benchmarks.map((x) => x.id)]) {
-        expect(await reader.metricRows("stock", c.ticker, b)).toEqual(snap.metrics.get(metricsKey("stock", c.ticker, b)));
+        expect(await reader.metricRows("stock", c.ticker, b)).toEqual(
+          snap.metrics.get(metricsKey("stock", c.ticker, b)),
+        );
       }
       for (const type of ["annual", "quarterly", "ttm"] as const) {
-        expect(await reader.financials(c.ticker.toUpperCase(), type)).toEqual(snap.financials.get(c.ticker.toUpperCase())?.[type]);
+        expect(await reader.financials(c.ticker.toUpperCase(), type)).toEqual(
+          snap.financials.get(c.ticker.toUpperCase())?.[type],
+        );
       }
     }
     expect(await reader.stockReturns("NOPE")).toBeUndefined();
@@ -49,7 +53,8 @@ describe("SnapshotReader", () => {
     expect(await reader.ratingsOn(last, { offset: 2, limit: 3 })).toEqual(snap.ratingsByDate.get(last)!.slice(2, 5));
     for (const [id, p] of snap.portfolios) {
       expect(await reader.portfolio(id)).toEqual(p);
-      for (const b of [null, ...snap.benchmarks.map((x) => x.id)]) expect(await reader.metricRows("portfolio", id, b)).toEqual(snap.metrics.get(metricsKey("portfolio", id, b)));
+      for (const b of [null, ...snap.benchmarks.map((x) => x.id)])
+        expect(await reader.metricRows("portfolio", id, b)).toEqual(snap.metrics.get(metricsKey("portfolio", id, b)));
     }
   });
 
@@ -79,7 +84,8 @@ describe("SnapshotReader", () => {
     const r = await SnapshotReader.open(opened.dataDir, opened.id, { cacheEntries: 4 });
     try {
       // the in-memory loader's history of a ticker: its rows of every rating date, by date
-      const expected = (t: string) => snap.ratingDates.flatMap((d) => (snap.ratingsByDate.get(d) ?? []).filter((x) => x.ticker.toUpperCase() === t));
+      const expected = (t: string) =>
+        snap.ratingDates.flatMap((d) => (snap.ratingsByDate.get(d) ?? []).filter((x) => x.ticker.toUpperCase() === t));
       const tickers = [...snap.companies.map((c) => c.ticker.toUpperCase()), "NOPE"];
       const scans: string[] = [];
       const conn = (r as unknown as { conns: { run(sql: string): Promise<unknown> }[] }).conns;

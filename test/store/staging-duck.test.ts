@@ -21,7 +21,10 @@ const PRICES = `select (date '2001-01-02' + (i % 6000)::integer) as date, 'T' ||
 
 /** The compressions DuckDB chose for table `t`'s column `col`. */
 async function compressions(conn: Awaited<ReturnType<typeof openDuck>>["conn"], col: string): Promise<string[]> {
-  const [kinds = []] = (await columns(conn, `select distinct compression from pragma_storage_info('t') where column_name = '${col}' and segment_type <> 'VALIDITY' order by 1`)) as [string[]];
+  const [kinds = []] = (await columns(
+    conn,
+    `select distinct compression from pragma_storage_info('t') where column_name = '${col}' and segment_type <> 'VALIDITY' order by 1`,
+  )) as [string[]];
   return kinds;
 }
 
@@ -32,7 +35,10 @@ it("is a file in <out>.tmp whose tables are stored compressed, unlike a :memory:
     const files = readdirSync(`${out}.tmp`);
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(new RegExp(`^staging-${process.pid}-[0-9a-f]{8}\\.duckdb$`));
-    const [[path]] = (await columns(staging.conn, "select path from duckdb_databases() where database_name = current_database()")) as [string[]];
+    const [[path]] = (await columns(
+      staging.conn,
+      "select path from duckdb_databases() where database_name = current_database()",
+    )) as [string[]];
     expect(path).toBe(join(`${out}.tmp`, files[0]));
     for (const db of [staging, memory]) await db.conn.run(`create table t as ${PRICES}`);
     // the same rows: ALP / dictionary / RLE-style encodings in the file, none in memory
@@ -56,7 +62,9 @@ it("gives each opener a file of its own (a retried job beside a first attempt st
   const b = await openStagingDuck(out);
   try {
     await a.conn.run("create table only_in_a as select 1 as x");
-    expect(await columns(b.conn, "select count(*)::integer from information_schema.tables where table_name = 'only_in_a'")).toEqual([[0]]);
+    expect(
+      await columns(b.conn, "select count(*)::integer from information_schema.tables where table_name = 'only_in_a'"),
+    ).toEqual([[0]]);
     expect(readdirSync(`${out}.tmp`).filter((f) => f.endsWith(".duckdb"))).toHaveLength(2);
   } finally {
     a.close();

@@ -1,11 +1,32 @@
 // The Mutation root: watchlists and their stocks, the caller's portfolios, the profile.
-import { GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from "graphql";
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from "graphql";
 import type { UserPortfolio, Watchlist } from "../../../pipeline/store/catalog-types.ts";
-import { createPortfolio, deletePortfolio, updatePortfolio, type PortfolioInput } from "../../resources/portfolio-writes.ts";
+import {
+  createPortfolio,
+  deletePortfolio,
+  type PortfolioInput,
+  updatePortfolio,
+} from "../../resources/portfolio-writes.ts";
 import { visiblePortfolio } from "../../resources/portfolios.ts";
 import { profileOf } from "../../resources/profile.ts";
 import { updateProfile } from "../../resources/profile-writes.ts";
-import { addToWatchlist, createWatchlist, deleteWatchlist, removeFromWatchlist, updateWatchlist, type StockRefs } from "../../resources/watchlist-writes.ts";
+import {
+  addToWatchlist,
+  createWatchlist,
+  deleteWatchlist,
+  removeFromWatchlist,
+  type StockRefs,
+  updateWatchlist,
+} from "../../resources/watchlist-writes.ts";
 import type { GqlContext } from "../context.ts";
 import { RatingRangesInput } from "../types/common.ts";
 import { ProfileNode } from "../types/misc.ts";
@@ -18,13 +39,21 @@ const strings = () => new GraphQLList(GraphQLString);
 const ID = () => new GraphQLNonNull(GraphQLID);
 const stockRefs = { stockTickers: { type: strings() }, stockIds: { type: strings() } };
 const watchlistOut = { watchlist: { type: WatchlistNode, value: (w: Watchlist) => w } };
-const portfolioOut = { portfolio: { type: PortfolioNode, value: (p: UserPortfolio, ctx: GqlContext) => visiblePortfolio(ctx, p.id) } };
+const portfolioOut = {
+  portfolio: { type: PortfolioNode, value: (p: UserPortfolio, ctx: GqlContext) => visiblePortfolio(ctx, p.id) },
+};
 const ruleInput = (required: boolean) => ({
   name: { type: required ? new GraphQLNonNull(GraphQLString) : GraphQLString },
   description: { type: GraphQLString },
-  rebalanceFrequency: { type: required ? new GraphQLNonNull(GraphQLInt) : GraphQLInt, description: "Months between rebalances" },
+  rebalanceFrequency: {
+    type: required ? new GraphQLNonNull(GraphQLInt) : GraphQLInt,
+    description: "Months between rebalances",
+  },
   maxStocks: { type: required ? new GraphQLNonNull(GraphQLInt) : GraphQLInt },
-  maxStocksCriteria: { type: GraphQLString, description: "A snake_case rating name or market_cap; default total_rating" },
+  maxStocksCriteria: {
+    type: GraphQLString,
+    description: "A snake_case rating name or market_cap; default total_rating",
+  },
   maxStocksCriteriaOrder: { type: GraphQLString, description: "descending (default) or ascending" },
   maxSectorConcentration: { type: GraphQLFloat, description: "Fraction in (0, 1]; null for no cap" },
   ranges: { type: RatingRangesInput },
@@ -35,7 +64,8 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
   fields: () => ({
     addToWatchlist: mutation<{ watchlistId: string } & StockRefs, Watchlist>({
       name: "addToWatchlist",
-      description: "Adds stocks to one of the caller's watchlists: all or nothing; a stock already present is not repeated.",
+      description:
+        "Adds stocks to one of the caller's watchlists: all or nothing; a stock already present is not repeated.",
       scopes: "watchlistsWrite",
       input: { watchlistId: { type: ID() }, ...stockRefs },
       outputs: watchlistOut,
@@ -51,17 +81,31 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
     }),
     createWatchlist: mutation<{ name: string; description?: string; private?: boolean } & StockRefs, Watchlist>({
       name: "createWatchlist",
-      description: "Creates a watchlist of the caller (private unless private: false), optionally with stocks (all or nothing).",
+      description:
+        "Creates a watchlist of the caller (private unless private: false), optionally with stocks (all or nothing).",
       scopes: "watchlistsWrite",
-      input: { name: { type: new GraphQLNonNull(GraphQLString) }, description: { type: GraphQLString }, private: { type: GraphQLBoolean }, ...stockRefs },
+      input: {
+        name: { type: new GraphQLNonNull(GraphQLString) },
+        description: { type: GraphQLString },
+        private: { type: GraphQLBoolean },
+        ...stockRefs,
+      },
       outputs: watchlistOut,
       run: createWatchlist,
     }),
-    updateWatchlist: mutation<{ watchlistId: string; name?: string; description?: string; private?: boolean }, Watchlist>({
+    updateWatchlist: mutation<
+      { watchlistId: string; name?: string; description?: string; private?: boolean },
+      Watchlist
+    >({
       name: "updateWatchlist",
       description: "Changes the given fields of one of the caller's watchlists.",
       scopes: "watchlistsWrite",
-      input: { watchlistId: { type: ID() }, name: { type: GraphQLString }, description: { type: GraphQLString }, private: { type: GraphQLBoolean } },
+      input: {
+        watchlistId: { type: ID() },
+        name: { type: GraphQLString },
+        description: { type: GraphQLString },
+        private: { type: GraphQLBoolean },
+      },
       outputs: watchlistOut,
       run: updateWatchlist,
     }),
@@ -75,7 +119,8 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
     }),
     createPortfolio: mutation<PortfolioInput, UserPortfolio>({
       name: "createPortfolio",
-      description: "Creates a portfolio of the caller, validated like portfolios.json; it reads PENDING until its backtest is published.",
+      description:
+        "Creates a portfolio of the caller, validated like portfolios.json; it reads PENDING until its backtest is published.",
       scopes: "portfoliosWrite",
       input: ruleInput(true),
       outputs: portfolioOut,
@@ -83,7 +128,8 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
     }),
     updatePortfolio: mutation<PortfolioInput & { portfolioId: string }, UserPortfolio>({
       name: "updatePortfolio",
-      description: "Changes the given rule fields (ranges as a whole) of one of the caller's portfolios; it reads PENDING until rebalanced.",
+      description:
+        "Changes the given rule fields (ranges as a whole) of one of the caller's portfolios; it reads PENDING until rebalanced.",
       scopes: "portfoliosWrite",
       input: { portfolioId: { type: ID() }, ...ruleInput(false) },
       outputs: portfolioOut,
@@ -101,7 +147,12 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
       name: "updateProfile",
       description: "Changes the given fields of the caller's profile.",
       scopes: "profile",
-      input: { email: { type: GraphQLString }, firstName: { type: GraphQLString }, lastName: { type: GraphQLString }, phoneNumber: { type: GraphQLString } },
+      input: {
+        email: { type: GraphQLString },
+        firstName: { type: GraphQLString },
+        lastName: { type: GraphQLString },
+        phoneNumber: { type: GraphQLString },
+      },
       outputs: { profile: { type: ProfileNode, value: (_u: unknown, ctx: GqlContext) => profileOf(ctx) } },
       run: updateProfile,
     }),

@@ -1,11 +1,21 @@
 // Metric rows (display string and numeric value) and the nine performance series types, shared
 // by stocks and portfolios. Series points and metric rows are values of one resource, returned
 // whole (as REST does), not paged nodes.
-import { GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfig } from "graphql";
+import {
+  GraphQLEnumType,
+  type GraphQLFieldConfig,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from "graphql";
 import { SERIES_TYPES, type SeriesObject, type SeriesType } from "../../../pipeline/analytics/index.ts";
 import type { MetricRow } from "../../../pipeline/types.ts";
 import { InvalidParameter } from "../../errors.ts";
-import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf, type Subject } from "../../resources/analytics.ts";
+import { benchmarkOf, checkRollingBeta, metricsOf, type Subject, seriesOf } from "../../resources/analytics.ts";
 import type { GqlContext } from "../context.ts";
 
 /** The displayed figure as a number: "25.1%" → 0.251, "1,303.90%" → 13.039, "1.13" → 1.13; dates and "-" → null. */
@@ -23,17 +33,27 @@ const MetricValue = new GraphQLObjectType({
   fields: {
     column: { type: new GraphQLNonNull(GraphQLString) },
     display: { type: new GraphQLNonNull(GraphQLString), description: "As REST writes it (contract §6 formats)" },
-    number: { type: GraphQLFloat, description: "The displayed figure as a number; percentages as fractions (\"25.1%\" → 0.251); null for dates and \"-\"" },
+    number: {
+      type: GraphQLFloat,
+      description:
+        'The displayed figure as a number; percentages as fractions ("25.1%" → 0.251); null for dates and "-"',
+    },
   },
 });
 
 export const MetricRowType = new GraphQLObjectType<MetricRow>({
   name: "MetricRow",
   fields: {
-    metric: { type: new GraphQLNonNull(GraphQLString), description: "Label exactly as contract §6 (some end in a space)" },
+    metric: {
+      type: new GraphQLNonNull(GraphQLString),
+      description: "Label exactly as contract §6 (some end in a space)",
+    },
     values: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(MetricValue))),
-      resolve: (row) => Object.entries(row).filter(([k]) => k !== "metric").map(([column, display]) => ({ column, display, number: metricNumber(display) })),
+      resolve: (row) =>
+        Object.entries(row)
+          .filter(([k]) => k !== "metric")
+          .map(([column, display]) => ({ column, display, number: metricNumber(display) })),
     },
   },
 });
@@ -46,13 +66,18 @@ export const PerformanceTypeEnum = new GraphQLEnumType({
 
 const HistogramBin = new GraphQLObjectType({
   name: "HistogramBin",
-  fields: { start: { type: new GraphQLNonNull(GraphQLFloat) }, end: { type: new GraphQLNonNull(GraphQLFloat) }, count: { type: new GraphQLNonNull(GraphQLInt) } },
+  fields: {
+    start: { type: new GraphQLNonNull(GraphQLFloat) },
+    end: { type: new GraphQLNonNull(GraphQLFloat) },
+    count: { type: new GraphQLNonNull(GraphQLInt) },
+  },
 });
 
 const f = GraphQLFloat;
 const SeriesPoint = new GraphQLObjectType<Record<string, number | string>>({
   name: "SeriesPoint",
-  description: "A point of a series: date and return for most types; year and month for monthly_heatmap; the statistics for boxplot.",
+  description:
+    "A point of a series: date and return for most types; year and month for monthly_heatmap; the statistics for boxplot.",
   fields: {
     date: { type: GraphQLString },
     return: { type: f },
@@ -85,16 +110,22 @@ export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject>({
 export const ANALYTICS_COST = 100;
 
 /** `metrics(benchmark, period)` on a subject type. */
-export function metricsField<S>(subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>): GraphQLFieldConfig<S, GqlContext, { benchmark?: string | null; period?: number | null }> {
+export function metricsField<S>(
+  subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>,
+): GraphQLFieldConfig<S, GqlContext, { benchmark?: string | null; period?: number | null }> {
   return {
     type: new GraphQLList(new GraphQLNonNull(MetricRowType)),
     args: {
       benchmark: { type: GraphQLID, description: "Benchmark id (see benchmarks)" },
-      period: { type: GraphQLFloat, description: "Years of returns back from the latest date (> 0); default the whole history" },
+      period: {
+        type: GraphQLFloat,
+        description: "Years of returns back from the latest date (> 0); default the whole history",
+      },
     },
     extensions: { complexity: ANALYTICS_COST },
     async resolve(source, args, ctx) {
-      if (args.period != null && !(args.period > 0 && args.period <= 1000)) throw InvalidParameter.one("period", "must be a number of years greater than 0");
+      if (args.period != null && !(args.period > 0 && args.period <= 1000))
+        throw InvalidParameter.one("period", "must be a number of years greater than 0");
       const subject = await subjectOf(source, ctx);
       const bench = await benchmarkOf(ctx.snapshot, args.benchmark);
       const stored = args.period == null ? await ctx.batch.storedMetrics(subject.kind, subject.id, bench) : undefined;
@@ -104,7 +135,9 @@ export function metricsField<S>(subjectOf: (source: S, ctx: GqlContext) => Promi
 }
 
 /** `performance(type, benchmark)` on a subject type. */
-export function performanceField<S>(subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>): GraphQLFieldConfig<S, GqlContext, { type: SeriesType; benchmark?: string | null }> {
+export function performanceField<S>(
+  subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>,
+): GraphQLFieldConfig<S, GqlContext, { type: SeriesType; benchmark?: string | null }> {
   return {
     type: new GraphQLList(new GraphQLNonNull(PerformanceSeriesType)),
     args: {

@@ -1,13 +1,23 @@
 // Small shared pieces of the schema: the rating fields (strings with four decimals), the date
 // argument, and the rating ranges input.
-import { GraphQLFloat, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap } from "graphql";
+import {
+  type GraphQLFieldConfigMap,
+  GraphQLFloat,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from "graphql";
 import { RATING_CAMEL, RATING_NAMES } from "../../../pipeline/types.ts";
 
 export const RATING_FIELD_NAMES = RATING_NAMES.map((n) => RATING_CAMEL[n]);
 
 /** totalRating … macroRating: decimal strings with four places (contract §4). */
 export function ratingFields(): GraphQLFieldConfigMap<Record<string, unknown>, unknown> {
-  return Object.fromEntries(RATING_FIELD_NAMES.map((n) => [n, { type: GraphQLString, description: "0..10, four decimals" }]));
+  return Object.fromEntries(
+    RATING_FIELD_NAMES.map((n) => [n, { type: GraphQLString, description: "0..10, four decimals" }]),
+  );
 }
 
 export const DateArg = { type: GraphQLString, description: "YYYY-MM-DD" };

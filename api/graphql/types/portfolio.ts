@@ -1,9 +1,24 @@
 // Portfolios: the Portfolio resource's fields, its rebalance status (PENDING until the served
 // snapshot holds its backtest for the current rules), holdings, trades, metrics and performance.
-import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from "graphql";
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from "graphql";
 import { InvalidParameter } from "../../errors.ts";
 import { isOrderBy, type OrderBy } from "../../resources/ordering.ts";
-import { holdingsPage, portfolioSubject, rebalanceStatus, tradesOf, type VisiblePortfolio } from "../../resources/portfolios.ts";
+import {
+  holdingsPage,
+  portfolioSubject,
+  rebalanceStatus,
+  tradesOf,
+  type VisiblePortfolio,
+} from "../../resources/portfolios.ts";
 import type { GqlContext } from "../context.ts";
 import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf } from "../relay.ts";
 import { scoped } from "../scopes.ts";
@@ -13,7 +28,11 @@ import { StockRatingNodeConnection } from "./stock.ts";
 
 export function orderByArg(v: string | null | undefined, def: OrderBy): OrderBy {
   if (v == null) return def;
-  if (!isOrderBy(v)) throw InvalidParameter.one("orderBy", "must be ticker, name, market_cap or a snake_case rating name, optionally prefixed with -");
+  if (!isOrderBy(v))
+    throw InvalidParameter.one(
+      "orderBy",
+      "must be ticker, name, market_cap or a snake_case rating name, optionally prefixed with -",
+    );
   return v;
 }
 const searchArg = (v: string | null | undefined) => {
@@ -22,21 +41,37 @@ const searchArg = (v: string | null | undefined) => {
 };
 export const listArgs = (def: OrderBy) => ({
   ...connectionArgs,
-  search: { type: GraphQLString, description: "Keeps stocks whose ticker or name contains the string (case-insensitive)" },
-  orderBy: { type: GraphQLString, defaultValue: def, description: "ticker, name, market_cap or a snake_case rating name; a leading - means descending" },
+  search: {
+    type: GraphQLString,
+    description: "Keeps stocks whose ticker or name contains the string (case-insensitive)",
+  },
+  orderBy: {
+    type: GraphQLString,
+    defaultValue: def,
+    description: "ticker, name, market_cap or a snake_case rating name; a leading - means descending",
+  },
 });
 export type ListArgs = { first?: number; after?: string; search?: string | null; orderBy?: string | null };
-export const listQuery = (a: ListArgs, def: OrderBy) => ({ search: searchArg(a.search), orderBy: orderByArg(a.orderBy, def) });
+export const listQuery = (a: ListArgs, def: OrderBy) => ({
+  search: searchArg(a.search),
+  orderBy: orderByArg(a.orderBy, def),
+});
 
 const PortfolioStatusEnum = new GraphQLEnumType({
   name: "PortfolioStatus",
   values: {
     PENDING: { description: "A change asked for a rebalance that the served snapshot does not hold yet" },
     READY: { description: "The served snapshot holds this portfolio's backtest for its current rules" },
-    FAILED: { description: "The rebalance its latest change asked for failed on the server; the next change or pipeline run computes it again" },
+    FAILED: {
+      description:
+        "The rebalance its latest change asked for failed on the server; the next change or pipeline run computes it again",
+    },
   },
 });
-const Owner = new GraphQLObjectType({ name: "PortfolioOwner", fields: { id: { type: new GraphQLNonNull(GraphQLString) } } });
+const Owner = new GraphQLObjectType({
+  name: "PortfolioOwner",
+  fields: { id: { type: new GraphQLNonNull(GraphQLString) } },
+});
 
 const TradeType = new GraphQLObjectType({
   name: "PortfolioTrade",
@@ -53,10 +88,16 @@ const TradeType = new GraphQLObjectType({
   },
 });
 const TradeConnection = connectionType("PortfolioTrade", TradeType);
-const RebalancePeriodEnum = new GraphQLEnumType({ name: "RebalancePeriod", values: { LAST_REBALANCE_DATE: { value: "last_rebalance_date" }, TODAY: { value: "today" } } });
+const RebalancePeriodEnum = new GraphQLEnumType({
+  name: "RebalancePeriod",
+  values: { LAST_REBALANCE_DATE: { value: "last_rebalance_date" }, TODAY: { value: "today" } },
+});
 
 const obj = (v: VisiblePortfolio) => v.object as Record<string, unknown>;
-export const PortfolioNode: GraphQLObjectType<VisiblePortfolio, GqlContext> = new GraphQLObjectType<VisiblePortfolio, GqlContext>({
+export const PortfolioNode: GraphQLObjectType<VisiblePortfolio, GqlContext> = new GraphQLObjectType<
+  VisiblePortfolio,
+  GqlContext
+>({
   name: "PortfolioNode",
   fields: () => ({
     id: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.id },
@@ -65,23 +106,43 @@ export const PortfolioNode: GraphQLObjectType<VisiblePortfolio, GqlContext> = ne
     description: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.description },
     private: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (v) => v.object.private },
     createdAt: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.createdAt },
-    rebalanceFrequency: { type: new GraphQLNonNull(GraphQLInt), description: "Months", resolve: (v) => v.object.rebalanceFrequency },
+    rebalanceFrequency: {
+      type: new GraphQLNonNull(GraphQLInt),
+      description: "Months",
+      resolve: (v) => v.object.rebalanceFrequency,
+    },
     maxStocks: { type: new GraphQLNonNull(GraphQLInt), resolve: (v) => v.object.maxStocks },
     maxStocksCriteria: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.maxStocksCriteria },
-    maxStocksCriteriaOrder: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.maxStocksCriteriaOrder },
-    maxSectorConcentration: { type: GraphQLString, description: "Decimal fraction; null when not set", resolve: (v) => obj(v).maxSectorConcentration ?? null },
+    maxStocksCriteriaOrder: {
+      type: new GraphQLNonNull(GraphQLString),
+      resolve: (v) => v.object.maxStocksCriteriaOrder,
+    },
+    maxSectorConcentration: {
+      type: GraphQLString,
+      description: "Decimal fraction; null when not set",
+      resolve: (v) => obj(v).maxSectorConcentration ?? null,
+    },
     nextRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.nextRebalanceDate },
     previousRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.previousRebalanceDate },
     ranges: { type: new GraphQLNonNull(RatingRanges), resolve: (v) => v.object.ranges },
     status: { type: new GraphQLNonNull(PortfolioStatusEnum), resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).status },
-    rebalanceRequestedAt: { type: GraphQLString, description: "When the latest change asked for a rebalance (user portfolios)", resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).requestedAt },
-    rebalanceFailedAt: { type: GraphQLString, description: "When the rebalance of the latest change failed (status FAILED); null otherwise", resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).failedAt },
+    rebalanceRequestedAt: {
+      type: GraphQLString,
+      description: "When the latest change asked for a rebalance (user portfolios)",
+      resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).requestedAt,
+    },
+    rebalanceFailedAt: {
+      type: GraphQLString,
+      description: "When the rebalance of the latest change failed (status FAILED); null otherwise",
+      resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).failedAt,
+    },
     holdings: {
       type: new GraphQLNonNull(StockRatingNodeConnection),
       description: "The selection of previousRebalanceDate with that date's ratings",
       args: listArgs("ticker"),
       extensions: { complexity: connectionCost },
-      resolve: (v, args: ListArgs, ctx) => connection(pageArgsOf(args), (p) => holdingsPage(ctx, v, { ...listQuery(args, "ticker"), ...p })),
+      resolve: (v, args: ListArgs, ctx) =>
+        connection(pageArgsOf(args), (p) => holdingsPage(ctx, v, { ...listQuery(args, "ticker"), ...p })),
     },
     trades: {
       type: new GraphQLNonNull(TradeConnection),
@@ -93,15 +154,39 @@ export const PortfolioNode: GraphQLObjectType<VisiblePortfolio, GqlContext> = ne
         rebalancePeriod: { type: RebalancePeriodEnum, defaultValue: "last_rebalance_date" },
       },
       extensions: { complexity: connectionCost },
-      async resolve(v, args: { first?: number; after?: string; value: number; allowFractional: boolean; rebalancePeriod: "last_rebalance_date" | "today" }, ctx) {
-        if (!(Number.isSafeInteger(args.value) && args.value > 0)) throw InvalidParameter.one("value", "must be a positive integer (USD)");
+      async resolve(
+        v,
+        args: {
+          first?: number;
+          after?: string;
+          value: number;
+          allowFractional: boolean;
+          rebalancePeriod: "last_rebalance_date" | "today";
+        },
+        ctx,
+      ) {
+        if (!(Number.isSafeInteger(args.value) && args.value > 0))
+          throw InvalidParameter.one("value", "must be a positive integer (USD)");
         const p = pageArgsOf(args);
-        const all = await tradesOf(ctx, v, { value: args.value, allowFractional: args.allowFractional, rebalancePeriod: args.rebalancePeriod });
-        return connection(p, async (q) => ({ items: all.slice(q.offset, q.offset + q.limit), totalCount: async () => all.length }));
+        const all = await tradesOf(ctx, v, {
+          value: args.value,
+          allowFractional: args.allowFractional,
+          rebalancePeriod: args.rebalancePeriod,
+        });
+        return connection(p, async (q) => ({
+          items: all.slice(q.offset, q.offset + q.limit),
+          totalCount: async () => all.length,
+        }));
       },
     },
-    metrics: scoped("portfolioAnalytics", metricsField<VisiblePortfolio>(async (v) => portfolioSubject(v))),
-    performance: scoped("portfolioAnalytics", performanceField<VisiblePortfolio>(async (v) => portfolioSubject(v))),
+    metrics: scoped(
+      "portfolioAnalytics",
+      metricsField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+    ),
+    performance: scoped(
+      "portfolioAnalytics",
+      performanceField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+    ),
   }),
 });
 export const PortfolioNodeConnection = connectionType("PortfolioNode", PortfolioNode);

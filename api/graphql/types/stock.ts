@@ -1,6 +1,15 @@
 // Stocks: StockType (identity, any key) with its rating, rating history, financials, metrics and
 // performance (each behind its resource's scopes); StockRatingNode (stock ratings, holdings).
-import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from "graphql";
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from "graphql";
 import { financialArrays } from "../../../pipeline/financials/index.ts";
 import type { FinancialType } from "../../../pipeline/store/model.ts";
 import type { Company } from "../../../pipeline/types.ts";
@@ -15,16 +24,30 @@ import { metricsField, performanceField } from "./analytics.ts";
 import { DateArg, ratingFields } from "./common.ts";
 
 const Named = (name: string) =>
-  new GraphQLObjectType({ name, fields: { id: { type: new GraphQLNonNull(GraphQLInt) }, name: { type: new GraphQLNonNull(GraphQLString) } } });
+  new GraphQLObjectType({
+    name,
+    fields: { id: { type: new GraphQLNonNull(GraphQLInt) }, name: { type: new GraphQLNonNull(GraphQLString) } },
+  });
 const SectorType = Named("SectorType");
 const IndustryType = Named("IndustryType");
 
 const FinancialItem = new GraphQLObjectType<[string, string | number | null]>({
   name: "FinancialItem",
   fields: {
-    item: { type: new GraphQLNonNull(GraphQLString), description: "Row key exactly as the interface names it", resolve: ([k]) => k },
-    value: { type: GraphQLString, description: "Money as integer digits, ratios as decimal strings, dates as YYYY-MM-DD; null when missing", resolve: ([, v]) => (v == null ? null : String(v)) },
-    number: { type: GraphQLFloat, resolve: ([, v]) => (v == null || v === "" || !Number.isFinite(Number(v)) ? null : Number(v)) },
+    item: {
+      type: new GraphQLNonNull(GraphQLString),
+      description: "Row key exactly as the interface names it",
+      resolve: ([k]) => k,
+    },
+    value: {
+      type: GraphQLString,
+      description: "Money as integer digits, ratios as decimal strings, dates as YYYY-MM-DD; null when missing",
+      resolve: ([, v]) => (v == null ? null : String(v)),
+    },
+    number: {
+      type: GraphQLFloat,
+      resolve: ([, v]) => (v == null || v === "" || !Number.isFinite(Number(v)) ? null : Number(v)),
+    },
   },
 });
 type FinRow = Record<string, string | number | null>;
@@ -35,12 +58,16 @@ const FinancialRowType = new GraphQLObjectType<FinRow>({
     fiscalYear: { type: GraphQLInt, resolve: (r) => r["Fiscal Year"] },
     fiscalPeriod: { type: GraphQLString, resolve: (r) => r["Fiscal Period"] },
     reportDate: { type: GraphQLString, resolve: (r) => r["Report Date"] },
-    items: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(FinancialItem))), resolve: (r) => Object.entries(r).filter(([k]) => !FIXED.has(k)) },
+    items: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(FinancialItem))),
+      resolve: (r) => Object.entries(r).filter(([k]) => !FIXED.has(k)),
+    },
   },
 });
 const rows = () => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(FinancialRowType)));
 type Fin = { response: Record<string, unknown>; type: FinancialType };
-const arrayOf = (statement: string) => (f: Fin) => f.response[financialArrays(f.type).find(([, st]) => st === statement)![0]];
+const arrayOf = (statement: string) => (f: Fin) =>
+  f.response[financialArrays(f.type).find(([, st]) => st === statement)![0]];
 const StockFinancialsType = new GraphQLObjectType<Fin>({
   name: "StockFinancials",
   description: "Statements ascending by report date (contract §4); arrays empty for a stock without statements.",
@@ -52,7 +79,10 @@ const StockFinancialsType = new GraphQLObjectType<Fin>({
     derived: { type: rows(), resolve: arrayOf("derived") },
   },
 });
-const FinancialTypeEnum = new GraphQLEnumType({ name: "FinancialType", values: { ANNUAL: { value: "annual" }, QUARTERLY: { value: "quarterly" }, TTM: { value: "ttm" } } });
+const FinancialTypeEnum = new GraphQLEnumType({
+  name: "FinancialType",
+  values: { ANNUAL: { value: "annual" }, QUARTERLY: { value: "quarterly" }, TTM: { value: "ttm" } },
+});
 
 export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObjectType<Company, GqlContext>({
   name: "StockType",
@@ -83,19 +113,33 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
     financials: scoped("stockFinancials", {
       type: StockFinancialsType,
       args: { type: { type: new GraphQLNonNull(FinancialTypeEnum), defaultValue: "annual" } },
-      resolve: async (c, args: { type: FinancialType }, ctx) => ({ type: args.type, response: await stockFinancials(ctx.snapshot, c, args.type, ctx.batch.financials) }),
+      resolve: async (c, args: { type: FinancialType }, ctx) => ({
+        type: args.type,
+        response: await stockFinancials(ctx.snapshot, c, args.type, ctx.batch.financials),
+      }),
     }),
-    metrics: scoped("stockAnalytics", metricsField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns))),
-    performance: scoped("stockAnalytics", performanceField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns))),
+    metrics: scoped(
+      "stockAnalytics",
+      metricsField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns)),
+    ),
+    performance: scoped(
+      "stockAnalytics",
+      performanceField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns)),
+    ),
   }),
 });
 
-
 /** A stock's rating on a date (stock ratings list, rating history, portfolio holdings). */
-export const StockRatingNode: GraphQLObjectType<RatedStockItem, GqlContext> = new GraphQLObjectType<RatedStockItem, GqlContext>({
+export const StockRatingNode: GraphQLObjectType<RatedStockItem, GqlContext> = new GraphQLObjectType<
+  RatedStockItem,
+  GqlContext
+>({
   name: "StockRatingNode",
   fields: () => ({
-    stock: { type: new GraphQLNonNull(StockType), resolve: (r, _a, ctx) => itemCompany(r) ?? ctx.batch.company(r.stock.ticker) },
+    stock: {
+      type: new GraphQLNonNull(StockType),
+      resolve: (r, _a, ctx) => itemCompany(r) ?? ctx.batch.company(r.stock.ticker),
+    },
     date: { type: new GraphQLNonNull(GraphQLString) },
     ...ratingFields(),
   }),

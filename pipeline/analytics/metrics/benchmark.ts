@@ -50,7 +50,8 @@ export function informationRatio(p: Pair): number {
   // r − b in a buffer kept between calls: a table's arrays are ~6,000 long, one per stock and benchmark
   if (diff.length < n) diff = new Float64Array(Math.max(n, 2 * diff.length));
   const d = diff.subarray(0, n);
-  const r = p.r, b = p.b;
+  const r = p.r,
+    b = p.b;
   let s = 0;
   for (let i = 0; i < n; i++) s += d[i] = r[i] - b[i];
   const m = n ? s / n : NaN;

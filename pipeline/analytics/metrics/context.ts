@@ -4,8 +4,8 @@
 // forms, VaR, Kelly, CPC … all start from the same few sums). Each is the very function a row
 // would call, evaluated once: the numbers are those of computing every row on its own.
 import type { ReturnSeries } from "../../types.ts";
-import { aggregate, type Aggregated, type Period } from "../aggregate.ts";
-import { dateParts, type DateParts } from "../dates.ts";
+import { type Aggregated, aggregate, type Period } from "../aggregate.ts";
+import { type DateParts, dateParts } from "../dates.ts";
 import { OrderStats } from "../order-stats.ts";
 import { kurtosis, mean, skew, std, sum } from "../stats.ts";
 
@@ -154,7 +154,16 @@ export interface Signs {
  * arithmetic: the branching loop then answers.
  */
 export function signs(r: ArrayLike<number>): Signs {
-  let upSum = 0, downSum = 0, downSq = 0, up = 0, down = 0, zero = 0, runUp = 0, runDown = 0, longestUp = 0, longestDown = 0;
+  let upSum = 0,
+    downSum = 0,
+    downSq = 0,
+    up = 0,
+    down = 0,
+    zero = 0,
+    runUp = 0,
+    runDown = 0,
+    longestUp = 0,
+    longestDown = 0;
   for (let i = 0; i < r.length; i++) {
     const x = r[i];
     const a = Math.abs(x);
@@ -163,7 +172,8 @@ export function signs(r: ArrayLike<number>): Signs {
     upSum += pos;
     downSum += neg;
     downSq += neg * neg;
-    const isUp = +(x > 0), isDown = +(x < 0);
+    const isUp = +(x > 0),
+      isDown = +(x < 0);
     up += isUp;
     down += isDown;
     zero += +(x === 0);
@@ -178,7 +188,17 @@ export function signs(r: ArrayLike<number>): Signs {
 
 /** The same figures with a branch per return: the reference, and the answer for non-finite returns. */
 export function signsBranching(r: ArrayLike<number>): Signs {
-  let upSum = 0, downSum = 0, downSq = 0, up = 0, down = 0, nonZero = 0, atLeastZero = 0, runUp = 0, runDown = 0, longestUp = 0, longestDown = 0;
+  let upSum = 0,
+    downSum = 0,
+    downSq = 0,
+    up = 0,
+    down = 0,
+    nonZero = 0,
+    atLeastZero = 0,
+    runUp = 0,
+    runDown = 0,
+    longestUp = 0,
+    longestDown = 0;
   for (let i = 0; i < r.length; i++) {
     const x = r[i];
     if (x > 0) (upSum += x), up++;

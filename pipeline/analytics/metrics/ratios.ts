@@ -8,7 +8,8 @@ export const consecutiveLosses = (ctx: SeriesContext) => ctx.signs().longestDown
 
 /** Gain-to-pain: sum of returns over the absolute sum of the negative ones (per day or month, summed, not compounded). */
 function gainToPain(x: ArrayLike<number>): number {
-  let total = 0, pain = 0;
+  let total = 0,
+    pain = 0;
   for (let i = 0; i < x.length; i++) {
     total += x[i];
     if (x[i] < 0) pain += x[i];

@@ -45,7 +45,8 @@ export const worstYear = (ctx: SeriesContext) => min(ctx.agg("year").returns);
 
 /** First index whose date is on or after epoch day `day`. */
 function firstOnOrAfter(ctx: SeriesContext, day: number): number {
-  let lo = 0, hi = ctx.n;
+  let lo = 0,
+    hi = ctx.n;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (ctx.parts.day[mid] < day) lo = mid + 1;
@@ -56,7 +57,8 @@ function firstOnOrAfter(ctx: SeriesContext, day: number): number {
 
 function lastDate(ctx: SeriesContext): [number, number, number] {
   const i = ctx.n - 1;
-  const y = ctx.parts.year[i], m = ctx.parts.month[i];
+  const y = ctx.parts.year[i],
+    m = ctx.parts.month[i];
   return [y, m, ctx.parts.day[i] - epochDay(y, m, 1) + 1];
 }
 
@@ -73,4 +75,5 @@ export function ytd(ctx: SeriesContext): number {
 }
 export const trailing = (months: number) => (ctx: SeriesContext) => since(ctx, minusMonths(...lastDate(ctx), months));
 // QuantStats annualises "3Y" over 35 months and "5Y" over 59 (its own windows); 10Y is 10 years.
-export const trailingCagr = (months: number) => (ctx: SeriesContext) => cagrSince(ctx, minusMonths(...lastDate(ctx), months));
+export const trailingCagr = (months: number) => (ctx: SeriesContext) =>
+  cagrSince(ctx, minusMonths(...lastDate(ctx), months));

@@ -17,9 +17,13 @@ export const sortino = (ctx: SeriesContext) => (ctx.mean() / downsideOf(ctx)) * 
 /** Autocorrelation penalty: sqrt(1 + 2 Σ_{x=1}^{n−1} ((n − x)/n) |ρ₁|^x). */
 export function autocorrPenalty(r: Float64Array): number {
   const n = r.length;
-  const a = r.subarray(0, n - 1), b = r.subarray(1);
-  const ma = mean(a), mb = mean(b);
-  let sab = 0, saa = 0, sbb = 0;
+  const a = r.subarray(0, n - 1),
+    b = r.subarray(1);
+  const ma = mean(a),
+    mb = mean(b);
+  let sab = 0,
+    saa = 0,
+    sbb = 0;
   for (let i = 0; i < n - 1; i++) {
     sab += (a[i] - ma) * (b[i] - mb);
     saa += (a[i] - ma) ** 2;
@@ -42,7 +46,8 @@ export const smartSortino = (ctx: SeriesContext) => (ctx.mean() / (downsideOf(ct
 /** Probabilistic Sharpe ratio against 0, with QuantStats' use of (excess) kurtosis − 3. */
 export function probSharpe(ctx: SeriesContext): number {
   const base = ctx.mean() / ctx.std();
-  const sk = ctx.skew(), ku = ctx.kurtosis();
+  const sk = ctx.skew(),
+    ku = ctx.kurtosis();
   const sigma = Math.sqrt((1 + 0.5 * base ** 2 - sk * base + ((ku - 3) / 4) * base ** 2) / (ctx.n - 1));
   return normCdf(base / sigma);
 }
@@ -66,7 +71,8 @@ export function valueAtRisk(r: ArrayLike<number>): number {
  * non-finite return (x × 0 is NaN) takes the branching loop.
  */
 function meanBelow(r: ArrayLike<number>, v: number): number {
-  let s = 0, k = 0;
+  let s = 0,
+    k = 0;
   for (let i = 0; i < r.length; i++) {
     const below = +(r[i] < v);
     s += r[i] * below;
@@ -91,7 +97,8 @@ export const cVaR = (ctx: SeriesContext) => -Math.abs(meanBelow(ctx.r, varOfCtx(
 
 /** Share of non-zero returns that are positive. */
 export function winRate(x: ArrayLike<number>): number {
-  let w = 0, nz = 0;
+  let w = 0,
+    nz = 0;
   for (let i = 0; i < x.length; i++) {
     if (x[i] > 0) w++;
     if (x[i] !== 0) nz++;
@@ -100,12 +107,14 @@ export function winRate(x: ArrayLike<number>): number {
 }
 
 export function avgWin(x: ArrayLike<number>): number {
-  let s = 0, k = 0;
+  let s = 0,
+    k = 0;
   for (let i = 0; i < x.length; i++) if (x[i] > 0) (s += x[i]), k++;
   return k ? s / k : NaN;
 }
 export function avgLoss(x: ArrayLike<number>): number {
-  let s = 0, k = 0;
+  let s = 0,
+    k = 0;
   for (let i = 0; i < x.length; i++) if (x[i] < 0) (s += x[i]), k++;
   return k ? s / k : NaN;
 }
@@ -136,4 +145,3 @@ export function riskOfRuin(ctx: SeriesContext): number {
   const w = dailyWinRate(ctx);
   return ((1 - w) / (1 + w)) ** ctx.n;
 }
-

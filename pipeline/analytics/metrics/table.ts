@@ -112,7 +112,12 @@ function cell(row: Row, c: SeriesContext, pair?: bm.Pair, isBenchmark = false): 
       return c.remember(row, () => num("cumulative", rt.cumulativeReturn(c)));
     case "pair":
       // R² and the information ratio are one number in both columns: computed once
-      return row.benchDash && isBenchmark ? ["-", null] : num(row.fmt, pair!.memo(row.label, () => row.f(pair!)));
+      return row.benchDash && isBenchmark
+        ? ["-", null]
+        : num(
+            row.fmt,
+            pair!.memo(row.label, () => row.f(pair!)),
+          );
     case "one":
       return c.remember(row, () => num(row.fmt, row.f(c)));
   }
@@ -147,16 +152,39 @@ export function metricCells(subject: ReturnSeries, benchmark?: ReturnSeries): Me
   const s = SeriesContext.of({ dates: subject.dates, returns: zeroedBefore(subject.returns, from) });
   const b = SeriesContext.of({ dates: subject.dates, returns: zeroedBefore(benchmark.returns, from) });
   const pair = new bm.Pair(s, b);
-  return { labels: [...BENCHMARK_LABELS], subject: BENCHMARK_ROWS.map((row) => cell(row, s, pair)), benchmark: BENCHMARK_ROWS.map((row) => cell(row, b, pair, true)) };
+  return {
+    labels: [...BENCHMARK_LABELS],
+    subject: BENCHMARK_ROWS.map((row) => cell(row, s, pair)),
+    benchmark: BENCHMARK_ROWS.map((row) => cell(row, b, pair, true)),
+  };
 }
 
 /** Rows `{metric, <column>: text[, <benchmark name>: text]}` from the table's labels and texts. */
-export function metricRowsOf(labels: string[], column: string, subject: string[], benchmarkName?: string, benchmark?: string[]): MetricRow[] {
-  if (benchmarkName === undefined || !benchmark) return labels.map((label, i) => ({ metric: label, [column]: subject[i] }) as MetricRow);
-  return labels.map((label, i) => ({ metric: label, [column]: subject[i], [benchmarkName]: benchmark[i] }) as MetricRow);
+export function metricRowsOf(
+  labels: string[],
+  column: string,
+  subject: string[],
+  benchmarkName?: string,
+  benchmark?: string[],
+): MetricRow[] {
+  if (benchmarkName === undefined || !benchmark)
+    return labels.map((label, i) => ({ metric: label, [column]: subject[i] }) as MetricRow);
+  return labels.map(
+    (label, i) => ({ metric: label, [column]: subject[i], [benchmarkName]: benchmark[i] }) as MetricRow,
+  );
 }
 
-export function metricRows(subject: ReturnSeries, column: string, benchmark?: { name: string; returns: ReturnSeries }): MetricRow[] {
+export function metricRows(
+  subject: ReturnSeries,
+  column: string,
+  benchmark?: { name: string; returns: ReturnSeries },
+): MetricRow[] {
   const t = metricCells(subject, benchmark?.returns);
-  return metricRowsOf(t.labels, column, t.subject.map((c) => c[0]), benchmark?.name, t.benchmark?.map((c) => c[0]));
+  return metricRowsOf(
+    t.labels,
+    column,
+    t.subject.map((c) => c[0]),
+    benchmark?.name,
+    t.benchmark?.map((c) => c[0]),
+  );
 }

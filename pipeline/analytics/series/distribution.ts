@@ -11,7 +11,14 @@ export const rollingBeta: SeriesBuilder = (subject, benchmark) => {
   if (!benchmark) throw new Error("rolling_beta requires a benchmark");
   return [126, 252].map((window) => {
     const b = betaOver(subject.returns.returns, benchmark.returns.returns, window);
-    return { name: subject.name, window, data: Array.from(b, (v, k) => ({ date: subject.returns.dates[k + window - 1], return: Number.isFinite(v) ? v : (null as unknown as number) })) };
+    return {
+      name: subject.name,
+      window,
+      data: Array.from(b, (v, k) => ({
+        date: subject.returns.dates[k + window - 1],
+        return: Number.isFinite(v) ? v : (null as unknown as number),
+      })),
+    };
   });
 };
 
@@ -19,7 +26,10 @@ const BINS = 20;
 
 /** Monthly returns with 20 equal-width bins; a benchmark shares the subject's edges. */
 export const histogram: SeriesBuilder = (subject, benchmark) => {
-  const sets = [subject, ...(benchmark ? [benchmark] : [])].map((s) => ({ name: s.name, data: monthly(s).map(({ date, return: r }) => ({ date, return: r })) }));
+  const sets = [subject, ...(benchmark ? [benchmark] : [])].map((s) => ({
+    name: s.name,
+    data: monthly(s).map(({ date, return: r }) => ({ date, return: r })),
+  }));
   const all = sets.flatMap((s) => s.data.map((d) => d.return));
   const lo = all.length ? Math.min(...all) : 0;
   const hi = all.length ? Math.max(...all) : 0;
@@ -54,18 +64,46 @@ const PERIODS: [string, Period | null][] = [
  */
 export function boxStats(period: string, x: Float64Array): Record<string, number | string> {
   const s = Float64Array.from(x).sort();
-  const q1 = quantileSorted(s, 0.25), q3 = quantileSorted(s, 0.75);
-  const lowFence = q1 - 1.5 * (q3 - q1), highFence = q3 + 1.5 * (q3 - q1);
-  let whiskerLow = NaN, whiskerHigh = NaN;
-  for (const v of s) if (v >= lowFence) { whiskerLow = v; break; }
-  for (let i = s.length - 1; i >= 0; i--) if (s[i] <= highFence) { whiskerHigh = s[i]; break; }
+  const q1 = quantileSorted(s, 0.25),
+    q3 = quantileSorted(s, 0.75);
+  const lowFence = q1 - 1.5 * (q3 - q1),
+    highFence = q3 + 1.5 * (q3 - q1);
+  let whiskerLow = NaN,
+    whiskerHigh = NaN;
+  for (const v of s)
+    if (v >= lowFence) {
+      whiskerLow = v;
+      break;
+    }
+  for (let i = s.length - 1; i >= 0; i--)
+    if (s[i] <= highFence) {
+      whiskerHigh = s[i];
+      break;
+    }
   const n = (v: number) => (Number.isFinite(v) ? v : (null as unknown as number));
-  return { period, min: n(s[0]), q1: n(q1), median: n(quantileSorted(s, 0.5)), q3: n(q3), max: n(s[s.length - 1]), mean: n(mean(s)), whiskerLow: n(whiskerLow), whiskerHigh: n(whiskerHigh), count: s.length };
+  return {
+    period,
+    min: n(s[0]),
+    q1: n(q1),
+    median: n(quantileSorted(s, 0.5)),
+    q3: n(q3),
+    max: n(s[s.length - 1]),
+    mean: n(mean(s)),
+    whiskerLow: n(whiskerLow),
+    whiskerHigh: n(whiskerHigh),
+    count: s.length,
+  };
 }
 
 function box(s: Named): SeriesObject {
   const parts = dateParts(s.returns.dates);
-  return { name: s.name, data: PERIODS.map(([label, p]) => boxStats(label, p ? aggregate(s.returns.returns, parts, p).returns : s.returns.returns)) };
+  return {
+    name: s.name,
+    data: PERIODS.map(([label, p]) =>
+      boxStats(label, p ? aggregate(s.returns.returns, parts, p).returns : s.returns.returns),
+    ),
+  };
 }
 
-export const boxplot: SeriesBuilder = (subject, benchmark) => (benchmark ? [box(subject), box(benchmark)] : [box(subject)]);
+export const boxplot: SeriesBuilder = (subject, benchmark) =>
+  benchmark ? [box(subject), box(benchmark)] : [box(subject)];

@@ -1,9 +1,26 @@
 // The nine performance series types (contract §4): one builder per type.
 import { boxplot, histogram, rollingBeta } from "./distribution.ts";
-import { cumulativeReturn, drawdown, monthlyHeatmap, rollingSharpe, rollingVolatility, yearlyReturns } from "./simple.ts";
+import {
+  cumulativeReturn,
+  drawdown,
+  monthlyHeatmap,
+  rollingSharpe,
+  rollingVolatility,
+  yearlyReturns,
+} from "./simple.ts";
 import type { Named, SeriesBuilder, SeriesObject } from "./types.ts";
 
-export const SERIES_TYPES = ["cumulative_return", "yearly_returns", "histogram", "drawdown", "rolling_beta", "rolling_volatility", "rolling_sharpe", "monthly_heatmap", "boxplot"] as const;
+export const SERIES_TYPES = [
+  "cumulative_return",
+  "yearly_returns",
+  "histogram",
+  "drawdown",
+  "rolling_beta",
+  "rolling_volatility",
+  "rolling_sharpe",
+  "monthly_heatmap",
+  "boxplot",
+] as const;
 export type SeriesType = (typeof SERIES_TYPES)[number];
 
 const BUILDERS: Record<SeriesType, SeriesBuilder> = {

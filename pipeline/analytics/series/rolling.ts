@@ -19,7 +19,9 @@ export function rollingMeanStd(x: Float64Array, w: number): { mean: Float64Array
   const sd = new Float64Array(n);
   if (n === 0) return { mean, std: sd };
   const run = sameRuns(x);
-  let k = x[0], s = 0, ss = 0;
+  let k = x[0],
+    s = 0,
+    ss = 0;
   for (let i = 0; i < x.length; i++) {
     if (i >= w && i % REBASE === 0) {
       // Re-base: new shift at the current window's mean, sums recomputed over the window ending at i.
@@ -47,24 +49,32 @@ export function rollingBeta(x: Float64Array, y: Float64Array, w: number): Float6
   const out = new Float64Array(n);
   if (n === 0) return out;
   const runY = sameRuns(y);
-  let kx = x[0], ky = y[0];
-  let sx = 0, sy = 0, sxy = 0, syy = 0;
+  let kx = x[0],
+    ky = y[0];
+  let sx = 0,
+    sy = 0,
+    sxy = 0,
+    syy = 0;
   for (let i = 0; i < x.length; i++) {
     if (i >= w && i % REBASE === 0) {
-      let tx = 0, ty = 0;
+      let tx = 0,
+        ty = 0;
       for (let j = i - w + 1; j <= i; j++) (tx += x[j]), (ty += y[j]);
       kx = tx / w;
       ky = ty / w;
       sx = sy = sxy = syy = 0;
       for (let j = i - w + 1; j <= i; j++) {
-        const dx = x[j] - kx, dy = y[j] - ky;
+        const dx = x[j] - kx,
+          dy = y[j] - ky;
         (sx += dx), (sy += dy), (sxy += dx * dy), (syy += dy * dy);
       }
     } else {
-      const dx = x[i] - kx, dy = y[i] - ky;
+      const dx = x[i] - kx,
+        dy = y[i] - ky;
       (sx += dx), (sy += dy), (sxy += dx * dy), (syy += dy * dy);
       if (i >= w) {
-        const ox = x[i - w] - kx, oy = y[i - w] - ky;
+        const ox = x[i - w] - kx,
+          oy = y[i - w] - ky;
         (sx -= ox), (sy -= oy), (sxy -= ox * oy), (syy -= oy * oy);
       }
     }

@@ -42,11 +42,14 @@ const ANN = Math.sqrt(252);
 
 function rolling(s: Named, f: (mean: number, std: number) => number): SeriesObject {
   const { mean, std } = rollingMeanStd(s.returns.returns, WINDOW);
-  return { name: s.name, window: WINDOW, data: Array.from(mean, (m, k) => ({ date: s.returns.dates[k + WINDOW - 1], return: num(f(m, std[k])) })) };
+  return {
+    name: s.name,
+    window: WINDOW,
+    data: Array.from(mean, (m, k) => ({ date: s.returns.dates[k + WINDOW - 1], return: num(f(m, std[k])) })),
+  };
 }
 
 /** 126-day std × √252. */
 export const rollingVolatility = each((s) => rolling(s, (_, sd) => sd * ANN));
 /** 126-day mean / std × √252 (rf 0). */
 export const rollingSharpe = each((s) => rolling(s, (m, sd) => (m / sd) * ANN));
-

@@ -4,15 +4,27 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ApiKeyInfo, CatalogReader, CatalogWriter, RebalanceFailure, Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
+import type { PortfolioRules } from "../../types.ts";
+import type {
+  ApiKeyInfo,
+  CatalogReader,
+  CatalogWriter,
+  RebalanceFailure,
+  Scope,
+  User,
+  UserPortfolio,
+  Watchlist,
+} from "../catalog-types.ts";
 import { SCOPES } from "../catalog-types.ts";
-import { lit, openDuck, rows, type Conn } from "../duck.ts";
+import { type Conn, lit, openDuck, rows } from "../duck.ts";
 import { generateKey, hashKey, keyHint } from "./keys.ts";
 import { CATALOG_SCHEMA } from "./schema.ts";
-import type { PortfolioRules } from "../../types.ts";
 
 export class CatalogError extends Error {
-  constructor(readonly code: "not_found" | "conflict" | "invalid", message: string) {
+  constructor(
+    readonly code: "not_found" | "conflict" | "invalid",
+    message: string,
+  ) {
     super(message);
     this.name = "CatalogError";
   }
@@ -32,7 +44,8 @@ interface Mirror {
 
 /** Presented keys remembered per mirror (see authenticate). */
 const AUTH_MEMO_MAX = 10_000;
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString());
+const iso = (v: unknown) =>
+  v instanceof Date ? v.toISOString() : v == null ? null : new Date(String(v)).toISOString();
 
 /**
  * The transactions of this process on each catalog file, one after another. DuckDB's lock on the
@@ -44,7 +57,15 @@ const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v == null ? n
  */
 const turns = new Map<string, Promise<unknown>>();
 
-const emptyMirror = (): Mirror => ({ users: new Map(), keysByHash: new Map(), keys: [], watchlists: new Map(), portfolios: new Map(), changedAt: new Map(), failures: new Map() });
+const emptyMirror = (): Mirror => ({
+  users: new Map(),
+  keysByHash: new Map(),
+  keys: [],
+  watchlists: new Map(),
+  portfolios: new Map(),
+  changedAt: new Map(),
+  failures: new Map(),
+});
 
 export class Catalog implements CatalogReader, CatalogWriter {
   private mirror: Mirror = emptyMirror();
@@ -134,23 +155,58 @@ export class Catalog implements CatalogReader, CatalogWriter {
     const users = await rows<Record<string, string>>(conn, "select * from users");
     const keys = await rows<Record<string, unknown>>(conn, "select * from api_keys order by created_at, id");
     const wls = await rows<Record<string, unknown>>(conn, "select * from watchlists");
-    const items = await rows<{ watchlist_id: string; ticker: string }>(conn, "select watchlist_id, ticker from watchlist_items order by watchlist_id, position");
+    const items = await rows<{ watchlist_id: string; ticker: string }>(
+      conn,
+      "select watchlist_id, ticker from watchlist_items order by watchlist_id, position",
+    );
     const ups = await rows<Record<string, unknown>>(conn, "select * from user_portfolios");
     const fails = await rows<Record<string, unknown>>(conn, "select * from rebalance_failures");
     const m = emptyMirror();
-    for (const u of users) m.users.set(u.id, { id: u.id, email: u.email, firstName: u.first_name, lastName: u.last_name, phoneNumber: u.phone });
+    for (const u of users)
+      m.users.set(u.id, {
+        id: u.id,
+        email: u.email,
+        firstName: u.first_name,
+        lastName: u.last_name,
+        phoneNumber: u.phone,
+      });
     for (const k of keys) {
-      const info: ApiKeyInfo = { id: String(k.id), userId: String(k.user_id), scopes: String(k.scopes).split(",").filter(Boolean) as Scope[], createdAt: iso(k.created_at)!, revokedAt: iso(k.revoked_at) };
+      const info: ApiKeyInfo = {
+        id: String(k.id),
+        userId: String(k.user_id),
+        scopes: String(k.scopes).split(",").filter(Boolean) as Scope[],
+        createdAt: iso(k.created_at)!,
+        revokedAt: iso(k.revoked_at),
+      };
       m.keys.push(info);
       if (!info.revokedAt) m.keysByHash.set(String(k.key_hash), info);
     }
-    for (const w of wls) m.watchlists.set(String(w.id), { id: String(w.id), ownerId: String(w.owner_id), name: String(w.name), description: String(w.description), private: Boolean(w.private), createdAt: iso(w.created_at)!, tickers: [] });
+    for (const w of wls)
+      m.watchlists.set(String(w.id), {
+        id: String(w.id),
+        ownerId: String(w.owner_id),
+        name: String(w.name),
+        description: String(w.description),
+        private: Boolean(w.private),
+        createdAt: iso(w.created_at)!,
+        tickers: [],
+      });
     for (const it of items) m.watchlists.get(it.watchlist_id)?.tickers.push(it.ticker);
     for (const p of ups) {
-      m.portfolios.set(String(p.id), { ...(JSON.parse(String(p.rules)) as PortfolioRules), id: String(p.id), ownerId: String(p.owner_id), createdAt: iso(p.created_at)! });
+      m.portfolios.set(String(p.id), {
+        ...(JSON.parse(String(p.rules)) as PortfolioRules),
+        id: String(p.id),
+        ownerId: String(p.owner_id),
+        createdAt: iso(p.created_at)!,
+      });
       m.changedAt.set(String(p.id), iso(p.updated_at)!);
     }
-    for (const f of fails) m.failures.set(String(f.portfolio_id), { requestedAt: iso(f.requested_at), failedAt: iso(f.failed_at)!, reason: String(f.reason) });
+    for (const f of fails)
+      m.failures.set(String(f.portfolio_id), {
+        requestedAt: iso(f.requested_at),
+        failedAt: iso(f.failed_at)!,
+        reason: String(f.reason),
+      });
     this.mirror = m;
     this.authMemo = new Map();
     this.version = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -181,13 +237,17 @@ export class Catalog implements CatalogReader, CatalogWriter {
     return this.mirror.keys;
   }
   watchlistsOf(userId: string) {
-    return [...this.mirror.watchlists.values()].filter((w) => w.ownerId === userId).sort((a, b) => Number(a.id) - Number(b.id));
+    return [...this.mirror.watchlists.values()]
+      .filter((w) => w.ownerId === userId)
+      .sort((a, b) => Number(a.id) - Number(b.id));
   }
   watchlist(id: string) {
     return this.mirror.watchlists.get(id) ?? null;
   }
   userPortfoliosOf(userId: string) {
-    return [...this.mirror.portfolios.values()].filter((p) => p.ownerId === userId).sort((a, b) => Number(a.id) - Number(b.id));
+    return [...this.mirror.portfolios.values()]
+      .filter((p) => p.ownerId === userId)
+      .sort((a, b) => Number(a.id) - Number(b.id));
   }
   userPortfolio(id: string) {
     return this.mirror.portfolios.get(id) ?? null;
@@ -209,7 +269,9 @@ export class Catalog implements CatalogReader, CatalogWriter {
     if (this.userByEmail(u.email)) throw new CatalogError("conflict", `a user with email ${u.email} exists`);
     const id = await this.tx(async (conn) => {
       const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_user') id");
-      await conn.run(`insert into users values (${lit(String(id))}, ${lit(u.email)}, ${lit(u.firstName)}, ${lit(u.lastName)}, ${lit(u.phoneNumber)}, now())`);
+      await conn.run(
+        `insert into users values (${lit(String(id))}, ${lit(u.email)}, ${lit(u.firstName)}, ${lit(u.lastName)}, ${lit(u.phoneNumber)}, now())`,
+      );
       return String(id);
     });
     return this.getUser(id)!;
@@ -217,52 +279,84 @@ export class Catalog implements CatalogReader, CatalogWriter {
 
   async updateUser(id: string, patch: Partial<Omit<User, "id">>): Promise<User> {
     if (!this.getUser(id)) throw new CatalogError("not_found", `no user ${id}`);
-    if (patch.email !== undefined && this.userByEmail(patch.email) && this.userByEmail(patch.email)!.id !== id) throw new CatalogError("conflict", `a user with email ${patch.email} exists`);
-    const cols: Record<string, string | undefined> = { email: patch.email, first_name: patch.firstName, last_name: patch.lastName, phone: patch.phoneNumber };
-    const sets = Object.entries(cols).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} = ${lit(v!)}`);
+    if (patch.email !== undefined && this.userByEmail(patch.email) && this.userByEmail(patch.email)!.id !== id)
+      throw new CatalogError("conflict", `a user with email ${patch.email} exists`);
+    const cols: Record<string, string | undefined> = {
+      email: patch.email,
+      first_name: patch.firstName,
+      last_name: patch.lastName,
+      phone: patch.phoneNumber,
+    };
+    const sets = Object.entries(cols)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k} = ${lit(v!)}`);
     if (sets.length) await this.tx((conn) => conn.run(`update users set ${sets.join(", ")} where id = ${lit(id)}`));
     return this.getUser(id)!;
   }
 
   /** Creates a key; the plain key is returned here once and never stored. `fixedKey` is for DEMO_API_KEY. */
-  async createKey(userId: string, scopes: string[], fixedKey?: string): Promise<{ id: string; key: string; scopes: Scope[] }> {
+  async createKey(
+    userId: string,
+    scopes: string[],
+    fixedKey?: string,
+  ): Promise<{ id: string; key: string; scopes: Scope[] }> {
     if (!this.getUser(userId)) throw new CatalogError("not_found", `no user ${userId}`);
     const bad = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-    if (bad.length) throw new CatalogError("invalid", `unknown scope(s): ${bad.join(", ")}; known: ${SCOPES.join(", ")}`);
+    if (bad.length)
+      throw new CatalogError("invalid", `unknown scope(s): ${bad.join(", ")}; known: ${SCOPES.join(", ")}`);
     const key = fixedKey ?? generateKey();
     const id = `key_${hashKey(key).slice(0, 12)}`;
     const unique = [...new Set(scopes)] as Scope[];
-    await this.tx((conn) => conn.run(`insert into api_keys values (${lit(id)}, ${lit(userId)}, ${lit(hashKey(key))}, ${lit(keyHint(key))}, ${lit(unique.join(","))}, now(), null)`));
+    await this.tx((conn) =>
+      conn.run(
+        `insert into api_keys values (${lit(id)}, ${lit(userId)}, ${lit(hashKey(key))}, ${lit(keyHint(key))}, ${lit(unique.join(","))}, now(), null)`,
+      ),
+    );
     return { id, key, scopes: unique };
   }
 
   async revokeKey(id: string): Promise<void> {
     if (!this.mirror.keys.some((k) => k.id === id)) throw new CatalogError("not_found", `no key ${id}`);
-    await this.tx((conn) => conn.run(`update api_keys set revoked_at = now() where id = ${lit(id)} and revoked_at is null`));
+    await this.tx((conn) =>
+      conn.run(`update api_keys set revoked_at = now() where id = ${lit(id)} and revoked_at is null`),
+    );
   }
 
-  async createWatchlist(ownerId: string, w: { name: string; description?: string; private?: boolean; tickers?: string[] }): Promise<Watchlist> {
+  async createWatchlist(
+    ownerId: string,
+    w: { name: string; description?: string; private?: boolean; tickers?: string[] },
+  ): Promise<Watchlist> {
     const id = await this.tx(async (conn) => {
       const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_watchlist') id");
-      await conn.run(`insert into watchlists values (${lit(String(id))}, ${lit(ownerId)}, ${lit(w.name)}, ${lit(w.description ?? "")}, ${w.private ?? true}, now())`);
+      await conn.run(
+        `insert into watchlists values (${lit(String(id))}, ${lit(ownerId)}, ${lit(w.name)}, ${lit(w.description ?? "")}, ${w.private ?? true}, now())`,
+      );
       await insertItems(conn, String(id), w.tickers ?? [], 0);
       return String(id);
     });
     return this.watchlist(id)!;
   }
 
-  async updateWatchlist(id: string, patch: { name?: string; description?: string; private?: boolean }): Promise<Watchlist> {
+  async updateWatchlist(
+    id: string,
+    patch: { name?: string; description?: string; private?: boolean },
+  ): Promise<Watchlist> {
     const sets = [
       patch.name !== undefined && `name = ${lit(patch.name)}`,
       patch.description !== undefined && `description = ${lit(patch.description)}`,
       patch.private !== undefined && `private = ${patch.private}`,
     ].filter(Boolean);
-    if (sets.length) await this.tx((conn) => conn.run(`update watchlists set ${sets.join(", ")} where id = ${lit(id)}`));
+    if (sets.length)
+      await this.tx((conn) => conn.run(`update watchlists set ${sets.join(", ")} where id = ${lit(id)}`));
     return this.watchlist(id)!;
   }
 
   async deleteWatchlist(id: string): Promise<void> {
-    await this.tx((conn) => conn.run(`delete from watchlist_items where watchlist_id = ${lit(id)}; delete from watchlists where id = ${lit(id)}`));
+    await this.tx((conn) =>
+      conn.run(
+        `delete from watchlist_items where watchlist_id = ${lit(id)}; delete from watchlists where id = ${lit(id)}`,
+      ),
+    );
   }
 
   /** Adds tickers not yet present (upper-cased); validation of the tickers is the caller's. */
@@ -276,21 +370,30 @@ export class Catalog implements CatalogReader, CatalogWriter {
 
   async removeFromWatchlist(id: string, tickers: string[]): Promise<Watchlist> {
     const list = tickers.map((t) => lit(t.toUpperCase())).join(", ");
-    if (tickers.length) await this.tx((conn) => conn.run(`delete from watchlist_items where watchlist_id = ${lit(id)} and ticker in (${list})`));
+    if (tickers.length)
+      await this.tx((conn) =>
+        conn.run(`delete from watchlist_items where watchlist_id = ${lit(id)} and ticker in (${list})`),
+      );
     return this.watchlist(id)!;
   }
 
   async createUserPortfolio(ownerId: string, rules: Omit<PortfolioRules, "id">): Promise<UserPortfolio> {
     const id = await this.tx(async (conn) => {
       const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_portfolio') id");
-      await conn.run(`insert into user_portfolios values (${lit(String(id))}, ${lit(ownerId)}, now(), now(), ${lit(JSON.stringify({ ...rules, id: String(id) }))})`);
+      await conn.run(
+        `insert into user_portfolios values (${lit(String(id))}, ${lit(ownerId)}, now(), now(), ${lit(JSON.stringify({ ...rules, id: String(id) }))})`,
+      );
       return String(id);
     });
     return this.userPortfolio(id)!;
   }
 
   async updateUserPortfolio(id: string, rules: PortfolioRules): Promise<UserPortfolio> {
-    await this.tx((conn) => conn.run(`update user_portfolios set rules = ${lit(JSON.stringify({ ...rules, id }))}, updated_at = now() where id = ${lit(id)}`));
+    await this.tx((conn) =>
+      conn.run(
+        `update user_portfolios set rules = ${lit(JSON.stringify({ ...rules, id }))}, updated_at = now() where id = ${lit(id)}`,
+      ),
+    );
     return this.userPortfolio(id)!;
   }
 
@@ -309,7 +412,9 @@ export class Catalog implements CatalogReader, CatalogWriter {
   async recordRebalanceFailure(id: string, requestedAt: string | null, reason: string): Promise<void> {
     await this.tx(async (conn) => {
       await conn.run(`delete from rebalance_failures where portfolio_id = ${lit(id)}`);
-      await conn.run(`insert into rebalance_failures select id, ${requestedAt === null ? "null" : `${lit(requestedAt)}::timestamptz`}, now(), ${lit(reason.slice(0, 2000))} from user_portfolios where id = ${lit(id)}`);
+      await conn.run(
+        `insert into rebalance_failures select id, ${requestedAt === null ? "null" : `${lit(requestedAt)}::timestamptz`}, now(), ${lit(reason.slice(0, 2000))} from user_portfolios where id = ${lit(id)}`,
+      );
     });
   }
 
@@ -326,7 +431,11 @@ export class Catalog implements CatalogReader, CatalogWriter {
     return this.tx(async (conn) => {
       const out = {} as Record<K, Map<string, number>>;
       for (const kind of Object.keys(byKind) as K[]) {
-        const known = new Map((await rows<{ name: string; id: number }>(conn, `select name, id from id_map where kind = ${lit(kind)}`)).map((r) => [r.name, Number(r.id)]));
+        const known = new Map(
+          (await rows<{ name: string; id: number }>(conn, `select name, id from id_map where kind = ${lit(kind)}`)).map(
+            (r) => [r.name, Number(r.id)],
+          ),
+        );
         let next = Math.max(0, ...known.values()) + 1;
         const fresh = [...new Set(byKind[kind])].filter((n) => !known.has(n)).sort();
         if (fresh.length) {

@@ -1,15 +1,17 @@
 // The demo user: one key with every scope, one private portfolio, one watchlist of 10 stocks,
 // so every endpoint has something to show on a fresh start.
-import { SCOPES, type User } from "../catalog-types.ts";
+
 import type { Company } from "../../types.ts";
-import { hashKey } from "./keys.ts";
+import { SCOPES, type User } from "../catalog-types.ts";
 import type { Catalog } from "./catalog.ts";
+import { hashKey } from "./keys.ts";
 
 export const DEMO_EMAIL = "demo@example.com";
 
 export const DEMO_PORTFOLIO = {
   name: "Demo quality momentum",
-  description: "Top 15 by total rating among stocks with a return rating of 5 or more; monthly; at most 40% in one sector.",
+  description:
+    "Top 15 by total rating among stocks with a return rating of 5 or more; monthly; at most 40% in one sector.",
   rebalanceFrequency: 1,
   maxStocks: 15,
   maxStocksCriteria: "total_rating" as const,
@@ -19,14 +21,23 @@ export const DEMO_PORTFOLIO = {
 };
 
 /** Ensures the demo user and portfolio exist; returns a key to print (null when DEMO_API_KEY was already known). */
-export async function ensureDemoUser(catalog: Catalog, fixedKey: string | null): Promise<{ user: User; key: string | null; created: boolean }> {
+export async function ensureDemoUser(
+  catalog: Catalog,
+  fixedKey: string | null,
+): Promise<{ user: User; key: string | null; created: boolean }> {
   let user = catalog.userByEmail(DEMO_EMAIL);
   const created = !user;
-  user ??= await catalog.createUser({ email: DEMO_EMAIL, firstName: "Demo", lastName: "User", phoneNumber: "+1 555 0100" });
+  user ??= await catalog.createUser({
+    email: DEMO_EMAIL,
+    firstName: "Demo",
+    lastName: "User",
+    phoneNumber: "+1 555 0100",
+  });
   if (catalog.userPortfoliosOf(user.id).length === 0) await catalog.createUserPortfolio(user.id, DEMO_PORTFOLIO);
   if (fixedKey) {
     if (catalog.authenticate(fixedKey)?.user.id === user.id) return { user, key: null, created };
-    if (catalog.listKeys().some((k) => k.id === `key_${hashKey(fixedKey).slice(0, 12)}`)) throw new Error("DEMO_API_KEY is a revoked key or belongs to another user; choose another value");
+    if (catalog.listKeys().some((k) => k.id === `key_${hashKey(fixedKey).slice(0, 12)}`))
+      throw new Error("DEMO_API_KEY is a revoked key or belongs to another user; choose another value");
     await catalog.createKey(user.id, [...SCOPES], fixedKey);
     return { user, key: fixedKey, created };
   }
@@ -38,6 +49,13 @@ export async function ensureDemoUser(catalog: Catalog, fixedKey: string | null):
 /** Gives the demo user a watchlist of the 10 largest companies once a snapshot names them. */
 export async function ensureDemoWatchlist(catalog: Catalog, userId: string, companies: Company[]): Promise<void> {
   if (catalog.watchlistsOf(userId).length > 0 || companies.length === 0) return;
-  const top = [...companies].sort((a, b) => (b.marketCap ?? 0) - (a.marketCap ?? 0) || (a.ticker < b.ticker ? -1 : 1)).slice(0, 10);
-  await catalog.createWatchlist(userId, { name: "Demo watchlist", description: "The ten largest companies by market cap", private: true, tickers: top.map((c) => c.ticker) });
+  const top = [...companies]
+    .sort((a, b) => (b.marketCap ?? 0) - (a.marketCap ?? 0) || (a.ticker < b.ticker ? -1 : 1))
+    .slice(0, 10);
+  await catalog.createWatchlist(userId, {
+    name: "Demo watchlist",
+    description: "The ten largest companies by market cap",
+    private: true,
+    tickers: top.map((c) => c.ticker),
+  });
 }
