@@ -166,7 +166,7 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
   ];
   const best = variants.map(() => Infinity);
   // Each round's own 2-vs-1 ratio too: its two runs are minutes apart, so on a box whose speed drifts
-  // (the same code's ratio 1.51 and 1.81 one bench run apart, docs/jobs.md) they pair better than the bests.
+  // (the same code's ratio 1.51 and 1.81 one bench run apart on one machine) they pair better than the bests.
   const ratios: number[] = [];
   const cpuOfBest = variants.map(() => NaN);
   const loadBefore = load();

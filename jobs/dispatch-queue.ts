@@ -15,7 +15,7 @@ const ENQUEUE_TIMEOUT_MS = 30_000;
 /** A run (or backfill) of the source whose fingerprint is `sourceVersion`, as a queued job. */
 export async function queueRun(opts: DispatchOptions, sourceVersion: string): Promise<DispatchResult> {
   // A run as a flow of partition jobs that any number of workers share; a backfill is one job,
-  // and so is a nightly append (it reads only the new days: README "Nightly append").
+  // and so is a nightly append (it reads only the new days: docs/data/backfill-and-append.md).
   if (!opts.window && useFlow(opts) && !(await continuesPublished(opts.dataDir, opts.sourceDir))) {
     const ids = runFlowIds(sourceVersion);
     return viaQueue(opts, "publish", {}, ids.parent, (q) =>

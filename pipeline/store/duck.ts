@@ -44,7 +44,7 @@ export async function openDuck(
  * (ALP for the prices, dictionaries for the tickers): the 5,000 x 25 universe's 32 M prices take
  * 0.4 GB instead of 2.6 GB, so under the 1 GB limit nothing is spilled (in memory, 0.9 GB of them
  * was) and every later scan reads a tenth of the bytes. The flow's ingest job alone on one DuckDB
- * thread, medians of four interleaved runs: 68.5 -> 60.0 s, 79 -> 68 CPU s (docs/jobs.md). One
+ * thread, medians of four interleaved runs: 68.5 -> 60.0 s, 79 -> 68 CPU s. One
  * file per process: a job's retry elsewhere while the first attempt still runs opens its own.
  */
 export async function openStagingDuck(out: string, opts: Record<string, string> = {}): ReturnType<typeof openDuck> {

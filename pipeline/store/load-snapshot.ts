@@ -85,7 +85,7 @@ async function loadHoldings(
 }
 
 /**
- * Whether a snapshot folder has the typed tables this loader reads (`docs/snapshot.md`); one
+ * Whether a snapshot folder has the typed tables this loader reads (`docs/data/snapshot.md`); one
  * written before them (metric rows and statements as JSON text) must be rebuilt by a run.
  */
 export const hasTypedTables = (dir: string) => existsSync(join(dir, "stock_metrics"));

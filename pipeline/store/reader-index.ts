@@ -22,7 +22,7 @@ export type PartRange = { file: string; min: string; max: string };
 
 /** The index file (part ranges; file names relative to the table's folder). */
 export const READER_INDEX = "reader_index.json";
-/** Every ticker's latest rating row, the columns of `ratings` (a derived table, see docs/snapshot.md). */
+/** Every ticker's latest rating row, the columns of `ratings` (a derived table, see docs/data/snapshot.md). */
 export const RATINGS_LATEST = "ratings_latest.parquet";
 
 interface IndexFile {

@@ -371,7 +371,7 @@ export class SnapshotReader {
     let f = this.financialsCache.get(ticker);
     if (f === undefined) {
       f = null;
-      // the one-query copy when the snapshot has it (docs/snapshot.md), else the four wide tables
+      // the one-query copy when the snapshot has it (docs/data/snapshot.md), else the four wide tables
       const rows = this.parts.has(FINANCIAL_ROWS)
         ? await this.query((c) => readFinancialRows(c, this.rel(FINANCIAL_ROWS, ticker), ticker))
         : undefined;
