@@ -4,7 +4,6 @@
 // queries and memory does not grow with stocks × days. Same values as the in-memory loader.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
 import { Calendars } from "./calendars.ts";
 import { datedRelation } from "./dated-parts.ts";
@@ -16,6 +15,7 @@ import {
   readFinancialRows,
   readFinancialTables,
 } from "./financial-tables.ts";
+import { loadCompanies, loadRatings } from "./frame-reads.ts";
 import { loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, PortfolioResult } from "./model.ts";
