@@ -146,15 +146,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-let loaded: Config | null = null;
-
 /**
- * The process's configuration, read from its environment once. The commands' entry points call
- * loadConfig first and stop on a ConfigError, so a bad value is reported before anything runs.
+ * The process's configuration, read from its environment when asked (under a millisecond; the
+ * callers ask once per run or job). The commands' entry points call loadConfig first and stop on
+ * a ConfigError, so a bad value is reported before anything runs.
  */
 export function serviceConfig(): Config {
-  loaded ??= loadConfig();
-  return loaded;
+  return loadConfig();
 }
 
 /**
