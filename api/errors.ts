@@ -1,5 +1,6 @@
 // Typed API errors: each carries its HTTP status and a stable code. The JSON body is always
 // {"error": {"status", "code", "message", "details": [...]}}; 5xx details are never shown.
+import { type PipelineErrorCode, pipelineErrorCode } from "../pipeline/domain/errors.ts";
 import type { Scope } from "../pipeline/store/catalog-types.ts";
 import { boundedMessage } from "./redact.ts";
 
@@ -16,6 +17,7 @@ export type ErrorCode =
   | "rate_limited"
   | "unavailable"
   | "internal_error"
+  | "conflict"
   // refused by the HTTP parser before routing (api/client-error.ts)
   | "bad_request"
   | "headers_too_large"
@@ -104,9 +106,24 @@ export class InternalError extends ApiError {
   }
 }
 
+/**
+ * The one table of what a pipeline error answers over HTTP (REST and GraphQL alike). null: an
+ * opaque 500, the error being the service's own fault. The pipeline's errors carry codes only.
+ */
+const PIPELINE_ANSWERS: Record<PipelineErrorCode, (() => ApiError) | null> = {
+  portfolio_not_found: () => new NotFound(),
+  manifest_moved: () => new ApiError(409, "conflict", "the published snapshot changed meanwhile; retry"),
+  publish_locked: () => new Unavailable("another snapshot is being published; retry"),
+  source_rejected: null,
+  not_an_append: null,
+  storage_order: null,
+};
+
 /** Any thrown value → an ApiError (unknown errors become an opaque 500). */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
+  const code = pipelineErrorCode(e);
+  if (code) return PIPELINE_ANSWERS[code]?.() ?? new InternalError();
   // body-parser style errors carrying a 4xx status (e.g. a malformed URI)
   const status =
     (e as { status?: unknown; statusCode?: unknown })?.status ?? (e as { statusCode?: unknown })?.statusCode;

@@ -1,4 +1,4 @@
-// The listening process. One process by default; with WEB_CONCURRENCY (or `workers`) > 1 the
+// The listening process. One process by default; with `workers` (WEB_CONCURRENCY) > 1 the
 // primary forks that many node:cluster workers, each re-running the caller's script, loading its
 // own deps through `makeDeps` and listening on the shared port. The primary serves nothing itself.
 //
@@ -18,7 +18,7 @@ export interface ServerOptions {
   deps?: AppDeps;
   /** Deps factory; required for cluster mode (each worker calls it). */
   makeDeps?: () => Promise<AppDeps>;
-  /** Worker processes; default WEB_CONCURRENCY, else 1. */
+  /** Worker processes (the start script passes WEB_CONCURRENCY); default 1. */
   workers?: number;
 }
 
@@ -28,7 +28,7 @@ export interface RunningServer {
 }
 
 const workerCount = (opts: ServerOptions) => {
-  const n = opts.workers ?? Number.parseInt(process.env.WEB_CONCURRENCY ?? "1", 10);
+  const n = opts.workers ?? 1;
   return Number.isFinite(n) && n > 1 ? Math.floor(n) : 1;
 };
 

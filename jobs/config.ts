@@ -1,6 +1,20 @@
-// Configuration: read and validated once at start; each bad variable gets its own message.
+// Configuration: every environment variable the service reads, validated once at start; each bad
+// variable gets its own message. Nothing else reads process.env: the rest of jobs/ asks
+// serviceConfig(), and api/ and pipeline/ take their values as arguments from jobs/.
 import { resolve } from "node:path";
 import { z } from "zod";
+import { DUCK_MEMORY } from "../pipeline/store/duck-memory.ts";
+
+/** A whole number from a variable, at least `min`: "abc" or "2.5" is refused, not read as NaN. */
+const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ error: "must be a whole number" })
+    .int("must be a whole number")
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+/** "0" or "1" for a switch; anything else is a typo to report. */
+const onOff = z.enum(["0", "1"], { error: 'must be "0" or "1"' });
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -38,6 +52,18 @@ const schema = z.object({
     .optional(),
   SCHEDULE_CRON: z.string().min(1).default("0 2 * * *"),
   SCHEDULE_TZ: z.string().min(1).default("UTC"),
+  PIPELINE_WORKERS: whole(0, 64).optional(),
+  PIPELINE_FLOW: onOff.optional(),
+  PIPELINE_APPEND: onOff.optional(),
+  PIPELINE_WORKER_THREADS: whole(1, 64).default(1),
+  TICKERS_PER_PARTITION: whole(1).optional(),
+  // A DuckDB size (its memory_limit setting): a number and a unit.
+  PIPELINE_DUCKDB_MEMORY: z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "must be a size such as 1024MB or 2GB")
+    .default(DUCK_MEMORY.staging),
+  // Set by `npm start`'s primary for the server processes it forks (jobs/start.ts), not by hand.
+  START_REDIS_REPORTED_DOWN: z.literal("1", { error: 'must be "1" or unset' }).optional(),
 });
 
 export interface Config {
@@ -58,6 +84,22 @@ export interface Config {
   /** The nightly run's cron pattern and IANA time zone (validated when `schedule` registers it). */
   scheduleCron: string;
   scheduleTz: string;
+  /** null: pretty on a terminal, JSON otherwise (jobs/log-format.ts). */
+  logFormat: "json" | "pretty" | null;
+  /** Worker threads of the in-process runner's partition jobs; null: one per core, at most 4. */
+  pipelineWorkers: number | null;
+  /** A queued run is a flow of jobs (PIPELINE_FLOW unset or 1), or one `run` job (0). */
+  pipelineFlow: boolean;
+  /** A source that only added days continues the published snapshot (PIPELINE_APPEND unset or 1). */
+  pipelineAppend: boolean;
+  /** DuckDB threads of a worker process's flow jobs. */
+  workerThreads: number;
+  /** Companies per financials and stock-metric job of a flow; undefined: the pipeline's default (250). */
+  tickersPerPartition: number | undefined;
+  /** memory_limit of a run's staging DuckDB. */
+  stagingMemory: string;
+  /** A forked server process: the primary has printed already that Redis is unreachable. */
+  redisReportedDown: boolean;
 }
 
 export class ConfigError extends Error {
@@ -93,5 +135,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queuePrefix: c.QUEUE_PREFIX,
     scheduleCron: c.SCHEDULE_CRON,
     scheduleTz: c.SCHEDULE_TZ,
+    logFormat: c.LOG_FORMAT ?? null,
+    pipelineWorkers: c.PIPELINE_WORKERS ?? null,
+    pipelineFlow: c.PIPELINE_FLOW !== "0",
+    pipelineAppend: c.PIPELINE_APPEND !== "0",
+    workerThreads: c.PIPELINE_WORKER_THREADS,
+    tickersPerPartition: c.TICKERS_PER_PARTITION,
+    stagingMemory: c.PIPELINE_DUCKDB_MEMORY,
+    redisReportedDown: c.START_REDIS_REPORTED_DOWN === "1",
   };
+}
+
+/**
+ * The process's configuration, read from its environment when asked (under a millisecond; the
+ * callers ask once per run or job). The commands' entry points call loadConfig first and stop on
+ * a ConfigError, so a bad value is reported before anything runs.
+ */
+export function serviceConfig(): Config {
+  return loadConfig();
+}
+
+/**
+ * One variable read alone, for what must work before (or without) the whole configuration: the
+ * loggers, which report a bad configuration. A bad value reads as unset; loadConfig reports it.
+ */
+export function readSetting<K extends "LOG_LEVEL" | "LOG_FORMAT">(
+  name: K,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<typeof schema>[K] | undefined {
+  const v = env[name];
+  const r = schema.shape[name].safeParse(v === "" ? undefined : v);
+  return r.success ? (r.data as z.infer<typeof schema>[K]) : undefined;
 }

@@ -3,7 +3,7 @@
 import type { Job, Queue } from "bullmq";
 import type { PublishKind } from "../pipeline/store/snapshots.ts";
 import { awaitJob, JobFailedError } from "./await-job.ts";
-import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch.ts";
+import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
 import { backfillVersion, type JobProgress, type JobResult, jobId, type Stage, WHOLE } from "./job-types.ts";

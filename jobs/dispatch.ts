@@ -9,40 +9,16 @@ import type { Log } from "../pipeline/stages/context.ts";
 import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { type Manifest, ManifestMovedError, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
-import { type JobResult, jobId, versionOf } from "./job-types.ts";
+import type { DispatchOptions, DispatchResult } from "./dispatch-options.ts";
+import { jobId, versionOf } from "./job-types.ts";
 import { catalogLookup } from "./reapply.ts";
 import { runPipeline } from "./runner.ts";
 
 export { JobFailedError, JobLostError, JobTimeoutError } from "./await-job.ts";
+export { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch-options.ts";
 
 // BullMQ and ioredis take a few hundred ms to load: only a command that queues pays for them.
 const queued = () => import("./dispatch-queue.ts");
-
-export interface DispatchOptions {
-  dataDir: string;
-  sourceDir: string;
-  catalog: Catalog;
-  log: Log;
-  redisUrl: string | null;
-  prefix?: string;
-  progress?: (stage: string, done: number, total: number) => void;
-  /** Situation lines while waiting on a queue (no worker, Redis away, retrying). */
-  note?: (line: string) => void;
-  window?: DateWindow;
-  /** How long the enqueuing command waits for a queued job (default 1 h). */
-  timeoutMs?: number;
-  /** Recompute even when the published snapshot already holds this source (or this backfill). */
-  force?: boolean;
-  /** A queued run as a flow of partition jobs (default, unless PIPELINE_FLOW=0), or as one `run` job. */
-  flow?: boolean;
-}
-
-export interface DispatchResult extends JobResult {
-  /** The published snapshot already held this source: nothing was computed. */
-  skipped?: boolean;
-}
-
-export const DEFAULT_TIMEOUT_MS = 3_600_000;
 
 export async function dispatchRun(opts: DispatchOptions): Promise<DispatchResult> {
   const current = readManifest(opts.dataDir);

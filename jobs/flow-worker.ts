@@ -37,6 +37,7 @@ import { runPartitionJob } from "../pipeline/stages/partition-jobs.ts";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck, openStagingDuck } from "../pipeline/store/duck.ts";
+import { DUCK_MEMORY } from "../pipeline/store/duck-memory.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
 import {
@@ -49,6 +50,7 @@ import {
   stagingBeat,
   stagingPath,
 } from "../pipeline/store/snapshots.ts";
+import { serviceConfig } from "./config.ts";
 import {
   AFFINITY_MS,
   type AnalyticsData,
@@ -105,7 +107,7 @@ function holdStaging(dataDir: string, stagingId: string, parentId: string, out: 
 
 /** A flow job runs on one core: DuckDB threads of a worker process (PIPELINE_WORKER_THREADS, default 1). */
 export function workerThreads(): number {
-  return Math.max(1, Number.parseInt(process.env.PIPELINE_WORKER_THREADS ?? "", 10) || 1);
+  return serviceConfig().workerThreads;
 }
 
 /**
@@ -259,7 +261,10 @@ async function fundamentals(job: Job, deps: FlowDeps, out: string, progress: Pro
   progress?.("fundamentals: splitting by ticker range", 0, 1);
   const base = readManifest(deps.dataDir);
   const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
-  const db = await openDuck(":memory:", { threads: String(workerThreads()), memory_limit: "512MB" });
+  const db = await openDuck(":memory:", {
+    threads: String(workerThreads()),
+    memory_limit: DUCK_MEMORY.fundamentalsSplit,
+  });
   let parts: number;
   try {
     parts = await flowFundamentalsStep(
@@ -285,8 +290,7 @@ async function fundamentals(job: Job, deps: FlowDeps, out: string, progress: Pro
   return { done: job.id! };
 }
 
-const tickersPerPartition = () =>
-  process.env.TICKERS_PER_PARTITION ? Number(process.env.TICKERS_PER_PARTITION) : undefined;
+const tickersPerPartition = () => serviceConfig().tickersPerPartition;
 
 /** Adds children to this job's parent (the flow), unless the flow is over. */
 async function addChildren(job: Job, deps: FlowDeps, out: string, c: Omit<FlowChildren, "done">): Promise<void> {
@@ -328,7 +332,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
     const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
     const db = await openStagingDuck(out, {
       threads: String(workerThreads()),
-      memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB",
+      memory_limit: serviceConfig().stagingMemory,
     });
     try {
       const ctx: StageContext = {

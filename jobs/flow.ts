@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
+import { serviceConfig } from "./config.ts";
 import { type JobProgress, jobId, WHOLE } from "./job-types.ts";
 import { JOB_DEFAULTS } from "./queue.ts";
 
@@ -68,7 +69,7 @@ export const flowStagingId = (data: FlowData) =>
   `flow-${data.sourceVersion.replace(/[^\w-]/g, "_").slice(0, 40)}-${data.run.replace(/[^\w-]/g, "_").slice(0, 40)}`;
 
 /** A queued run is a flow unless PIPELINE_FLOW=0 (then one `run` job, all stages on one worker). */
-export const flowByDefault = () => process.env.PIPELINE_FLOW !== "0";
+export const flowByDefault = () => serviceConfig().pipelineFlow;
 
 export const newFlowRun = () => `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
 

@@ -5,12 +5,14 @@ import { createRequire } from "node:module";
 import { Writable } from "node:stream";
 import type pino from "pino";
 import type Pretty from "pino-pretty";
+import { readSetting } from "./config.ts";
 import { writeAboveProgress } from "./progress.ts";
 
 export type LogFormat = "json" | "pretty";
 
-export function logFormat(env: NodeJS.ProcessEnv = process.env, isTTY = Boolean(process.stdout.isTTY)): LogFormat {
-  if (env.LOG_FORMAT === "json" || env.LOG_FORMAT === "pretty") return env.LOG_FORMAT;
+export function logFormat(env?: NodeJS.ProcessEnv, isTTY = Boolean(process.stdout.isTTY)): LogFormat {
+  const format = readSetting("LOG_FORMAT", env);
+  if (format) return format;
   return isTTY ? "pretty" : "json";
 }
 

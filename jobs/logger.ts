@@ -1,6 +1,7 @@
 // Structured logs. API keys never reach a log line: every path that could carry one is redacted.
 import { createRequire } from "node:module";
 import type pino from "pino";
+import { readSetting } from "./config.ts";
 import { defaultDestination } from "./log-format.ts";
 
 // Loaded with require, as DuckDB's API is (pipeline/store/duck.ts): no export scan of its CommonJS files.
@@ -17,7 +18,7 @@ export const REDACT_PATHS = [
 ];
 
 export function createLogger(
-  level: string = process.env.LOG_LEVEL || "info",
+  level: string = readSetting("LOG_LEVEL") ?? "info",
   destination?: pino.DestinationStream,
 ): pino.Logger {
   return createPino(
@@ -34,7 +35,7 @@ export function createLogger(
  * can lose the last few access lines; error lines go through createLogger, synchronously.
  */
 export function createAccessLogger(
-  level: string = process.env.LOG_LEVEL || "info",
+  level: string = readSetting("LOG_LEVEL") ?? "info",
   destination?: pino.DestinationStream,
 ): pino.Logger {
   // On a terminal the access lines are pretty too (jobs/log-format.ts); a person reads them there.

@@ -6,12 +6,11 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { type PartitionJob, runPartitionsInline } from "../pipeline/stages/partition-jobs.ts";
+import { serviceConfig } from "./config.ts";
 
 /** Worker threads for a run: `PIPELINE_WORKERS` when set, else one per core (at most 4). */
 export function defaultWorkers(): number {
-  const env = process.env.PIPELINE_WORKERS;
-  if (env !== undefined && env !== "") return Math.max(0, Number.parseInt(env, 10) || 0);
-  return Math.min(4, availableParallelism());
+  return serviceConfig().pipelineWorkers ?? Math.min(4, availableParallelism());
 }
 
 export class PartitionJobError extends Error {

@@ -38,6 +38,7 @@ import {
   stagingDir,
 } from "../pipeline/store/snapshots.ts";
 import type { LevelSeries } from "../pipeline/types.ts";
+import { serviceConfig } from "./config.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
 
@@ -63,7 +64,7 @@ export interface RunResult {
 }
 
 /** `PIPELINE_APPEND=0` turns the nightly append off: every run recomputes in full. */
-const appendEnabled = () => process.env.PIPELINE_APPEND !== "0";
+const appendEnabled = () => serviceConfig().pipelineAppend;
 
 /**
  * Whether a run of `sourceDir` would continue the published snapshot (a nightly append): a queue
@@ -161,7 +162,7 @@ async function inRun(
   const out = stagingDir(opts.dataDir, id, opts.job);
   let lease: { stop(): void } | null = null;
   // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
-  const db = await openStagingDuck(out, { memory_limit: process.env.PIPELINE_DUCKDB_MEMORY ?? "1024MB" });
+  const db = await openStagingDuck(out, { memory_limit: serviceConfig().stagingMemory });
   const workers = opts.workers ?? defaultWorkers();
   const pool = new PartitionPool(workers);
   // Every source with more than one company runs partition jobs: the threads load their modules

@@ -159,7 +159,7 @@ async function serverProcess(config: Config): Promise<void> {
   const closers: Closer[] = [];
   onShutdown(closers, { log });
   const srv = await serve(config, log, () => Catalog.open(join(config.dataDir, "catalog.duckdb")), {
-    redisReportedDown: process.env[REDIS_DOWN_ENV] === "1",
+    redisReportedDown: config.redisReportedDown,
   });
   closers.push({ name: "http server", close: srv.close });
 }

@@ -3,7 +3,8 @@
 // opaque INTERNAL_SERVER_ERROR (the detail goes to the log, never to the caller).
 import { type ExecutionResult, GraphQLError } from "graphql";
 import type pino from "pino";
-import { ApiError } from "../errors.ts";
+import { pipelineErrorCode } from "../../pipeline/domain/errors.ts";
+import { ApiError, toApiError } from "../errors.ts";
 
 const CODES: Record<string, string> = {
   invalid_parameter: "BAD_USER_INPUT",
@@ -12,19 +13,22 @@ const CODES: Record<string, string> = {
   unauthorized: "UNAUTHENTICATED",
   rate_limited: "RATE_LIMITED",
   unavailable: "UNAVAILABLE",
+  conflict: "CONFLICT",
 };
 
 export function mapError(e: GraphQLError, log: pino.Logger, reqId: string): GraphQLError {
   const orig = e.originalError;
   if (!orig || orig instanceof GraphQLError) return e; // validation, scope and variable errors as they are
   const opts = { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path };
-  if (orig instanceof ApiError && orig.status < 500)
-    return new GraphQLError(orig.message, {
+  // A pipeline error answers with its code's entry in api/errors.ts, as over REST.
+  const api = orig instanceof ApiError ? orig : pipelineErrorCode(orig) ? toApiError(orig) : null;
+  if (api && api.status < 500)
+    return new GraphQLError(api.message, {
       ...opts,
       extensions: {
-        code: CODES[orig.code] ?? orig.code.toUpperCase(),
-        status: orig.status,
-        ...(orig.details.length ? { details: orig.details } : {}),
+        code: CODES[api.code] ?? api.code.toUpperCase(),
+        status: api.status,
+        ...(api.details.length ? { details: api.details } : {}),
       },
     });
   log.error({ err: orig, reqId, path: e.path }, "graphql resolver failed");

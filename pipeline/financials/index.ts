@@ -2,7 +2,6 @@
 import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "../store/model.ts";
 import { PERIOD_KEYS } from "./items.ts";
 
-export { readFundamentals } from "../sources/fundamentals.ts";
 export { companyFinancials, emptyFinancials } from "./build.ts";
 
 const TYPE_NAME: Record<FinancialType, string> = { annual: "Annual", quarterly: "Quarterly", ttm: "Ttm" };

@@ -1,7 +1,7 @@
 // One SimFin bulk file (`;`-separated) to validated records: the period columns checked, the wanted
 // numeric columns parsed, unknown columns ignored, and restatements resolved (latest wins).
 import { parse } from "csv-parse/sync";
-import type { RejectedRow } from "../sources/report.ts";
+import type { RejectedRow } from "../domain/rejects.ts";
 
 export type PeriodKind = "annual" | "quarterly";
 

@@ -1,15 +1,12 @@
 // Rejected-row reports: every source reader returns these instead of throwing on bad data,
 // so one run can name every problem at once.
+import type { PipelineErrorCode } from "../domain/errors.ts";
+import type { RejectedRow } from "../domain/rejects.ts";
 
-export interface RejectedRow {
-  file: string;
-  /** 1-based data row number (header excluded); 0 for a file-level problem such as a missing column. */
-  row: number;
-  column: string;
-  reason: string;
-}
+export type { RejectedRow };
 
 export class SourceRejectedError extends Error {
+  readonly code: PipelineErrorCode = "source_rejected";
   /** `total` counts every problem; `rejects` lists at most the first thousand per table. */
   constructor(
     readonly rejects: RejectedRow[],

@@ -1,6 +1,8 @@
 // The backtests of a nightly append: every portfolio and rule benchmark continues from the state
 // the published snapshot recorded after its last day (backtest.ts resumeBacktest), over a panel
 // of the new days only. The published history of returns, holdings and levels is kept as it is.
+
+import type { PipelineErrorCode } from "../domain/errors.ts";
 import { type BacktestState, buildUniverse, resumeBacktest } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
@@ -13,6 +15,7 @@ import { benchmarkRules, indexLevels, type PortfolioItem, readStates } from "./p
 
 /** A reason the published snapshot cannot be continued; the run recomputes in full instead. */
 export class NotAnAppendError extends Error {
+  readonly code: PipelineErrorCode = "not_an_append";
   constructor(readonly reason: string) {
     super(reason);
     this.name = "NotAnAppendError";

@@ -11,6 +11,7 @@ import type { StagedSource } from "../sources/index.ts";
 import { stageCompanies } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
 import { type Conn, columns, lit, openDuck } from "../store/duck.ts";
+import { DUCK_MEMORY } from "../store/duck-memory.ts";
 import { FINANCIAL_DIRS } from "../store/financial-tables.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
 import { withScratch } from "../store/scratch.ts";
@@ -273,7 +274,7 @@ export function releaseUniverse(out: string): void {
 async function stagedUniverse(out: string): Promise<Universe> {
   if (cached?.out !== out) {
     const universe = (async () => {
-      const db = await openDuck(":memory:", { threads: "1", memory_limit: "1GB" });
+      const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
       try {
         const pq = (t: string) => `read_parquet(${lit(join(out, `${t}.parquet`))})`;
         await db.conn.run(`create view companies as select * from ${pq("companies")}`);
@@ -325,7 +326,7 @@ const MERGED = "merged.json";
 export async function flowMergeStep(out: string): Promise<FlowPlan> {
   const plan = readPlan(out);
   if (existsSync(join(out, FLOW_DIR, MERGED))) return plan;
-  const db = await openDuck(":memory:", { threads: "1", memory_limit: "1GB" });
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
   try {
     const conn: Conn = db.conn;
     const parts = plan.portfolioIds.map((id) => partDir(out, id));

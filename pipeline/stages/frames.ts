@@ -1,10 +1,14 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { type Conn, columns, columnsInSlices } from "../store/duck.ts";
+import { type Conn, columns } from "../store/duck.ts";
+import { loadCompanies, loadRatings } from "../store/frame-reads.ts";
 import { eachNumericChunk } from "../store/typed-read.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
 import { type Company, type LevelSeries, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 import type { StageContext } from "./context.ts";
+
+// Read by the API's snapshot readers too, so they live in the store.
+export { loadCompanies, loadRatings };
 
 export interface Frames {
   companies: Company[];
@@ -12,27 +16,6 @@ export interface Frames {
   ratings: RatingRow[];
   /** Index level series from the `benchmarks` table, by series name. */
   indexSeries: Map<string, LevelSeries>;
-}
-
-const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-
-export async function loadCompanies(conn: Conn): Promise<Company[]> {
-  // in slices: the API's reader loads them at open, while the old snapshot serves requests
-  const [id, ticker, name, sector, sectorId, industry, industryId, shares, cap] = await columnsInSlices(
-    conn,
-    "select id, ticker, name, sector, sector_id, industry, industry_id, shares_outstanding, market_cap from companies order by ticker",
-  );
-  return ticker.map((t, i) => ({
-    id: String(id[i]),
-    ticker: String(t),
-    name: String(name[i]),
-    sector: String(sector[i]),
-    sectorId: Number(sectorId[i]),
-    industry: String(industry[i]),
-    industryId: Number(industryId[i]),
-    sharesOutstanding: num(shares[i]),
-    marketCap: num(cap[i]),
-  }));
 }
 
 /** Panel reads so far in this process: names their ENUM types apart. */
@@ -98,36 +81,6 @@ export async function loadPanel(
   } finally {
     await conn.run(`drop type ${type}`);
   }
-}
-
-/**
- * The ratings in (date, ticker) order. Dates and tickers cross as integer indexes and the ratings
- * as typed arrays, chunk by chunk: the generic reader turned 1.4 M rows (5,000 × 25 years) into
- * JS values in one synchronous 8 s stretch, long enough under load to cost a worker its job's lock.
- */
-export async function loadRatings(conn: Conn, table = "ratings"): Promise<RatingRow[]> {
-  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [
-    string[],
-  ];
-  const [tickers = []] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
-  const out: RatingRow[] = [];
-  await eachNumericChunk(
-    conn,
-    `with d as (select date, (row_number() over (order by date) - 1)::integer di from (select distinct date from ${table})),
-          t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti from (select distinct ticker from ${table}))
-     select di, ti, ${RATING_NAMES.map((n) => `${n}::double`).join(", ")} from ${table} join d using (date) join t using (ticker) order by date, ticker`,
-    2 + RATING_NAMES.length,
-    (cols, n) => {
-      const [di, ti] = cols as Int32Array[];
-      for (let i = 0; i < n; i++) {
-        const r = { date: dates[di[i]], ticker: tickers[ti[i]] } as RatingRow;
-        // null reads as 0 here, as Number(null) did
-        for (let k = 0; k < RATING_NAMES.length; k++) r[RATING_NAMES[k]] = cols[k + 2][i];
-        out.push(r);
-      }
-    },
-  );
-  return out;
 }
 
 export async function loadIndexSeries(conn: Conn, table = "benchmarks"): Promise<Map<string, LevelSeries>> {

@@ -5,6 +5,7 @@
 // it never brings back the older snapshot's other tables.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { PipelineErrorCode } from "../domain/errors.ts";
 import { buildUniverse } from "../portfolios/index.ts";
 import { datedRelation } from "../store/dated-parts.ts";
 import { type Conn, columns, lit, openDuck } from "../store/duck.ts";
@@ -65,7 +66,7 @@ export interface RebalanceOptions {
 }
 
 export class PortfolioNotFoundError extends Error {
-  readonly status = 404;
+  readonly code: PipelineErrorCode = "portfolio_not_found";
   constructor(readonly id: string) {
     super(`no portfolio ${id} in the catalog or the published snapshot`);
     this.name = "PortfolioNotFoundError";

@@ -1,7 +1,6 @@
 // Builds the in-memory Snapshot the API serves from one published snapshot folder.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import {
   type HoldingRow,
   type LevelSeries,
@@ -14,6 +13,7 @@ import {
 import { datedRelation } from "./dated-parts.ts";
 import { type Conn, columns, lit, openDuck } from "./duck.ts";
 import { financialTable, readFinancialTables } from "./financial-tables.ts";
+import { loadCompanies, loadRatings } from "./frame-reads.ts";
 import { readMetricRows } from "./metric-tables.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "./model.ts";
 import { readMeta, snapshotDir } from "./snapshots.ts";

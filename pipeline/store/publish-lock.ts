@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type Lockfile from "proper-lockfile";
+import type { PipelineErrorCode } from "../domain/errors.ts";
 
 // Loaded with require, as DuckDB's API is (./duck.ts): no export scan of its CommonJS files.
 const lockfile = createRequire(import.meta.url)("proper-lockfile") as typeof Lockfile;
@@ -14,7 +15,7 @@ const lockfile = createRequire(import.meta.url)("proper-lockfile") as typeof Loc
 export const locksDir = (dataDir: string) => join(dataDir, "locks");
 
 export class PublishLockError extends Error {
-  readonly status = 503;
+  readonly code: PipelineErrorCode = "publish_locked";
   constructor(message: string) {
     super(message);
     this.name = "PublishLockError";

@@ -8,6 +8,7 @@ import { existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, st
 import { basename, join, relative } from "node:path";
 import { datedFiles, datedRelation } from "./dated-parts.ts";
 import { type Conn, columns, lit, openDuck } from "./duck.ts";
+import { DUCK_MEMORY } from "./duck-memory.ts";
 import { FINANCIAL_DIRS } from "./financial-tables.ts";
 import { latestRatingsSql } from "./rating-queries.ts";
 
@@ -76,7 +77,8 @@ export async function writeReaderIndex(dir: string, base?: string | null): Promi
   if (!hasRatings && !tables.length) return;
   const known = base ? readPartRanges(base) : null;
   let db: Awaited<ReturnType<typeof openDuck>> | null = null;
-  const conn = async () => (db ??= await openDuck(":memory:", { threads: "2", memory_limit: "512MB" })).conn;
+  const conn = async () =>
+    (db ??= await openDuck(":memory:", { threads: "2", memory_limit: DUCK_MEMORY.readerIndex })).conn;
   try {
     const parts: IndexFile["parts"] = {};
     for (const [t, key] of tables) {

@@ -5,8 +5,9 @@
 // unless the process runs such jobs one after another for its life (shareScratchOnMainThread).
 import { isMainThread } from "node:worker_threads";
 import { type Conn, columns, DuckDBInstance, ident, openDuck } from "./duck.ts";
+import { DUCK_MEMORY } from "./duck-memory.ts";
 
-const OPTS = { threads: "1", memory_limit: "512MB" };
+const OPTS = { threads: "1", memory_limit: DUCK_MEMORY.scratch };
 
 let shared: Promise<DuckDBInstance> | null = null;
 let sharedOnMain = false;

@@ -1,5 +1,6 @@
 // Reading long (id, date, value) rows back into one series per id.
 import { isoFromEpochDay } from "../analytics/dates.ts";
+import type { PipelineErrorCode } from "../domain/errors.ts";
 import { type Conn, columns, lit } from "./duck.ts";
 import { numericColumns } from "./typed-read.ts";
 
@@ -23,6 +24,7 @@ export type Series = { dates: string[]; values: Float64Array };
 
 /** A Parquet file's series were not stored in (id, date) order (`storedSeries`' precondition). */
 export class StorageOrderError extends Error {
+  readonly code: PipelineErrorCode = "storage_order";
   constructor(file: string, what: string) {
     super(`${file}: ${what}; its rows must be stored ordered by id, then date`);
     this.name = "StorageOrderError";

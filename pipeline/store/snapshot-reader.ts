@@ -4,11 +4,11 @@
 // queries and memory does not grow with stocks × days. Same values as the in-memory loader.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { loadCompanies, loadRatings } from "../stages/frames.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
 import { Calendars } from "./calendars.ts";
 import { datedRelation } from "./dated-parts.ts";
 import { type Conn, columns, lit, openDuck } from "./duck.ts";
+import { DUCK_MEMORY } from "./duck-memory.ts";
 import {
   FINANCIAL_ROWS,
   FINANCIAL_STATEMENTS,
@@ -16,6 +16,7 @@ import {
   readFinancialRows,
   readFinancialTables,
 } from "./financial-tables.ts";
+import { loadCompanies, loadRatings } from "./frame-reads.ts";
 import { loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, PortfolioResult } from "./model.ts";
@@ -147,7 +148,7 @@ export class SnapshotReader {
   static async open(dataDir: string, id: string, opts: ReaderOptions = {}): Promise<SnapshotReader> {
     const dir = snapshotDir(dataDir, id);
     const meta = readMeta(dataDir, id);
-    const db = await openDuck(":memory:", { threads: "2", memory_limit: "256MB" });
+    const db = await openDuck(":memory:", { threads: "2", memory_limit: DUCK_MEMORY.snapshotReader });
     const conns = [db.conn, await db.connect(), await db.connect(), await db.connect()];
     try {
       const c = db.conn;
@@ -437,7 +438,7 @@ export class SnapshotReader {
       for (const sql of [
         "set enable_external_file_cache = false",
         "set global parquet_metadata_cache = false",
-        "set memory_limit = '16MB'",
+        `set memory_limit = '${DUCK_MEMORY.releasedReader}'`,
       ])
         await this.db.conn.run(sql);
     } catch {

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { PipelineErrorCode } from "../domain/errors.ts";
 import { liveLeases } from "./leases.ts";
 import { type Heartbeat, isAlive, readHolder, startHeartbeat } from "./liveness.ts";
 import { type LockTimes, locksDir, withPublishLock } from "./publish-lock.ts";
@@ -98,7 +99,7 @@ export function readMeta(dataDir: string, id: string): SnapshotMeta {
 
 /** The manifest moved away from the snapshot a publisher computed on: recompute on the new one. */
 export class ManifestMovedError extends Error {
-  readonly status = 409;
+  readonly code: PipelineErrorCode = "manifest_moved";
   constructor(
     readonly expected: string | null,
     readonly actual: string | null,

@@ -2,7 +2,7 @@
 // figure below is worked out by hand from the fixture rows, in the comment next to it.
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readFundamentals } from "../../pipeline/financials/index.ts";
+import { readFundamentals } from "../../pipeline/sources/fundamentals.ts";
 import type { CompanyFinancials, FinancialRow } from "../../pipeline/store/model.ts";
 
 const DIR = join(import.meta.dirname, "fixtures", "company");

@@ -2,7 +2,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { financialsLongRows, financialsResponse, readFundamentals } from "../../pipeline/financials/index.ts";
+import { financialsLongRows, financialsResponse } from "../../pipeline/financials/index.ts";
+import { readFundamentals } from "../../pipeline/sources/fundamentals.ts";
 import type { CompanyFinancials } from "../../pipeline/store/model.ts";
 
 const company = { id: "c1", ticker: "TST", name: "Test Corp" };

@@ -4,8 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readFundamentals } from "../../pipeline/financials/index.ts";
-import { readFundamentalsFile } from "../../pipeline/sources/fundamentals.ts";
+import { readFundamentals, readFundamentalsFile } from "../../pipeline/sources/fundamentals.ts";
 
 const root = mkdtempSync(join(tmpdir(), "fin-src-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

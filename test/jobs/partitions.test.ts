@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
 import { runPipeline } from "../../jobs/runner.ts";
-import { readFundamentals } from "../../pipeline/financials/index.ts";
+import { readFundamentals } from "../../pipeline/sources/fundamentals.ts";
 import { partitionOf, splitFundamentals } from "../../pipeline/sources/fundamentals-split.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { boundsOf, tickerRanges } from "../../pipeline/stages/partitions.ts";
