@@ -8,7 +8,7 @@ import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../pipeline/store/snapshots.ts";
 import { backfillWindow, existingSourceDir } from "./cli-args.ts";
 import { loadConfig } from "./config.ts";
-import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError } from "./dispatch.ts";
+import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError, JobTimeoutError } from "./dispatch.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
 import { runCommand, UsageError } from "./run-command.ts";
@@ -111,6 +111,10 @@ async function main(argv: string[]): Promise<number> {
         console.error(`source ${sourceDir} rejected: ${e.total} problem(s); nothing was published.`);
         for (const r of e.rejects.slice(0, 200)) console.error(`  ${formatReject(r)}`);
         if (e.total > 200) console.error(`  … and ${e.total - 200} more`);
+        return 2;
+      }
+      if (e instanceof JobTimeoutError) {
+        console.error(e.message);
         return 2;
       }
       if (e instanceof JobFailedError) {
