@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
+import { NoSpaceError, readManifest } from "../pipeline/store/snapshots.ts";
 import { backfillWindow, existingSourceDir } from "./cli-args.ts";
 import { loadConfig } from "./config.ts";
 import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError, JobTimeoutError } from "./dispatch.ts";
@@ -116,6 +116,10 @@ async function main(argv: string[]): Promise<number> {
       if (e instanceof JobTimeoutError) {
         console.error(e.message);
         return 2;
+      }
+      if (e instanceof NoSpaceError) {
+        console.error(e.message);
+        return 1;
       }
       if (e instanceof JobFailedError) {
         console.error(`pipeline job failed; nothing was published:\n${e.message}`);
