@@ -207,6 +207,10 @@ async function main(argv: string[]): Promise<number> {
         console.error(e.message);
         return 2;
       }
+      if (e instanceof JobTimeoutError) {
+        console.error(e.message);
+        return 2;
+      }
       if (e instanceof JobFailedError) {
         console.error(`rebalance job failed; nothing was published:\n${e.message}`);
         return 2;
