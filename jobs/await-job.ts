@@ -168,7 +168,8 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
       // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no reason yet.
       const failed = (await bounded(queue.getJob(id)).catch(() => null)) ?? job!;
       throw new JobFailedError(
-        `job ${id} ${await failure(queue, failed, bounded)}\nthe published snapshot is unchanged (${current ?? "none yet"})`,
+        `job ${id} ${await failure(queue, failed, bounded)}\n` +
+          `the published snapshot is unchanged (${current ?? "none yet"})`,
       );
     }
     if (state === "delayed" && job!.attemptsMade > 0)
@@ -201,11 +202,13 @@ function timedOut(id: string, timeoutMs: number, lastState: string, unreachableS
   const waited = `gave up waiting for job ${id} after ${Math.round(timeoutMs / 1000)} s`;
   if (unreachableSince === null)
     return new JobTimeoutError(
-      `${waited} (last seen ${lastState}); nothing was published by it so far, and it stays queued (see npm run pipeline -- status)`,
+      `${waited} (last seen ${lastState}); nothing was published by it so far, ` +
+        "and it stays queued (see npm run pipeline -- status)",
     );
   const away = Math.round((Date.now() - unreachableSince) / 1000);
   return new JobTimeoutError(
-    `${waited}: Redis at the queue has been unreachable for the last ${away} s (the job was last seen ${lastState}); nothing was published by it so far — once Redis is back, see npm run pipeline -- status`,
+    `${waited}: Redis at the queue has been unreachable for the last ${away} s (the job was last seen ${lastState}); ` +
+      "nothing was published by it so far — once Redis is back, see npm run pipeline -- status",
   );
 }
 

@@ -121,7 +121,8 @@ export class NoSpaceError extends Error {
   ) {
     const what = String((cause as Error)?.message ?? cause).split("\n")[0];
     super(
-      `no space left on the store ${dataDir} (${what}); the run was discarded and its staging files removed; the published snapshot is unchanged (${published ?? "none yet"})`,
+      `no space left on the store ${dataDir} (${what}); the run was discarded and its staging files removed; ` +
+        `the published snapshot is unchanged (${published ?? "none yet"})`,
       { cause },
     );
     this.name = "NoSpaceError";

@@ -84,7 +84,7 @@ describe("run --force through the queue", () => {
 });
 
 describe("--timeout with Redis gone mid-wait", () => {
-  it("the run command ends by its timeout, says where the job stood and that Redis is unreachable, exit 2", async () => {
+  it("the run command ends by its timeout, says where the job stood and that Redis is away, exit 2", async () => {
     const redis = new OwnRedis(await freePort(), false);
     redises.push(redis);
     await redis.start();
@@ -110,7 +110,9 @@ describe("--timeout with Redis gone mid-wait", () => {
     );
     expect(said).toMatch(
       new RegExp(
-        `gave up waiting for job ${id.replaceAll(".", "\\.")} after ${timeoutS} s: Redis at the queue has been unreachable for the last \\d+ s \\(the job was last seen waiting-children\\); nothing was published by it so far`,
+        `gave up waiting for job ${id.replaceAll(".", "\\.")} after ${timeoutS} s: ` +
+          "Redis at the queue has been unreachable for the last \\d+ s \\(the job was last seen waiting-children\\); " +
+          "nothing was published by it so far",
       ),
     );
     expect(readManifest(dataDir)).toBeNull();

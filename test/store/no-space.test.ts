@@ -98,7 +98,9 @@ describe.skipIf(!mounted)("a full disk under DATA_DIR (needs root to mount a tmp
       expect(r.err, said).toHaveLength(1);
       expect(r.err[0]).toMatch(
         new RegExp(
-          `^no space left on the store ${dataDir.replaceAll("/", "\\/")} \\(.*(No space left on device|ENOSPC).*\\); the run was discarded and its staging files removed; the published snapshot is unchanged \\(${published.snapshotId}\\)$`,
+          `^no space left on the store ${dataDir.replaceAll("/", "\\/")} \\(.*(No space left on device|ENOSPC).*\\); ` +
+            "the run was discarded and its staging files removed; " +
+            `the published snapshot is unchanged \\(${published.snapshotId}\\)$`,
         ),
       );
       expect(debris()).toEqual([]);
