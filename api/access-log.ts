@@ -4,11 +4,12 @@
 // pino's code and data stay hot across many lines (one line at a time, interleaved with the HTTP
 // stack, cost several times more). Request metrics ride on the same `finish` listener.
 // The logged request is only {id, method, url, remoteAddress, userAgent}, the URL with its
-// api_key value redacted; no headers, no query object.
+// api_key value and every key the store knows (by hash, wherever it stands) redacted; no headers,
+// no query object.
 import { randomBytes } from "node:crypto";
 import type { Request, Response } from "express";
 import type pino from "pino";
-import { redactUrl } from "./redact.ts";
+import { type IsKeyHash, redactUrl } from "./redact.ts";
 import { REST_PREFIX } from "./rest/dispatch.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -36,7 +37,7 @@ interface Line {
   ms: number;
 }
 
-function write(logger: pino.Logger, l: Line): void {
+function write(logger: pino.Logger, l: Line, isKeyHash: IsKeyHash | undefined): void {
   const level = l.status >= 500 ? "error" : l.status >= 400 ? "warn" : "info";
   if (!logger.isLevelEnabled(level)) return;
   logger[level](
@@ -44,7 +45,7 @@ function write(logger: pino.Logger, l: Line): void {
       req: {
         id: l.id,
         method: l.method,
-        url: redactUrl(l.url),
+        url: redactUrl(l.url, isKeyHash),
         remoteAddress: l.remoteAddress,
         userAgent: l.userAgent,
       },
@@ -55,13 +56,16 @@ function write(logger: pino.Logger, l: Line): void {
   );
 }
 
-/** Starts the record of one request: its id now, the log line and onFinish when the response is done. */
-export function accessLog(logger: pino.Logger, onFinish: OnFinish) {
+/**
+ * Starts the record of one request: its id now, the log line and onFinish when the response is done.
+ * `isKeyHash`: the store's known keys, redacted from the URL wherever they stand.
+ */
+export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: IsKeyHash) {
   let queue: Line[] = [];
   const flush = () => {
     const lines = queue;
     queue = [];
-    for (const l of lines) write(logger, l);
+    for (const l of lines) write(logger, l, isKeyHash);
   };
   return (req: Request, res: Response): void => {
     const h = req.headers["x-request-id"];

@@ -58,7 +58,11 @@ export function createApp(deps: AppDeps): express.Express {
   const metrics = createMetrics(deps.snapshot, cache);
   app.locals.bodyCache = cache;
 
-  const observe = accessLog(deps.accessLogger ?? deps.logger, metrics.observe);
+  const observe = accessLog(
+    deps.accessLogger ?? deps.logger,
+    metrics.observe,
+    deps.catalog.isKeyHash && ((h) => deps.catalog.isKeyHash?.(h) ?? false),
+  );
   // Helmet's headers (+ Vary: Origin when CORS answers depend on it), sent with every response.
   const baseHeaders = {
     ...securityHeaders(deps.cors !== undefined),

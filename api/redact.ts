@@ -3,6 +3,8 @@
 // (`/benchmarks&api_key=K`, `??api_key=K`, `?x=1;api_key=K`, `?api_key[]=K`, `?api_key%00=K`,
 // a percent-encoded name) any more than a well-formed one.
 
+import { hashKey } from "../pipeline/store/catalog/keys.ts";
+
 export const REDACTED = "[redacted]";
 
 // One letter of the parameter name, literal or percent-encoded (once or more: %2561 is %61 twice).
@@ -25,9 +27,55 @@ export function redactSecrets(text: string): string {
   return /y|%(?:25)*79/i.test(text) ? text.replace(NAMED, `$1${REDACTED}`) : text;
 }
 
-/** The URL for a log line: every key-shaped value redacted. */
-export function redactUrl(url: string | undefined): string | undefined {
-  return url ? redactSecrets(url) : url;
+/** Whether a SHA-256 hex digest is the hash of a key the store knows (the catalog keeps only hashes). */
+export type IsKeyHash = (sha256Hex: string) => boolean;
+
+// A key of any shape (DEMO_API_KEY is any text of 16 characters or more; generated keys are 47;
+// authentication refuses keys over 512) stands in a URL as one token between its separators.
+const KEY_MIN = 16;
+const KEY_MAX = 512;
+const URL_TOKEN = /(?<![^/?&=;#,\s])[^/?&=;#,\s]{16,}/g;
+
+// Hashes of recent tokens: the long ones are mostly endpoint names and ids that recur (a SHA-256
+// costs several µs); bounded, as tokens of unknown keys and junk would grow it.
+const HASH_MEMO_MAX = 2_000;
+const hashMemo = new Map<string, string>();
+function hashOf(token: string): string {
+  let h = hashMemo.get(token);
+  if (h === undefined) {
+    if (hashMemo.size >= HASH_MEMO_MAX) hashMemo.clear();
+    hashMemo.set(token, (h = hashKey(token)));
+  }
+  return h;
+}
+
+/** Whether a token of a URL, as it stands or percent-decoded, is a key the store knows. */
+function isKnownKey(token: string, isKeyHash: IsKeyHash): boolean {
+  // Only tokens of a key's length are hashed: most URLs hold none (the api_key value is already redacted).
+  if (token.length <= KEY_MAX && isKeyHash(hashOf(token))) return true;
+  if (!token.includes("%") && !token.includes("+")) return false;
+  let plain: string;
+  try {
+    plain = decodeURIComponent(token.replaceAll("+", " "));
+  } catch {
+    return false; // not valid percent-encoding: as it stands was the only reading
+  }
+  return plain !== token && plain.length >= KEY_MIN && plain.length <= KEY_MAX && isKeyHash(hashOf(plain));
+}
+
+/**
+ * Every token of a URL (path segment, query name or value) that is a key the store knows, replaced
+ * with [redacted]: found by its hash, so a key of any shape is, not only the generated srk_ form.
+ */
+export function redactKnownKeys(url: string, isKeyHash: IsKeyHash): string {
+  return url.replace(URL_TOKEN, (token) => (isKnownKey(token, isKeyHash) ? REDACTED : token));
+}
+
+/** The URL for a log line: every key-shaped value redacted, and every known key when `isKeyHash` is given. */
+export function redactUrl(url: string | undefined, isKeyHash?: IsKeyHash): string | undefined {
+  if (!url) return url;
+  const r = redactSecrets(url);
+  return isKeyHash ? redactKnownKeys(r, isKeyHash) : r;
 }
 
 /** How much of a user's value an error message repeats. */

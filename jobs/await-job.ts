@@ -1,7 +1,9 @@
 // The enqueuing command's wait: polls the job (no event stream to lose when Redis restarts; the
 // queue's completion event only cuts a poll interval short), shows
 // its progress, and always ends — with the result, the job's failure, a timeout, or a clear word
-// that Redis lost the job. A job lost with Redis (restarted without persistence) is looked for in
+// that Redis lost the job. The timeout holds whatever Redis does: every call to it is bounded by
+// the time left, and so is closing the connections at the end (a QueueEvents whose Redis is gone
+// never finishes closing). A job lost with Redis (restarted without persistence) is looked for in
 // the store first: its publish in the manifest's log means done; a live staging folder carrying its
 // id means a worker still computes it; otherwise it is enqueued again, once.
 import { type Job, type Queue, QueueEvents } from "bullmq";
@@ -36,6 +38,8 @@ export interface WaitOptions {
   dataDir: string;
   kind: PublishKind;
   timeoutMs: number;
+  /** When the wait ends at the latest (epoch ms); default now + timeoutMs. */
+  deadline?: number;
   pollMs?: number;
   onProgress?: (p: JobProgress) => void;
   /** One line per change of situation (waiting for a worker, Redis away, retrying…). */
@@ -55,13 +59,20 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`no answer from Redis within ${ms} ms`)))]);
 }
 
+/** Closes a queue or event stream, giving up after `ms` (its connection is then left to be dropped). */
+export async function closeWithin(c: Parameters<typeof closeQuietly>[0], ms = 1_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([closeQuietly(c), new Promise<void>((res) => (timer = setTimeout(res, ms)))]);
+  clearTimeout(timer);
+}
+
 export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): Promise<JobResult> {
   const id = enq.job.id!;
   const ended = jobEnded(queue, id);
   try {
     return await poll(queue, enq, opts, ended.next);
   } finally {
-    await ended.close();
+    await closeWithin(ended.events);
   }
 }
 
@@ -70,7 +81,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
  * the result at once instead of sitting out the rest of its interval (a quarter second on average,
  * 4 % of a sample run). Only a wake-up: the poll decides, so an event lost with Redis costs one interval.
  */
-function jobEnded(queue: Queue, id: string): { next: () => Promise<void>; close: () => Promise<void> } {
+function jobEnded(queue: Queue, id: string): { next: () => Promise<void>; events: QueueEvents } {
   const events = new QueueEvents(queue.name, { connection: queue.opts.connection, prefix: queue.opts.prefix });
   events.on("error", () => undefined); // Redis away: the poll says so
   let wake = () => undefined as void;
@@ -85,7 +96,7 @@ function jobEnded(queue: Queue, id: string): { next: () => Promise<void>; close:
       p.then(() => (woken = new Promise<void>((res) => (wake = res))));
       return p;
     },
-    close: () => closeQuietly(events),
+    events,
   };
 }
 
@@ -98,7 +109,10 @@ async function nap(ms: number, early: Promise<void>): Promise<void> {
 
 async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () => Promise<void>): Promise<JobResult> {
   const id = enq.job.id!;
-  const deadline = Date.now() + opts.timeoutMs;
+  const deadline = opts.deadline ?? Date.now() + opts.timeoutMs;
+  // Every call to Redis and every pause ends by the deadline at the latest.
+  const left = () => Math.max(1, deadline - Date.now());
+  const bounded = <T>(p: Promise<T>, ms = 5_000) => within(p, Math.min(ms, left()));
   let lastNote = "";
   const note = (line: string) => {
     if (line !== lastNote) opts.onNote?.(line);
@@ -106,21 +120,25 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
   };
   let lastProgress = "";
   let lastState = "waiting";
+  /** Since when Redis has not answered (null: it answered last time). */
+  let unreachableSince: number | null = null;
   let reenqueues = 0;
   for (;;) {
-    if (Date.now() > deadline)
-      throw new JobTimeoutError(
-        `gave up waiting for job ${id} after ${Math.round(opts.timeoutMs / 1000)} s (last seen ${lastState}); nothing was published by it so far, and it stays queued (see npm run pipeline -- status)`,
-      );
+    if (Date.now() >= deadline) throw timedOut(id, opts.timeoutMs, lastState, unreachableSince);
     let job: Job | null | undefined;
     let state: string;
     try {
-      job = await within(queue.getJob(id), 5_000);
-      state = job ? await within(job.getState(), 5_000) : "unknown";
+      job = await bounded(queue.getJob(id));
+      state = job ? await bounded(job.getState()) : "unknown";
+      unreachableSince = null;
     } catch {
-      note(`Redis at the queue is unreachable; still waiting for job ${id}`);
-      lastState = "unreachable";
-      await sleep(1_000);
+      if (Date.now() >= deadline && unreachableSince === null) continue; // cut short by the deadline
+      unreachableSince ??= Date.now();
+      // A worker may still finish the job and publish while Redis is away: the manifest says so.
+      const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
+      if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
+      note(`Redis at the queue is unreachable; still waiting for job ${id} (last seen ${lastState})`);
+      await sleep(Math.min(1_000, left()));
       continue;
     }
     if (state === "unknown") {
@@ -133,25 +151,25 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
         note(
           `job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`,
         );
-        await within(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
+        await bounded(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
       } else
         throw new JobLostError(
           `job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was published by it — run the command again`,
         );
       lastState = "lost";
-      await nap(opts.pollMs ?? 500, ended());
+      await nap(Math.min(opts.pollMs ?? 500, left()), ended());
       continue;
     }
     lastState = state;
     // The job was read before its state: fetched while active, its returnvalue is still null then.
-    if (state === "completed")
-      return (job!.returnvalue ?? (await within(queue.getJob(id), 5_000))?.returnvalue) as JobResult;
+    if (state === "completed") return (job!.returnvalue ?? (await bounded(queue.getJob(id)))?.returnvalue) as JobResult;
     if (state === "failed") {
       const current = readManifest(opts.dataDir)?.snapshotId;
       // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no reason yet.
-      const failed = (await within(queue.getJob(id), 5_000).catch(() => null)) ?? job!;
+      const failed = (await bounded(queue.getJob(id)).catch(() => null)) ?? job!;
       throw new JobFailedError(
-        `job ${id} ${await failure(queue, failed)}\nthe published snapshot is unchanged (${current ?? "none yet"})`,
+        `job ${id} ${await failure(queue, failed, bounded)}\n` +
+          `the published snapshot is unchanged (${current ?? "none yet"})`,
       );
     }
     if (state === "delayed" && job!.attemptsMade > 0)
@@ -159,7 +177,7 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
         `attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`,
       );
     else if (state === "waiting" || state === "prioritized" || state === "waiting-children") {
-      const workers = await within(queue.getWorkersCount(), 5_000).catch(() => -1);
+      const workers = await bounded(queue.getWorkersCount()).catch(() => -1);
       note(
         workers === 0
           ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)`
@@ -169,14 +187,29 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
       );
     } else if (state === "active") note(`job ${id} running`);
     const p = opts.progressOf
-      ? await within(opts.progressOf(job!), 5_000).catch(() => null)
+      ? await bounded(opts.progressOf(job!)).catch(() => null)
       : (job!.progress as JobProgress | number);
     if (typeof p === "object" && p && JSON.stringify(p) !== lastProgress) {
       lastProgress = JSON.stringify(p);
       opts.onProgress?.(p);
     }
-    await nap(opts.pollMs ?? 500, ended());
+    await nap(Math.min(opts.pollMs ?? 500, left()), ended());
   }
+}
+
+/** The timeout's message: where the job stood when last seen, and whether Redis was answering. */
+function timedOut(id: string, timeoutMs: number, lastState: string, unreachableSince: number | null): JobTimeoutError {
+  const waited = `gave up waiting for job ${id} after ${Math.round(timeoutMs / 1000)} s`;
+  if (unreachableSince === null)
+    return new JobTimeoutError(
+      `${waited} (last seen ${lastState}); nothing was published by it so far, ` +
+        "and it stays queued (see npm run pipeline -- status)",
+    );
+  const away = Math.round((Date.now() - unreachableSince) / 1000);
+  return new JobTimeoutError(
+    `${waited}: Redis at the queue has been unreachable for the last ${away} s (the job was last seen ${lastState}); ` +
+      "nothing was published by it so far — once Redis is back, see npm run pipeline -- status",
+  );
 }
 
 /** The snapshot this job published after `since`, found in the manifest's log. */
@@ -189,10 +222,10 @@ function publishedBy(dataDir: string, jobId: string, since: number, kind: Publis
  * "failed for good after N attempt(s): reason". A flow's parent fails with "child <key> failed" and
  * no attempt of its own: the child's attempts and reason are what say why.
  */
-async function failure(queue: Queue, job: Job): Promise<string> {
+async function failure(queue: Queue, job: Job, bounded: <T>(p: Promise<T>) => Promise<T>): Promise<string> {
   const reason = job.failedReason;
   const m = /child (\S+) failed/.exec(reason ?? "");
-  const child = m ? await within(queue.getJob(m[1].split(":").at(-1)!), 5_000).catch(() => null) : null;
+  const child = m ? await bounded(queue.getJob(m[1].split(":").at(-1)!)).catch(() => null) : null;
   if (!child?.failedReason) return `failed for good after ${job.attemptsMade} attempt(s): ${reason}`;
   return `failed for good: its child job ${child.id} failed after ${child.attemptsMade} attempt(s): ${child.failedReason}`;
 }

@@ -5,10 +5,10 @@ import { parseArgs } from "node:util";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
+import { NoSpaceError, readManifest } from "../pipeline/store/snapshots.ts";
 import { backfillWindow, existingSourceDir } from "./cli-args.ts";
 import { loadConfig } from "./config.ts";
-import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError } from "./dispatch.ts";
+import { DEFAULT_TIMEOUT_MS, dispatchRebalance, dispatchRun, JobFailedError, JobTimeoutError } from "./dispatch.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
 import { runCommand, UsageError } from "./run-command.ts";
@@ -113,6 +113,14 @@ async function main(argv: string[]): Promise<number> {
         if (e.total > 200) console.error(`  … and ${e.total - 200} more`);
         return 2;
       }
+      if (e instanceof JobTimeoutError) {
+        console.error(e.message);
+        return 2;
+      }
+      if (e instanceof NoSpaceError) {
+        console.error(e.message);
+        return 1;
+      }
       if (e instanceof JobFailedError) {
         console.error(`pipeline job failed; nothing was published:\n${e.message}`);
         return 2;
@@ -196,6 +204,10 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     } catch (e) {
       if (e instanceof PortfolioNotFoundError) {
+        console.error(e.message);
+        return 2;
+      }
+      if (e instanceof JobTimeoutError) {
         console.error(e.message);
         return 2;
       }

@@ -2,12 +2,12 @@
 // partition jobs) that this process waits for. Loaded only when REDIS_URL is set.
 import type { Job, Queue } from "bullmq";
 import type { PublishKind } from "../pipeline/store/snapshots.ts";
-import { awaitJob, JobFailedError } from "./await-job.ts";
+import { awaitJob, closeWithin, JobFailedError } from "./await-job.ts";
 import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
 import { backfillVersion, type JobProgress, type JobResult, jobId, type Stage, WHOLE } from "./job-types.ts";
-import { closeQuietly, pipelineQueue } from "./queue.ts";
+import { pipelineQueue } from "./queue.ts";
 import { continuesPublished } from "./runner.ts";
 
 const ENQUEUE_TIMEOUT_MS = 30_000;
@@ -51,10 +51,13 @@ export async function viaQueue(
   const addJob: Adder = add ?? ((q) => q.add(stage, data, { jobId: id }));
   const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
   try {
-    // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait.
-    const limit = Math.min(ENQUEUE_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait. The
+    // command's timeout counts from here: the enqueue's time is taken off the wait's.
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const limit = Math.min(ENQUEUE_TIMEOUT_MS, timeoutMs);
     const enq = await Promise.race([
-      enqueueIdempotent(queue, id, opts.dataDir, () => addJob(queue)),
+      enqueueIdempotent(queue, id, opts.dataDir, () => addJob(queue), opts.force),
       new Promise<never>((_, rej) =>
         setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref(),
       ),
@@ -65,7 +68,8 @@ export async function viaQueue(
       dataDir: opts.dataDir,
       // A flow's parent publishes the run.
       kind: stage === "publish" ? "run" : (stage as PublishKind),
-      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs,
+      deadline,
       onNote: opts.note ?? ((line) => opts.log.info({ job: id }, line)),
       onProgress: (p: JobProgress) => opts.progress?.(p.stage, p.done, p.total),
       reenqueue: () => addJob(queue),
@@ -77,6 +81,6 @@ export async function viaQueue(
     if (e instanceof JobFailedError) throw e;
     throw new JobFailedError(`could not queue the job on Redis: ${(e as Error).message}`);
   } finally {
-    await closeQuietly(queue);
+    await closeWithin(queue);
   }
 }

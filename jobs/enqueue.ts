@@ -1,6 +1,9 @@
 // Idempotent enqueue: a job id names what is computed (stage + source version + partition), so the
 // same request made twice is one job. A finished job is reused only while its snapshot is still the
-// published one; a failed one, or one whose result was since replaced, is enqueued afresh.
+// published one (never when forced); a failed one, or one whose result was since replaced, is enqueued afresh.
+// A forced request removes the completed job and adds it again under the same id rather than under
+// a new one: the id keeps naming what is computed, so forced requests made at once, and plain
+// requests meanwhile, still join one job instead of computing the same source side by side.
 import type { Job, Queue } from "bullmq";
 import { readManifest } from "../pipeline/store/snapshots.ts";
 import type { JobResult } from "./job-types.ts";
@@ -18,6 +21,7 @@ export async function enqueueIdempotent(
   id: string,
   dataDir: string,
   add: () => Promise<Job>,
+  force = false,
 ): Promise<Enqueued> {
   const sinceVersion = readManifest(dataDir)?.version ?? 0;
   const existing = await queue.getJob(id);
@@ -25,7 +29,7 @@ export async function enqueueIdempotent(
     const state = await existing.getState();
     if (state === "completed") {
       const r = existing.returnvalue as JobResult | null;
-      if (r && readManifest(dataDir)?.snapshotId === r.snapshotId)
+      if (!force && r && readManifest(dataDir)?.snapshotId === r.snapshotId)
         return { job: existing, joined: "done", sinceVersion };
     }
     if (state === "completed" || state === "failed")

@@ -46,6 +46,20 @@ function closeScratchOf(w: Worker): Promise<void> {
   });
 }
 
+/** The worker's reply to the job it runs, or its exit. */
+function jobEndOf(w: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      w.off("message", onMessage);
+      w.off("exit", done);
+      resolve();
+    };
+    const onMessage = (m: { id: number }) => m.id >= 0 && done();
+    w.on("message", onMessage);
+    w.on("exit", done);
+  });
+}
+
 type Reply = { id: number; ok: boolean; result?: unknown; error?: { message: string; stack?: string } };
 
 /** One job of a batch: `index` is its place in the batch (named in errors). */
@@ -151,6 +165,10 @@ export class PartitionPool {
   private async stop(graceful: boolean): Promise<void> {
     await Promise.all(
       this.workers.map(async (w) => {
+        // A worker stopped mid-job aborted the process: its DuckDB call, failing (a full disk) while
+        // the thread was torn down, threw where no JavaScript could catch it (Napi::Error, exit 134).
+        // So a job still running (another one failed first) is let finish before the worker stops.
+        if (this.running.has(w)) await jobEndOf(w);
         // Workers warmed but never used (a run that failed early) have nothing to close.
         if (graceful && this.used) await closeScratchOf(w);
         await w.terminate();

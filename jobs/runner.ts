@@ -28,7 +28,9 @@ import { takeLease } from "../pipeline/store/leases.ts";
 import type { BenchmarkResult, PortfolioResult } from "../pipeline/store/model.ts";
 import {
   discardStaging,
+  isNoSpace,
   type Manifest,
+  NoSpaceError,
   newSnapshotId,
   publishSnapshot,
   readManifest,
@@ -198,12 +200,20 @@ async function inRun(
     await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
     return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
   } catch (e) {
+    // Partition jobs still running write into the staging folder: they end before it goes.
+    await pool.close(true);
     discardStaging(out);
+    if (isNoSpace(e)) throw new NoSpaceError(opts.dataDir, readManifest(opts.dataDir)?.snapshotId ?? null, e);
     throw e;
   } finally {
     lease?.stop();
     await pool.close(true);
-    db.close();
+    try {
+      db.close();
+    } catch {
+      // Closing checkpoints the staging database, which fails on a full disk: it is thrown away
+      // with its folder below either way, and the run's own outcome is what is reported.
+    }
     rmSync(`${out}.tmp`, { recursive: true, force: true });
   }
 }

@@ -25,19 +25,32 @@ export function columnsOf(rows: FlatRow[], base: readonly string[] = []): string
 }
 
 // CSV injection (OWASP): a text cell starting with = + - @ tab or CR (or their full-width forms) is
-// run as a formula by spreadsheets. Such cells get csv-stringify's escape_formulas (a leading ')
-// and are quoted. Numbers written as text — metric strings such as "-3.43%" or "-1,303.90%", and
-// "-" for a missing metric — are not formulas and stay as they are.
+// run as a formula by spreadsheets. Such cells get a leading ' and are quoted. Numbers written as
+// text — metric strings such as "-3.43%" or "-1,303.90%", and "-" for a missing metric — are not
+// formulas and stay as they are. A cell holding a line break (CR, LF or CRLF) is quoted (RFC 4180:
+// unquoted, a reader sees a new row there), and each line inside it that starts a formula gets the
+// same ' after the break, for readers that split lines before fields.
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 const NUMERIC_TEXT = /^(?:[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?|-)$/;
-const neutralised = (v: string) =>
-  FORMULA_START.test(v) && !NUMERIC_TEXT.test(v) ? { value: v, escape_formulas: true, quoted: true } : v;
+const formula = (text: string) => FORMULA_START.test(text) && !NUMERIC_TEXT.test(text);
+// A line break (CRLF as one) and what follows it: a CR (a line of its own that starts with CR) or the line's text.
+const BREAK_AND_LINE = /(\r\n|\r|\n)(?=(\r(?!\n)|[^\r\n]*))/g;
+const BREAK = /[\r\n]/;
+
+/** The cell as written: ' before the cell and before each inner line that starts a formula; quoted when needed. */
+export function neutralised(v: string): string | { value: string; quoted: true } {
+  if (!BREAK.test(v)) return formula(v) ? { value: `'${v}`, quoted: true } : v;
+  const inner = v.replace(BREAK_AND_LINE, (_m, brk: string, line: string) => (formula(line) ? `${brk}'` : brk));
+  return { value: formula(v) ? `'${inner}` : inner, quoted: true };
+}
 
 export function toCsv(rows: FlatRow[], columns: readonly string[]): string {
   return stringify(rows, {
     header: true,
     columns: columns.map((c) => ({ key: c, header: c })),
     record_delimiter: "windows",
+    // with record_delimiter set, csv-stringify quotes only cells holding "\r\n": a lone CR or LF too
+    quote_record_delimiter: true,
     // header cells go through `string` too (a benchmark's name is a metrics column)
     cast: {
       boolean: (v: boolean) => (v ? "true" : "false"),

@@ -59,6 +59,8 @@ export interface UserPortfolio extends PortfolioRules {
 export interface CatalogReader {
   /** Resolve a presented key (plain text) to its user and scopes; null when unknown or revoked. */
   authenticate(presentedKey: string): { user: User; key: ApiKeyInfo } | null;
+  /** Whether a SHA-256 hex digest is the hash of a key the store holds, revoked ones too (logs redact those keys). */
+  isKeyHash?(sha256Hex: string): boolean;
   getUser(id: string): User | null;
   watchlistsOf(userId: string): Watchlist[];
   watchlist(id: string): Watchlist | null;

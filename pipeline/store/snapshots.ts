@@ -109,6 +109,37 @@ export class ManifestMovedError extends Error {
   }
 }
 
+/**
+ * The store's filesystem filled up during a run (ENOSPC from Node, "No space left on device" from
+ * DuckDB, a disk quota): the run was discarded and the published snapshot is as it was.
+ */
+export class NoSpaceError extends Error {
+  readonly code = "NO_SPACE";
+  constructor(
+    readonly dataDir: string,
+    readonly published: string | null,
+    cause: unknown,
+  ) {
+    const what = String((cause as Error)?.message ?? cause).split("\n")[0];
+    super(
+      `no space left on the store ${dataDir} (${what}); the run was discarded and its staging files removed; ` +
+        `the published snapshot is unchanged (${published ?? "none yet"})`,
+      { cause },
+    );
+    this.name = "NoSpaceError";
+  }
+}
+
+const NO_SPACE_TEXT = /\bENOSPC\b|No space left on device|\bEDQUOT\b|Disk quota exceeded/;
+
+/** Whether an error (Node's, DuckDB's, or a partition job's carrying either) says the disk is full. */
+export function isNoSpace(e: unknown): boolean {
+  if (e instanceof NoSpaceError) return true;
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") return true;
+  return NO_SPACE_TEXT.test(String((e as Error | null)?.message ?? e));
+}
+
 export interface PublishOptions extends LockTimes {
   kind?: PublishKind;
   portfolio?: string;
@@ -162,8 +193,9 @@ export async function publishSnapshot(
       // The new manifest is written aside before the folder moves: a failure up to the rename of the
       // folder leaves the staging folder whole (a retry can publish it), after it only renames remain.
       const tmp = `${manifestPath(dataDir)}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(next, null, 2));
       try {
+        // inside the try: a full disk fails this write halfway, and the half-written file must go too
+        writeFileSync(tmp, JSON.stringify(next, null, 2));
         writeFileSync(join(staging, "meta.json"), JSON.stringify(meta, null, 2));
         renameSync(staging, snapshotDir(dataDir, meta.id));
       } catch (e) {

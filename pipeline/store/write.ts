@@ -20,20 +20,32 @@ export async function appendTable(
   await conn.run(`create or replace table ${ident(table)} (${ddl})`);
   const a = await conn.createAppender(table);
   let n = 0;
-  for (const r of rowsIn) {
-    for (let i = 0; i < cols.length; i++) {
-      const v = r[i];
-      if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) a.appendNull();
-      else if (cols[i][1] === "double") a.appendDouble(v as number);
-      else if (cols[i][1] === "integer") a.appendInteger(v as number);
-      else if (cols[i][1] === "boolean") a.appendBoolean(v as boolean);
-      else a.appendVarchar(String(v));
+  try {
+    for (const r of rowsIn) {
+      for (let i = 0; i < cols.length; i++) {
+        const v = r[i];
+        if (v === null || v === undefined || (typeof v === "number" && Number.isNaN(v))) a.appendNull();
+        else if (cols[i][1] === "double") a.appendDouble(v as number);
+        else if (cols[i][1] === "integer") a.appendInteger(v as number);
+        else if (cols[i][1] === "boolean") a.appendBoolean(v as boolean);
+        else a.appendVarchar(String(v));
+      }
+      a.endRow();
+      n++;
     }
-    a.endRow();
-    n++;
+    a.flushSync();
+    a.closeSync();
+  } catch (e) {
+    // A failed flush (a full disk) leaves rows buffered; destroyed by the garbage collector, the
+    // appender would flush them again where no JavaScript can catch the failure. Dropped here instead.
+    try {
+      a.clear();
+      a.closeSync();
+    } catch {
+      // the flush's own error is the one to report
+    }
+    throw e;
   }
-  a.flushSync();
-  a.closeSync();
   return n;
 }
 

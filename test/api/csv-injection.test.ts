@@ -2,10 +2,15 @@
 // portfolio and benchmark names start with = + - @ tab or CR goes through the real pipeline and a
 // real server; every CSV endpoint must write those cells as text ('-prefixed and quoted), while
 // numbers — negative ones and the metric strings such as "-3.43%" — stay exactly as before.
+// Cells holding line breaks (CR, LF, CRLF) are quoted, so csv-parse, ending a record at any of the
+// three, reads back the rows and cells written; a line inside a cell that starts a formula gets the
+// same ' after the break.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toCsv } from "../../api/output/csv.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
@@ -31,6 +36,13 @@ const BENCHMARKS = ["+Index", "-Equal Weight"];
 const USER_PORTFOLIO = "@user portfolio";
 const WATCHLIST = "\tTabbed watchlist";
 const WATCHLIST_DESC = "\rCR description";
+// The report's case: a CR, then a formula (unquoted, a reader saw a second row starting with =1+1).
+const BROKEN_WATCHLIST = "x\r=1+1";
+const BROKEN_DESC = 'two\nlines, a "quote"\r\n@SUM(1)';
+
+/** Every line break ends a record unless quoted: CRLF, LF and a lone CR alike. */
+const readCsv = (text: string): string[][] =>
+  parse(text, { record_delimiter: ["\r\n", "\n", "\r"], relax_column_count: false });
 
 /** A cell a spreadsheet would run as a formula: starts with = + - @ tab or CR and is not a number. */
 const NUMBER = /^[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?$/;
@@ -83,6 +95,15 @@ beforeAll(async () => {
     private: true,
     createdAt: "2024-01-02T00:00:00.000Z",
     tickers: [...TINY_TICKERS],
+  });
+  catalog.watchlists.set("2", {
+    id: "2",
+    ownerId: "u1",
+    name: BROKEN_WATCHLIST,
+    description: BROKEN_DESC,
+    private: true,
+    createdAt: "2024-01-03T00:00:00.000Z",
+    tickers: ["AAA"],
   });
   catalog.portfolios.set("201", {
     id: "201",
@@ -196,5 +217,62 @@ describe("CSV formula injection", () => {
     const series = await get("stock_performance/DDD?type=drawdown", "csv");
     // second day's drawdown: 39.50 / 40.00 − 1 = −0.0125, unquoted and unprefixed
     expect(series.split("\r\n")[2]).toMatch(/^DDD,2024-01-02,-0\.01(25|2499999\d*)$/);
+  });
+});
+
+describe("CSV cells holding line breaks", () => {
+  // [cell, what a reader gets back]: the same text, with ' before the cell and before each line
+  // inside it that starts a formula (written out by hand from the rule in api/output/csv.ts).
+  const CASES: [string, string][] = [
+    ["x\r=1+1", "x\r'=1+1"],
+    ["x\n=1+1", "x\n'=1+1"],
+    ["x\r\n=1+1", "x\r\n'=1+1"],
+    ["a\rb", "a\rb"],
+    ["a\nb", "a\nb"],
+    ["a\r\nb", "a\r\nb"],
+    ['say "hi",\nthen, "bye"', 'say "hi",\nthen, "bye"'],
+    ["total\n+SUM(A1:A9)\r\n-cmd|' /C calc'!A0\r@x\n\tTab", "total\n'+SUM(A1:A9)\r\n'-cmd|' /C calc'!A0\r'@x\n'\tTab"],
+    ["x\n\r=1", "x\n'\r'=1"],
+    ["blank\r\n\r\n=1", "blank\r\n\r\n'=1"],
+    ["=1\n=2", "'=1\n'=2"],
+    ["-3.43%\n-3.43%", "'-3.43%\n-3.43%"],
+    ["\uFF1D1\r\n\uFF201", "'\uFF1D1\r\n'\uFF201"],
+    ["\n", "\n"],
+    // a cell starting with CR is a formula start whatever follows (as "\rCR description" above)
+    ["\r\n", "'\r\n"],
+  ];
+
+  it("are quoted: csv-parse reads back as many rows and the same cells, a formula line prefixed", () => {
+    const rows = CASES.map(([cell], i) => ({ i, cell, after: `after ${i}` }));
+    const text = toCsv(rows, ["i", "cell", "after"]);
+    const back = readCsv(text);
+    expect(back.length).toBe(CASES.length + 1);
+    expect(back[0]).toEqual(["i", "cell", "after"]);
+    back
+      .slice(1)
+      .forEach((r, i) => expect(r, JSON.stringify(CASES[i][0])).toEqual([String(i), CASES[i][1], `after ${i}`]));
+  });
+
+  it("in header cells too", () => {
+    const text = toCsv([{ "a\rb": 1, "=x\n@y": 2 }], ["a\rb", "=x\n@y"]);
+    expect(readCsv(text)).toEqual([
+      ["a\rb", "'=x\n'@y"],
+      ["1", "2"],
+    ]);
+  });
+
+  it("through the server: the report's watchlist name is one cell of one row", async () => {
+    for (const path of ["watchlists", "watchlists/2", "watchlist_items/2"]) {
+      const text = await get(path, "csv");
+      const json = JSON.parse(await get(path, "json"));
+      const rows = readCsv(text);
+      // one row per object of the JSON answer, plus the header
+      expect(rows.length, path).toBe((Array.isArray(json) ? json.length : 1) + 1);
+      expect(text, path).not.toMatch(/(^|[^"])x\r=1\+1/);
+    }
+    const [header, row] = readCsv(await get("watchlists/2", "csv"));
+    expect(row[header.indexOf("name")]).toBe("x\r'=1+1");
+    expect(row[header.indexOf("description")]).toBe('two\nlines, a "quote"\r\n\'@SUM(1)');
+    expect(row[header.indexOf("id")]).toBe("2");
   });
 });

@@ -1,8 +1,15 @@
 // API keys never reach the access log or an error body, however the URL spells the parameter,
 // and error bodies echo user input only up to a bound (a 10 KB ticker does not come back whole).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redactSecrets, redactUrl } from "../../api/redact.ts";
+import { redactKnownKeys, redactSecrets, redactUrl } from "../../api/redact.ts";
 import { ConfigError, loadConfig } from "../../jobs/config.ts";
+import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { ensureDemoUser } from "../../pipeline/store/catalog/demo.ts";
+import { hashKey } from "../../pipeline/store/catalog/keys.ts";
+import { SCOPES } from "../../pipeline/store/catalog-types.ts";
 import { KEYS } from "./fixture.ts";
 import { rawGet, startTestServer, type TestServer } from "./helpers.ts";
 
@@ -70,6 +77,65 @@ describe("key redaction", () => {
     await flushLogs();
     const line = JSON.parse(s.logs.find((l) => l.includes("request completed"))!);
     expect(line.req.url).toBe("/data/v1/benchmarks?format=csv&api_key=[redacted]&x=1");
+  });
+});
+
+describe("keys the store knows, of any shape, by hash", () => {
+  // The demo key as `npm start` sets it from DEMO_API_KEY: no srk_ prefix, so no shape gives it away.
+  const DEMO = "some-demo-key-1234567890";
+  let demo: TestServer;
+  let catalog: Catalog;
+  beforeAll(async () => {
+    catalog = await Catalog.open(join(mkdtempSync(join(tmpdir(), "redact-")), "catalog.duckdb"));
+    await ensureDemoUser(catalog, DEMO);
+    demo = await startTestServer({ deps: { catalog, catalogWriter: catalog } });
+  });
+  afterAll(() => demo?.close());
+
+  it("the demo key as a path segment or as the value of another parameter is not in the access log", async () => {
+    const targets = [
+      `/data/v1/benchmarks/${DEMO}`,
+      `/data/v1/stock_ratings/${DEMO}?api_key=${DEMO}`,
+      `/data/v1/benchmarks?token=${DEMO}&limit=1`,
+      `/data/v1/benchmarks?${DEMO}`,
+      `/${DEMO}/x`,
+      // percent-encoded (a "-" needs no encoding, but a client may encode it)
+      `/data/v1/benchmarks?key=${DEMO.replaceAll("-", "%2D")}`,
+    ];
+    for (const target of targets) {
+      demo.logs.length = 0;
+      await rawGet(demo.url, target);
+      await flushLogs();
+      const log = demo.logs.join("");
+      expect(log, target).toMatch(/request completed|request errored/);
+      expect(log, target).toContain("[redacted]");
+      expect(log, target).not.toContain(DEMO);
+      expect(log, target).not.toContain(DEMO.replaceAll("-", "%2D"));
+    }
+    // the rest of the URL stays as it was
+    demo.logs.length = 0;
+    await rawGet(demo.url, `/data/v1/benchmarks?token=${DEMO}&limit=1`);
+    await flushLogs();
+    const line = JSON.parse(demo.logs.find((l) => l.includes("request "))!);
+    expect(line.req.url).toBe("/data/v1/benchmarks?token=[redacted]&limit=1");
+  });
+
+  it("a revoked key is redacted too; a token that is no key is left alone", async () => {
+    const other = await catalog.createUser({ email: "r@example.com", firstName: "R", lastName: "K", phoneNumber: "" });
+    // a plain key (no srk_ shape), as DEMO_API_KEY could have been before it was revoked
+    const { key, id } = await catalog.createKey(other.id, [...SCOPES], "revoked-plain-key-0987654321");
+    await catalog.revokeKey(id);
+    expect(catalog.authenticate(key)).toBeNull();
+    expect(catalog.isKeyHash(hashKey(key))).toBe(true);
+    demo.logs.length = 0;
+    await rawGet(demo.url, `/data/v1/benchmarks/${key}`);
+    await flushLogs();
+    expect(demo.logs.join("")).not.toContain(key);
+    const known = (h: string) => catalog.isKeyHash(h);
+    expect(redactKnownKeys("/a/not-a-key-but-long-enough/b?x=another-long-value-here", known)).toBe(
+      "/a/not-a-key-but-long-enough/b?x=another-long-value-here",
+    );
+    expect(redactKnownKeys(`/a/${DEMO}/b?x=${DEMO}#${DEMO}`, known)).toBe("/a/[redacted]/b?x=[redacted]#[redacted]");
   });
 });
 

@@ -33,6 +33,8 @@ export class CatalogError extends Error {
 interface Mirror {
   users: Map<string, User>;
   keysByHash: Map<string, ApiKeyInfo>;
+  /** Every key's hash, revoked ones too. */
+  keyHashes: Set<string>;
   keys: ApiKeyInfo[];
   watchlists: Map<string, Watchlist>;
   portfolios: Map<string, UserPortfolio>;
@@ -60,6 +62,7 @@ const turns = new Map<string, Promise<unknown>>();
 const emptyMirror = (): Mirror => ({
   users: new Map(),
   keysByHash: new Map(),
+  keyHashes: new Set(),
   keys: [],
   watchlists: new Map(),
   portfolios: new Map(),
@@ -179,6 +182,7 @@ export class Catalog implements CatalogReader, CatalogWriter {
         revokedAt: iso(k.revoked_at),
       };
       m.keys.push(info);
+      m.keyHashes.add(String(k.key_hash));
       if (!info.revokedAt) m.keysByHash.set(String(k.key_hash), info);
     }
     for (const w of wls)
@@ -226,6 +230,9 @@ export class Catalog implements CatalogReader, CatalogWriter {
     if (memo.size >= AUTH_MEMO_MAX) memo.clear(); // unknown keys cannot grow it without bound
     memo.set(presentedKey, found);
     return found;
+  }
+  isKeyHash(sha256Hex: string): boolean {
+    return this.mirror.keyHashes.has(sha256Hex);
   }
   getUser(id: string) {
     return this.mirror.users.get(id) ?? null;
