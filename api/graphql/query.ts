@@ -10,6 +10,7 @@ import { profileOf } from "../resources/profile.ts";
 import { ratingListDate, stockByTicker, stockRatingsPage, stocksPage } from "../resources/stocks.ts";
 import { visibleWatchlist } from "../resources/watchlists.ts";
 import type { GqlContext } from "./context.ts";
+import { costNote } from "./cost.ts";
 import { connection, connectionArgs, connectionCost, pageArgsOf } from "./relay.ts";
 import { scoped } from "./scopes.ts";
 import { DateArg, RATING_FIELD_NAMES, RatingRangesInput } from "./types/common.ts";
@@ -98,7 +99,7 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
     }),
     watchlistsForUser: scoped("watchlists", {
       type: new GraphQLList(new GraphQLNonNull(WatchlistNode)),
-      description: "The caller's watchlists (at most 200 per user), ordered by id",
+      description: `The caller's watchlists (at most 200 per user), ordered by id. ${costNote("watchlistsForUser")}`,
       resolve: (_s, _a, ctx) => ctx.catalog.watchlistsOf(ctx.caller.user.id),
     }),
     watchlist: scoped("watchlists", {

@@ -18,8 +18,10 @@ import type { RatedStockItem } from "../../resources/shapes.ts";
 import { itemCompany, marketCapStr, ratedStockItemOf } from "../../resources/shapes.ts";
 import { ratingHistoryPage, stockFinancials } from "../../resources/stocks.ts";
 import type { GqlContext } from "../context.ts";
+import { costNote } from "../cost.ts";
 import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf } from "../relay.ts";
 import { scoped } from "../scopes.ts";
+import { inTurn } from "../turns.ts";
 import { metricsField, performanceField } from "./analytics.ts";
 import { DateArg, ratingFields } from "./common.ts";
 
@@ -112,11 +114,12 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
     }),
     financials: scoped("stockFinancials", {
       type: StockFinancialsType,
+      description: `The stock's statements of one type. ${costNote("financials")}`,
       args: { type: { type: new GraphQLNonNull(FinancialTypeEnum), defaultValue: "annual" } },
-      resolve: async (c, args: { type: FinancialType }, ctx) => ({
-        type: args.type,
-        response: await stockFinancials(ctx.snapshot, c, args.type, ctx.batch.financials),
-      }),
+      resolve: async (c, args: { type: FinancialType }, ctx) => {
+        const response = await stockFinancials(ctx.snapshot, c, args.type, ctx.batch.financials);
+        return inTurn(ctx.deadline, () => ({ type: args.type, response }));
+      },
     }),
     metrics: scoped(
       "stockAnalytics",
