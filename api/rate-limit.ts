@@ -57,7 +57,7 @@ export interface CostReport {
 }
 
 /** Spends `points` of the key's budget: resolves to the report, or to `refused: true` (the points were not there). */
-export type CostBudget = (keyId: string, points: number) => Promise<CostReport & { refused: boolean }>;
+export type CostBudget = (keyId: string, points: number) => Promise<{ report: CostReport; refused: boolean }>;
 
 /**
  * `points` per `durationSec` per key, spent by each GraphQL request's cost, in the same store as
@@ -66,26 +66,28 @@ export type CostBudget = (keyId: string, points: number) => Promise<CostReport &
  */
 export function createCostBudget(opts: RateLimitOptions): CostBudget {
   const limiter = storeLimiter(opts, "rl:gql-cost");
-  const report = (requested: number, r: RateLimiterRes, refused: boolean) => ({
-    requested,
-    limit: opts.points,
-    remaining: refused ? 0 : Math.max(0, r.remainingPoints),
-    resetAt: new Date(Date.now() + r.msBeforeNext).toISOString(),
+  const answer = (requested: number, r: RateLimiterRes, refused: boolean) => ({
+    report: {
+      requested,
+      limit: opts.points,
+      remaining: refused ? 0 : Math.max(0, r.remainingPoints),
+      resetAt: new Date(Date.now() + r.msBeforeNext).toISOString(),
+    },
     refused,
   });
   return (keyId, points) =>
     limiter.consume(keyId, points).then(
-      (r) => report(points, r, false),
+      (r) => answer(points, r, false),
       (e: unknown) => {
-        if (e instanceof RateLimiterRes) return report(points, e, true);
-        // a store error without insurance: serve, and say the budget is unknown-but-full
-        return {
+        if (e instanceof RateLimiterRes) return answer(points, e, true);
+        // a store error without insurance: serve (as the request limit does), the budget unknown
+        const report = {
           requested: points,
           limit: opts.points,
           remaining: opts.points,
           resetAt: new Date().toISOString(),
-          refused: false,
         };
+        return { report, refused: false };
       },
     );
 }

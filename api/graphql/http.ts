@@ -198,10 +198,9 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   async function executeLimited(args: ExecutionArgs): Promise<ExecutionResult> {
     const ctx = args.contextValue as GqlContext;
     const p = ofContext.get(ctx)!;
-    const report = await budget(p.caller.key.id, p.cost ?? 0);
-    if (report.refused) throw new CostBudgetSpent(report);
-    const { refused: _r, ...shown } = report;
-    p.report = shown;
+    const { report, refused } = await budget(p.caller.key.id, p.cost ?? 0);
+    if (refused) throw new CostBudgetSpent(report);
+    p.report = report;
     ctx.deadline = { at: Date.now() + limits.timeoutMs, timeoutMs: limits.timeoutMs };
     const run = executeCompiled(args);
     if (!(run instanceof Promise)) return run;
@@ -257,12 +256,11 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
         );
       const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
       if (hit) {
-        const report = await budget(caller.key.id, hit.cost);
-        if (report.refused) throw new CostBudgetSpent(report);
-        const { refused: _r, ...shown } = report;
+        const { report, refused } = await budget(caller.key.id, hit.cost);
+        if (refused) throw new CostBudgetSpent(report);
         const body = Buffer.concat([
           hit.body.subarray(0, -1),
-          Buffer.from(`,"extensions":${JSON.stringify({ cost: shown })}}`),
+          Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`),
         ]);
         res.writeHead(200, {
           "Content-Type": `${p.mediaType}; charset=utf-8`,
