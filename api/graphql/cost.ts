@@ -29,6 +29,10 @@ import type { ComplexityEstimator } from "graphql-query-complexity";
 export const MAX_COST = 5000;
 /** Points one api key may spend per minute over all its GraphQL requests (over it: 429). */
 export const COST_PER_MINUTE = 50_000;
+/** Execution time of one request, ms (the worst document the cost limit admits takes well under 1 s). */
+export const TIMEOUT_MS = 5000;
+/** Bytes of one answer (the worst the cost limit admits is about 4.5 MB: three daily series). */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 const SERIES_COST: Record<string, number> = {
   cumulative_return: 1500,

@@ -18,7 +18,7 @@ import { type CostBudget, type CostReport, createCostBudget, type Limiter } from
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { answeredMediaType, DocumentCache, ResponseCache, requestParams, snapshotOnly } from "./cache.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
-import { COST_PER_MINUTE } from "./cost.ts";
+import { COST_PER_MINUTE, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
 import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
@@ -36,7 +36,11 @@ export interface GraphqlLimits {
   maxResponseBytes: number;
 }
 
-export const GRAPHQL_LIMITS: GraphqlLimits = { maxCost: MAX_COST, timeoutMs: 5000, maxResponseBytes: 8 * 1024 * 1024 };
+export const GRAPHQL_LIMITS: GraphqlLimits = {
+  maxCost: MAX_COST,
+  timeoutMs: TIMEOUT_MS,
+  maxResponseBytes: MAX_RESPONSE_BYTES,
+};
 
 export interface GraphqlEnv {
   snapshot: () => SnapshotRef | null;
