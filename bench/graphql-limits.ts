@@ -65,11 +65,22 @@ async function serve(): Promise<void> {
   });
   const server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  // two gauges of the longest block: Node's delay histogram, and a 5 ms timer's longest gap
   const h = monitorEventLoopDelay({ resolution: 5 });
   h.enable();
+  let last = performance.now();
+  let gap = 0;
+  setInterval(() => {
+    const now = performance.now();
+    gap = Math.max(gap, now - last - 5);
+    last = now;
+  }, 5).unref();
   process.on("message", (m: Msg) => {
-    if ("reset" in m) h.reset();
-    else process.send!({ maxMs: h.max / 1e6 });
+    if ("reset" in m) {
+      h.reset();
+      gap = 0;
+    }
+    process.send!({ maxMs: Math.max(h.max / 1e6, gap) });
   });
   process.send!({
     port: (server.address() as AddressInfo).port,
@@ -212,6 +223,8 @@ async function worstTable(): Promise<void> {
       ["10,000 repeated fields", `{ ${"__typename ".repeat(10_000)}}`],
       ["15,000 aliases", `{ ${Array.from({ length: 15_000 }, (_, i) => `a${i.toString(36)}:__typename`).join(" ")} }`],
       ["190 rolling_beta aliases", aliases(190, FIELDS.find((f) => f[0].includes("ROLLING_BETA"))![2](tickers))],
+      // within the old limit (20,000 points with analytics at 100): what ran before
+      ["40 rolling_beta aliases", aliases(40, FIELDS.find((f) => f[0].includes("ROLLING_BETA"))![2](tickers))],
       ["450 financials(ANNUAL) aliases", aliases(450, FIELDS.find((f) => f[0].includes("ANNUAL"))![2](tickers))],
       ...(process.argv.includes("--issue-only") ? [] : await worstAllowed(c.base, tickers)),
     ];
