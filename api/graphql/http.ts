@@ -24,6 +24,7 @@ import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
 import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
+import { stringifySliced } from "./serialize.ts";
 import { TimeoutError } from "./turns.ts";
 
 /** Limits of one request besides the document's size (prescan.ts) and depth (limits.ts). */
@@ -173,10 +174,10 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
           )
         : e,
     // serialized here (not by graphql-http) to bound its size and add extensions.cost
-    onOperation: (req, args, result) => {
+    onOperation: async (req, args, result) => {
       const mapped = mapErrors(result as ExecutionResult, env.logger, requestId(req.context.res));
       const p = prepared.get(req.context.res)!;
-      let json = JSON.stringify(mapped);
+      let json = await stringifySliced(mapped);
       const bytes = Buffer.byteLength(json);
       if (bytes > limits.maxResponseBytes)
         json = JSON.stringify({

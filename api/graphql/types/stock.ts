@@ -117,8 +117,12 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
       description: `The stock's statements of one type. ${costNote("financials")}`,
       args: { type: { type: new GraphQLNonNull(FinancialTypeEnum), defaultValue: "annual" } },
       resolve: async (c, args: { type: FinancialType }, ctx) => {
-        const response = await stockFinancials(ctx.snapshot, c, args.type, ctx.batch.financials);
-        return inTurn(ctx.deadline, () => ({ type: args.type, response }));
+        const statements = await ctx.batch.financials(c.ticker);
+        // shaping the statements is the costly step: in its own turn
+        return inTurn(ctx.deadline, async () => ({
+          type: args.type,
+          response: await stockFinancials(ctx.snapshot, c, args.type, async () => statements),
+        }));
       },
     }),
     metrics: scoped(
