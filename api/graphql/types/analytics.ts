@@ -98,13 +98,17 @@ const SeriesPoint = new GraphQLObjectType<Record<string, number | string>>({
   },
 });
 
-export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject>({
+export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject, GqlContext>({
   name: "PerformanceSeries",
   fields: {
     name: { type: new GraphQLNonNull(GraphQLString), description: "Ticker, Portfolio, or the benchmark's name" },
     window: { type: GraphQLInt, description: "Rolling window in days (rolling types)" },
     bins: { type: new GraphQLList(new GraphQLNonNull(HistogramBin)), description: "Histogram bins (histogram)" },
-    data: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(SeriesPoint))) },
+    data: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(SeriesPoint))),
+      // thousands of daily points: each series is completed in a turn of its own (turns.ts)
+      resolve: (series, _a, ctx) => inTurn(ctx.deadline, () => series.data),
+    },
   },
 });
 
