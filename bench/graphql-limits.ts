@@ -63,7 +63,9 @@ async function serve(): Promise<void> {
     accessLogger: createAccessLogger("info", sink),
     rateLimit: { points: 1e9, durationSec: 60 },
     graphqlResponseCache: false,
-    ...(UNLIMITED ? { graphqlLimits: { maxCost: 1e9, maxResponseBytes: 1e9 }, graphqlCostPerMinute: 1e12 } : {}),
+    // the per-minute budget is not what is measured here: out of the way in both
+    graphqlCostPerMinute: 1e12,
+    ...(UNLIMITED ? { graphqlLimits: { maxCost: 1e9, maxResponseBytes: 1e9 } } : {}),
   });
   const server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -225,17 +227,20 @@ async function worstTable(): Promise<void> {
       ["10,000 repeated fields", `{ ${"__typename ".repeat(10_000)}}`],
       ["15,000 aliases", `{ ${Array.from({ length: 15_000 }, (_, i) => `a${i.toString(36)}:__typename`).join(" ")} }`],
       ["190 rolling_beta aliases", aliases(190, FIELDS.find((f) => f[0].includes("ROLLING_BETA"))![2](tickers))],
+      ["450 financials(ANNUAL) aliases", aliases(450, FIELDS.find((f) => f[0].includes("ANNUAL"))![2](tickers))],
       // within the old limit (20,000 points with analytics at 100): what ran before
       ["40 rolling_beta aliases", aliases(40, FIELDS.find((f) => f[0].includes("ROLLING_BETA"))![2](tickers))],
-      ["450 financials(ANNUAL) aliases", aliases(450, FIELDS.find((f) => f[0].includes("ANNUAL"))![2](tickers))],
       ...(process.argv.includes("--issue-only") ? [] : await worstAllowed(c.base, tickers)),
     ];
     console.log(
       `\nGraphQL limits — ${c.ready.stocks} stocks × ${YEARS} years; /healthz probed every 10 ms while each document runs`,
     );
     console.log(
-      "document                                     status   time ms     bytes   loop max ms  /healthz max ms",
+      `(min/median of ${RUNS} runs; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")})`,
     );
+    console.log("document                               status   time ms     bytes  loop max ms  /healthz ms");
     // 5 runs each, min and median: on a shared machine a descheduled process shows as a block too
     for (const [name, q] of worst) {
       const runs: { status: number; ms: number; bytes: number; loop: number; health: number }[] = [];

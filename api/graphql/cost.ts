@@ -71,7 +71,10 @@ export function costNote(field: string): string {
     case "metrics":
       return "Cost: 20 points; 50 with `period` (computed on request).";
     case "performance":
-      return "Cost: 1,500 points for the daily series (CUMULATIVE_RETURN, DRAWDOWN, ROLLING_*), 75 for MONTHLY_HEATMAP, HISTOGRAM and YEARLY_RETURNS, 30 for BOXPLOT.";
+      return (
+        "Cost: 1,500 points for the daily series (CUMULATIVE_RETURN, DRAWDOWN, ROLLING_*), " +
+        "75 for MONTHLY_HEATMAP, HISTOGRAM and YEARLY_RETURNS, 30 for BOXPLOT."
+      );
     case "watchlistsForUser":
       return `Cost: 1 + ${MAX_WATCHLISTS} × the points of a watchlist's selection (a user may have ${MAX_WATCHLISTS}).`;
     default:

@@ -48,7 +48,8 @@ export class CostBudgetSpent extends RateLimited {
     super(
       retry,
       {},
-      `the api key's GraphQL cost budget of ${report.limit} points per minute is spent (this query costs ${report.requested}); retry after ${retry} s`,
+      `the api key's GraphQL cost budget of ${report.limit} points per minute is spent ` +
+        `(this query costs ${report.requested}); retry after ${retry} s`,
     );
   }
 }

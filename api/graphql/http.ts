@@ -184,7 +184,8 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
           data: null,
           errors: [
             new GraphQLError(
-              `the answer is ${bytes} bytes, over the limit of ${limits.maxResponseBytes}: ask for fewer nodes or fields`,
+              `the answer is ${bytes} bytes, over the limit of ${limits.maxResponseBytes}: ` +
+                "ask for fewer nodes or fields",
               { extensions: { code: "RESPONSE_TOO_LARGE", maxBytes: limits.maxResponseBytes, bytes } },
             ),
           ],

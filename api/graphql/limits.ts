@@ -32,7 +32,8 @@ export function limitRules(
       },
       createError: (max, actual) =>
         new GraphQLError(
-          `query cost ${actual} is over the limit of ${max} points per request: ask for fewer nodes (first) or fewer analytics fields`,
+          `query cost ${actual} is over the limit of ${max} points per request: ` +
+            "ask for fewer nodes (first) or fewer analytics fields",
           { extensions: { code: "COST_LIMIT", cost: actual, maxCost: max } },
         ),
     }),

@@ -22,7 +22,19 @@ import { WatchlistNode } from "./types/watchlist.ts";
 
 const n = (x: number) => x.toLocaleString("en-US");
 /** The limits as the schema's reader sees them (api/README.md "GraphQL limits" has the measured basis). */
-const LIMITS_DESCRIPTION = `Limits (each refusal names its limit in the error's extensions.code): a document of at most ${n(MAX_TOKENS)} tokens, ${n(DOCUMENT_LIMITS.fields)} fields, ${DOCUMENT_LIMITS.aliases} aliases, ${DOCUMENT_LIMITS.repeatedFields} repeated fields, ${DOCUMENT_LIMITS.fragmentSpreads} fragment spreads and ${DOCUMENT_LIMITS.directives} directives with fragments expanded, no fragment cycle, depth 12 (QUERY_TOO_COMPLEX, 400). Cost: scalar fields 0 points, object fields 1 plus their selection, connections 1 plus first × their selection; the analytics and financials fields say their points. At most ${n(MAX_COST)} points per request (COST_LIMIT, 400, before anything runs) and ${n(COST_PER_MINUTE)} per api key per minute (RATE_LIMITED, 429); every answer's extensions.cost gives {requested, limit, remaining, resetAt}. Execution at most ${TIMEOUT_MS / 1000} s (TIMEOUT) and an answer at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (RESPONSE_TOO_LARGE), both with data null.`;
+const LIMITS_DESCRIPTION = [
+  "Limits (each refusal names its limit in the error's extensions.code):",
+  `a document of at most ${n(MAX_TOKENS)} tokens, ${n(DOCUMENT_LIMITS.fields)} fields,`,
+  `${DOCUMENT_LIMITS.aliases} aliases,`,
+  `${DOCUMENT_LIMITS.repeatedFields} repeated fields, ${DOCUMENT_LIMITS.fragmentSpreads} fragment spreads and`,
+  `${DOCUMENT_LIMITS.directives} directives with fragments expanded, no fragment cycle, depth 12`,
+  "(QUERY_TOO_COMPLEX, 400). Cost: scalar fields 0 points, object fields 1 plus their selection,",
+  "connections 1 plus first × their selection; the analytics and financials fields say their points.",
+  `At most ${n(MAX_COST)} points per request (COST_LIMIT, 400, before anything runs) and`,
+  `${n(COST_PER_MINUTE)} per api key per minute (RATE_LIMITED, 429); every answer's extensions.cost`,
+  `gives {requested, limit, remaining, resetAt}. Execution at most ${TIMEOUT_MS / 1000} s (TIMEOUT) and an`,
+  `answer at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (RESPONSE_TOO_LARGE), both with data null.`,
+].join(" ");
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 function dateArg(v: string | null | undefined): string | undefined {
