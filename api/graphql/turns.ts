@@ -50,3 +50,17 @@ export function inTurn<T>(deadline: Deadline | undefined, work: () => T): Promis
     }
   });
 }
+
+/**
+ * A long list as promises resolved `size` items per turn: graphql completes each item when its
+ * promise resolves, so completing thousands of points is spread over turns too.
+ */
+export function inTurns<T>(deadline: Deadline | undefined, items: readonly T[], size: number): Promise<T>[] | T[] {
+  if (items.length <= size) return items as T[];
+  const out: Promise<T>[] = [];
+  for (let start = 0; start < items.length; start += size) {
+    const chunk = inTurn(deadline, () => items.slice(start, start + size));
+    for (let i = 0; i < Math.min(size, items.length - start); i++) out.push(chunk.then((c) => c[i]));
+  }
+  return out;
+}

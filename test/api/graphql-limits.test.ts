@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS } from "./fixture.ts";
 import { gql } from "./graphql-helpers.ts";
-import { startTestServer, type TestServer } from "./helpers.ts";
+import { fixtureWithMetrics, startTestServer, type TestServer } from "./helpers.ts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -183,6 +183,24 @@ describe("time and size of one request", () => {
     expect(big.json.errors[0].extensions).toMatchObject({ code: "RESPONSE_TOO_LARGE", maxBytes: 2000 });
     expect(big.json.errors[0].extensions.bytes).toBeGreaterThan(2000);
     expect(big.json.extensions.cost.requested).toBe(1 + 100 * 3);
+  });
+});
+
+describe("work spread over turns of the event loop", () => {
+  it("a series longer than one turn's 1,000 points is answered whole and in order, as REST gives it", async () => {
+    const t = await startTestServer({ fx: fixtureWithMetrics({ stocks: 8, days: 1500 }) });
+    try {
+      const q = `{ stock(ticker: "AAPL") { performance(type: DRAWDOWN) { name data { date return } } } }`;
+      const g = await gql(t, q);
+      expect(g.json.errors).toBeUndefined();
+      const rest = await t.api("stock_performance/AAPL", { type: "drawdown" });
+      expect(rest.status).toBe(200);
+      const points = g.json.data.stock.performance[0].data;
+      expect(points.length).toBeGreaterThan(1000);
+      expect(points).toEqual(rest.json[0].data);
+    } finally {
+      await t.close();
+    }
   });
 });
 
