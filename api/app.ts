@@ -10,13 +10,14 @@ import { adminGate } from "./admin.ts";
 import { type AuthFailureOptions, createAuthGuard } from "./auth-failures.ts";
 import { docsHandler } from "./docs.ts";
 import { NotFound, toApiError } from "./errors.ts";
-import { graphqlHandler } from "./graphql/http.ts";
+import { COST_PER_MINUTE } from "./graphql/cost.ts";
+import { type GraphqlLimits, graphqlHandler } from "./graphql/http.ts";
 import { isGraphqlUrl } from "./graphql/ide.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { encodeFor } from "./output/compress.ts";
 import { BodyCache } from "./output/lru.ts";
-import { createLimiter } from "./rate-limit.ts";
+import { createCostBudget, createLimiter } from "./rate-limit.ts";
 import type { SnapshotRef } from "./resources/snapshot-access.ts";
 import { restDispatcher } from "./rest/dispatch.ts";
 import { REST_ROUTES } from "./rest/index.ts";
@@ -46,6 +47,10 @@ export interface AppDeps {
   requestRebalance?: (portfolioId: string) => void;
   /** GraphQL whole-response cache of snapshot-only queries; default on. */
   graphqlResponseCache?: boolean;
+  /** GraphQL cost points per key per minute (default COST_PER_MINUTE), in rateLimit's store. */
+  graphqlCostPerMinute?: number;
+  /** Overrides of the GraphQL request limits (api/graphql/http.ts GRAPHQL_LIMITS). */
+  graphqlLimits?: Partial<GraphqlLimits>;
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -100,6 +105,13 @@ export function createApp(deps: AppDeps): express.Express {
     authGuard,
     logger: deps.logger,
     responseCache: deps.graphqlResponseCache,
+    costBudget: createCostBudget({
+      points: deps.graphqlCostPerMinute ?? COST_PER_MINUTE,
+      durationSec: 60,
+      redis: deps.rateLimit?.redis,
+      prefix: deps.rateLimit?.prefix && `${deps.rateLimit.prefix}:gql-cost`,
+    }),
+    limits: deps.graphqlLimits,
   });
   app.use((req, res, next) => {
     res.locals.baseHeaders = baseHeaders; // REST responses add them in their writeHead (output/payload.ts)

@@ -43,3 +43,51 @@ export function createLimiter(opts: RateLimitOptions | undefined): Limiter | nul
   // A plain promise chain (no async wrapper): one reaction per request on the read path.
   return (keyId) => limiter.consume(keyId, 1).then(headers, refused);
 }
+
+/** A key's GraphQL cost budget after a request: what `extensions.cost` reports. */
+export interface CostReport {
+  /** points of this request */
+  requested: number;
+  /** the key's points per window */
+  limit: number;
+  /** points left in the window (0 when refused) */
+  remaining: number;
+  /** when the window's points are back (ISO 8601) */
+  resetAt: string;
+}
+
+/** Spends `points` of the key's budget: resolves to the report, or to `refused: true` (the points were not there). */
+export type CostBudget = (keyId: string, points: number) => Promise<{ report: CostReport; refused: boolean }>;
+
+/**
+ * `points` per `durationSec` per key, spent by each GraphQL request's cost, in the same store as
+ * the request limit (Redis when given, so every process spends from one budget). A refused
+ * request's points count too (the window is not extended: it resets as it would have).
+ */
+export function createCostBudget(opts: RateLimitOptions): CostBudget {
+  const limiter = storeLimiter(opts, "rl:gql-cost");
+  const answer = (requested: number, r: RateLimiterRes, refused: boolean) => ({
+    report: {
+      requested,
+      limit: opts.points,
+      remaining: refused ? 0 : Math.max(0, r.remainingPoints),
+      resetAt: new Date(Date.now() + r.msBeforeNext).toISOString(),
+    },
+    refused,
+  });
+  return (keyId, points) =>
+    limiter.consume(keyId, points).then(
+      (r) => answer(points, r, false),
+      (e: unknown) => {
+        if (e instanceof RateLimiterRes) return answer(points, e, true);
+        // a store error without insurance: serve (as the request limit does), the budget unknown
+        const report = {
+          requested: points,
+          limit: opts.points,
+          remaining: opts.points,
+          resetAt: new Date().toISOString(),
+        };
+        return { report, refused: false };
+      },
+    );
+}

@@ -7,6 +7,7 @@ const sections: Record<string, () => Promise<void>> = {
   api: async () => (await import("./api.ts")).benchApi(),
   jobs: async () => (await import("./jobs.ts")).benchJobs(),
   graphql: async () => (await import("./graphql.ts")).benchGraphql(),
+  "graphql-limits": async () => (await import("./graphql-limits.ts")).benchGraphqlLimits(),
   scale: async () => (await import("./scale.ts")).benchScale(),
   "scale-api": async () => (await import("./scale.ts")).benchScaleApi(),
   append: async () => (await import("./append.ts")).benchAppend(),

@@ -1,6 +1,7 @@
 // Caches for the GraphQL read path, all bounded:
-// - parsed documents per query text, and validation results per (document, variables,
-//   operationName): the cost limit depends on the variables, everything else on the document;
+// - parsed documents per query text (parsed with the token limit), the size pre-scan per document
+//   (prescan.ts), and validation results with the operation's cost per (document, variables,
+//   operationName): the cost depends on the variables, everything else on the document;
 // - whole responses of queries that read only the snapshot (stock ratings, stocks, benchmarks,
 //   introspection), per snapshot id and the caller's scopes, like REST's serialized-body LRU.
 //   Queries that touch the catalog (portfolios, watchlists, profile) are built per request.
@@ -18,6 +19,8 @@ import {
 } from "graphql";
 import { LruCache } from "../../pipeline/store/snapshot-reader.ts";
 import { BodyCache } from "../output/lru.ts";
+import type { CostSink } from "./limits.ts";
+import { MAX_TOKENS, prescan, tokenLimitError } from "./prescan.ts";
 
 /** Root fields whose whole subtree reads only the published snapshot (or the schema). */
 const SNAPSHOT_ONLY_ROOTS = new Set([
@@ -32,17 +35,31 @@ const SNAPSHOT_ONLY_ROOTS = new Set([
 
 const MAX_QUERY_CHARS = 20_000; // longer documents are parsed every time, not kept
 
+const parseBounded = (source: string | Source): DocumentNode => {
+  try {
+    return parse(source, { maxTokens: MAX_TOKENS });
+  } catch (e) {
+    throw tokenLimitError(e);
+  }
+};
+
+interface Validated {
+  errors: readonly GraphQLError[];
+  cost: number | undefined;
+}
+
 export class DocumentCache {
   private docs = new LruCache<string, DocumentNode>(500);
-  private validated = new WeakMap<DocumentNode, LruCache<string, readonly GraphQLError[]>>();
-  /** rules array of one request → its cache key (set by `rulesFor`, read by `validate`) */
-  private keys = new WeakMap<readonly ValidationRule[], string>();
+  private scanned = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  private validated = new WeakMap<DocumentNode, LruCache<string, Validated>>();
+  /** rules array of one request → its cache key and where its cost goes (set by `tag`, read by `validate`) */
+  private keys = new WeakMap<readonly ValidationRule[], { key: string; sink: CostSink }>();
 
   parse = (source: string | Source): DocumentNode => {
-    if (typeof source !== "string" || source.length > MAX_QUERY_CHARS) return parse(source);
+    if (typeof source !== "string" || source.length > MAX_QUERY_CHARS) return parseBounded(source);
     const query = source;
     let d = this.docs.get(query);
-    if (!d) this.docs.set(query, (d = parse(query)));
+    if (!d) this.docs.set(query, (d = parseBounded(query)));
     return d;
   };
 
@@ -51,23 +68,32 @@ export class DocumentCache {
     rules: readonly ValidationRule[],
     variables: unknown,
     operationName: string | null | undefined,
+    sink: CostSink,
   ): readonly ValidationRule[] {
-    this.keys.set(rules, `${operationName ?? ""}\u0000${JSON.stringify(variables ?? null)}`);
+    this.keys.set(rules, { key: `${operationName ?? ""}\u0000${JSON.stringify(variables ?? null)}`, sink });
     return rules;
   }
 
+  /** The size pre-scan, then graphql-js's validation with the request's rules (the cost into its sink). */
   validate = (
     schema: GraphQLSchema,
     document: DocumentNode,
     rules: readonly ValidationRule[] = specifiedRules,
   ): readonly GraphQLError[] => {
-    const key = this.keys.get(rules);
-    if (key === undefined || key.length > 4096) return validate(schema, document, rules);
+    let pre = this.scanned.get(document);
+    if (!pre) {
+      pre = prescan(schema, document);
+      this.scanned.set(document, pre);
+    }
+    if (pre.length) return pre;
+    const tag = this.keys.get(rules);
+    if (tag === undefined || tag.key.length > 4096) return validate(schema, document, rules);
     let per = this.validated.get(document);
-    if (!per) this.validated.set(document, (per = new LruCache<string, readonly GraphQLError[]>(50)));
-    let errs = per.get(key);
-    if (!errs) per.set(key, (errs = validate(schema, document, rules)));
-    return errs;
+    if (!per) this.validated.set(document, (per = new LruCache<string, Validated>(50)));
+    let v = per.get(tag.key);
+    if (!v) per.set(tag.key, (v = { errors: validate(schema, document, rules), cost: tag.sink.cost }));
+    else tag.sink.cost = v.cost;
+    return v.errors;
   };
 }
 
@@ -122,11 +148,14 @@ export class ResponseCache {
       query,
     ].join("\u0000");
   }
-  get(key: string): Buffer | undefined {
-    return this.bodies.get(key)?.body;
+  /** The cached body (without `extensions`) and the query's cost. */
+  get(key: string): { body: Buffer; cost: number } | undefined {
+    const e = this.bodies.get(key);
+    // the entry's etag field (unused here) holds the cost
+    return e && { body: e.body, cost: Number(e.etag) };
   }
-  set(key: string, body: string): void {
-    this.bodies.set(key, { etag: "", body: Buffer.from(body, "utf8") });
+  set(key: string, body: string, cost: number): void {
+    this.bodies.set(key, { etag: String(cost), body: Buffer.from(body, "utf8") });
   }
 }
 

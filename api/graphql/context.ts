@@ -3,6 +3,7 @@
 import type { CatalogWriter } from "../../pipeline/store/catalog-types.ts";
 import { type BatchReaders, createBatchReaders } from "../resources/batch.ts";
 import type { ReadContext } from "../resources/context.ts";
+import type { Deadline } from "./turns.ts";
 
 /** Hands a portfolio's rebalance to the job runner (jobs/ implements it; api/ only asks). */
 export type RequestRebalance = (portfolioId: string) => void;
@@ -11,12 +12,15 @@ export interface GqlContext extends ReadContext {
   batch: BatchReaders;
   writer: CatalogWriter | null;
   requestRebalance: RequestRebalance | null;
+  /** When the request's time is up (costly fields still waiting then are refused: turns.ts). */
+  deadline?: Deadline;
 }
 
 export function createContext(
   read: ReadContext,
   writer: CatalogWriter | null,
   requestRebalance: RequestRebalance | null,
+  deadline?: Deadline,
 ): GqlContext {
-  return { ...read, batch: createBatchReaders(read.snapshot), writer, requestRebalance };
+  return { ...read, batch: createBatchReaders(read.snapshot), writer, requestRebalance, deadline };
 }

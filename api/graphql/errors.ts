@@ -4,7 +4,8 @@
 import { type ExecutionResult, GraphQLError } from "graphql";
 import type pino from "pino";
 import { pipelineErrorCode } from "../../pipeline/domain/errors.ts";
-import { ApiError, toApiError } from "../errors.ts";
+import { ApiError, RateLimited, toApiError } from "../errors.ts";
+import type { CostReport } from "../rate-limit.ts";
 
 const CODES: Record<string, string> = {
   invalid_parameter: "BAD_USER_INPUT",
@@ -43,3 +44,16 @@ export function mapErrors(result: ExecutionResult, log: pino.Logger, reqId: stri
 /** A response body holding only errors (401, 429, 503 before execution). */
 export const errorsBody = (message: string, code: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ errors: [{ message, extensions: { code, ...extra } }] });
+
+/** The key's GraphQL cost budget for the minute is spent: 429, Retry-After, and the budget in extensions.cost. */
+export class CostBudgetSpent extends RateLimited {
+  constructor(readonly report: CostReport) {
+    const retry = Math.max(1, Math.ceil((Date.parse(report.resetAt) - Date.now()) / 1000));
+    super(
+      retry,
+      {},
+      `the api key's GraphQL cost budget of ${report.limit} points per minute is spent ` +
+        `(this query costs ${report.requested}); retry after ${retry} s`,
+    );
+  }
+}

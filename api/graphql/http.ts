@@ -1,9 +1,12 @@
 // /graphiql: one address for every operation (contract §7, GraphQL over HTTP via graphql-http).
 // A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: key (header
 // api_key; absent or unknown → 401 with a GraphQL errors body), rate limit (429), snapshot (503),
-// then graphql-http parses, validates (with the depth and cost limits) and executes.
+// then graphql-http parses (token limit), pre-scans (size limits), validates (depth and cost
+// limits), spends the query's cost from the key's budget per minute (429 when spent), and
+// executes within a time limit; the answer is refused past a size limit, and carries the budget
+// in `extensions.cost` (api/README.md, "GraphQL limits").
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { GraphQLError } from "graphql";
+import { type ExecutionArgs, type ExecutionResult, GraphQLError } from "graphql";
 import { createHandler } from "graphql-http";
 import type pino from "pino";
 import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-types.ts";
@@ -11,15 +14,34 @@ import { requestId } from "../access-log.ts";
 import { authenticate, type Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { ApiError, toApiError, Unauthorized } from "../errors.ts";
-import type { Limiter } from "../rate-limit.ts";
+import { type CostBudget, type CostReport, createCostBudget, type Limiter } from "../rate-limit.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { answeredMediaType, DocumentCache, ResponseCache, requestParams, snapshotOnly } from "./cache.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
-import { errorsBody, mapErrors } from "./errors.ts";
+import { COST_PER_MINUTE, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
+import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
-import { limitRules } from "./limits.ts";
+import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
 import { graphqlSchema } from "./schema.ts";
+import { stringifySliced } from "./serialize.ts";
+import { TimeoutError } from "./turns.ts";
+
+/** Limits of one request besides the document's size (prescan.ts) and depth (limits.ts). */
+export interface GraphqlLimits {
+  /** points of one request (cost.ts) */
+  maxCost: number;
+  /** execution time, ms: costly fields still waiting then are refused, the answer is data null + TIMEOUT */
+  timeoutMs: number;
+  /** bytes of one answer: past it, data null + RESPONSE_TOO_LARGE */
+  maxResponseBytes: number;
+}
+
+export const GRAPHQL_LIMITS: GraphqlLimits = {
+  maxCost: MAX_COST,
+  timeoutMs: TIMEOUT_MS,
+  maxResponseBytes: MAX_RESPONSE_BYTES,
+};
 
 export interface GraphqlEnv {
   snapshot: () => SnapshotRef | null;
@@ -34,6 +56,10 @@ export interface GraphqlEnv {
   logger: pino.Logger;
   /** Whole-response cache of snapshot-only queries (default on; the benchmark measures both). */
   responseCache?: boolean;
+  /** The keys' cost budgets per minute (default COST_PER_MINUTE per key, in memory). */
+  costBudget?: CostBudget;
+  /** Overrides of GRAPHQL_LIMITS (tests and the limits benchmark). */
+  limits?: Partial<GraphqlLimits>;
 }
 
 /** Largest request body accepted (a query document with variables). */
@@ -65,12 +91,19 @@ function readBody(req: Request): Promise<string | null> {
   });
 }
 
-interface Prepared {
+interface Prepared extends CostSink {
   caller: Caller;
   snapshot: SnapshotRef;
+  /** the key's budget after this request's cost was spent */
+  report?: CostReport;
   /** response cache key when the request may be answered from (or stored into) the cache */
   cacheKey?: string | null;
   mediaType?: string | null;
+}
+
+/** A JSON body with `extensions.cost` added (the body is an object: `{...}`). */
+function withCost(json: string, report: CostReport | undefined): string {
+  return report ? `${json.slice(0, -1)},"extensions":${JSON.stringify({ cost: report })}}` : json;
 }
 
 function sendErrors(res: Response, e: ApiError): void {
@@ -90,12 +123,24 @@ function sendErrors(res: Response, e: ApiError): void {
     "Cache-Control": "no-store",
     "X-Request-Id": requestId(res),
   });
-  res.end(errorsBody(e.message, code));
+  res.end(errorsBody(e.message, code, e instanceof CostBudgetSpent ? { cost: e.report } : {}));
 }
+
+/** Bodies of graphql-http's refusals that have none (405, 415), as every other refusal's. */
+const EMPTY_REFUSALS: Record<number, [string, string]> = {
+  405: ["METHOD_NOT_ALLOWED", "GraphQL is served on GET and POST only"],
+  415: [
+    "UNSUPPORTED_MEDIA_TYPE",
+    "a POST body must be application/json (charset utf-8) holding query, variables and operationName",
+  ],
+};
 
 export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   const schema = graphqlSchema();
+  const limits = { ...GRAPHQL_LIMITS, ...env.limits };
+  const budget = env.costBudget ?? createCostBudget({ points: COST_PER_MINUTE, durationSec: 60 });
   const prepared = new WeakMap<Response, Prepared>();
+  const ofContext = new WeakMap<object, Prepared>();
   const documents = new DocumentCache();
   const responses = env.responseCache === false ? null : new ResponseCache();
   // graphql-http's handler with our own adapter: the body is read (bounded) before it runs, and an
@@ -110,17 +155,17 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
         env.writer ?? null,
         env.requestRebalance ?? null,
       );
+      ofContext.set(ctx, p);
       return ctx as unknown as Record<string, unknown>;
     },
     parse: documents.parse,
-    execute: executeCompiled,
+    execute: (args) => executeLimited(args),
     validate: documents.validate,
-    validationRules: (_req, args, specified) =>
-      documents.tag(
-        [...specified, ...limitRules(args.variableValues ?? undefined, args.operationName ?? undefined)],
-        args.variableValues,
-        args.operationName,
-      ),
+    validationRules: (req, args, specified) => {
+      const p = prepared.get(req.context.res)!;
+      const rules = limitRules(args.variableValues ?? undefined, args.operationName ?? undefined, p, limits.maxCost);
+      return documents.tag([...specified, ...rules], args.variableValues, args.operationName, p);
+    },
     // graphql-http's words for "which operation?" say nothing of operationName; these do
     formatError: (e) =>
       e.message === "Unable to detect operation AST"
@@ -128,14 +173,53 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
             "the document holds several operations (or none with the given operationName): name the one to run in operationName",
           )
         : e,
-    onOperation: (req, args, result) => {
-      const mapped = mapErrors(result, env.logger, requestId(req.context.res));
+    // serialized here (not by graphql-http) to bound its size and add extensions.cost
+    onOperation: async (req, args, result) => {
+      const mapped = mapErrors(result as ExecutionResult, env.logger, requestId(req.context.res));
       const p = prepared.get(req.context.res)!;
-      if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName))
-        responses!.set(p.cacheKey, JSON.stringify(mapped));
-      return mapped;
+      let json = await stringifySliced(mapped);
+      const bytes = Buffer.byteLength(json);
+      if (bytes > limits.maxResponseBytes)
+        json = JSON.stringify({
+          data: null,
+          errors: [
+            new GraphQLError(
+              `the answer is ${bytes} bytes, over the limit of ${limits.maxResponseBytes}: ` +
+                "ask for fewer nodes or fields",
+              { extensions: { code: "RESPONSE_TOO_LARGE", maxBytes: limits.maxResponseBytes, bytes } },
+            ),
+          ],
+        });
+      else if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName))
+        responses!.set(p.cacheKey, json, p.cost ?? 0);
+      const type = answeredMediaType(req.raw.headers.accept) ?? "application/json";
+      return [
+        withCost(json, p.report),
+        { status: 200, statusText: "OK", headers: { "content-type": `${type}; charset=utf-8` } },
+      ];
     },
   });
+
+  /** Spends the query's cost from the key's budget, then executes it within the time limit. */
+  async function executeLimited(args: ExecutionArgs): Promise<ExecutionResult> {
+    const ctx = args.contextValue as GqlContext;
+    const p = ofContext.get(ctx)!;
+    const { report, refused } = await budget(p.caller.key.id, p.cost ?? 0);
+    if (refused) throw new CostBudgetSpent(report);
+    p.report = report;
+    ctx.deadline = { at: Date.now() + limits.timeoutMs, timeoutMs: limits.timeoutMs };
+    const run = executeCompiled(args);
+    if (!(run instanceof Promise)) return run;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ExecutionResult>((resolve) => {
+      timer = setTimeout(() => resolve({ data: null, errors: [new TimeoutError(limits.timeoutMs)] }), limits.timeoutMs);
+    });
+    try {
+      return await Promise.race([run, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   async function run(req: Request, res: Response): Promise<void> {
     const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
@@ -178,13 +262,19 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
         );
       const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
       if (hit) {
+        const { report, refused } = await budget(caller.key.id, hit.cost);
+        if (refused) throw new CostBudgetSpent(report);
+        const body = Buffer.concat([
+          hit.body.subarray(0, -1),
+          Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`),
+        ]);
         res.writeHead(200, {
           "Content-Type": `${p.mediaType}; charset=utf-8`,
-          "Content-Length": hit.length,
+          "Content-Length": body.length,
           "Cache-Control": "no-store",
           "X-Request-Id": requestId(res),
         });
-        res.end(hit);
+        res.end(body);
         return;
       }
     }
@@ -198,6 +288,11 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       raw: req,
       context: { res },
     });
+    const empty = body === null || body === "" ? EMPTY_REFUSALS[init.status] : undefined;
+    if (empty)
+      return void res
+        .writeHead(init.status, init.statusText, { ...init.headers, "content-type": "application/json; charset=utf-8" })
+        .end(errorsBody(empty[1], empty[0]));
     res.writeHead(init.status, init.statusText, init.headers).end(body);
   }
 

@@ -10,6 +10,8 @@ import { profileOf } from "../resources/profile.ts";
 import { ratingListDate, stockByTicker, stockRatingsPage, stocksPage } from "../resources/stocks.ts";
 import { visibleWatchlist } from "../resources/watchlists.ts";
 import type { GqlContext } from "./context.ts";
+import { COST_PER_MINUTE, costNote, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
+import { DOCUMENT_LIMITS, MAX_TOKENS } from "./prescan.ts";
 import { connection, connectionArgs, connectionCost, pageArgsOf } from "./relay.ts";
 import { scoped } from "./scopes.ts";
 import { DateArg, RATING_FIELD_NAMES, RatingRangesInput } from "./types/common.ts";
@@ -17,6 +19,22 @@ import { BenchmarkNode, ProfileNode } from "./types/misc.ts";
 import { type ListArgs, listArgs, listQuery, PortfolioNode, PortfolioNodeConnection } from "./types/portfolio.ts";
 import { StockRatingNodeConnection, StockType, StockTypeConnection } from "./types/stock.ts";
 import { WatchlistNode } from "./types/watchlist.ts";
+
+const n = (x: number) => x.toLocaleString("en-US");
+/** The limits as the schema's reader sees them (api/README.md "GraphQL limits" has the measured basis). */
+const LIMITS_DESCRIPTION = [
+  "Limits (each refusal names its limit in the error's extensions.code):",
+  `a document of at most ${n(MAX_TOKENS)} tokens, ${n(DOCUMENT_LIMITS.fields)} fields,`,
+  `${DOCUMENT_LIMITS.aliases} aliases,`,
+  `${DOCUMENT_LIMITS.repeatedFields} repeated fields, ${DOCUMENT_LIMITS.fragmentSpreads} fragment spreads and`,
+  `${DOCUMENT_LIMITS.directives} directives with fragments expanded, no fragment cycle, depth 12`,
+  "(QUERY_TOO_COMPLEX, 400). Cost: scalar fields 0 points, object fields 1 plus their selection,",
+  "connections 1 plus first × their selection; the analytics and financials fields say their points.",
+  `At most ${n(MAX_COST)} points per request (COST_LIMIT, 400, before anything runs) and`,
+  `${n(COST_PER_MINUTE)} per api key per minute (RATE_LIMITED, 429); every answer's extensions.cost`,
+  `gives {requested, limit, remaining, resetAt}. Execution at most ${TIMEOUT_MS / 1000} s (TIMEOUT) and an`,
+  `answer at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (RESPONSE_TOO_LARGE), both with data null.`,
+].join(" ");
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 function dateArg(v: string | null | undefined): string | undefined {
@@ -41,6 +59,7 @@ function rangesArg(v: Record<string, number[] | null> | null | undefined): Range
 
 export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
   name: "Query",
+  description: LIMITS_DESCRIPTION,
   fields: () => ({
     stockRatings: scoped("stockRatings", {
       type: StockRatingNodeConnection,
@@ -98,7 +117,7 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
     }),
     watchlistsForUser: scoped("watchlists", {
       type: new GraphQLList(new GraphQLNonNull(WatchlistNode)),
-      description: "The caller's watchlists (at most 200 per user), ordered by id",
+      description: `The caller's watchlists (at most 200 per user), ordered by id. ${costNote("watchlistsForUser")}`,
       resolve: (_s, _a, ctx) => ctx.catalog.watchlistsOf(ctx.caller.user.id),
     }),
     watchlist: scoped("watchlists", {

@@ -18,7 +18,9 @@ const tickers = (r: { json: { data: { stockRatings: { edges: { node: { stock: { 
 it("a repeated query gets the same answer; variables are part of the key", async () => {
   const a = await gql(s, Q, { n: 3 });
   const b = await gql(s, Q, { n: 3 });
-  expect(b.text).toBe(a.text);
+  // the same body but for the budget left in extensions.cost
+  expect(b.json.data).toEqual(a.json.data);
+  expect(b.json.extensions.cost.remaining).toBe(a.json.extensions.cost.remaining - a.json.extensions.cost.requested);
   expect(tickers(await gql(s, Q, { n: 4 }))).toHaveLength(4);
 });
 

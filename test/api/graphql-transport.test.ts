@@ -49,7 +49,7 @@ it("/graphiql with a trailing slash is the same endpoint; /graphiqlx and /graphi
     });
   const slash = await post("/graphiql/");
   expect(slash.status).toBe(200);
-  expect(await slash.json()).toEqual({ data: { benchmarks: [{ id: "1" }] } });
+  expect((await slash.json()).data).toEqual({ benchmarks: [{ id: "1" }] });
   expect((await post("/graphiqlx")).status).toBe(404);
   expect((await post("/graphiql/other")).status).toBe(404);
 });

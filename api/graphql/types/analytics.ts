@@ -17,6 +17,11 @@ import type { MetricRow } from "../../../pipeline/types.ts";
 import { InvalidParameter } from "../../errors.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, type Subject, seriesOf } from "../../resources/analytics.ts";
 import type { GqlContext } from "../context.ts";
+import { costNote } from "../cost.ts";
+import { inTurn, inTurns } from "../turns.ts";
+
+/** Series points completed per turn of the event loop (a 15-year daily series has about 3,800). */
+const POINTS_PER_TURN = 1000;
 
 /** The displayed figure as a number: "25.1%" → 0.251, "1,303.90%" → 13.039, "1.13" → 1.13; dates and "-" → null. */
 export function metricNumber(display: string): number | null {
@@ -96,18 +101,19 @@ const SeriesPoint = new GraphQLObjectType<Record<string, number | string>>({
   },
 });
 
-export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject>({
+export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject, GqlContext>({
   name: "PerformanceSeries",
   fields: {
     name: { type: new GraphQLNonNull(GraphQLString), description: "Ticker, Portfolio, or the benchmark's name" },
     window: { type: GraphQLInt, description: "Rolling window in days (rolling types)" },
     bins: { type: new GraphQLList(new GraphQLNonNull(HistogramBin)), description: "Histogram bins (histogram)" },
-    data: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(SeriesPoint))) },
+    data: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(SeriesPoint))),
+      // thousands of daily points: completed POINTS_PER_TURN at a time, a turn each (turns.ts)
+      resolve: (series, _a, ctx) => inTurns(ctx.deadline, series.data, POINTS_PER_TURN),
+    },
   },
 });
-
-/** Computations over a whole return history: weighed heavily by the cost limit. */
-export const ANALYTICS_COST = 100;
 
 /** `metrics(benchmark, period)` on a subject type. */
 export function metricsField<S>(
@@ -115,6 +121,7 @@ export function metricsField<S>(
 ): GraphQLFieldConfig<S, GqlContext, { benchmark?: string | null; period?: number | null }> {
   return {
     type: new GraphQLList(new GraphQLNonNull(MetricRowType)),
+    description: `Metric rows against the benchmark (contract §6). ${costNote("metrics")}`,
     args: {
       benchmark: { type: GraphQLID, description: "Benchmark id (see benchmarks)" },
       period: {
@@ -122,14 +129,14 @@ export function metricsField<S>(
         description: "Years of returns back from the latest date (> 0); default the whole history",
       },
     },
-    extensions: { complexity: ANALYTICS_COST },
     async resolve(source, args, ctx) {
       if (args.period != null && !(args.period > 0 && args.period <= 1000))
         throw InvalidParameter.one("period", "must be a number of years greater than 0");
       const subject = await subjectOf(source, ctx);
       const bench = await benchmarkOf(ctx.snapshot, args.benchmark);
       const stored = args.period == null ? await ctx.batch.storedMetrics(subject.kind, subject.id, bench) : undefined;
-      return metricsOf(ctx.snapshot, subject, bench, args.period ?? undefined, stored);
+      const rows = await metricsOf(ctx.snapshot, subject, bench, args.period ?? undefined, stored);
+      return inTurn(ctx.deadline, () => rows);
     },
   };
 }
@@ -140,16 +147,16 @@ export function performanceField<S>(
 ): GraphQLFieldConfig<S, GqlContext, { type: SeriesType; benchmark?: string | null }> {
   return {
     type: new GraphQLList(new GraphQLNonNull(PerformanceSeriesType)),
+    description: `The subject's series and the benchmark's. ${costNote("performance")}`,
     args: {
       type: { type: new GraphQLNonNull(PerformanceTypeEnum), defaultValue: "cumulative_return" },
       benchmark: { type: GraphQLID, description: "Benchmark id; required for ROLLING_BETA" },
     },
-    extensions: { complexity: ANALYTICS_COST },
     async resolve(source, args, ctx) {
       const subject = await subjectOf(source, ctx);
       const bench = await benchmarkOf(ctx.snapshot, args.benchmark);
       checkRollingBeta(args.type, bench);
-      return seriesOf(args.type, subject.column, subject.returns, bench);
+      return inTurn(ctx.deadline, () => seriesOf(args.type, subject.column, subject.returns, bench));
     },
   };
 }

@@ -18,8 +18,10 @@ import type { RatedStockItem } from "../../resources/shapes.ts";
 import { itemCompany, marketCapStr, ratedStockItemOf } from "../../resources/shapes.ts";
 import { ratingHistoryPage, stockFinancials } from "../../resources/stocks.ts";
 import type { GqlContext } from "../context.ts";
+import { costNote } from "../cost.ts";
 import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf } from "../relay.ts";
 import { scoped } from "../scopes.ts";
+import { inTurn } from "../turns.ts";
 import { metricsField, performanceField } from "./analytics.ts";
 import { DateArg, ratingFields } from "./common.ts";
 
@@ -68,15 +70,18 @@ const rows = () => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Financi
 type Fin = { response: Record<string, unknown>; type: FinancialType };
 const arrayOf = (statement: string) => (f: Fin) =>
   f.response[financialArrays(f.type).find(([, st]) => st === statement)![0]];
-const StockFinancialsType = new GraphQLObjectType<Fin>({
+/** A statement's rows, completed in a turn of their own (about 600 items each: turns.ts). */
+const statement = (name: string) => (f: Fin, _a: unknown, ctx: GqlContext) =>
+  inTurn(ctx.deadline, () => arrayOf(name)(f));
+const StockFinancialsType = new GraphQLObjectType<Fin, GqlContext>({
   name: "StockFinancials",
   description: "Statements ascending by report date (contract §4); arrays empty for a stock without statements.",
   fields: {
     type: { type: new GraphQLNonNull(GraphQLString), resolve: (f) => f.type },
-    income: { type: rows(), resolve: arrayOf("income") },
-    balance: { type: rows(), resolve: arrayOf("balance") },
-    cashFlow: { type: rows(), resolve: arrayOf("cashflow") },
-    derived: { type: rows(), resolve: arrayOf("derived") },
+    income: { type: rows(), resolve: statement("income") },
+    balance: { type: rows(), resolve: statement("balance") },
+    cashFlow: { type: rows(), resolve: statement("cashflow") },
+    derived: { type: rows(), resolve: statement("derived") },
   },
 });
 const FinancialTypeEnum = new GraphQLEnumType({
@@ -112,11 +117,16 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
     }),
     financials: scoped("stockFinancials", {
       type: StockFinancialsType,
+      description: `The stock's statements of one type. ${costNote("financials")}`,
       args: { type: { type: new GraphQLNonNull(FinancialTypeEnum), defaultValue: "annual" } },
-      resolve: async (c, args: { type: FinancialType }, ctx) => ({
-        type: args.type,
-        response: await stockFinancials(ctx.snapshot, c, args.type, ctx.batch.financials),
-      }),
+      resolve: async (c, args: { type: FinancialType }, ctx) => {
+        const statements = await ctx.batch.financials(c.ticker);
+        // shaping the statements is the costly step: in its own turn
+        return inTurn(ctx.deadline, async () => ({
+          type: args.type,
+          response: await stockFinancials(ctx.snapshot, c, args.type, async () => statements),
+        }));
+      },
     }),
     metrics: scoped(
       "stockAnalytics",
