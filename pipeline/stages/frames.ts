@@ -1,6 +1,6 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { type Conn, columns, columnsInSlices } from "../store/duck.ts";
+import { type Conn, columns, columnsInSlices, type Params } from "../store/duck.ts";
 import { eachNumericChunk } from "../store/typed-read.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
 import { type Company, type LevelSeries, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
@@ -105,11 +105,13 @@ export async function loadPanel(
  * as typed arrays, chunk by chunk: the generic reader turned 1.4 M rows (5,000 × 25 years) into
  * JS values in one synchronous 8 s stretch, long enough under load to cost a worker its job's lock.
  */
-export async function loadRatings(conn: Conn, table = "ratings"): Promise<RatingRow[]> {
-  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [
-    string[],
-  ];
-  const [tickers = []] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
+export async function loadRatings(conn: Conn, table = "ratings", params?: Params): Promise<RatingRow[]> {
+  const [dates = []] = (await columns(
+    conn,
+    `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`,
+    params,
+  )) as [string[]];
+  const [tickers = []] = (await columns(conn, `select distinct ticker from ${table} order by 1`, params)) as [string[]];
   const out: RatingRow[] = [];
   await eachNumericChunk(
     conn,
@@ -126,6 +128,7 @@ export async function loadRatings(conn: Conn, table = "ratings"): Promise<Rating
         out.push(r);
       }
     },
+    params,
   );
   return out;
 }

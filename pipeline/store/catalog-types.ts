@@ -90,3 +90,6 @@ export interface CatalogWriter {
   updateUserPortfolio(id: string, rules: PortfolioRules): Promise<UserPortfolio>;
   deleteUserPortfolio(id: string): Promise<void>;
 }
+
+/** A user may hold at most this many watchlists and portfolios (their lists are not paged); the catalog enforces it in the writing transaction. */
+export const MAX_OWNED = 200;
