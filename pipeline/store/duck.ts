@@ -1,4 +1,4 @@
-// Thin helpers over @duckdb/node-api: one place that knows how we open, quote and read.
+// Thin helpers over @duckdb/node-api: one place that knows how we open, bind and read (values always bound).
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
