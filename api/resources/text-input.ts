@@ -53,7 +53,7 @@ export function controlIn(value: unknown, path: string, field = path): { param: 
 export const singleLine = [(s: string) => !hasControl(s), { message: CONTROL_MESSAGE }] as const;
 export const multiLine = [(s: string) => !hasControl(s, true), { message: MULTILINE_MESSAGE }] as const;
 
-/** Throws InvalidParameter (400 / BAD_USER_INPUT) naming the first parameter in `params` that holds a control character. */
+/** Throws InvalidParameter (400 / BAD_USER_INPUT) naming the first parameter holding a control character. */
 export function refuseControls(params: Record<string, unknown>): void {
   const hit = controlIn(params, "");
   if (hit) throw InvalidParameter.one(hit.param, hit.message);

@@ -48,7 +48,7 @@ export function fieldErrors(issues: readonly { path: readonly PropertyKey[]; mes
 /** A user may hold at most this many watchlists and portfolios (the catalog enforces it when it writes). */
 export { MAX_OWNED } from "../../pipeline/store/catalog-types.ts";
 
-/** A write the catalog refused for a per-user limit (CatalogError "limit", counted in its transaction): a field error. */
+/** A write the catalog refused for a per-user limit (CatalogError "limit") as a field error. */
 export async function limited<T>(field: string, write: () => Promise<T>): Promise<WriteResult<T>> {
   try {
     return ok(await write());

@@ -91,5 +91,8 @@ export interface CatalogWriter {
   deleteUserPortfolio(id: string): Promise<void>;
 }
 
-/** A user may hold at most this many watchlists and portfolios (their lists are not paged); the catalog enforces it in the writing transaction. */
+/**
+ * A user may hold at most this many watchlists and portfolios (their lists are not paged); the
+ * catalog enforces it inside the writing transaction.
+ */
 export const MAX_OWNED = 200;

@@ -143,7 +143,7 @@ const itemKeys = (s: FinancialStatement) =>
 const periodType = (k: (typeof ROW_PERIOD)[number]) =>
   k === "Fiscal Year" ? "integer" : k === "Fiscal Period" ? "varchar" : "date";
 
-/** SQL over the four wide tables (`source(statement)`: a relation) giving `financial_rows`, ordered by its key; values bound in `b`. */
+/** SQL over the four wide tables (`source(statement)`: a relation) giving `financial_rows`, ordered by its key. */
 export function financialRowsSql(source: (s: FinancialStatement) => string, b: Binds): string {
   const parts = FINANCIAL_STATEMENTS.map((s) => {
     const keys = new Set(financialKeys(s));

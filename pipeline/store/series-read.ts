@@ -31,7 +31,7 @@ export class StorageOrderError extends Error {
 }
 
 /**
- * The same as `seriesOf` over Parquet `files` (columns id, date, value; `where(b)` filters, its values bound in `b`), for big
+ * The same as `seriesOf` over Parquet `files` (columns id, date, value; `where(b)` filters, values bound in b), for big
  * reads: each file stores its rows ordered by id, then date, and a later file holds an id's later
  * dates (a published part, then the appended days), so the rows are read in storage order and
  * concatenated per id instead of sorted (sorting a partition's ~1.6M rows was most of its read).

@@ -309,7 +309,7 @@ export class SnapshotReader {
     return this.financialsCache.get(ticker) ?? undefined;
   }
 
-  /** The table as a relation (its files bound in `b`); for a partitioned table and a key, only the part that can hold it. */
+  /** The table as a relation (files bound in `b`); for a partitioned table and a key, only the part that can hold it. */
   private rel(b: Binds, t: string, key?: string): string {
     const parts = this.parts.get(t);
     if (key === undefined || !parts) return tableOf(this.dir, t, b);
