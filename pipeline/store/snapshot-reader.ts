@@ -309,7 +309,7 @@ export class SnapshotReader {
     return this.financialsCache.get(ticker) ?? undefined;
   }
 
-  /** The table as a relation (files bound in `b`); for a partitioned table and a key, only the part that can hold it. */
+  /** The table as a relation (files bound in `b`); for a partitioned table and a key, the part that can hold it. */
   private rel(b: Binds, t: string, key?: string): string {
     const parts = this.parts.get(t);
     if (key === undefined || !parts) return tableOf(this.dir, t, b);
@@ -346,7 +346,8 @@ export class SnapshotReader {
       const names = new Map(this.benchmarks.map((b) => [b.id, b.name]));
       const b = new Binds();
       const rel = this.rel(b, `${kind}_metrics`, id);
-      const where = `where subject = ${b.v(id)} and ${benchmarkId ? `benchmark = ${b.v(benchmarkId)}` : "benchmark is null"}`;
+      const bench = benchmarkId ? `benchmark = ${b.v(benchmarkId)}` : "benchmark is null";
+      const where = `where subject = ${b.v(id)} and ${bench}`;
       await this.query((c) =>
         readMetricRows(
           c,
