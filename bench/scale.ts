@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import os, { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
-import { lit, openDuck } from "../pipeline/store/duck.ts";
+import { openDuck } from "../pipeline/store/duck.ts";
 import type { ApiFigures } from "./api-load.ts";
 import { SHARED_DATA } from "./real-source.ts";
 
@@ -27,7 +27,7 @@ function child(args: string[]): Record<string, unknown> & { ms?: number; peakMB?
 async function plainRead(sourceDir: string): Promise<number> {
   const db = await openDuck();
   const t = performance.now();
-  await db.conn.run(`create table p as select * from read_csv(${lit(join(sourceDir, "prices.csv"))})`);
+  await db.conn.run("create table p as select * from read_csv($f)", { f: join(sourceDir, "prices.csv") });
   const ms = performance.now() - t;
   db.close();
   return Math.round(ms);

@@ -6,10 +6,12 @@ import { portfolioRuleFields } from "../../pipeline/sources/portfolios-json.ts";
 import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
 import { type PortfolioRules, RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
+import { multiLine, singleLine } from "./text-input.ts";
 import {
   fail,
   fieldErrors,
   guarded,
+  limited,
   MAX_OWNED,
   ok,
   type WriteContext,
@@ -18,8 +20,17 @@ import {
 } from "./write-results.ts";
 
 const rulesSchema = z.object({
-  name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
-  description: z.string().max(2000, "must be at most 2000 characters").default(""),
+  name: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(200, "must be at most 200 characters")
+    .refine(...singleLine),
+  description: z
+    .string()
+    .max(2000, "must be at most 2000 characters")
+    .refine(...multiLine)
+    .default(""),
   ...portfolioRuleFields,
 });
 
@@ -56,9 +67,9 @@ export async function createPortfolio(ctx: WriteContext, input: PortfolioInput):
   if (!rules.ok) return rules;
   if (ctx.catalog.userPortfoliosOf(ctx.caller.user.id).length >= MAX_OWNED)
     return fail("input", `a user may hold at most ${MAX_OWNED} portfolios`);
-  const p = await writerOf(ctx).createUserPortfolio(ctx.caller.user.id, rules.value);
-  ctx.requestRebalance?.(p.id);
-  return ok(p);
+  const created = await limited("input", () => writerOf(ctx).createUserPortfolio(ctx.caller.user.id, rules.value));
+  if (created.ok) ctx.requestRebalance?.(created.value.id);
+  return created;
 }
 
 /** Fields given replace the current ones (ranges as a whole); absent or null fields are kept. */

@@ -1,12 +1,29 @@
 // Updating the caller's own profile.
 import { z } from "zod";
 import type { User } from "../../pipeline/store/catalog-types.ts";
+import { singleLine } from "./text-input.ts";
 import { fail, fieldErrors, ok, type WriteContext, type WriteResult, writerOf } from "./write-results.ts";
 
 const schema = z.object({
-  email: z.email("must be an email address").max(254).optional(),
-  firstName: z.string().trim().min(1, "must not be empty").max(100).optional(),
-  lastName: z.string().trim().min(1, "must not be empty").max(100).optional(),
+  email: z
+    .email("must be an email address")
+    .max(254)
+    .refine(...singleLine)
+    .optional(),
+  firstName: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(100)
+    .refine(...singleLine)
+    .optional(),
+  lastName: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(100)
+    .refine(...singleLine)
+    .optional(),
   phoneNumber: z
     .string()
     .regex(/^[0-9+()./ -]{3,40}$/, "must be a phone number (digits, spaces, + ( ) - . /)")

@@ -3,12 +3,14 @@
 import { z } from "zod";
 import type { Watchlist } from "../../pipeline/store/catalog-types.ts";
 import * as access from "./snapshot-access.ts";
+import { multiLine, singleLine } from "./text-input.ts";
 import { ownWatchlist } from "./watchlists.ts";
 import {
   type FieldError,
   fail,
   fieldErrors,
   guarded,
+  limited,
   MAX_OWNED,
   ok,
   type WriteContext,
@@ -43,8 +45,16 @@ const noRefs = (refs: StockRefs) => !(refs.stockTickers?.length || refs.stockIds
 const NEITHER = "give at least one of stockTickers and stockIds";
 
 const fields = {
-  name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
-  description: z.string().max(2000, "must be at most 2000 characters"),
+  name: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(200, "must be at most 200 characters")
+    .refine(...singleLine),
+  description: z
+    .string()
+    .max(2000, "must be at most 2000 characters")
+    .refine(...multiLine),
   private: z.boolean(),
 };
 const createSchema = z.object({
@@ -72,7 +82,7 @@ export async function createWatchlist(
     return fail("input", `a user may hold at most ${MAX_OWNED} watchlists`);
   const { tickers, errors } = await resolveStocks(ctx, input);
   if (errors.length) return { ok: false, errors };
-  return ok(await writerOf(ctx).createWatchlist(ctx.caller.user.id, { ...parsed.data, tickers }));
+  return limited("input", () => writerOf(ctx).createWatchlist(ctx.caller.user.id, { ...parsed.data, tickers }));
 }
 
 export function updateWatchlist(

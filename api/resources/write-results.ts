@@ -45,5 +45,15 @@ export function fieldErrors(issues: readonly { path: readonly PropertyKey[]; mes
   return [...by].map(([field, messages]) => ({ field, messages }));
 }
 
-/** A user may hold at most this many watchlists and portfolios (their lists are not paged). */
-export const MAX_OWNED = 200;
+/** A user may hold at most this many watchlists and portfolios (the catalog enforces it when it writes). */
+export { MAX_OWNED } from "../../pipeline/store/catalog-types.ts";
+
+/** A write the catalog refused for a per-user limit (CatalogError "limit") as a field error. */
+export async function limited<T>(field: string, write: () => Promise<T>): Promise<WriteResult<T>> {
+  try {
+    return ok(await write());
+  } catch (e) {
+    if ((e as { code?: unknown }).code === "limit") return fail(field, (e as Error).message);
+    throw e;
+  }
+}

@@ -5,6 +5,7 @@
 // slash, percent-decoded parameters (a malformed one is a 400 naming the parameter).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { InvalidParameter, NotFound } from "../errors.ts";
+import { CONTROL_MESSAGE, hasControl } from "../resources/text-input.ts";
 
 export const REST_PREFIX = "/data/v1";
 
@@ -46,11 +47,15 @@ function fits(c: Compiled, segments: string[]): boolean {
 
 function decode(value: string, name: string): string {
   if (value.indexOf("%") < 0) return value;
+  let out: string;
   try {
-    return decodeURIComponent(value);
+    out = decodeURIComponent(value);
   } catch {
     throw InvalidParameter.one(name, "malformed percent-encoding in the path");
   }
+  // a NUL or other control character (%00 …) names nothing we serve (api/README.md)
+  if (hasControl(out)) throw InvalidParameter.one(name, CONTROL_MESSAGE);
+  return out;
 }
 
 /** Express middleware serving GET and HEAD under REST_PREFIX; anything else goes to `next`. */

@@ -23,6 +23,7 @@ import type { Limiter, RateHeaders } from "../rate-limit.ts";
 import type { ReadContext } from "../resources/context.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import type { DispatchEntry, PathHandler } from "./dispatch.ts";
+import { controlIn } from "../resources/text-input.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
 /** The resource readers' context, plus the route's validated parameters and path parameters. */
@@ -126,7 +127,11 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     let p: Parsed | ZodInvalid | undefined = parsedCache.get(raw);
     if (!p) {
       const query = req.query as Record<string, unknown>; // Express 5 parses on every access: once here
-      const parsed = schema.safeParse(query);
+      // control characters (%00 …) in any parameter, known or not: a 400 naming it (api/README.md)
+      const bad = controlIn(query, "");
+      const parsed = bad
+        ? { success: false as const, error: { issues: [controlIssue(bad)] } }
+        : schema.safeParse(query);
       if (parsed.success) {
         const { format, ...params } = parsed.data as { format: Format } & Record<string, unknown>;
         p = { queryKey: queryKey(query), format, params };
@@ -156,6 +161,14 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     return serve(req, res, snapshot, caller, p, path);
   };
 }
+
+/** A control character found in the query, as the zod issue of its (top-level) parameter. */
+const controlIssue = (bad: { param: string; message: string }): z.core.$ZodIssue => ({
+  code: "custom",
+  path: [bad.param.split(/[.[]/)[0]],
+  message: bad.message,
+  input: undefined,
+});
 
 /** Parameters that failed validation, kept until the checks that come before a 400 have run. */
 class ZodInvalid {

@@ -1,6 +1,6 @@
 // Reads a whole source directory into typed DuckDB tables, or reports why it cannot.
 import { existsSync, statSync } from "node:fs";
-import { type Conn, lit, rows } from "../store/duck.ts";
+import { type Conn, rows } from "../store/duck.ts";
 import { loadTable } from "./load-table.ts";
 import { locateTable } from "./locate.ts";
 import { type PortfolioSource, readPortfoliosJson } from "./portfolios-json.ts";
@@ -140,7 +140,7 @@ export async function stageSource(
           file: "portfolios.json",
           row: i + 1,
           column: "benchmarks.series",
-          reason: `series ${lit(b.series)} is not in the benchmarks table`,
+          reason: `series ${JSON.stringify(b.series)} is not in the benchmarks table`,
         });
         rejectCount++;
       }

@@ -3,7 +3,17 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import { parse } from "csv-parse/sync";
-import { type Conn, ident, lit, columns as readColumns, rows } from "../store/duck.ts";
+import {
+  Binds,
+  type Conn,
+  ident,
+  columns as readColumns,
+  rows,
+  run,
+  setVariable,
+  structValue,
+  variableRef,
+} from "../store/duck.ts";
 import type { LocatedTable } from "./locate.ts";
 import type { RejectedRow } from "./report.ts";
 import type { ColumnSpec, TableSpec } from "./specs.ts";
@@ -22,18 +32,23 @@ export interface LoadResult {
   keyOrdered?: boolean;
 }
 
+/** Reading a file as text; `file`: SQL giving its path (a bound value or a session variable, never the path itself). */
 function readExpr(format: LocatedTable["format"], file: string): string {
   return format === "csv"
-    ? `read_csv(${lit(file)}, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', null_padding = true)`
-    : `(select columns(*)::varchar from read_parquet(${lit(file)}))`;
+    ? `read_csv(${file}, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', null_padding = true)`
+    : `(select columns(*)::varchar from read_parquet(${file}))`;
 }
 
 /** One staged table of all files, each row carrying its file and 1-based row (rowid is insertion order). */
 async function stageFiles(conn: Conn, raw: string, loc: LocatedTable): Promise<void> {
   const parts: string[] = [];
   for (const [i, f] of loc.files.entries()) {
-    await conn.run(`create or replace temp table ${raw}_${i} as select * from ${readExpr(loc.format, f)}`);
-    parts.push(`select *, ${lit(f)} as filename, (rowid + 1)::integer as __row from ${raw}_${i}`);
+    await conn.run(`create or replace temp table ${raw}_${i} as select * from ${readExpr(loc.format, "$f")}`, { f });
+    // the name as a session variable: the one-file case below is a view, which cannot bind values
+    await setVariable([conn], `${raw}_${i}_file`, f);
+    parts.push(
+      `select *, ${variableRef(`${raw}_${i}_file`)} as filename, (rowid + 1)::integer as __row from ${raw}_${i}`,
+    );
   }
   // One file (the usual case) is a view over its table: no second copy of a big price file.
   if (parts.length === 1) await conn.run(`create or replace temp view ${raw}_n as ${parts[0]}`);
@@ -117,7 +132,11 @@ async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: s
 async function loadIfClean(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult | null> {
   if (loc.format === "csv") return loadCsvIfClean(conn, spec, loc.files[0]);
   const view = `raw_${spec.table}_v`;
-  await conn.run(`create or replace temp view ${view} as select * from ${readExpr(loc.format, loc.files[0])}`);
+  // a view cannot bind values: it reads the file named by a session variable
+  await setVariable([conn], `${view}_file`, loc.files[0]);
+  await conn.run(
+    `create or replace temp view ${view} as select * from ${readExpr(loc.format, variableRef(`${view}_file`))}`,
+  );
   try {
     const p = await planChecks(conn, spec, view, basename(loc.files[0]));
     if (p.missing.length) return null;
@@ -177,14 +196,15 @@ async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promis
     if (found) source.set(c.name, found);
     else if (c.required) return null;
   }
-  const columnsArg = `{${header.map((h) => `${lit(h)}: 'VARCHAR'`).join(", ")}}`;
-  const read = `read_csv(${lit(file)}, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', null_padding = true, columns = ${columnsArg})`;
+  // the header's names (the file's data) as a bound STRUCT value, every column VARCHAR
+  const readParams = { f: file, columns: structValue(Object.fromEntries(header.map((h) => [h, "VARCHAR"]))) };
+  const read = `read_csv($f, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', null_padding = true, columns = $columns)`;
   const typed = spec.columns.map(
     (c) =>
       `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
   );
   try {
-    await conn.run(`create or replace table ${spec.table} as select ${typed.join(", ")} from ${read}`);
+    await run(conn, `create or replace table ${spec.table} as select ${typed.join(", ")} from ${read}`, readParams);
   } catch {
     return null;
   }
@@ -270,18 +290,19 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     return { rejects, rejectCount: rejects.length, rowCount: 0, tickers: false };
   }
   const [[bad], [dup]] = (await readColumns(conn, `select ${anyBad}, ${dupKeys}`)) as [boolean[], boolean[]];
+  const b = new Binds();
   const union = [
     ...(bad
       ? checks.map(
           (k) =>
-            `select filename, __row, ${lit(k.column)} as col, ${lit(k.reason)} as reason from ${raw}_n where ${k.cond}`,
+            `select filename, __row, ${b.v(k.column)}::varchar as col, ${b.v(k.reason)}::varchar as reason from ${raw}_n where ${k.cond}`,
         )
       : []),
     ...(dup
       ? [
           // Repeats of a key: every occurrence after the first, naming where the first was. The
           // window runs only over keys a cheap GROUP BY found repeated.
-          `select filename, __row, ${lit(spec.key.join("+"))} as col, 'duplicate key, first at row ' || first_row as reason from (
+          `select filename, __row, ${b.v(spec.key.join("+"))}::varchar as col, 'duplicate key, first at row ' || first_row as reason from (
        select filename, __row, first_value(__row) over (partition by ${keyExpr} order by filename, __row) as first_row,
               row_number() over (partition by ${keyExpr} order by filename, __row) as k
        from ${raw}_n where (${keyExpr}) in (select (${keyExpr}) from ${raw}_n group by all having count(*) > 1)
@@ -293,6 +314,7 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     ? await readColumns(
         conn,
         `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by filename, __row, col limit ${MAX_REPORTED}`,
+        b.params,
       )
     : [];
   // An empty result has no column arrays at all.

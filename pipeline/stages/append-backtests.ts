@@ -6,7 +6,7 @@ import type { PipelineErrorCode } from "../domain/errors.ts";
 import { type BacktestState, buildUniverse, resumeBacktest } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
-import { type Conn, columns } from "../store/duck.ts";
+import { Binds, type Conn, columns } from "../store/duck.ts";
 import { asReturns, seriesById } from "../store/load-snapshot.ts";
 import type { BenchmarkResult } from "../store/model.ts";
 import type { LevelSeries, PortfolioRules, PricePanel, ReturnSeries } from "../types.ts";
@@ -37,6 +37,9 @@ async function tailPanel(conn: Conn, held: Iterable<string>): Promise<PricePanel
   return panel;
 }
 
+/** A relation whose values are bound in `b`. */
+type Rel = (b: Binds) => string;
+
 export interface PublishedPortfolio {
   ownerId: string | null;
   createdAt: string;
@@ -44,10 +47,12 @@ export interface PublishedPortfolio {
   previousRebalanceDate: string | null;
 }
 
-async function publishedPortfolios(conn: Conn, relation: string): Promise<Map<string, PublishedPortfolio>> {
+async function publishedPortfolios(conn: Conn, relation: Rel): Promise<Map<string, PublishedPortfolio>> {
+  const b = new Binds();
   const [ids = [], owners = [], created = [], rules = [], prev = []] = (await columns(
     conn,
-    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d') from ${relation} order by id`,
+    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d') from ${relation(b)} order by id`,
+    b.params,
   )) as (string | null)[][];
   return new Map(
     ids.map((id, i) => [
@@ -78,13 +83,13 @@ export interface ResumedBenchmarks {
  */
 export async function tailBacktests(
   conn: Conn,
-  base: (t: string) => string,
+  base: (t: string, b: Binds) => string,
   defs: PortfolioSource,
   users: UserPortfolio[],
 ) {
-  const states = await readStatesOf(conn, base("portfolio_state"));
-  const benchStates = await readStatesOf(conn, base("benchmark_state"));
-  const published = await publishedPortfolios(conn, base("portfolios"));
+  const states = await readStatesOf(conn, (b) => base("portfolio_state", b));
+  const benchStates = await readStatesOf(conn, (b) => base("benchmark_state", b));
+  const published = await publishedPortfolios(conn, (b) => base("portfolios", b));
   const list = new Map<string, { rules: PortfolioRules; ownerId: string | null; createdAt: string | null }>();
   for (const rules of defs.portfolios) list.set(rules.id, { rules, ownerId: null, createdAt: null });
   for (const { ownerId, createdAt, ...rules } of users) list.set(rules.id, { rules, ownerId, createdAt });
@@ -109,7 +114,8 @@ export async function tailBacktests(
 
   /** Index benchmarks from every level; rule benchmarks continued from their states. */
   async function benchmarks(): Promise<ResumedBenchmarks> {
-    const levels = await seriesById(conn, base("benchmark_levels"), "level");
+    const lb = new Binds();
+    const levels = await seriesById(conn, base("benchmark_levels", lb), "level", lb.params);
     const indexSeries = await loadIndexSeries(conn, "benchmark_all");
     const out = new Map<string, BacktestState | null>();
     const list = defs.benchmarks.map((b): BenchmarkResult => {
@@ -129,7 +135,8 @@ export async function tailBacktests(
   /** Every portfolio continued from its state. */
   async function portfolios(): Promise<ResumedPortfolios> {
     // Published returns (small: one row per day each).
-    const returns = await seriesById(conn, base("portfolio_returns"), "ret");
+    const rb = new Binds();
+    const returns = await seriesById(conn, base("portfolio_returns", rb), "ret", rb.params);
     const items: PortfolioItem[] = [];
     const whole = new Map<string, ReturnSeries>();
     for (const [id, p] of list) {
@@ -177,9 +184,10 @@ const concat = (a: Float64Array, b: Float64Array) => {
   return out;
 };
 
-async function readStatesOf(conn: Conn, relation: string) {
+async function readStatesOf(conn: Conn, relation: Rel) {
+  const b = new Binds();
   try {
-    return await readStates(conn, relation);
+    return await readStates(conn, relation(b), b.params);
   } catch (e) {
     throw new NotAnAppendError(
       `the published snapshot has no backtest states (${(e as Error).message.split("\n")[0]})`,

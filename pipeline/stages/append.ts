@@ -12,8 +12,8 @@ import { type AppendPlan, writeDeltaSource } from "../sources/append-plan.ts";
 import type { SourceFile } from "../sources/fingerprint.ts";
 import { type StagedSource, stageSource } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
-import { datedRelation, linkDated, nextDaysFile } from "../store/dated-parts.ts";
-import { type Conn, columns, lit, scalar } from "../store/duck.ts";
+import { datedFiles, linkDated, nextDaysFile } from "../store/dated-parts.ts";
+import { Binds, type Conn, columns, listValue, run as runSql, scalar, setVariable } from "../store/duck.ts";
 import type { SnapshotMeta } from "../store/snapshots.ts";
 import { exportParquet } from "../store/write.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
@@ -48,13 +48,14 @@ async function publishedReturns(conn: Conn, base: string) {
   const stats = later.length
     ? ((await columns(
         conn,
-        `select file_name, min(stats_min_value) from parquet_metadata([${later.map(lit).join(", ")}]) where path_in_schema = 'id' group by 1`,
+        "select file_name, min(stats_min_value) from parquet_metadata($files::varchar[]) where path_in_schema = 'id' group by 1",
+        { files: listValue(later) },
       )) as [string[], (string | null)[]])
     : [[], []];
   const fromStats = new Map(stats[0].map((f, i) => [f, stats[1][i]]));
   const bounds: string[] = [];
   for (const f of later)
-    bounds.push(fromStats.get(f) ?? String(await one(conn, `select min(id) from read_parquet(${lit(f)})`)));
+    bounds.push(fromStats.get(f) ?? String(await scalar(conn, "select min(id) from read_parquet($f)", { f })));
   return { parts, days, ranges: rangesFromBounds(bounds) };
 }
 
@@ -81,7 +82,13 @@ export async function appendStage(
   };
   const { conn, out } = ctx;
   const step = (name: string, done: number, total: number) => ctx.progress?.(`append: ${name}`, done, total);
-  const pub = (t: string) => `read_parquet(${lit(join(base, `${t}.parquet`))})`;
+  const pub = (t: string, b: Binds) => `read_parquet(${b.v(join(base, `${t}.parquet`))})`;
+  // views cannot bind values: the published files are session variables of each connection that reads the views
+  const pubFiles = async (c: Conn) => {
+    await setVariable([c], "pub_prices_files", listValue(datedFiles(base, "prices")));
+    await setVariable([c], "pub_ratings_files", listValue(datedFiles(base, "ratings")));
+    await setVariable([c], "pub_benchmark_source_file", join(base, "benchmark_source.parquet"));
+  };
   if (!published.some((f) => /^ratings(\.|\/)/.test(f.path)))
     throw new NotAnAppendError("the published ratings were computed from prices (the source has none)");
   const delta = `${out}.delta`;
@@ -101,8 +108,13 @@ export async function appendStage(
   if (first == null || String(first) <= baseLastDate)
     throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
   const lastPriceDate = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_prices`));
-  await conn.run(`create view pub_prices as select * from ${datedRelation(base, "prices")}`);
-  await conn.run(`create view pub_ratings as select * from ${datedRelation(base, "ratings")}`);
+  await pubFiles(conn);
+  await conn.run(
+    "create view pub_prices as select * from read_parquet(getvariable('pub_prices_files'), union_by_name = true)",
+  );
+  await conn.run(
+    "create view pub_ratings as select * from read_parquet(getvariable('pub_ratings_files'), union_by_name = true)",
+  );
   if (grown.has("ratings")) {
     await conn.run(`alter table ratings rename to new_ratings`);
     const after = await one(
@@ -112,9 +124,11 @@ export async function appendStage(
     if (Number(after) > 0) throw new NotAnAppendError("new ratings are dated on or before the published ones");
   }
   if (grown.has("benchmarks")) {
-    const after = await one(
+    const b = new Binds();
+    const after = await scalar(
       conn,
-      `select count(*)::integer from benchmarks b join (select benchmark, max(date) d from ${pub("benchmark_source")} group by 1) p using (benchmark) where b.date <= p.d`,
+      `select count(*)::integer from benchmarks b join (select benchmark, max(date) d from ${pub("benchmark_source", b)} group by 1) p using (benchmark) where b.date <= p.d`,
+      b.params,
     );
     if (Number(after) > 0) throw new NotAnAppendError("new index levels are dated on or before the published ones");
   }
@@ -126,9 +140,12 @@ export async function appendStage(
   // The published last prices, those of the stocks with new days replaced: no scan of the history.
   const lastPub = join(base, "last_prices.parquet");
   if (existsSync(lastPub))
-    await conn.run(`create temp table last_prices as
-      select ticker, date, "close", price from read_parquet(${lit(lastPub)}) where ticker not in (select ticker from new_prices)
-      union all ${LAST_PRICES_SQL("new_prices")}`);
+    await conn.run(
+      `create temp table last_prices as
+      select ticker, date, "close", price from read_parquet($f) where ticker not in (select ticker from new_prices)
+      union all ${LAST_PRICES_SQL("new_prices")}`,
+      { f: lastPub },
+    );
   await companiesWithIds(ctx, { lastPrices: existsSync(lastPub) });
   await exportParquet(conn, "companies", out, [], "ticker");
   const [tickers = []] = (await columns(conn, `select upper(ticker) from companies order by 1`)) as [string[]];
@@ -137,19 +154,19 @@ export async function appendStage(
 
   lap("companies");
   linkDated(base, out, "prices");
-  await conn.run(
-    `copy (select * from new_prices order by ticker, date) to ${lit(nextDaysFile(out, "prices", lastPriceDate))} (format parquet, compression zstd)`,
-  );
+  await conn.run("copy (select * from new_prices order by ticker, date) to $f (format parquet, compression zstd)", {
+    f: nextDaysFile(out, "prices", lastPriceDate),
+  });
   linkDated(base, out, "ratings");
   if (grown.has("ratings")) {
     const last = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_ratings`));
-    await conn.run(
-      `copy (select * from new_ratings order by date, ticker) to ${lit(nextDaysFile(out, "ratings", last))} (format parquet, compression zstd)`,
-    );
+    await conn.run("copy (select * from new_ratings order by date, ticker) to $f (format parquet, compression zstd)", {
+      f: nextDaysFile(out, "ratings", last),
+    });
   }
   const hasIndex = existsSync(join(base, "benchmark_source.parquet"));
   await conn.run(
-    `create view benchmark_all as ${hasIndex ? `select * from ${pub("benchmark_source")}` : `select null::varchar benchmark, null::date date, null::double "close" where false`}${grown.has("benchmarks") ? " union all by name select * from benchmarks" : ""}`,
+    `create view benchmark_all as ${hasIndex ? "select * from read_parquet(getvariable('pub_benchmark_source_file'))" : `select null::varchar benchmark, null::date date, null::double "close" where false`}${grown.has("benchmarks") ? " union all by name select * from benchmarks" : ""}`,
   );
   if (hasIndex) {
     await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
@@ -168,19 +185,25 @@ export async function appendStage(
   const daysFile = returnsDaysFile(out, lastPriceDate);
   // Written on a connection of its own while this one continues the backtests (both before the metrics).
   const returnsConn = ctx.connect ? await ctx.connect() : conn;
-  const returnsWritten = returnsConn.run(`copy (
+  if (returnsConn !== conn) await pubFiles(returnsConn);
+  const rb = new Binds();
+  const returnsWritten = runSql(
+    returnsConn,
+    `copy (
       select * from (
-        ${pubReturns.days ? `select id, date, ret from read_parquet(${lit(pubReturns.days)}) union all` : ""}
+        ${pubReturns.days ? `select id, date, ret from read_parquet(${rb.v(pubReturns.days)}) union all` : ""}
         select id, date, ret from (
           select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
           from (
-            select ticker, date, price as p from ${existsSync(lastPub) ? `read_parquet(${lit(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
+            select ticker, date, price as p from ${existsSync(lastPub) ? `read_parquet(${rb.v(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
             where ticker in (select ticker from new_prices)
             union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
           )
-        ) where date > ${lit(baseLastDate)}::date
+        ) where date > ${rb.v(baseLastDate)}::date
       ) order by id, date
-    ) to ${lit(daysFile)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`);
+    ) to ${rb.v(daysFile)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`,
+    rb.params,
+  );
   returnsWritten.catch(() => undefined); // awaited below, also on a failure (it reads this database)
   if (returnsConn === conn) await returnsWritten;
   lap("returns");
@@ -188,12 +211,13 @@ export async function appendStage(
   let bench: Awaited<ReturnType<typeof tail.benchmarks>>;
   try {
     // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
-    const lastRatingDate = await one(
-      conn,
-      `select max(date)::varchar from pub_ratings where date <= ${lit(String(first))}::date`,
-    );
+    const lastRatingDate = await scalar(conn, "select max(date)::varchar from pub_ratings where date <= $d::date", {
+      d: String(first),
+    });
+    // a view cannot bind values: the date is a session variable (null: no published rating date applies)
+    await setVariable([conn], "tail_rating_date", lastRatingDate == null ? null : String(lastRatingDate));
     await conn.run(`create view ratings_tail as
-      select * from pub_ratings where date = ${lastRatingDate == null ? "null" : `${lit(String(lastRatingDate))}::date`}
+      select * from pub_ratings where date = getvariable('tail_rating_date')::date
       ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
     // portfolios.json is byte-identical to the published run's (else this is no append).
     const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
@@ -221,15 +245,21 @@ export async function appendStage(
     // the new days' rows.
     const resumed = await tail.portfolios();
     portfolioCount = resumed.portfolios.length;
-    const ids = resumed.portfolios.map((p) => lit(p.result.rules.id)).join(", ") || "null";
+    const ids = resumed.portfolios.map((p) => p.result.rules.id);
     await stagePortfolioTables(conn, resumed.portfolios, "_new");
     const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
     await conn.run(`create table portfolios as select * from portfolios_new`);
-    await conn.run(
-      `create table holdings as select ${text(["date"])} from ${pub("holdings")} where kind = 'rebalance' and portfolio_id in (${ids}) union all by name select * from holdings_new`,
+    const hb = new Binds();
+    await runSql(
+      conn,
+      `create table holdings as select ${text(["date"])} from ${pub("holdings", hb)} where kind = 'rebalance' and portfolio_id in (${hb.each(ids)}) union all by name select * from holdings_new`,
+      hb.params,
     );
-    await conn.run(
-      `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns")} where id in (${ids}) union all by name select * from portfolio_returns_new`,
+    const pb = new Binds();
+    await runSql(
+      conn,
+      `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns", pb)} where id in (${pb.each(ids)}) union all by name select * from portfolio_returns_new`,
+      pb.params,
     );
     await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
     await exportPortfolioTables(conn, out);

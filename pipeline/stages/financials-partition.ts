@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { readFundamentals } from "../sources/fundamentals.ts";
 import type { RejectedRow } from "../sources/report.ts";
-import { ident } from "../store/duck.ts";
+import { Binds, ident } from "../store/duck.ts";
 import {
   FINANCIAL_ROWS,
   FINANCIAL_STATEMENTS,
@@ -46,11 +46,13 @@ export async function financialsPartition(
         KEYED_ROW_GROUP,
       );
     }
+    const b = new Binds();
     await exportQueryFile(
       conn,
-      financialRowsSql((s) => ident(financialTable(s))),
+      financialRowsSql((s) => ident(financialTable(s)), b),
       join(job.out, FINANCIAL_ROWS, partFile(job.part)),
       KEYED_ROW_GROUP,
+      b.params,
     );
     return { companies: byTicker.size, rejects: [] as RejectedRow[], rejectCount: 0 };
   });

@@ -10,7 +10,7 @@ import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import type { StagedSource } from "../sources/index.ts";
 import { stageCompanies } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
-import { type Conn, columns, lit, openDuck } from "../store/duck.ts";
+import { type Conn, columns, listValue, openDuck, setVariable } from "../store/duck.ts";
 import { DUCK_MEMORY } from "../store/duck-memory.ts";
 import { FINANCIAL_DIRS } from "../store/financial-tables.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
@@ -276,10 +276,12 @@ async function stagedUniverse(out: string): Promise<Universe> {
     const universe = (async () => {
       const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
       try {
-        const pq = (t: string) => `read_parquet(${lit(join(out, `${t}.parquet`))})`;
-        await db.conn.run(`create view companies as select * from ${pq("companies")}`);
-        await db.conn.run(`create view prices as select * from ${pq("prices")}`);
-        await db.conn.run(`create view ratings as select * from ${pq("ratings")}`);
+        // views cannot bind values: each reads its file from a session variable (duck.ts, setVariable)
+        for (const t of ["companies", "prices", "ratings"])
+          await setVariable([db.conn], `${t}_file`, join(out, `${t}.parquet`));
+        await db.conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
+        await db.conn.run("create view prices as select * from read_parquet(getvariable('prices_file'))");
+        await db.conn.run("create view ratings as select * from read_parquet(getvariable('ratings_file'))");
         const frames = await loadFrames(db.conn, { ratings: true, benchmarks: false });
         return buildUniverse(frames.panel, frames.companies, frames.ratings);
       } finally {
@@ -334,8 +336,8 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
     if (missing.length) throw new Error(`${missing.length} portfolio backtest(s) left no output in ${out}`);
     if (parts.length) {
       for (const t of PORTFOLIO_TABLES) {
-        const files = parts.map((d) => lit(join(d, `${t}.parquet`))).join(", ");
-        await conn.run(`create table ${t} as select * from read_parquet([${files}])`);
+        const files = listValue(parts.map((d) => join(d, `${t}.parquet`)));
+        await conn.run(`create table ${t} as select * from read_parquet($files::varchar[])`, { files });
       }
     } else {
       await stagePortfolioTables(conn, []);

@@ -5,7 +5,7 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
-import { type Conn, columns, lit } from "../store/duck.ts";
+import { Binds, type Conn, columns, run } from "../store/duck.ts";
 import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
 import { withScratch } from "../store/scratch.ts";
 import { seriesOf, storedSeries } from "../store/series-read.ts";
@@ -26,7 +26,7 @@ export interface MetricsJob {
   returns?: string[];
 }
 
-const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
+const pq = (dir: string, t: string, b: Binds) => `read_parquet(${b.v(join(dir, `${t}.parquet`))})`;
 
 type Levels = { id: string; levels: LevelSeries }[];
 // The last run's levels, by the files they were read from: a thread runs a run's partitions one
@@ -50,13 +50,18 @@ export async function benchmarkLevels(conn: Conn, out: string): Promise<Levels> 
 }
 
 async function readLevels(conn: Conn, out: string): Promise<Levels> {
+  const lb = new Binds();
   const s = await seriesOf(
     conn,
-    `select id, strftime(date, '%Y-%m-%d'), level from ${pq(out, "benchmark_levels")} order by id, date`,
+    `select id, strftime(date, '%Y-%m-%d'), level from ${pq(out, "benchmark_levels", lb)} order by id, date`,
+    lb.params,
   );
-  const [ids = []] = (await columns(conn, `select id from ${pq(out, "benchmark_defs")} order by id::integer`)) as [
-    string[],
-  ];
+  const b = new Binds();
+  const [ids = []] = (await columns(
+    conn,
+    `select id from ${pq(out, "benchmark_defs", b)} order by id::integer`,
+    b.params,
+  )) as [string[]];
   return ids.map((id) => ({
     id,
     levels: { dates: s.get(id)?.dates ?? [], levels: s.get(id)?.values ?? new Float64Array() },
@@ -84,15 +89,22 @@ export async function metricsPartition(job: MetricsJob): Promise<{ subjects: num
       // read back in its stored order (no sort of the range's rows in the read).
       const part = join(job.out, RETURNS_PARTS, partFile(job.range.part));
       mkdirSync(dirname(part), { recursive: true });
-      await conn.run(`create temp table range_returns as ${returnsFromPrices(job.out, inRange("ticker", job.range))}`);
+      const b = new Binds();
+      const returnsSql = returnsFromPrices(job.out, inRange("ticker", job.range, b), b);
+      await run(conn, `create temp table range_returns as ${returnsSql}`, b.params);
       await conn.run(
-        `copy (select * from range_returns order by id, date) to ${lit(part)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`,
+        `copy (select * from range_returns order by id, date) to $part (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`,
+        { part },
       );
       await conn.run("drop table range_returns");
       files = [part];
     }
     // every returns file is stored in (id, date) order: read as stored, not sorted
-    const returns = await storedSeries(conn, files, inRange("id", job.range), { id: "id", date: "date", value: "ret" });
+    const returns = await storedSeries(conn, files, (b) => inRange("id", job.range, b), {
+      id: "id",
+      date: "date",
+      value: "ret",
+    });
     function* rowsOut(): Generator<Cell[]> {
       for (const [t, s] of returns) yield* subjectMetricRows(t, { dates: s.dates, returns: s.values }, benchmarks);
     }

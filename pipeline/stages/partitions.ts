@@ -1,7 +1,7 @@
 // Partitions of the per-stock work and the job data that names one. A partition job is plain JSON
 // (folders and ticker bounds, nothing machine-local but the shared store path), so the in-process
 // runner can run it inline or on a worker thread, and a queue could run it as one job.
-import { type Conn, columns, lit } from "../store/duck.ts";
+import { type Binds, type Conn, columns } from "../store/duck.ts";
 
 /** One range of tickers: `from` inclusive, `to` exclusive; null = unbounded. */
 export interface TickerRange {
@@ -37,9 +37,9 @@ export function rangesFromBounds(bounds: readonly string[]): TickerRange[] {
 /** Lower bounds of ranges 1..n (the splitter's form). */
 export const boundsOf = (ranges: readonly TickerRange[]) => ranges.slice(1).map((r) => r.from!);
 
-/** SQL condition for `col` inside the range. */
-export function inRange(col: string, r: TickerRange): string {
-  const c = [r.from !== null ? `${col} >= ${lit(r.from)}` : "", r.to !== null ? `${col} < ${lit(r.to)}` : ""].filter(
+/** SQL condition for `col` inside the range, its bounds bound in `b`. */
+export function inRange(col: string, r: TickerRange, b: Binds): string {
+  const c = [r.from !== null ? `${col} >= ${b.v(r.from)}` : "", r.to !== null ? `${col} < ${b.v(r.to)}` : ""].filter(
     Boolean,
   );
   return c.length ? c.join(" and ") : "true";

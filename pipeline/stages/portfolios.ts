@@ -9,7 +9,7 @@ import {
 } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import type { UserPortfolio } from "../store/catalog-types.ts";
-import { type Conn, columns } from "../store/duck.ts";
+import { type Conn, columns, type Params } from "../store/duck.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
 import { appendTable, type Cell, exportParquet } from "../store/write.ts";
 import { type HoldingRow, type PortfolioRules, RATING_NAMES } from "../types.ts";
@@ -164,11 +164,12 @@ export const stageStateTable = (
 ) => appendTable(conn, table, STATE_COLS, stateRows(states));
 
 /** Reads a state table back (`relation` with dates as DATE or text), by id. */
-export async function readStates(conn: Conn, relation: string): Promise<Map<string, BacktestState>> {
+export async function readStates(conn: Conn, relation: string, params?: Params): Promise<Map<string, BacktestState>> {
   // Ordered by id, then ord: each id's header row (ord −1) comes first, then its holdings in order.
   const [ids = [], tickers = [], shares = [], last = [], cash = [], value = [], start = [], next = []] = (await columns(
     conn,
     `select id, ticker, shares, last, cash, value, cast(calendar_start as varchar), cast(next_rebalance_date as varchar) from ${relation} order by id, ord`,
+    params,
   )) as unknown[][];
   const out = new Map<string, BacktestState>();
   for (let i = 0; i < ids.length; ) {

@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PipelineErrorCode } from "../domain/errors.ts";
 import { buildUniverse } from "../portfolios/index.ts";
-import { datedRelation } from "../store/dated-parts.ts";
-import { type Conn, columns, lit, openDuck } from "../store/duck.ts";
+import { datedFiles } from "../store/dated-parts.ts";
+import { type Conn, columns, listValue, openDuck, run, setVariable } from "../store/duck.ts";
 import { withLease } from "../store/leases.ts";
 import { linkTree } from "../store/link.ts";
 import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
@@ -97,36 +97,55 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
   const out = stagingDir(opts.dataDir, id, opts.job);
   const db = await openDuck();
   const conn = db.conn;
-  const pq = (t: string) => `read_parquet(${lit(join(from, `${t}.parquet`))})`;
+  const pq = (t: string) => ({ f: join(from, `${t}.parquet`) });
   try {
     const t0 = performance.now();
     const pid = opts.portfolioId ?? opts.portfolio?.rules.id ?? opts.dropId!;
     const portfolio =
-      opts.portfolioId !== undefined ? await lookupPortfolio(conn, pq("portfolios"), pid, opts.lookup) : opts.portfolio;
+      opts.portfolioId !== undefined
+        ? await lookupPortfolio(conn, pq("portfolios").f, pid, opts.lookup)
+        : opts.portfolio;
     linkTree(from, out, (f) => REWRITTEN.has(f));
-    await conn.run(`create view companies as select * from ${pq("companies")}`);
-    for (const t of ["prices", "ratings"])
-      await conn.run(`create view ${t} as select * from ${datedRelation(from, t)}`);
+    // views cannot bind values: each reads its files from a session variable (duck.ts, setVariable)
+    await setVariable([conn], "companies_file", pq("companies").f);
+    await conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
+    await setVariable([conn], "prices_files", listValue(datedFiles(from, "prices")));
+    await conn.run(
+      "create view prices as select * from read_parquet(getvariable('prices_files'), union_by_name = true)",
+    );
+    await setVariable([conn], "ratings_files", listValue(datedFiles(from, "ratings")));
+    await conn.run(
+      "create view ratings as select * from read_parquet(getvariable('ratings_files'), union_by_name = true)",
+    );
     const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
     const benchmarks = await loadSnapshotBenchmarks(conn, from);
     // Old rows of every other portfolio (dates as text, like freshly staged rows), then this one's.
     const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
-    await conn.run(
-      `create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from ${pq("portfolios")} where id <> ${lit(pid)}`,
+    await run(
+      conn,
+      `create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from read_parquet($f) where id <> $pid`,
+      { ...pq("portfolios"), pid },
     );
-    await conn.run(
-      `create table holdings as select ${text(["date"])} from ${pq("holdings")} where portfolio_id <> ${lit(pid)}`,
+    await run(
+      conn,
+      `create table holdings as select ${text(["date"])} from read_parquet($f) where portfolio_id <> $pid`,
+      { ...pq("holdings"), pid },
     );
-    await conn.run(
-      `create table portfolio_returns as select ${text(["date"])} from ${pq("portfolio_returns")} where id <> ${lit(pid)}`,
+    await run(
+      conn,
+      `create table portfolio_returns as select ${text(["date"])} from read_parquet($f) where id <> $pid`,
+      { ...pq("portfolio_returns"), pid },
     );
-    await conn.run(
-      `create table portfolio_metrics as select * from ${pq("portfolio_metrics")} where subject <> ${lit(pid)}`,
-    );
+    await run(conn, "create table portfolio_metrics as select * from read_parquet($f) where subject <> $pid", {
+      ...pq("portfolio_metrics"),
+      pid,
+    });
     // Snapshots from before the backtest states have none: a nightly append recomputes in full then.
     if (existsSync(join(from, "portfolio_state.parquet")))
-      await conn.run(
-        `create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from ${pq("portfolio_state")} where id <> ${lit(pid)}`,
+      await run(
+        conn,
+        `create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from read_parquet($f) where id <> $pid`,
+        { ...pq("portfolio_state"), pid },
       );
     else await stageStateTable(conn, "portfolio_state", []);
     if (portfolio) {
@@ -172,7 +191,7 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
 /** The catalog's definition, else the published predefined one; null: a deleted user portfolio (drop it). */
 async function lookupPortfolio(
   conn: Conn,
-  portfoliosTable: string,
+  portfoliosFile: string,
   id: string,
   lookup?: (id: string) => PortfolioSpec | null,
 ): Promise<PortfolioSpec | null> {
@@ -180,7 +199,8 @@ async function lookupPortfolio(
   if (user) return user;
   const [rules = [], owners = []] = (await columns(
     conn,
-    `select rules, owner_id from ${portfoliosTable} where id = ${lit(id)}`,
+    "select rules, owner_id from read_parquet($f) where id = $id",
+    { f: portfoliosFile, id },
   )) as [string[], (string | null)[]];
   if (!rules.length) throw new PortfolioNotFoundError(id);
   return owners[0] === null ? { rules: JSON.parse(rules[0]) as PortfolioRules, ownerId: null, createdAt: null } : null;

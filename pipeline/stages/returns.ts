@@ -8,15 +8,15 @@
 // and read back, and the main thread's last step before the partitions start is gone.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { lit } from "../store/duck.ts";
+import type { Binds } from "../store/duck.ts";
 
 export const RETURNS_PARTS = "stock_returns";
 export const RETURNS_ROW_GROUP = 16384;
 
-/** The returns (id, date, ret) of the prices in `out/prices.parquet` whose ticker satisfies `where`. */
-export function returnsFromPrices(out: string, where: string): string {
+/** Returns (id, date, ret) of the prices in `out/prices.parquet` whose ticker satisfies `where` (values in `b`). */
+export function returnsFromPrices(out: string, where: string, b: Binds): string {
   return `select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
-    from (select ticker, date, coalesce(adj_close, "close")::double as p from read_parquet(${lit(join(out, "prices.parquet"))}) where ${where})`;
+    from (select ticker, date, coalesce(adj_close, "close")::double as p from read_parquet(${b.v(join(out, "prices.parquet"))}) where ${where})`;
 }
 
 /**

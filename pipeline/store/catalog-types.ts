@@ -92,3 +92,9 @@ export interface CatalogWriter {
   updateUserPortfolio(id: string, rules: PortfolioRules): Promise<UserPortfolio>;
   deleteUserPortfolio(id: string): Promise<void>;
 }
+
+/**
+ * A user may hold at most this many watchlists and portfolios (their lists are not paged); the
+ * catalog enforces it inside the writing transaction.
+ */
+export const MAX_OWNED = 200;

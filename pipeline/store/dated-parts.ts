@@ -4,7 +4,7 @@
 // union. A full run writes the one file again.
 import { existsSync, linkSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { lit } from "./duck.ts";
+import type { Binds } from "./duck.ts";
 import { linkTree } from "./link.ts";
 
 export const daysFolder = (table: string) => `${table}.days`;
@@ -21,12 +21,10 @@ export function datedFiles(dir: string, table: string): string[] {
   return [join(dir, `${table}.parquet`), ...more];
 }
 
-/** The table as one relation. */
-export function datedRelation(dir: string, table: string): string {
+/** The table as one relation, its files bound in `b`. */
+export function datedRelation(dir: string, table: string, b: Binds): string {
   const files = datedFiles(dir, table);
-  return files.length === 1
-    ? `read_parquet(${lit(files[0])})`
-    : `read_parquet([${files.map(lit).join(", ")}], union_by_name = true)`;
+  return files.length === 1 ? `read_parquet(${b.v(files[0])})` : `read_parquet(${b.list(files)}, union_by_name = true)`;
 }
 
 /** Hard-links the table's files from snapshot `from` into `to`. */

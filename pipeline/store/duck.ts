@@ -1,14 +1,15 @@
-// Thin helpers over @duckdb/node-api: one place that knows how we open, quote and read.
+// Thin helpers over @duckdb/node-api: one place that knows how we open, bind and read (values always bound).
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+export type { DuckDBValue };
 
 // Loaded with require: imported from ESM, Node would first scan every one of the package's ~180
 // CommonJS files for its export names (cjs-module-lexer), about 0.15 s of CPU in each thread
 // that opens a database (the CLI's and every partition worker's). Other modules take it from here.
-export const { DuckDBInstance, JSDuckDBValueConverter } = createRequire(import.meta.url)(
+export const { DuckDBInstance, JSDuckDBValueConverter, listValue, structValue } = createRequire(import.meta.url)(
   "@duckdb/node-api",
 ) as typeof import("@duckdb/node-api");
 export type DuckDBInstance = import("@duckdb/node-api").DuckDBInstance;
@@ -56,19 +57,52 @@ export async function openStagingDuck(out: string, opts: Record<string, string> 
   });
 }
 
-/** SQL string literal. */
-export const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
-/** SQL identifier. */
+/** SQL identifier: only for names from our own fixed lists and specs, never for data. */
 export const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
-export async function rows<T = Record<string, unknown>>(conn: Conn, sql: string): Promise<T[]> {
-  const r = await conn.runAndReadAll(sql);
+/** Values bound to one statement, by name or position ($1 …): data never becomes SQL text (a NUL or quote stays data). */
+export type Params = Record<string, DuckDBValue> | DuckDBValue[];
+
+/**
+ * Collects the values of one statement: `b.v(x)` binds x and gives its placeholder (`$p0`, `$p1`
+ * …) to write into the SQL; run the statement with `b.params`. A list (`b.list(files)`) binds as
+ * one LIST(VARCHAR) value. Each placeholder must appear in the statement it was made for: DuckDB
+ * refuses a value no placeholder names.
+ */
+export class Binds {
+  readonly params: Record<string, DuckDBValue> = {};
+  private n = 0;
+  v(value: DuckDBValue): string {
+    const name = `p${this.n++}`;
+    this.params[name] = value;
+    return `$${name}`;
+  }
+  /** Each value bound on its own, as the items of an `in (…)` list (`null` for none, which matches nothing). */
+  each(values: readonly DuckDBValue[]): string {
+    return values.map((x) => this.v(x)).join(", ") || "null";
+  }
+  /** The values as one bound LIST(VARCHAR) (a list of files for read_parquet). */
+  list(values: readonly string[]): string {
+    return `${this.v(listValue(values))}::varchar[]`;
+  }
+}
+
+/** Params as the client wants them: none at all when empty (a statement without values is not prepared). */
+export const bound = (p?: Params) => (p && (Array.isArray(p) ? p.length : Object.keys(p).length) ? p : undefined);
+
+/** Runs one statement with its bound values. */
+export function run(conn: Conn, sql: string, params?: Params) {
+  return conn.run(sql, bound(params));
+}
+
+export async function rows<T = Record<string, unknown>>(conn: Conn, sql: string, params?: Params): Promise<T[]> {
+  const r = await conn.runAndReadAll(sql, bound(params));
   return r.getRowObjectsJS() as T[];
 }
 
 /** Columns of a result as plain JS arrays, in select order. */
-export async function columns(conn: Conn, sql: string): Promise<unknown[][]> {
-  const r = await conn.runAndReadAll(sql);
+export async function columns(conn: Conn, sql: string, params?: Params): Promise<unknown[][]> {
+  const r = await conn.runAndReadAll(sql, bound(params));
   return r.getColumnsJS() as unknown[][];
 }
 
@@ -77,8 +111,8 @@ export async function columns(conn: Conn, sql: string): Promise<unknown[][]> {
  * results of thousands of rows read while a server answers requests (a reader's open), whose
  * conversion in one piece held every request in flight (5,000 companies: 18–46 ms at a stretch).
  */
-export async function columnsInSlices(conn: Conn, sql: string): Promise<unknown[][]> {
-  const r = await conn.run(sql);
+export async function columnsInSlices(conn: Conn, sql: string, params?: Params): Promise<unknown[][]> {
+  const r = await conn.run(sql, bound(params));
   const out: unknown[][] = Array.from({ length: r.columnCount }, () => []);
   for (let i = 0; i < r.chunkCount; i++) {
     if (i > 0) await new Promise((next) => setImmediate(next));
@@ -91,7 +125,26 @@ export async function columnsInSlices(conn: Conn, sql: string): Promise<unknown[
   return out;
 }
 
-export async function scalar<T>(conn: Conn, sql: string): Promise<T> {
-  const r = await conn.runAndReadAll(sql);
+export async function scalar<T>(conn: Conn, sql: string, params?: Params): Promise<T> {
+  const r = await conn.runAndReadAll(sql, bound(params));
   return r.getRowsJS()[0]?.[0] as T;
+}
+
+/**
+ * `getvariable('<name>')`, for a variable name of ours (a fixed name, or one made of a table name
+ * from our specs): checked to be a plain identifier, as `ident` is for names, so no data gets here.
+ */
+export function variableRef(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a variable name of ours: ${JSON.stringify(name)}`);
+  return ["getvariable('", name, "')"].join("");
+}
+
+/**
+ * Sets session variable `name` (a name of ours) to a bound value on each connection. DuckDB
+ * cannot prepare `create view`, so a view over Parquet files reads them from a variable
+ * (`read_parquet(getvariable('x'))`, re-read at every query as a literal was): variables belong to
+ * one connection, hence one set per connection that reads the view.
+ */
+export async function setVariable(conns: readonly Conn[], name: string, value: DuckDBValue): Promise<void> {
+  for (const c of conns) await c.run(`set variable ${ident(name)} = $v`, { v: value });
 }

@@ -5,7 +5,7 @@
 // Derived ratios are published as fixed-decimal text; they are stored as DOUBLE and formatted
 // back with the same `ratio` function, which round-trips every 4-decimal text exactly.
 import { DERIVED_KEYS, DERIVED_RATIOS, ITEMS, PERIOD_KEYS, ratio, type Statement } from "../financials/items.ts";
-import { type Conn, columns, ident, lit } from "./duck.ts";
+import { Binds, type Conn, columns, ident } from "./duck.ts";
 import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "./model.ts";
 import { appendTable, type Cell, type ColKind } from "./write.ts";
 
@@ -79,11 +79,14 @@ export async function stageFinancialTables(
   }
 }
 
-/** Reads the four tables (`source(statement)`: a SQL relation; `statements`: some of them) into per-ticker financials. */
+/**
+ * Reads the four tables (`source(statement, b)`: a SQL relation, its values bound in `b`;
+ * `ticker`: that ticker's rows only; `statements`: some of them) into per-ticker financials.
+ */
 export async function readFinancialTables(
   conn: Conn,
-  source: (s: FinancialStatement) => string,
-  where = "",
+  source: (s: FinancialStatement, b: Binds) => string,
+  ticker?: string,
   statements: readonly FinancialStatement[] = FINANCIAL_STATEMENTS,
 ): Promise<Map<string, CompanyFinancials>> {
   const out = new Map<string, CompanyFinancials>();
@@ -96,9 +99,12 @@ export async function readFinancialTables(
     const keys = financialKeys(s);
     const kinds = keys.map(kindOf);
     const sel = keys.map((k, i) => (kinds[i] === "date" ? `strftime(${ident(k)}, '%Y-%m-%d')` : ident(k))).join(", ");
+    const b = new Binds();
+    const where = ticker === undefined ? "" : `where ticker = ${b.v(ticker)}`;
     const cols = await columns(
       conn,
-      `select ticker, type, ${sel} from ${source(s)} ${where} order by ticker, type, ord`,
+      `select ticker, type, ${sel} from ${source(s, b)} ${where} order by ticker, type, ord`,
+      b.params,
     );
     const [tickers = [], types = []] = cols as string[][];
     const template: FinancialRow = Object.fromEntries(keys.map((k) => [k, null]));
@@ -138,11 +144,11 @@ const periodType = (k: (typeof ROW_PERIOD)[number]) =>
   k === "Fiscal Year" ? "integer" : k === "Fiscal Period" ? "varchar" : "date";
 
 /** SQL over the four wide tables (`source(statement)`: a relation) giving `financial_rows`, ordered by its key. */
-export function financialRowsSql(source: (s: FinancialStatement) => string): string {
+export function financialRowsSql(source: (s: FinancialStatement) => string, b: Binds): string {
   const parts = FINANCIAL_STATEMENTS.map((s) => {
     const keys = new Set(financialKeys(s));
     const period = ROW_PERIOD.map((k) => `${keys.has(k) ? ident(k) : "null"}::${periodType(k)} as ${ident(k)}`);
-    return `select ticker, ${FINANCIAL_STATEMENTS.indexOf(s)}::utinyint as statement_ord, ${lit(s)} as statement, type, ord, ${period.join(", ")}, [${itemKeys(s).map(ident).join(", ")}]::double[] as items from ${source(s)}`;
+    return `select ticker, ${FINANCIAL_STATEMENTS.indexOf(s)}::utinyint as statement_ord, ${b.v(s)}::varchar as statement, type, ord, ${period.join(", ")}, [${itemKeys(s).map(ident).join(", ")}]::double[] as items from ${source(s)}`;
   });
   return `select * exclude (statement_ord) from (${parts.join(" union all ")}) order by ticker, statement_ord, type, ord`;
 }
@@ -164,16 +170,21 @@ const ROW_LAYOUT = new Map(
   }),
 );
 
-/** One ticker's statements from `financial_rows` (`relation`: its part), as readFinancialTables gives them; undefined when it has none. */
+/**
+ * One ticker's statements from `financial_rows` (`relation(b)`: its part, its values bound in `b`),
+ * as readFinancialTables gives them; undefined when it has none.
+ */
 export async function readFinancialRows(
   conn: Conn,
-  relation: string,
+  relation: (b: Binds) => string,
   ticker: string,
 ): Promise<CompanyFinancials | undefined> {
   const dates = ROW_PERIOD.slice(2).map((k) => `strftime(${ident(k)}, '%Y-%m-%d')`);
+  const b = new Binds();
   const cols = await columns(
     conn,
-    `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation} where ticker = ${lit(ticker)} order by statement, type, ord`,
+    `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation(b)} where ticker = ${b.v(ticker)} order by statement, type, ord`,
+    b.params,
   );
   const [statements = [], types = []] = cols as string[][];
   if (statements.length === 0) return undefined;

@@ -1,7 +1,7 @@
 // The companies and ratings tables as typed rows: read by the computing stages (stages/frames.ts)
 // and by the snapshot readers the API serves from.
 import { type Company, RATING_NAMES, type RatingRow } from "../types.ts";
-import { type Conn, columns, columnsInSlices } from "./duck.ts";
+import { type Conn, columns, columnsInSlices, type Params } from "./duck.ts";
 import { eachNumericChunk } from "./typed-read.ts";
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -30,11 +30,13 @@ export async function loadCompanies(conn: Conn): Promise<Company[]> {
  * as typed arrays, chunk by chunk: the generic reader turned 1.4 M rows (5,000 × 25 years) into
  * JS values in one synchronous 8 s stretch, long enough under load to cost a worker its job's lock.
  */
-export async function loadRatings(conn: Conn, table = "ratings"): Promise<RatingRow[]> {
-  const [dates = []] = (await columns(conn, `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`)) as [
-    string[],
-  ];
-  const [tickers = []] = (await columns(conn, `select distinct ticker from ${table} order by 1`)) as [string[]];
+export async function loadRatings(conn: Conn, table = "ratings", params?: Params): Promise<RatingRow[]> {
+  const [dates = []] = (await columns(
+    conn,
+    `select distinct strftime(date, '%Y-%m-%d') from ${table} order by 1`,
+    params,
+  )) as [string[]];
+  const [tickers = []] = (await columns(conn, `select distinct ticker from ${table} order by 1`, params)) as [string[]];
   const out: RatingRow[] = [];
   await eachNumericChunk(
     conn,
@@ -51,6 +53,7 @@ export async function loadRatings(conn: Conn, table = "ratings"): Promise<Rating
         out.push(r);
       }
     },
+    params,
   );
   return out;
 }

@@ -10,29 +10,33 @@ import {
   type RatingRow,
   type ReturnSeries,
 } from "../types.ts";
-import { datedRelation } from "./dated-parts.ts";
-import { type Conn, columns, lit, openDuck } from "./duck.ts";
+import { datedFiles } from "./dated-parts.ts";
+import { Binds, type Conn, columns, listValue, openDuck, type Params, setVariable } from "./duck.ts";
 import { financialTable, readFinancialTables } from "./financial-tables.ts";
 import { loadCompanies, loadRatings } from "./frame-reads.ts";
 import { readMetricRows } from "./metric-tables.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "./model.ts";
 import { readMeta, snapshotDir } from "./snapshots.ts";
 
-const pq = (dir: string, t: string) => `read_parquet(${lit(join(dir, `${t}.parquet`))})`;
+/** `<dir>/<t>.parquet` as a relation, its path bound in `b`. */
+const pq = (dir: string, t: string, b: Binds) => `read_parquet(${b.v(join(dir, `${t}.parquet`))})`;
 
 /** Long (id, date, value) rows → one series per id; dates cross as integer indexes (fast). */
 export async function seriesById(
   conn: Conn,
   source: string,
   valueCol: string,
+  params?: Params,
 ): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
   const [dates = []] = (await columns(
     conn,
     `select distinct strftime(date, '%Y-%m-%d') from ${source} order by 1`,
+    params,
   )) as [string[]];
   const [ids = [], di = [], v = []] = (await columns(
     conn,
     `select id, (dense_rank() over (order by date) - 1)::integer, ${valueCol} from ${source} order by id, date`,
+    params,
   )) as [string[], number[], number[]];
   const out = new Map<string, { dates: string[]; values: Float64Array }>();
   let start = 0;
@@ -59,11 +63,13 @@ export const asReturns = (s: { dates: string[]; values: Float64Array } | undefin
 async function loadHoldings(
   conn: Conn,
   dir: string,
-  where = "",
+  id?: string,
 ): Promise<Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>> {
+  const b = new Binds();
   const cols = await columns(
     conn,
-    `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings")} ${where} order by portfolio_id, kind, date, ticker`,
+    `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings", b)} ${id === undefined ? "" : `where portfolio_id = ${b.v(id)}`} order by portfolio_id, kind, date, ticker`,
+    b.params,
   );
   const [pid = [], kind = [], date = [], ticker = [], price = []] = cols as [
     string[],
@@ -90,16 +96,30 @@ async function loadHoldings(
  */
 export const hasTypedTables = (dir: string) => existsSync(join(dir, "stock_metrics"));
 
-/** A table stored whole (`<t>.parquet`) or partitioned (`<t>/part-*.parquet`), as a relation. */
-export const tableOf = (dir: string, t: string) =>
-  existsSync(join(dir, t)) ? `read_parquet(${lit(join(dir, t, "*.parquet"))})` : pq(dir, t);
+/** A table stored whole (`<t>.parquet`) or partitioned (`<t>/part-*.parquet`), as a relation; its path bound in `b`. */
+export const tableOf = (dir: string, t: string, b: Binds) =>
+  existsSync(join(dir, t)) ? `read_parquet(${b.v(join(dir, t, "*.parquet"))})` : pq(dir, t, b);
+
+/**
+ * View `ratings` over a snapshot's dated ratings files on each connection: DuckDB cannot prepare
+ * `create view`, so the view reads the file list from a session variable bound per connection.
+ */
+export async function setRatingsView(conns: Conn[], dir: string): Promise<void> {
+  await setVariable(conns, "ratings_files", listValue(datedFiles(dir, "ratings")));
+  await conns[0].run(
+    "create or replace view ratings as select * from read_parquet(getvariable('ratings_files'), union_by_name = true)",
+  );
+}
 
 /** Benchmarks with their value index, from a snapshot folder. */
 export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<BenchmarkResult[]> {
-  const levels = await seriesById(conn, pq(dir, "benchmark_levels"), "level");
+  const lb = new Binds();
+  const levels = await seriesById(conn, pq(dir, "benchmark_levels", lb), "level", lb.params);
+  const b = new Binds();
   const [bId = [], bName = [], bDesc = [], bFreq = [], bSeries = [], bRules = []] = (await columns(
     conn,
-    `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs")} order by id::integer`,
+    `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs", b)} order by id::integer`,
+    b.params,
   )) as unknown[][];
   return bId.map((idv, i) => {
     const l = levels.get(String(idv));
@@ -117,12 +137,20 @@ export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<B
 
 /** Portfolios with returns and holdings (`id`: one portfolio only), from a snapshot folder. */
 export async function readPortfolios(conn: Conn, dir: string, id?: string): Promise<Map<string, PortfolioResult>> {
-  const one = (col: string) => (id === undefined ? "" : `where ${col} = ${lit(id)}`);
-  const pret = await seriesById(conn, `(select * from ${pq(dir, "portfolio_returns")} ${one("id")})`, "ret");
-  const holdings = await loadHoldings(conn, dir, one("portfolio_id"));
+  const one = (b: Binds) => (id === undefined ? "" : `where id = ${b.v(id)}`);
+  const rb = new Binds();
+  const pret = await seriesById(
+    conn,
+    `(select * from ${pq(dir, "portfolio_returns", rb)} ${one(rb)})`,
+    "ret",
+    rb.params,
+  );
+  const holdings = await loadHoldings(conn, dir, id);
+  const b = new Binds();
   const [pId = [], owner = [], created = [], rules = [], prev = [], next = [], today = []] = (await columns(
     conn,
-    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d'), strftime(next_rebalance_date, '%Y-%m-%d'), strftime(today_date, '%Y-%m-%d') from ${pq(dir, "portfolios")} ${one("id")}`,
+    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d'), strftime(next_rebalance_date, '%Y-%m-%d'), strftime(today_date, '%Y-%m-%d') from ${pq(dir, "portfolios", b)} ${one(b)}`,
+    b.params,
   )) as (string | null)[][];
   const portfolios = new Map<string, PortfolioResult>();
   pId.forEach((pid, i) => {
@@ -148,16 +176,22 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
   const db = await openDuck();
   const conn = db.conn;
   try {
-    await conn.run(`create view companies as select * from ${pq(dir, "companies")}`);
-    await conn.run(`create view ratings as select * from ${datedRelation(dir, "ratings")}`);
+    // views cannot bind values: they read their files from session variables (duck.ts, setVariable)
+    await setVariable([conn], "companies_file", join(dir, "companies.parquet"));
+    await conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
+    await setRatingsView([conn], dir);
     const companies = await loadCompanies(conn);
     const ratings = await loadRatings(conn);
     const ratingsByDate = new Map<string, RatingRow[]>();
     for (const r of ratings) ratingsByDate.set(r.date, [...(ratingsByDate.get(r.date) ?? []), r]);
     for (const list of ratingsByDate.values()) list.sort((a, b) => (a.ticker < b.ticker ? -1 : 1));
 
+    const sb = new Binds();
     const stockReturns = new Map(
-      [...(await seriesById(conn, tableOf(dir, "stock_returns"), "ret"))].map(([k, s]) => [k, asReturns(s)]),
+      [...(await seriesById(conn, tableOf(dir, "stock_returns", sb), "ret", sb.params))].map(([k, s]) => [
+        k,
+        asReturns(s),
+      ]),
     );
     const benchmarks = await loadSnapshotBenchmarks(conn, dir);
 
@@ -166,10 +200,13 @@ export async function loadSnapshot(dataDir: string, id: string): Promise<Snapsho
     const metrics = new Map<string, MetricRow[]>();
     const benchName = new Map(benchmarks.map((b) => [b.id, b.name]));
     const nameOf = (id: string) => benchName.get(id) ?? id;
-    await readMetricRows(conn, tableOf(dir, "stock_metrics"), "stock", (t) => t, nameOf, metrics);
-    await readMetricRows(conn, tableOf(dir, "portfolio_metrics"), "portfolio", () => "Portfolio", nameOf, metrics);
+    const smb = new Binds();
+    await readMetricRows(conn, tableOf(dir, "stock_metrics", smb), "stock", (t) => t, nameOf, metrics, "", smb.params);
+    const pmb = new Binds();
+    const pmRel = tableOf(dir, "portfolio_metrics", pmb);
+    await readMetricRows(conn, pmRel, "portfolio", () => "Portfolio", nameOf, metrics, "", pmb.params);
     const financials: Map<string, CompanyFinancials> = existsSync(join(dir, financialTable("income")))
-      ? await readFinancialTables(conn, (s) => tableOf(dir, financialTable(s)))
+      ? await readFinancialTables(conn, (s, b) => tableOf(dir, financialTable(s), b))
       : new Map();
     return {
       id,

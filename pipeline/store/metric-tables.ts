@@ -6,7 +6,7 @@
 import type { MetricCells } from "../analytics/index.ts";
 import { metricRowsOf } from "../analytics/index.ts";
 import type { MetricRow } from "../types.ts";
-import { type Conn, columns } from "./duck.ts";
+import { type Conn, columns, type Params } from "./duck.ts";
 import { metricsKey } from "./model.ts";
 import type { Cell, ColKind } from "./write.ts";
 
@@ -42,10 +42,12 @@ export async function readMetricRows(
   benchName: (id: string) => string,
   into: Map<string, MetricRow[]>,
   where = "",
+  params?: Params,
 ): Promise<void> {
   const [subj = [], bench = [], metric = [], display = [], bdisplay = []] = (await columns(
     conn,
     `select subject, benchmark, metric, display, benchmark_display from ${source} ${where} order by ${METRIC_ORDER}`,
+    params,
   )) as (string | null)[][];
   let start = 0;
   for (let i = 1; i <= subj.length; i++) {

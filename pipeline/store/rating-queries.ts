@@ -3,7 +3,7 @@
 // values last in both directions, ties by ticker then id), each ticker's latest rating, ratings
 // as of a date and one ticker's history. Only the requested rows cross into JS.
 import { RATING_NAMES, type RatingName, type RatingRow } from "../types.ts";
-import { type Conn, columns, columnsInSlices, lit } from "./duck.ts";
+import { Binds, type Conn, columns, columnsInSlices } from "./duck.ts";
 
 export type RatedOrderKey = "ticker" | "name" | "market_cap" | RatingName;
 export interface RatedQuery {
@@ -21,13 +21,16 @@ const numeric = (col: string) => `(case when isnan(cast(${col} as double)) then 
 /** `ratings`: the ratings relation (the whole table, or one date's rows already set apart). */
 const join = (ratings = "ratings") => `${ratings} r join companies c on upper(r.ticker) = upper(c.ticker)`;
 
-function where(q: RatedQuery): string {
-  const parts = [`r.date = ${lit(q.date)}::date`];
-  if (q.search)
-    parts.push(`(strpos(upper(c.ticker), ${lit(q.search)}) > 0 or strpos(upper(c.name), ${lit(q.search)}) > 0)`);
+/** The query's filter, its values bound in `b`. */
+function where(q: RatedQuery, b: Binds): string {
+  const parts = [`r.date = ${b.v(q.date)}::date`];
+  if (q.search) {
+    const s = b.v(q.search);
+    parts.push(`(strpos(upper(c.ticker), ${s}) > 0 or strpos(upper(c.name), ${s}) > 0)`);
+  }
   for (const n of RATING_NAMES) {
-    const b = q.ranges?.[n];
-    if (b) parts.push(`(r.${n} >= ${Number(b[0])} and r.${n} <= ${Number(b[1])})`);
+    const r = q.ranges?.[n];
+    if (r) parts.push(`(r.${n} >= ${b.v(Number(r[0]))} and r.${n} <= ${b.v(Number(r[1]))})`);
   }
   return parts.join(" and ");
 }
@@ -58,15 +61,22 @@ export async function ratedPage(
   limit: number,
   ratings?: string,
 ): Promise<{ rows: RatingRow[]; companyTickers: string[] }> {
+  const b = new Binds();
   const cols = await columns(
     conn,
-    `select ${SELECT_ROW}, upper(c.ticker) from ${join(ratings)} where ${where(q)} order by ${orderBy(q)} limit ${Math.max(0, Math.floor(limit))} offset ${Math.max(0, Math.floor(offset))}`,
+    `select ${SELECT_ROW}, upper(c.ticker) from ${join(ratings)} where ${where(q, b)} order by ${orderBy(q)} limit ${b.v(Math.max(0, Math.floor(limit)))} offset ${b.v(Math.max(0, Math.floor(offset)))}`,
+    b.params,
   );
   return { rows: ratingRows(cols), companyTickers: (cols[2 + RATING_NAMES.length] ?? []) as string[] };
 }
 
 export async function ratedCount(conn: Conn, q: RatedQuery, ratings?: string): Promise<number> {
-  const [[n] = []] = await columns(conn, `select count(*)::integer from ${join(ratings)} where ${where(q)}`);
+  const b = new Binds();
+  const [[n] = []] = await columns(
+    conn,
+    `select count(*)::integer from ${join(ratings)} where ${where(q, b)}`,
+    b.params,
+  );
   return Number(n ?? 0);
 }
 
@@ -84,24 +94,27 @@ export const latestRatingsSql = (
 
 /**
  * Each ticker's latest rating on or before `date` (every ticker's latest when no date), keyed by
- * upper-case ticker. `relation`: the ratings (default the `ratings` view), or a snapshot's
- * precomputed latest rows (reader-index.ts), which give the same answer without a date.
+ * upper-case ticker. From the `ratings` view, or `file`: a snapshot's precomputed latest rows
+ * (reader-index.ts), which give the same answer without a date.
  */
 export async function latestRatings(
   conn: Conn,
   date?: string,
   upperTickers?: readonly string[],
-  relation = "ratings",
+  file?: string,
 ): Promise<Map<string, RatingRow>> {
+  const b = new Binds();
   const cond = [
-    date === undefined ? "" : `date <= ${lit(date)}::date`,
-    upperTickers ? `upper(ticker) in (${upperTickers.map(lit).join(", ") || "null"})` : "",
+    date === undefined ? "" : `date <= ${b.v(date)}::date`,
+    upperTickers ? `upper(ticker) in (${b.each(upperTickers)})` : "",
   ].filter(Boolean);
   const where = cond.length ? `where ${cond.join(" and ")}` : "";
+  const relation = file === undefined ? "ratings" : `read_parquet(${b.v(file)})`;
   // in slices: thousands of rows (the reader's open, an as-of page of many tickers) while requests are served
   const cols = await columnsInSlices(
     conn,
     `select ${SELECT_ROW}, upper(r.ticker) from (${latestRatingsSql(relation, where)}) r`,
+    b.params,
   );
   const rows = ratingRows(cols);
   const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
@@ -116,9 +129,11 @@ export async function latestRatings(
 export async function ratingHistories(conn: Conn, upperTickers: readonly string[]): Promise<Map<string, RatingRow[]>> {
   const out = new Map<string, RatingRow[]>(upperTickers.map((t) => [t, []]));
   if (!upperTickers.length) return out;
+  const b = new Binds();
   const cols = await columns(
     conn,
-    `select ${SELECT_ROW}, upper(r.ticker) from ratings r where upper(r.ticker) in (${upperTickers.map(lit).join(", ")}) order by upper(r.ticker), r.date`,
+    `select ${SELECT_ROW}, upper(r.ticker) from ratings r where upper(r.ticker) in (${b.each(upperTickers)}) order by upper(r.ticker), r.date`,
+    b.params,
   );
   const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
   ratingRows(cols).forEach((r, i) => out.get(keys[i])?.push(r));

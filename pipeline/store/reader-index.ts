@@ -7,7 +7,7 @@
 import { existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { datedFiles, datedRelation } from "./dated-parts.ts";
-import { type Conn, columns, lit, openDuck } from "./duck.ts";
+import { Binds, type Conn, columns, openDuck, run } from "./duck.ts";
 import { DUCK_MEMORY } from "./duck-memory.ts";
 import { FINANCIAL_DIRS } from "./financial-tables.ts";
 import { latestRatingsSql } from "./rating-queries.ts";
@@ -33,10 +33,12 @@ interface IndexFile {
 
 /** Each part file's [min, max] of `key`, from the Parquet row-group statistics (absolute paths); `names`: only these files of `dir`. */
 export async function partRanges(c: Conn, dir: string, key: string, names?: string[]): Promise<PartRange[]> {
-  const from = names ? `[${names.map((n) => lit(join(dir, n))).join(", ")}]` : lit(join(dir, "*.parquet"));
+  const b = new Binds();
+  const from = names ? b.list(names.map((n) => join(dir, n))) : b.v(join(dir, "*.parquet"));
   const [files = [], mins = [], maxs = []] = (await columns(
     c,
-    `select file_name, min(stats_min_value), max(stats_max_value) from parquet_metadata(${from}) where path_in_schema = ${lit(key)} group by file_name order by file_name`,
+    `select file_name, min(stats_min_value), max(stats_max_value) from parquet_metadata(${from}) where path_in_schema = ${b.v(key)} group by file_name order by file_name`,
+    b.params,
   )) as [string[], string[], string[]];
   return files.map((file, i) => ({ file, min: mins[i], max: maxs[i] })).filter((p) => p.min !== null && p.max !== null);
 }
@@ -134,13 +136,10 @@ async function writeLatestRatings(
   )
     return;
   const c = await conn();
-  await c.run(`create or replace view ratings as select * from ${datedRelation(dir, "ratings")}`);
+  const b = new Binds();
+  const sql = `${latestRatingsSql(datedRelation(dir, "ratings", b))} order by upper(ticker)`;
   await replaceFile(out, (tmp) =>
-    c
-      .run(
-        `copy (${latestRatingsSql("ratings")} order by upper(ticker)) to ${lit(tmp)} (format parquet, compression zstd)`,
-      )
-      .then(() => undefined),
+    run(c, `copy (${sql}) to ${b.v(tmp)} (format parquet, compression zstd)`, b.params).then(() => undefined),
   );
 }
 

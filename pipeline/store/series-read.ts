@@ -1,15 +1,16 @@
 // Reading long (id, date, value) rows back into one series per id.
 import { isoFromEpochDay } from "../analytics/dates.ts";
 import type { PipelineErrorCode } from "../domain/errors.ts";
-import { type Conn, columns, lit } from "./duck.ts";
+import { Binds, type Conn, columns, type Params } from "./duck.ts";
 import { numericColumns } from "./typed-read.ts";
 
 /** Long (id, date, value) rows → one series per id (dates cross as text, once per distinct date). */
 export async function seriesOf(
   conn: Conn,
   sql: string,
+  params?: Params,
 ): Promise<Map<string, { dates: string[]; values: Float64Array }>> {
-  const [ids = [], ds = [], v = []] = (await columns(conn, sql)) as [string[], string[], number[]];
+  const [ids = [], ds = [], v = []] = (await columns(conn, sql, params)) as [string[], string[], number[]];
   const out = new Map<string, { dates: string[]; values: Float64Array }>();
   let start = 0;
   for (let i = 1; i <= ids.length; i++) {
@@ -32,7 +33,7 @@ export class StorageOrderError extends Error {
 }
 
 /**
- * The same as `seriesOf` over Parquet `files` (columns id, date, value; `where` filters), for big
+ * The same as `seriesOf` over Parquet `files` (columns id, date, value; `where(b)` filters, values bound in b), for big
  * reads: each file stores its rows ordered by id, then date, and a later file holds an id's later
  * dates (a published part, then the appended days), so the rows are read in storage order and
  * concatenated per id instead of sorted (sorting a partition's ~1.6M rows was most of its read).
@@ -44,15 +45,17 @@ export class StorageOrderError extends Error {
 export async function storedSeries(
   conn: Conn,
   files: string[],
-  where: string,
+  where: (b: Binds) => string,
   col: { id: string; date: string; value: string },
 ): Promise<Map<string, Series>> {
   const pieces: { ids: string[]; counts: number[]; days: Int32Array; values: Float64Array; at: number[] }[] = [];
   for (const file of files) {
-    const rel = `read_parquet(${lit(file)}, file_row_number = true)`;
+    const b = new Binds();
+    const rel = `read_parquet(${b.v(file)}, file_row_number = true)`;
     const [ids = [], counts = [], first = [], last = []] = (await columns(
       conn,
-      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} where ${where} group by 1 order by 1`,
+      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} where ${where(b)} group by 1 order by 1`,
+      b.params,
     )) as [string[], number[], number[], number[]];
     for (let k = 0; k < ids.length; k++) {
       if (last[k] - first[k] + 1 !== counts[k] || (k > 0 && first[k] <= last[k - 1]))
@@ -67,11 +70,12 @@ export async function storedSeries(
     for (const c of counts) at.push(n), (n += c);
     // (a DATE column crosses as its epoch days)
     // (materialized: a partition's rows, read without an await per chunk)
+    const vb = new Binds();
     const [days, values] = (await numericColumns(
       conn,
-      `select ${col.date}::date, ${col.value}::double from read_parquet(${lit(file)}) where ${where}`,
+      `select ${col.date}::date, ${col.value}::double from read_parquet(${vb.v(file)}) where ${where(vb)}`,
       ["i32", "f64"],
-      { expectRows: n, materialized: true },
+      { expectRows: n, materialized: true, params: vb.params },
     )) as [Int32Array, Float64Array];
     if (n !== days.length) throw new StorageOrderError(file, `${days.length} rows read, ${n} counted`);
     pieces.push({ ids, counts, days, values, at });

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
 import { Calendars } from "./calendars.ts";
 import { datedRelation } from "./dated-parts.ts";
-import { type Conn, columns, lit, openDuck } from "./duck.ts";
+import { Binds, type Conn, columns, openDuck } from "./duck.ts";
 import { DUCK_MEMORY } from "./duck-memory.ts";
 import {
   FINANCIAL_ROWS,
@@ -17,7 +17,7 @@ import {
   readFinancialTables,
 } from "./financial-tables.ts";
 import { loadCompanies, loadRatings } from "./frame-reads.ts";
-import { loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
+import { loadSnapshotBenchmarks, readPortfolios, setRatingsView, tableOf } from "./load-snapshot.ts";
 import { readMetricRows } from "./metric-tables.ts";
 import type { BenchmarkResult, CompanyFinancials, FinancialSet, FinancialType, PortfolioResult } from "./model.ts";
 import { metricsKey } from "./model.ts";
@@ -34,7 +34,7 @@ import { numericColumns } from "./typed-read.ts";
  * thread pool (4 threads), which the requests the old reader still serves need too.
  */
 async function warm(c: Conn, files: string[]): Promise<void> {
-  for (const f of files) await c.run(`select * from read_parquet(${lit(f)}) limit 0`);
+  for (const f of files) await c.run("select * from read_parquet($f) limit 0", { f });
 }
 
 /** A Map that forgets its least recently used entry beyond `max`. */
@@ -160,21 +160,24 @@ export class SnapshotReader {
       // companies (one row per stock) and the last rating date's rows (the default list) as small
       // in-memory tables: every rated-stocks page joins them, and a table costs a fraction of a
       // Parquet decode per query
-      await c.run(`create table companies as select * from read_parquet(${lit(join(dir, "companies.parquet"))})`);
-      await c.run(`create view ratings as select * from ${datedRelation(dir, "ratings")}`);
+      await c.run("create table companies as select * from read_parquet($f)", { f: join(dir, "companies.parquet") });
+      // every pooled connection reads the view (its file list is a per-connection variable)
+      await setRatingsView(conns, dir);
       const companies = await loadCompanies(c);
+      const rb = new Binds();
       const [dates = []] = (await columns(
         c,
-        `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings")} order by 1`,
+        `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings", rb)} order by 1`,
+        rb.params,
       )) as [string[]];
-      await c.run(
-        `create table ${LAST_DAY} as select * from ratings where date = ${lit(dates.at(-1) ?? "1970-01-01")}::date`,
-      );
+      await c.run(`create table ${LAST_DAY} as select * from ratings where date = $d::date`, {
+        d: dates.at(-1) ?? "1970-01-01",
+      });
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
-      const [pids = []] = (await columns(
-        c,
-        `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) order by id`,
-      )) as [string[]];
+      const portfoliosFile = { f: join(dir, "portfolios.parquet") };
+      const [pids = []] = (await columns(c, "select id from read_parquet($f) order by id", portfoliosFile)) as [
+        string[],
+      ];
       // from the index written at publish when there is one (reader-index.ts), else derived here
       let parts = readPartRanges(dir);
       if (!parts) {
@@ -183,16 +186,12 @@ export class SnapshotReader {
           if (existsSync(join(dir, t))) parts.set(t, await partRanges(c, join(dir, t), key));
       }
       const latestFile = join(dir, RATINGS_LATEST);
-      const latest = await latestRatings(
-        c,
-        undefined,
-        undefined,
-        existsSync(latestFile) ? `read_parquet(${lit(latestFile)})` : "ratings",
-      );
+      const latest = await latestRatings(c, undefined, undefined, existsSync(latestFile) ? latestFile : undefined);
       // file order, as the in-memory loader lists them
       const [pre = []] = (await columns(
         c,
-        `select id from read_parquet(${lit(join(dir, "portfolios.parquet"))}) where owner_id is null`,
+        "select id from read_parquet($f) where owner_id is null",
+        portfoliosFile,
       )) as [string[]];
       if (opts.warm !== false) await warm(c, readableFiles(dir));
       return new SnapshotReader(
@@ -311,12 +310,12 @@ export class SnapshotReader {
     return this.financialsCache.get(ticker) ?? undefined;
   }
 
-  /** The table as a relation; for a partitioned table and a key, only the part that can hold it. */
-  private rel(t: string, key?: string): string {
+  /** The table as a relation (files bound in `b`); for a partitioned table and a key, the part that can hold it. */
+  private rel(b: Binds, t: string, key?: string): string {
     const parts = this.parts.get(t);
-    if (key === undefined || !parts) return tableOf(this.dir, t);
-    const hit = parts.filter((p) => p.min <= key && key <= p.max).map((p) => lit(p.file));
-    return hit.length ? `read_parquet([${hit.join(", ")}])` : tableOf(this.dir, t);
+    if (key === undefined || !parts) return tableOf(this.dir, t, b);
+    const hit = parts.filter((p) => p.min <= key && key <= p.max).map((p) => p.file);
+    return hit.length ? `read_parquet(${b.list(hit)})` : tableOf(this.dir, t, b);
   }
 
   /** Daily returns of a ticker (as stored), or undefined. */
@@ -324,13 +323,10 @@ export class SnapshotReader {
     let r = this.returnsCache.get(ticker);
     if (r === undefined) {
       // days and values cross as typed arrays; the dates array is shared by every series of the same calendar
+      const b = new Binds();
+      const sql = `select (date - DATE '1970-01-01')::integer, ret::double from ${this.rel(b, "stock_returns", ticker)} where id = ${b.v(ticker)} order by date`;
       const [days, ret] = await this.query((c) =>
-        numericColumns(
-          c,
-          `select (date - DATE '1970-01-01')::integer, ret::double from ${this.rel("stock_returns", ticker)} where id = ${lit(ticker)} order by date`,
-          ["i32", "f64"] as ["i32", "f64"],
-          { materialized: true },
-        ),
+        numericColumns(c, sql, ["i32", "f64"] as ["i32", "f64"], { materialized: true, params: b.params }),
       );
       r = days.length ? { dates: this.calendars.datesOf(days), returns: ret } : null;
       this.returnsCache.set(ticker, r);
@@ -349,16 +345,20 @@ export class SnapshotReader {
     if (rows === undefined) {
       const into = new Map<string, MetricRow[]>();
       const names = new Map(this.benchmarks.map((b) => [b.id, b.name]));
-      const bench = benchmarkId ? `benchmark = ${lit(benchmarkId)}` : "benchmark is null";
+      const b = new Binds();
+      const rel = this.rel(b, `${kind}_metrics`, id);
+      const bench = benchmarkId ? `benchmark = ${b.v(benchmarkId)}` : "benchmark is null";
+      const where = `where subject = ${b.v(id)} and ${bench}`;
       await this.query((c) =>
         readMetricRows(
           c,
-          this.rel(`${kind}_metrics`, id),
+          rel,
           kind,
           (s) => (kind === "stock" ? s : "Portfolio"),
-          (b) => names.get(b) ?? b,
+          (x) => names.get(x) ?? x,
           into,
-          `where subject = ${lit(id)} and ${bench}`,
+          where,
+          b.params,
         ),
       );
       rows = into.get(key) ?? null;
@@ -374,7 +374,7 @@ export class SnapshotReader {
       f = null;
       // the one-query copy when the snapshot has it (docs/data/snapshot.md), else the four wide tables
       const rows = this.parts.has(FINANCIAL_ROWS)
-        ? await this.query((c) => readFinancialRows(c, this.rel(FINANCIAL_ROWS, ticker), ticker))
+        ? await this.query((c) => readFinancialRows(c, (b) => this.rel(b, FINANCIAL_ROWS, ticker), ticker))
         : undefined;
       if (rows) f = rows;
       else if (existsSync(join(this.dir, financialTable("income")))) {
@@ -382,7 +382,7 @@ export class SnapshotReader {
         const parts = await Promise.all(
           FINANCIAL_STATEMENTS.map((st) =>
             this.query((c) =>
-              readFinancialTables(c, (s) => this.rel(financialTable(s), ticker), `where ticker = ${lit(ticker)}`, [st]),
+              readFinancialTables(c, (s, b) => this.rel(b, financialTable(s), ticker), ticker, [st]),
             ).then((m) => m.get(ticker)),
           ),
         );
@@ -401,9 +401,9 @@ export class SnapshotReader {
   async ratingsOn(date: string, page: { offset?: number; limit?: number } = {}): Promise<RatingRow[]> {
     let all = this.ratingsCache.get(date);
     if (!all) {
-      all = await this.query((c) =>
-        loadRatings(c, `(select * from ${datedRelation(this.dir, "ratings")} where date = ${lit(date)}::date)`),
-      );
+      const b = new Binds();
+      const rel = `(select * from ${datedRelation(this.dir, "ratings", b)} where date = ${b.v(date)}::date)`;
+      all = await this.query((c) => loadRatings(c, rel, b.params));
       this.ratingsCache.set(date, all);
     }
     const from = page.offset ?? 0;

@@ -2,7 +2,7 @@
 // as a block, instead of one JS value per cell (the generic reader's cost dominated the metric
 // partitions: 640k returns of the real source took ~0.7 s to cross as values).
 import type { DuckDBVector } from "@duckdb/node-api";
-import type { Conn } from "./duck.ts";
+import { bound, type Conn, type Params } from "./duck.ts";
 
 const ALL_VALID = 0xffff_ffff_ffff_ffffn;
 
@@ -38,8 +38,9 @@ export async function eachNumericChunk(
   sql: string,
   columns: number,
   fn: (cols: (Float64Array | Int32Array)[], rows: number) => void,
+  params?: Params,
 ): Promise<void> {
-  const result = await conn.stream(sql);
+  const result = await conn.stream(sql, bound(params));
   for (;;) {
     const chunk = await result.fetchChunk();
     if (!chunk || chunk.rowCount === 0) break;
@@ -62,12 +63,13 @@ export async function numericColumns<K extends Kind[]>(
   conn: Conn,
   sql: string,
   kinds: K,
-  opts: { materialized?: boolean; expectRows?: number } = {},
+  opts: { materialized?: boolean; expectRows?: number; params?: Params } = {},
 ): Promise<{ [I in keyof K]: Out<K[I]> }> {
+  const params = bound(opts.params);
   // A materialized result's chunks are read synchronously: a streamed one costs an await per
   // 2,048 rows (~40 % of reading a partition's 1.6M returns).
-  const materialized = opts.materialized ? await conn.run(sql) : null;
-  const result = materialized ?? (await conn.stream(sql));
+  const materialized = opts.materialized ? await conn.run(sql, params) : null;
+  const result = materialized ?? (await conn.stream(sql, params));
   let cap = Math.max(1, opts.expectRows ?? 1 << 16);
   let n = 0;
   let cols = kinds.map((k) => (k === "f64" ? new Float64Array(cap) : new Int32Array(cap)));

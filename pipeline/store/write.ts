@@ -1,7 +1,7 @@
 // Writing JS-computed rows into snapshot Parquet files through DuckDB's appender.
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type Conn, ident, lit } from "./duck.ts";
+import { type Conn, ident, type Params, run } from "./duck.ts";
 
 export type ColKind = "varchar" | "double" | "integer" | "date" | "boolean";
 export type Cell = string | number | boolean | null;
@@ -80,13 +80,20 @@ export async function exportParquetFile(
 }
 
 /** A query's result as one Parquet file (zstd). */
-export async function exportQueryFile(conn: Conn, sql: string, file: string, rowGroupSize?: number): Promise<void> {
+export async function exportQueryFile(
+  conn: Conn,
+  sql: string,
+  file: string,
+  rowGroupSize?: number,
+  params: Params = {},
+): Promise<void> {
   mkdirSync(dirname(file), { recursive: true });
   const groups = rowGroupSize ? `, row_group_size ${rowGroupSize}` : "";
   // Written aside and renamed into place: a file that exists is whole (a flow skips partitions whose
   // output exists), and a reader of an earlier copy keeps reading that copy.
   const tmp = `${file}.tmp`;
-  await conn.run(`copy (${sql}) to ${lit(tmp)} (format parquet, compression zstd${groups})`);
+  // the file as a bound value: `$copy_to`, beside the query's own (which must not use that name)
+  await run(conn, `copy (${sql}) to $copy_to (format parquet, compression zstd${groups})`, { ...params, copy_to: tmp });
   renameSync(tmp, file);
 }
 

@@ -24,7 +24,7 @@ import { startPipelineWorker } from "../../jobs/worker.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { columns, lit, openDuck } from "../../pipeline/store/duck.ts";
+import { Binds, columns, openDuck } from "../../pipeline/store/duck.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { cleanUpQueues } from "./jobs-fixture.ts";
@@ -70,8 +70,11 @@ async function differences(a: string, b: string): Promise<{ tables: string[]; ro
   const db = await openDuck();
   const ta = tablesOf(a);
   const tb = tablesOf(b);
-  const rel = (fs: string[]) => `read_parquet([${fs.map(lit).join(", ")}], union_by_name = true)`;
-  const n = async (sql: string) => Number((await columns(db.conn, sql))[0][0]);
+  const rel = (b: Binds, fs: string[]) => `read_parquet(${b.list(fs)}, union_by_name = true)`;
+  const n = async (sql: (b: Binds) => string) => {
+    const b = new Binds();
+    return Number((await columns(db.conn, sql(b), b.params))[0][0]);
+  };
   const out: string[] = [];
   const rows: Record<string, number> = {};
   try {
@@ -80,13 +83,15 @@ async function differences(a: string, b: string): Promise<{ tables: string[]; ro
         out.push(`${t} (missing)`);
         continue;
       }
-      rows[t] = await n(`select count(*) from ${rel(ta.get(t)!)}`);
+      rows[t] = await n((b) => `select count(*) from ${rel(b, ta.get(t)!)}`);
       const d =
         (await n(
-          `select count(*) from (select * from ${rel(ta.get(t)!)} except all select * from ${rel(tb.get(t)!)})`,
+          (b) =>
+            `select count(*) from (select * from ${rel(b, ta.get(t)!)} except all select * from ${rel(b, tb.get(t)!)})`,
         )) +
         (await n(
-          `select count(*) from (select * from ${rel(tb.get(t)!)} except all select * from ${rel(ta.get(t)!)})`,
+          (b) =>
+            `select count(*) from (select * from ${rel(b, tb.get(t)!)} except all select * from ${rel(b, ta.get(t)!)})`,
         ));
       if (d) out.push(`${t} (${d} rows)`);
     }
@@ -184,7 +189,7 @@ describe("nightly append", () => {
     // appended files: the same tables as the rebalance of the full run's snapshot.
     const db = await openDuck();
     const pid = (
-      await columns(db.conn, `select min(id) from read_parquet(${lit(join(current(full2), "portfolios.parquet"))})`)
+      await columns(db.conn, "select min(id) from read_parquet($f)", { f: join(current(full2), "portfolios.parquet") })
     )[0][0] as string;
     db.close();
     await rebalanceOne({ dataDir, log: silent, portfolioId: pid });

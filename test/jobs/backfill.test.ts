@@ -8,7 +8,7 @@ import { generateSample } from "../../data/generate.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { lit, openDuck, scalar } from "../../pipeline/store/duck.ts";
+import { openDuck, scalar } from "../../pipeline/store/duck.ts";
 import { FINANCIAL_STATEMENTS, financialTable } from "../../pipeline/store/financial-tables.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
@@ -88,8 +88,13 @@ describe("backfill and single-portfolio rebalance", () => {
     const db = await openDuck();
     try {
       for (const s of FINANCIAL_STATEMENTS) {
-        const t = (dir: string) => `read_parquet(${lit(join(dir, financialTable(s), "*.parquet"))})`;
-        const n = await scalar<bigint>(db.conn, `select count(*) from ${t(before)}`);
+        // the two folders bound as $before and $after
+        const files = {
+          before: join(before, financialTable(s), "*.parquet"),
+          after: join(after, financialTable(s), "*.parquet"),
+        };
+        const t = (dir: string) => (dir === before ? "read_parquet($before)" : "read_parquet($after)");
+        const n = await scalar<bigint>(db.conn, `select count(*) from ${t(before)}`, { before: files.before });
         expect(Number(n), s).toBeGreaterThan(0);
         // Equal as multisets: nothing lost, nothing added.
         expect(
@@ -97,6 +102,7 @@ describe("backfill and single-portfolio rebalance", () => {
             await scalar<bigint>(
               db.conn,
               `select count(*) from (select * from ${t(before)} except all select * from ${t(after)})`,
+              files,
             ),
           ),
           s,
@@ -106,6 +112,7 @@ describe("backfill and single-portfolio rebalance", () => {
             await scalar<bigint>(
               db.conn,
               `select count(*) from (select * from ${t(after)} except all select * from ${t(before)})`,
+              files,
             ),
           ),
           s,

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { generateSample } from "../../data/generate.ts";
-import { lit, openDuck, rows } from "../../pipeline/store/duck.ts";
+import { openDuck, rows } from "../../pipeline/store/duck.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const NODE_TS = [process.execPath, "--import", "tsx"];
@@ -158,7 +158,7 @@ export async function differingTables(dirA: string, dirB: string): Promise<strin
   try {
     for (const f of files.filter((x) => other.includes(x))) {
       const read = async (d: string) =>
-        (await rows(db.conn, `select * from read_parquet(${lit(join(d, f))})`)).map(json).sort();
+        (await rows(db.conn, "select * from read_parquet($f)", { f: join(d, f) })).map(json).sort();
       const [a, b] = [await read(dirA), await read(dirB)];
       if (json(a) !== json(b)) differ.push(f);
     }

@@ -15,7 +15,7 @@ import { startPipelineWorker } from "../../jobs/worker.ts";
 import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
-import { lit, openDuck, scalar } from "../../pipeline/store/duck.ts";
+import { openDuck, scalar } from "../../pipeline/store/duck.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
@@ -150,10 +150,10 @@ describe("the same backfill twice", () => {
   const priceRows = async (dataDir: string) => {
     const db = await openDuck();
     try {
-      const pq = lit(join(snapshotDir(dataDir, readManifest(dataDir)!.snapshotId), "prices.parquet"));
+      const f = { f: join(snapshotDir(dataDir, readManifest(dataDir)!.snapshotId), "prices.parquet") };
       return [
-        Number(await scalar<bigint>(db.conn, `select count(*) from read_parquet(${pq})`)),
-        Number(await scalar<bigint>(db.conn, `select count(distinct (ticker, date)) from read_parquet(${pq})`)),
+        Number(await scalar<bigint>(db.conn, "select count(*) from read_parquet($f)", f)),
+        Number(await scalar<bigint>(db.conn, "select count(distinct (ticker, date)) from read_parquet($f)", f)),
       ];
     } finally {
       db.close();

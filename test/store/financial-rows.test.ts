@@ -6,7 +6,7 @@ import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ITEMS } from "../../pipeline/financials/items.ts";
-import type { Conn } from "../../pipeline/store/duck.ts";
+import { Binds, type Conn } from "../../pipeline/store/duck.ts";
 import {
   FINANCIAL_ROWS,
   FINANCIAL_STATEMENTS,
@@ -28,41 +28,48 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => db?.close());
 
-const wide = (s: (typeof FINANCIAL_STATEMENTS)[number]) =>
-  `read_parquet('${join(dir, financialTable(s), "*.parquet")}')`;
-const rowsRel = () => `read_parquet('${join(dir, FINANCIAL_ROWS, "*.parquet")}')`;
+const wide = (s: (typeof FINANCIAL_STATEMENTS)[number], b: Binds) =>
+  `read_parquet(${b.v(join(dir, financialTable(s), "*.parquet"))})`;
+const rowsRel = (b: Binds) => `read_parquet(${b.v(join(dir, FINANCIAL_ROWS, "*.parquet"))})`;
 
 it("gives every ticker the statements the four wide tables give, in the same key order", async () => {
   const fromWide = await readFinancialTables(db.conn, wide);
   expect(fromWide.size).toBeGreaterThan(10);
   const [[parts]] = (
-    await db.conn.runAndReadAll(
-      `select count(distinct filename) from read_parquet('${join(dir, FINANCIAL_ROWS, "*.parquet")}', filename = true)`,
-    )
+    await db.conn.runAndReadAll("select count(distinct filename) from read_parquet($f, filename = true)", {
+      f: join(dir, FINANCIAL_ROWS, "*.parquet"),
+    })
   ).getRowsJS() as [[bigint]];
   expect(Number(parts)).toBe(4); // 20 companies in ranges of 6, as the wide tables
   let rows = 0;
   for (const [ticker, f] of fromWide) {
-    const got = await readFinancialRows(db.conn, rowsRel(), ticker);
+    const got = await readFinancialRows(db.conn, rowsRel, ticker);
     // JSON text: values, nulls and the order of the keys, which is the REST body's order
     expect(JSON.stringify(got)).toBe(JSON.stringify(f));
     for (const t of ["annual", "quarterly", "ttm"] as const)
       for (const s of FINANCIAL_STATEMENTS) rows += f[t][s].length;
   }
-  const [[stored]] = (await db.conn.runAndReadAll(`select count(*) from ${rowsRel()}`)).getRowsJS() as [[bigint]];
+  const b = new Binds();
+  const [[stored]] = (await db.conn.runAndReadAll(`select count(*) from ${rowsRel(b)}`, b.params)).getRowsJS() as [
+    [bigint],
+  ];
   expect(Number(stored)).toBe(rows);
-  expect(await readFinancialRows(db.conn, rowsRel(), "NO-SUCH-TICKER")).toBeUndefined();
+  expect(await readFinancialRows(db.conn, rowsRel, "NO-SUCH-TICKER")).toBeUndefined();
 });
 
 it("stores a statement row's items in interface order (one row by hand)", async () => {
+  const wb = new Binds();
   const [[ticker, year, revenue, netIncome]] = (
     await db.conn.runAndReadAll(
-      `select ticker, "Fiscal Year", "Revenue", "Net Income (Common)" from ${wide("income")} where type = 'annual' order by ticker, ord limit 1`,
+      `select ticker, "Fiscal Year", "Revenue", "Net Income (Common)" from ${wide("income", wb)} where type = 'annual' order by ticker, ord limit 1`,
+      wb.params,
     )
   ).getRowsJS() as [[string, number, number, number | null]];
+  const rb = new Binds();
   const [[items, fy, period]] = (
     await db.conn.runAndReadAll(
-      `select items, "Fiscal Year", "Fiscal Period" from ${rowsRel()} where ticker = '${ticker}' and statement = 'income' and type = 'annual' order by ord limit 1`,
+      `select items, "Fiscal Year", "Fiscal Period" from ${rowsRel(rb)} where ticker = ${rb.v(ticker)} and statement = 'income' and type = 'annual' order by ord limit 1`,
+      rb.params,
     )
   ).getRowsJS() as [[number[], number, string]];
   expect(fy).toBe(year);

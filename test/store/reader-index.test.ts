@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { datedRelation } from "../../pipeline/store/dated-parts.ts";
+import { setRatingsView } from "../../pipeline/store/load-snapshot.ts";
 import type { Conn } from "../../pipeline/store/duck.ts";
 import { linkTree } from "../../pipeline/store/link.ts";
 import { latestRatings } from "../../pipeline/store/rating-queries.ts";
@@ -51,7 +51,7 @@ it("lists each partitioned table's part files with the key ranges their footers 
     // and the ranges are the parts' real first and last keys, in part order, not overlapping
     for (const [k, p] of fromFooters.entries()) {
       const [[lo, hi]] = (
-        await db.conn.runAndReadAll(`select min(${key}), max(${key}) from read_parquet('${p.file}')`)
+        await db.conn.runAndReadAll(`select min(${key}), max(${key}) from read_parquet($f)`, { f: p.file })
       ).getRowsJS() as [[string, string]];
       expect([p.min, p.max]).toEqual([lo, hi]);
       if (k > 0) expect(p.min > fromFooters[k - 1].max).toBe(true);
@@ -60,16 +60,17 @@ it("lists each partitioned table's part files with the key ranges their footers 
 });
 
 it("holds every ticker's latest rating row, the one the ratings' last date per ticker gives", async () => {
-  await db.conn.run(`create or replace view ratings as select * from ${datedRelation(dir, "ratings")}`);
+  await setRatingsView([db.conn], dir);
   const derived = await latestRatings(db.conn);
-  const stored = await latestRatings(db.conn, undefined, undefined, `read_parquet('${join(dir, RATINGS_LATEST)}')`);
+  const stored = await latestRatings(db.conn, undefined, undefined, join(dir, RATINGS_LATEST));
   expect(stored.size).toBe(20);
   expect(stored).toEqual(derived);
   // by hand for one ticker: its rows sorted by date, the last one
   const t = [...stored.keys()][3];
   const rows = (
     await db.conn.runAndReadAll(
-      `select strftime(date, '%Y-%m-%d') from ratings where upper(ticker) = '${t}' order by date desc limit 1`,
+      "select strftime(date, '%Y-%m-%d') from ratings where upper(ticker) = $t order by date desc limit 1",
+      { t },
     )
   ).getRowsJS();
   expect(stored.get(t)!.date).toBe(rows[0][0]);

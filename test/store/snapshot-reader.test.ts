@@ -88,10 +88,10 @@ describe("SnapshotReader", () => {
         snap.ratingDates.flatMap((d) => (snap.ratingsByDate.get(d) ?? []).filter((x) => x.ticker.toUpperCase() === t));
       const tickers = [...snap.companies.map((c) => c.ticker.toUpperCase()), "NOPE"];
       const scans: string[] = [];
-      const conn = (r as unknown as { conns: { run(sql: string): Promise<unknown> }[] }).conns;
+      const conn = (r as unknown as { conns: { run(sql: string, ...bound: unknown[]): Promise<unknown> }[] }).conns;
       for (const c of conn) {
         const run = c.run.bind(c);
-        c.run = (sql: string) => (scans.push(sql), run(sql));
+        c.run = (sql: string, ...bound: unknown[]) => (scans.push(sql), run(sql, ...bound));
       }
       const got = await Promise.all(tickers.map((t) => r.ratingHistory(t)));
       expect(scans.filter((q) => q.includes("from ratings r")).length).toBe(1);

@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conn, lit, openDuck } from "../../pipeline/store/duck.ts";
+import { Binds, type Conn, listValue, openDuck } from "../../pipeline/store/duck.ts";
 import { StorageOrderError, seriesOf, storedSeries } from "../../pipeline/store/series-read.ts";
 
 const cols = { id: "id", date: "date", value: "ret" };
@@ -16,9 +16,11 @@ const dir = mkdtempSync(join(tmpdir(), "stored-series-"));
 /** Writes rows (id, ISO date, value) to a Parquet file in the given order (`orderBy` or as listed). */
 async function write(name: string, rows: [string, string, number][], orderBy = "") {
   const file = join(dir, name);
-  const values = rows.map(([id, d, v]) => `(${lit(id)}, ${lit(d)}::date, ${v}::double)`).join(", ");
+  const b = new Binds();
+  const values = rows.map(([id, d, v]) => `(${b.v(id)}, ${b.v(d)}::date, ${b.v(v)}::double)`).join(", ");
   await conn.run(
-    `copy (select * from (values ${values}) t(id, date, ret) ${orderBy}) to ${lit(file)} (format parquet, row_group_size 2048)`,
+    `copy (select * from (values ${values}) t(id, date, ret) ${orderBy}) to ${b.v(file)} (format parquet, row_group_size 2048)`,
+    b.params,
   );
   return file;
 }
@@ -48,20 +50,20 @@ describe("storedSeries", () => {
       ],
       "order by id, date",
     );
-    const got = await storedSeries(conn, [part, days], "id >= 'AAA'", cols);
+    const got = await storedSeries(conn, [part, days], (b) => `id >= ${b.v("AAA")}`, cols);
     const want = await seriesOf(
       conn,
-      `select id, strftime(date, '%Y-%m-%d'), ret from read_parquet([${lit(part)}, ${lit(days)}]) order by id, date`,
+      "select id, strftime(date, '%Y-%m-%d'), ret from read_parquet($f::varchar[]) order by id, date",
+      { f: listValue([part, days]) },
     );
     expect([...got.keys()].sort()).toEqual(["AAA", "BBB", "CCC", "DDD"]);
     for (const [id, s] of want) expect(got.get(id)).toEqual(s);
     expect(got.get("AAA")!.dates.at(-1)).toBe(day(3001));
     expect(got.get("AAA")!.values.at(-2)).toBe(0.5);
     // only the range asked for
-    expect([...(await storedSeries(conn, [part, days], "id >= 'BBB' and id < 'DDD'", cols)).keys()]).toEqual([
-      "BBB",
-      "CCC",
-    ]);
+    expect([
+      ...(await storedSeries(conn, [part, days], (b) => `id >= ${b.v("BBB")} and id < ${b.v("DDD")}`, cols)).keys(),
+    ]).toEqual(["BBB", "CCC"]);
   });
 
   it("refuses a file whose ids are not stored in order", async () => {
@@ -73,13 +75,13 @@ describe("storedSeries", () => {
       ["AAA", "2020-01-02", 4],
     ];
     const file = await write("unordered.parquet", rows);
-    await expect(storedSeries(conn, [file], "true", cols)).rejects.toBeInstanceOf(StorageOrderError);
+    await expect(storedSeries(conn, [file], () => "true", cols)).rejects.toBeInstanceOf(StorageOrderError);
     const split = await write("split.parquet", [
       ["AAA", "2020-01-01", 1],
       ["BBB", "2020-01-01", 2],
       ["AAA", "2020-01-02", 3],
     ]);
-    await expect(storedSeries(conn, [split], "true", cols)).rejects.toThrow(/AAA|BBB/);
+    await expect(storedSeries(conn, [split], () => "true", cols)).rejects.toThrow(/AAA|BBB/);
   });
 
   it("refuses dates that do not ascend within an id or across the files", async () => {
@@ -87,12 +89,12 @@ describe("storedSeries", () => {
       ["AAA", "2020-01-02", 1],
       ["AAA", "2020-01-01", 2],
     ]);
-    await expect(storedSeries(conn, [back], "true", cols)).rejects.toThrow(/dates of AAA/);
+    await expect(storedSeries(conn, [back], () => "true", cols)).rejects.toThrow(/dates of AAA/);
     const part = await write("p.parquet", [
       ["AAA", "2020-01-01", 1],
       ["AAA", "2020-01-02", 2],
     ]);
     const again = await write("again.parquet", [["AAA", "2020-01-02", 3]]);
-    await expect(storedSeries(conn, [part, again], "true", cols)).rejects.toThrow(/dates of AAA/);
+    await expect(storedSeries(conn, [part, again], () => "true", cols)).rejects.toThrow(/dates of AAA/);
   });
 });

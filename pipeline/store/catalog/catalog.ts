@@ -15,14 +15,15 @@ import type {
   UserPortfolio,
   Watchlist,
 } from "../catalog-types.ts";
-import { SCOPES } from "../catalog-types.ts";
-import { type Conn, lit, openDuck, rows } from "../duck.ts";
+import { MAX_OWNED, SCOPES } from "../catalog-types.ts";
+import { Binds, type Conn, openDuck, rows, scalar } from "../duck.ts";
 import { generateKey, hashKey, keyHint } from "./keys.ts";
 import { CATALOG_SCHEMA } from "./schema.ts";
 
 export class CatalogError extends Error {
   constructor(
-    readonly code: "not_found" | "conflict" | "invalid",
+    /** `limit`: a per-user limit (MAX_OWNED) would be exceeded; nothing was written */
+    readonly code: "not_found" | "conflict" | "invalid" | "limit",
     message: string,
   ) {
     super(message);
@@ -276,9 +277,13 @@ export class Catalog implements CatalogReader, CatalogWriter {
     if (this.userByEmail(u.email)) throw new CatalogError("conflict", `a user with email ${u.email} exists`);
     const id = await this.tx(async (conn) => {
       const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_user') id");
-      await conn.run(
-        `insert into users values (${lit(String(id))}, ${lit(u.email)}, ${lit(u.firstName)}, ${lit(u.lastName)}, ${lit(u.phoneNumber)}, now())`,
-      );
+      await conn.run("insert into users values ($1, $2, $3, $4, $5, now())", [
+        String(id),
+        u.email,
+        u.firstName,
+        u.lastName,
+        u.phoneNumber,
+      ]);
       return String(id);
     });
     return this.getUser(id)!;
@@ -294,10 +299,13 @@ export class Catalog implements CatalogReader, CatalogWriter {
       last_name: patch.lastName,
       phone: patch.phoneNumber,
     };
+    // column names from the fixed list above; the values bound
+    const b = new Binds();
     const sets = Object.entries(cols)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k} = ${lit(v!)}`);
-    if (sets.length) await this.tx((conn) => conn.run(`update users set ${sets.join(", ")} where id = ${lit(id)}`));
+      .map(([k, v]) => `${k} = ${b.v(v!)}`);
+    if (sets.length)
+      await this.tx((conn) => conn.run(`update users set ${sets.join(", ")} where id = ${b.v(id)}`, b.params));
     return this.getUser(id)!;
   }
 
@@ -315,9 +323,13 @@ export class Catalog implements CatalogReader, CatalogWriter {
     const id = `key_${hashKey(key).slice(0, 12)}`;
     const unique = [...new Set(scopes)] as Scope[];
     await this.tx((conn) =>
-      conn.run(
-        `insert into api_keys values (${lit(id)}, ${lit(userId)}, ${lit(hashKey(key))}, ${lit(keyHint(key))}, ${lit(unique.join(","))}, now(), null)`,
-      ),
+      conn.run("insert into api_keys values ($1, $2, $3, $4, $5, now(), null)", [
+        id,
+        userId,
+        hashKey(key),
+        keyHint(key),
+        unique.join(","),
+      ]),
     );
     return { id, key, scopes: unique };
   }
@@ -325,7 +337,7 @@ export class Catalog implements CatalogReader, CatalogWriter {
   async revokeKey(id: string): Promise<void> {
     if (!this.mirror.keys.some((k) => k.id === id)) throw new CatalogError("not_found", `no key ${id}`);
     await this.tx((conn) =>
-      conn.run(`update api_keys set revoked_at = now() where id = ${lit(id)} and revoked_at is null`),
+      conn.run("update api_keys set revoked_at = now() where id = $1 and revoked_at is null", [id]),
     );
   }
 
@@ -334,10 +346,16 @@ export class Catalog implements CatalogReader, CatalogWriter {
     w: { name: string; description?: string; private?: boolean; tickers?: string[] },
   ): Promise<Watchlist> {
     const id = await this.tx(async (conn) => {
+      // counted inside the transaction (one at a time on the file): concurrent creates cannot pass the limit
+      await withinLimit(conn, "select count(*) from watchlists where owner_id = $1", ownerId, "watchlists");
       const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_watchlist') id");
-      await conn.run(
-        `insert into watchlists values (${lit(String(id))}, ${lit(ownerId)}, ${lit(w.name)}, ${lit(w.description ?? "")}, ${w.private ?? true}, now())`,
-      );
+      await conn.run("insert into watchlists values ($1, $2, $3, $4, $5, now())", [
+        String(id),
+        ownerId,
+        w.name,
+        w.description ?? "",
+        w.private ?? true,
+      ]);
       await insertItems(conn, String(id), w.tickers ?? [], 0);
       return String(id);
     });
@@ -348,22 +366,22 @@ export class Catalog implements CatalogReader, CatalogWriter {
     id: string,
     patch: { name?: string; description?: string; private?: boolean },
   ): Promise<Watchlist> {
+    const b = new Binds();
     const sets = [
-      patch.name !== undefined && `name = ${lit(patch.name)}`,
-      patch.description !== undefined && `description = ${lit(patch.description)}`,
-      patch.private !== undefined && `private = ${patch.private}`,
+      patch.name !== undefined && `name = ${b.v(patch.name)}`,
+      patch.description !== undefined && `description = ${b.v(patch.description)}`,
+      patch.private !== undefined && `private = ${b.v(patch.private)}`,
     ].filter(Boolean);
     if (sets.length)
-      await this.tx((conn) => conn.run(`update watchlists set ${sets.join(", ")} where id = ${lit(id)}`));
+      await this.tx((conn) => conn.run(`update watchlists set ${sets.join(", ")} where id = ${b.v(id)}`, b.params));
     return this.watchlist(id)!;
   }
 
   async deleteWatchlist(id: string): Promise<void> {
-    await this.tx((conn) =>
-      conn.run(
-        `delete from watchlist_items where watchlist_id = ${lit(id)}; delete from watchlists where id = ${lit(id)}`,
-      ),
-    );
+    await this.tx(async (conn) => {
+      await conn.run("delete from watchlist_items where watchlist_id = $1", [id]);
+      await conn.run("delete from watchlists where id = $1", [id]);
+    });
   }
 
   /** Adds tickers not yet present (upper-cased); validation of the tickers is the caller's. */
@@ -376,20 +394,21 @@ export class Catalog implements CatalogReader, CatalogWriter {
   }
 
   async removeFromWatchlist(id: string, tickers: string[]): Promise<Watchlist> {
-    const list = tickers.map((t) => lit(t.toUpperCase())).join(", ");
-    if (tickers.length)
-      await this.tx((conn) =>
-        conn.run(`delete from watchlist_items where watchlist_id = ${lit(id)} and ticker in (${list})`),
-      );
+    const b = new Binds();
+    const sql = `delete from watchlist_items where watchlist_id = ${b.v(id)} and ticker in (${b.each(tickers.map((t) => t.toUpperCase()))})`;
+    if (tickers.length) await this.tx((conn) => conn.run(sql, b.params));
     return this.watchlist(id)!;
   }
 
   async createUserPortfolio(ownerId: string, rules: Omit<PortfolioRules, "id">): Promise<UserPortfolio> {
     const id = await this.tx(async (conn) => {
+      await withinLimit(conn, "select count(*) from user_portfolios where owner_id = $1", ownerId, "portfolios");
       const [{ id }] = await rows<{ id: bigint }>(conn, "select nextval('seq_portfolio') id");
-      await conn.run(
-        `insert into user_portfolios values (${lit(String(id))}, ${lit(ownerId)}, now(), now(), ${lit(JSON.stringify({ ...rules, id: String(id) }))})`,
-      );
+      await conn.run("insert into user_portfolios values ($1, $2, now(), now(), $3)", [
+        String(id),
+        ownerId,
+        JSON.stringify({ ...rules, id: String(id) }),
+      ]);
       return String(id);
     });
     return this.userPortfolio(id)!;
@@ -397,17 +416,18 @@ export class Catalog implements CatalogReader, CatalogWriter {
 
   async updateUserPortfolio(id: string, rules: PortfolioRules): Promise<UserPortfolio> {
     await this.tx((conn) =>
-      conn.run(
-        `update user_portfolios set rules = ${lit(JSON.stringify({ ...rules, id }))}, updated_at = now() where id = ${lit(id)}`,
-      ),
+      conn.run("update user_portfolios set rules = $1, updated_at = now() where id = $2", [
+        JSON.stringify({ ...rules, id }),
+        id,
+      ]),
     );
     return this.userPortfolio(id)!;
   }
 
   async deleteUserPortfolio(id: string): Promise<void> {
     await this.tx(async (conn) => {
-      await conn.run(`delete from user_portfolios where id = ${lit(id)}`);
-      await conn.run(`delete from rebalance_failures where portfolio_id = ${lit(id)}`);
+      await conn.run("delete from user_portfolios where id = $1", [id]);
+      await conn.run("delete from rebalance_failures where portfolio_id = $1", [id]);
     });
   }
 
@@ -418,9 +438,10 @@ export class Catalog implements CatalogReader, CatalogWriter {
    */
   async recordRebalanceFailure(id: string, requestedAt: string | null, reason: string): Promise<void> {
     await this.tx(async (conn) => {
-      await conn.run(`delete from rebalance_failures where portfolio_id = ${lit(id)}`);
+      await conn.run("delete from rebalance_failures where portfolio_id = $1", [id]);
       await conn.run(
-        `insert into rebalance_failures select id, ${requestedAt === null ? "null" : `${lit(requestedAt)}::timestamptz`}, now(), ${lit(reason.slice(0, 2000))} from user_portfolios where id = ${lit(id)}`,
+        "insert into rebalance_failures select id, $1::varchar::timestamptz, now(), $2 from user_portfolios where id = $3",
+        [requestedAt, reason.slice(0, 2000), id],
       );
     });
   }
@@ -439,18 +460,19 @@ export class Catalog implements CatalogReader, CatalogWriter {
       const out = {} as Record<K, Map<string, number>>;
       for (const kind of Object.keys(byKind) as K[]) {
         const known = new Map(
-          (await rows<{ name: string; id: number }>(conn, `select name, id from id_map where kind = ${lit(kind)}`)).map(
+          (await rows<{ name: string; id: number }>(conn, "select name, id from id_map where kind = $1", [kind])).map(
             (r) => [r.name, Number(r.id)],
           ),
         );
         let next = Math.max(0, ...known.values()) + 1;
         const fresh = [...new Set(byKind[kind])].filter((n) => !known.has(n)).sort();
         if (fresh.length) {
+          const b = new Binds();
           const values = fresh.map((n) => {
             known.set(n, next);
-            return `(${lit(kind)}, ${lit(n)}, ${next++})`;
+            return `(${b.v(kind)}, ${b.v(n)}, ${b.v(next++)})`;
           });
-          await conn.run(`insert into id_map values ${values.join(", ")}`);
+          await conn.run(`insert into id_map values ${values.join(", ")}`, b.params);
         }
         out[kind] = known;
       }
@@ -461,6 +483,13 @@ export class Catalog implements CatalogReader, CatalogWriter {
 
 async function insertItems(conn: Conn, id: string, tickers: string[], start: number) {
   if (!tickers.length) return;
-  const values = tickers.map((t, i) => `(${lit(id)}, ${lit(t.toUpperCase())}, ${start + i}, now())`);
-  await conn.run(`insert into watchlist_items values ${values.join(", ")}`);
+  const b = new Binds();
+  const values = tickers.map((t, i) => `(${b.v(id)}, ${b.v(t.toUpperCase())}, ${b.v(start + i)}, now())`);
+  await conn.run(`insert into watchlist_items values ${values.join(", ")}`, b.params);
+}
+
+/** Refuses (CatalogError "limit") when the owner already holds MAX_OWNED rows of `what` (`countSql`: $1 the owner). */
+async function withinLimit(conn: Conn, countSql: string, ownerId: string, what: string): Promise<void> {
+  if (Number(await scalar(conn, countSql, [ownerId])) >= MAX_OWNED)
+    throw new CatalogError("limit", `a user may hold at most ${MAX_OWNED} ${what}`);
 }
