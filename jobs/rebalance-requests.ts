@@ -6,6 +6,8 @@
 // one executor (runRebalance: pipeline/stages/rebalance.ts with the catalog's current rules).
 // In-process without Redis: one rebalance at a time per store in this process, requests for the
 // same portfolio coalesced. With Redis: a `rebalance` job on the pipeline queue, taken by any worker.
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { Queue } from "bullmq";
 import type { Log } from "../pipeline/stages/context.ts";
 import { PortfolioNotFoundError, type PortfolioSpec, rebalanceOne } from "../pipeline/stages/rebalance.ts";
@@ -104,13 +106,46 @@ export interface Rebalancer {
 interface Lane {
   waiting: Map<string, RebalanceDeps>;
   running: Promise<void> | null;
+  /** The rebalance process now running and whose request it is. */
+  current: { deps: RebalanceDeps; child: ChildProcess } | null;
 }
 const lanes = new Map<string, Lane>();
 
-/** One at a time per store (each publish builds on the one before); a portfolio asked for twice while waiting runs once. */
+// dist/jobs/rebalance-child.js; from the sources (tests, tsx) the .ts through tsx's loader
+const FROM_SOURCES = import.meta.url.endsWith(".ts");
+const CHILD = fileURLToPath(new URL(FROM_SOURCES ? "./rebalance-child.ts" : "./rebalance-child.js", import.meta.url));
+
+/** runRebalance in a process of its own (jobs/rebalance-child.ts): the serving process stays small and responsive. */
+function rebalanceInChild(lane: Lane, deps: RebalanceDeps, id: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = fork(CHILD, [deps.dataDir, deps.catalog.path, id], {
+      execArgv: FROM_SOURCES ? ["--import", "tsx"] : [],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    lane.current = { deps, child };
+    let outcome: { ok: boolean; error?: string; notFound?: boolean } | null = null;
+    child.on("message", (m: { log?: { level: "info" | "warn"; o: object; msg?: string } } & typeof outcome) => {
+      if (m?.log) deps.log[m.log.level](m.log.o, m.log.msg);
+      else outcome = m;
+    });
+    child.once("error", reject);
+    child.once("exit", (code, signal) => {
+      lane.current = null;
+      if (outcome?.ok) resolve();
+      else if (outcome?.notFound) reject(new PortfolioNotFoundError(id));
+      else reject(new Error(outcome?.error ?? `the rebalance process ended with ${signal ?? `exit code ${code}`}`));
+    });
+  });
+}
+
+/**
+ * One at a time per store (each publish builds on the one before), each in a process of its own;
+ * a portfolio asked for twice while waiting runs once.
+ */
 export function inProcessRebalancer(deps: RebalanceDeps): Rebalancer {
-  const lane = lanes.get(deps.dataDir) ?? { waiting: new Map(), running: null };
+  const lane = lanes.get(deps.dataDir) ?? { waiting: new Map(), running: null, current: null };
   lanes.set(deps.dataDir, lane);
+  let closed = false;
   const drain = async () => {
     for (const [id, d] of lane.waiting) {
       lane.waiting.delete(id);
@@ -123,10 +158,11 @@ export function inProcessRebalancer(deps: RebalanceDeps): Rebalancer {
           );
           continue;
         }
-        await runRebalance(d, id);
+        await rebalanceInChild(lane, d, id);
       } catch (e) {
-        // deleted before any snapshot held it: nothing to drop
+        // deleted before any snapshot held it: nothing to drop; stopped by close: the next start finds it
         if (e instanceof PortfolioNotFoundError && !d.catalog.userPortfolio(id)) continue;
+        if (closed && d === deps) continue;
         await noteRebalanceFailure(d, id, requestedAt, e);
       }
     }
@@ -141,7 +177,9 @@ export function inProcessRebalancer(deps: RebalanceDeps): Rebalancer {
       while (lane.running) await lane.running;
     },
     async close() {
+      closed = true;
       for (const [id, d] of lane.waiting) if (d === deps) lane.waiting.delete(id);
+      if (lane.current?.deps === deps) lane.current.child.kill("SIGTERM");
       await lane.running;
     },
   };
