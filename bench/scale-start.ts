@@ -25,6 +25,8 @@ export interface StartFigures {
   peakBeforeBannerMB: number;
   /** Peak RSS from /healthz 200 to the end of the run: the requests below and the start-up rebalances. */
   peakServingMB: number;
+  /** Peak RSS of the server's child processes (one start-up rebalance each), summed at each sample. */
+  peakChildrenMB: number;
   /** The first requests, in order, from /healthz 200 on: [path, ms, status]. */
   first: [string, number, number][];
   /** Light requests (one a second) while the start-up rebalances ran: count, slowest. */
@@ -52,6 +54,16 @@ const rssMB = (pid: number): number => {
     return m ? Math.round(Number(m[1]) / 1024) : 0;
   } catch {
     return 0;
+  }
+};
+
+/** Child processes of `pid` (forked from its main thread, as Node forks), and theirs. */
+const descendants = (pid: number): number[] => {
+  try {
+    const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+    return kids.flatMap((k) => [k, ...descendants(k)]);
+  } catch {
+    return [];
   }
 };
 
@@ -139,12 +151,17 @@ export async function measureStart(
 
   let peakBefore = 0;
   let peakServing = 0;
+  let peakChildren = 0;
   let healthyMs: number | null = null;
   let capped = false;
   const sampler = setInterval(() => {
     const mb = rssMB(child.pid!);
     if (bannerMs === null) peakBefore = Math.max(peakBefore, mb);
     if (healthyMs !== null) peakServing = Math.max(peakServing, mb);
+    peakChildren = Math.max(
+      peakChildren,
+      descendants(child.pid!).reduce((sum, k) => sum + rssMB(k), 0),
+    );
     if (mb > rssCapMB && !capped) {
       capped = true;
       child.kill("SIGKILL");
@@ -212,6 +229,7 @@ export async function measureStart(
     bannerMs: bannerMs === null ? null : Math.round(bannerMs),
     peakBeforeBannerMB: peakBefore,
     peakServingMB: peakServing,
+    peakChildrenMB: peakChildren,
     first,
     during,
     rebalances: rebalancesIn(dir),
@@ -248,7 +266,7 @@ export async function benchScaleStart(store: string): Promise<void> {
     const b = await measureStart("this tree", store, ROOT, timebox, cap);
     for (const x of [a, b]) {
       console.log(
-        `  ${x.label}: healthy after ${sec(x.healthyMs)}, banner after ${sec(x.bannerMs)} (target < 10 s) | peak RSS before the banner ${x.peakBeforeBannerMB} MB, while serving ${x.peakServingMB} MB (target < 1024 MB) | start-up rebalances published ${x.rebalances}${x.rebalancesDoneMs === null ? "" : ` by ${sec(x.rebalancesDoneMs)}`} | end: ${x.end}`,
+        `  ${x.label}: healthy after ${sec(x.healthyMs)}, banner after ${sec(x.bannerMs)} (target < 10 s) | peak RSS before the banner ${x.peakBeforeBannerMB} MB, while serving ${x.peakServingMB} MB (target < 1024 MB), its child processes' ${x.peakChildrenMB} MB | start-up rebalances published ${x.rebalances}${x.rebalancesDoneMs === null ? "" : ` by ${sec(x.rebalancesDoneMs)}`} | end: ${x.end}`,
       );
       console.log(`    first requests: ${x.first.map(([p, ms, s]) => `${p} ${ms} ms (${s})`).join("; ") || "—"}`);
       console.log(
