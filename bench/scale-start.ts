@@ -260,18 +260,28 @@ export async function benchScaleStart(store: string): Promise<void> {
       stdio: ["ignore", "ignore", "inherit"],
     });
     console.log(
-      `npm start over ${store} (node dist/jobs/start.js, no Redis, WEB_CONCURRENCY=1; ${USER_PORTFOLIOS} user portfolios + the demo's without a backtest; time box ${sec(timebox)}, RSS cap ${cap} MB):`,
+      [
+        `npm start over ${store} (node dist/jobs/start.js, no Redis, WEB_CONCURRENCY=1;`,
+        `${USER_PORTFOLIOS} user portfolios + the demo's without a backtest;`,
+        `time box ${sec(timebox)}, RSS cap ${cap} MB):`,
+      ].join(" "),
     );
     const a = await measureStart(`baseline: ${baseRef}`, store, checkout.root, timebox, cap);
     const b = await measureStart("this tree", store, ROOT, timebox, cap);
     for (const x of [a, b]) {
+      const done = x.rebalancesDoneMs === null ? "" : ` by ${sec(x.rebalancesDoneMs)}`;
       console.log(
-        `  ${x.label}: healthy after ${sec(x.healthyMs)}, banner after ${sec(x.bannerMs)} (target < 10 s) | peak RSS before the banner ${x.peakBeforeBannerMB} MB, while serving ${x.peakServingMB} MB (target < 1024 MB), its child processes' ${x.peakChildrenMB} MB | start-up rebalances published ${x.rebalances}${x.rebalancesDoneMs === null ? "" : ` by ${sec(x.rebalancesDoneMs)}`} | end: ${x.end}`,
+        [
+          `  ${x.label}: healthy after ${sec(x.healthyMs)}, banner after ${sec(x.bannerMs)} (target < 10 s)`,
+          `peak RSS before the banner ${x.peakBeforeBannerMB} MB, while serving ${x.peakServingMB} MB`,
+          `(target < 1024 MB), its child processes' ${x.peakChildrenMB} MB`,
+          `start-up rebalances published ${x.rebalances}${done} | end: ${x.end}`,
+        ].join(" | "),
       );
-      console.log(`    first requests: ${x.first.map(([p, ms, s]) => `${p} ${ms} ms (${s})`).join("; ") || "—"}`);
-      console.log(
-        `    one request a second while the start-up rebalances ran: ${x.during.requests}, slowest ${x.during.slowestMs} ms`,
-      );
+      const first = x.first.map(([p, ms, s]) => `${p} ${ms} ms (${s})`).join("; ");
+      console.log(`    first requests: ${first || "—"}`);
+      const { requests, slowestMs } = x.during;
+      console.log(`    one request a second while the start-up rebalances ran: ${requests}, slowest ${slowestMs} ms`);
     }
   } finally {
     checkout.remove();

@@ -98,7 +98,7 @@ export interface Rebalancer {
   request(portfolioId: string): void;
   /** Resolves when every request made so far has been handled (tests). */
   idle(): Promise<void>;
-  /** Shutdown: lets the running rebalance finish and drops the waiting ones (the next start finds them). */
+  /** Shutdown: stops this rebalancer's running rebalance and drops its waiting ones (the next start finds them). */
   close(): Promise<void>;
 }
 

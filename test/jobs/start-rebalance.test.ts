@@ -43,7 +43,8 @@ const rules = (name: string, order: "ascending" | "descending") => ({
 
 /**
  * A published tiny store with four user portfolios: `kept` and `renamed` go into the run;
- * afterwards `renamed` is renamed (and its old rules published again), `late` is created and `gone` (also in the run) is deleted.
+ * afterwards `renamed` is renamed (and its old rules published again), `late` is created and
+ * `gone` (also in the run) is deleted.
  */
 async function store() {
   const dataDir = mkdtempSync(join(tmpdir(), "start-rebalance-"));
