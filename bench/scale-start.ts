@@ -273,8 +273,8 @@ export async function benchScaleStart(store: string): Promise<void> {
       console.log(
         [
           `  ${x.label}: healthy after ${sec(x.healthyMs)}, banner after ${sec(x.bannerMs)} (target < 10 s)`,
-          `peak RSS before the banner ${x.peakBeforeBannerMB} MB, while serving ${x.peakServingMB} MB`,
-          `(target < 1024 MB), its child processes' ${x.peakChildrenMB} MB`,
+          `peak RSS before the banner ${x.peakBeforeBannerMB} MB`,
+          `while serving ${x.peakServingMB} MB (target < 1024 MB), its child processes' ${x.peakChildrenMB} MB`,
           `start-up rebalances published ${x.rebalances}${done} | end: ${x.end}`,
         ].join(" | "),
       );
