@@ -208,12 +208,18 @@ function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: s
   }
 }
 
-/** `SCALE_STORE=DIR npm run bench -- scale-api`: only the API figures, over an already published store. */
+/**
+ * `SCALE_STORE=DIR npm run bench -- scale-api`: only the API figures, over an already published
+ * store: `npm start` over it (bench/scale-start.ts), then the swap figures (apiSwap).
+ * `SCALE_API_ONLY=start` or `=swap` runs one of the two.
+ */
 export async function benchScaleApi(): Promise<void> {
   const dir = process.env.SCALE_STORE;
   if (!dir) throw new Error("SCALE_STORE=DIR (a store with manifest.json) is required");
+  const only = process.env.SCALE_API_ONLY;
   console.log(`\n== scale (issue 11): the API over ${dir}; note: wall figures on a shared box`);
-  await apiSwap(dir);
+  if (only !== "swap") await (await import("./scale-start.ts")).benchScaleStart(dir);
+  if (only !== "start") await apiSwap(dir);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchScale();

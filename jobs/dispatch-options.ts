@@ -29,4 +29,16 @@ export interface DispatchResult extends JobResult {
   skipped?: boolean;
 }
 
+/** One portfolio to recompute (jobs/rebalance-requests.ts). */
+export interface RebalanceDispatch {
+  dataDir: string;
+  portfolioId: string;
+  catalog: Catalog;
+  log: Log;
+  redisUrl: string | null;
+  prefix?: string;
+  note?: (line: string) => void;
+  timeoutMs?: number;
+}
+
 export const DEFAULT_TIMEOUT_MS = 3_600_000;

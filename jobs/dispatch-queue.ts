@@ -7,8 +7,8 @@ import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from ".
 import { enqueueIdempotent } from "./enqueue.ts";
 import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
 import { backfillVersion, type JobProgress, type JobResult, jobId, type Stage, WHOLE } from "./job-types.ts";
+import { continuesPublished } from "./published-record.ts";
 import { pipelineQueue } from "./queue.ts";
-import { continuesPublished } from "./runner.ts";
 
 const ENQUEUE_TIMEOUT_MS = 30_000;
 

@@ -6,12 +6,10 @@ import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
 import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
 import type { Log } from "../pipeline/stages/context.ts";
-import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { type Manifest, ManifestMovedError, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
-import type { DispatchOptions, DispatchResult } from "./dispatch-options.ts";
-import { jobId, versionOf } from "./job-types.ts";
-import { catalogLookup } from "./reapply.ts";
+import type { DispatchOptions, DispatchResult, RebalanceDispatch } from "./dispatch-options.ts";
+import type { JobResult } from "./job-types.ts";
 import { runPipeline } from "./runner.ts";
 
 export { JobFailedError, JobLostError, JobTimeoutError } from "./await-job.ts";
@@ -59,34 +57,7 @@ async function inProcess(opts: DispatchOptions): Promise<DispatchResult> {
   }
 }
 
-export interface RebalanceDispatch {
-  dataDir: string;
-  portfolioId: string;
-  catalog: Catalog;
-  log: Log;
-  redisUrl: string | null;
-  prefix?: string;
-  note?: (line: string) => void;
-  timeoutMs?: number;
-}
-
-/** Recomputes one portfolio on the snapshot current at publish time: in-process, or as a job. */
+/** Recomputes one portfolio: the one rebalance entry point and job-id recipe (jobs/rebalance-requests.ts). */
 export async function dispatchRebalance(opts: RebalanceDispatch): Promise<DispatchResult> {
-  await opts.catalog.refresh();
-  const lookup = catalogLookup(opts.catalog);
-  if (!opts.redisUrl) {
-    const meta = await rebalanceOne({ dataDir: opts.dataDir, log: opts.log, portfolioId: opts.portfolioId, lookup });
-    return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
-  }
-  // The same definition asked for twice is one job; a changed one is a new job.
-  const definitionVersion = versionOf(
-    lookup(opts.portfolioId) ?? { published: opts.portfolioId, base: readManifest(opts.dataDir)?.snapshotId ?? null },
-  );
-  const id = jobId("rebalance", definitionVersion, `portfolio-${opts.portfolioId}`);
-  return (await queued()).viaQueue(
-    { ...opts, sourceDir: "" },
-    "rebalance",
-    { portfolioId: opts.portfolioId, definitionVersion },
-    id,
-  );
+  return (await import("./rebalance-requests.ts")).dispatchRebalance(opts);
 }

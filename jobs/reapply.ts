@@ -3,19 +3,11 @@
 // publishes, each such portfolio is rebalanced again on the run's snapshot, from the catalog as it
 // is now.
 import type { Log } from "../pipeline/stages/context.ts";
-import { type PortfolioSpec, rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { type Manifest, publishedSince } from "../pipeline/store/snapshots.ts";
+import { runRebalance } from "./rebalance-requests.ts";
 
-/** The catalog's definition of a user portfolio, in the shape the backtest takes. */
-export function catalogLookup(catalog: Catalog): (id: string) => PortfolioSpec | null {
-  return (id) => {
-    const u = catalog.userPortfolio(id);
-    if (!u) return null;
-    const { ownerId, createdAt, ...rules } = u;
-    return { rules, ownerId, createdAt };
-  };
-}
+export { catalogLookup } from "./rebalance-requests.ts";
 
 export async function reapplyMissedRebalances(
   opts: { dataDir: string; catalog: Catalog; log: Log; job?: string },
@@ -33,13 +25,8 @@ export async function reapplyMissedRebalances(
   await opts.catalog.refresh();
   for (const id of ids) {
     try {
-      await rebalanceOne({
-        dataDir: opts.dataDir,
-        log: opts.log,
-        portfolioId: id,
-        lookup: catalogLookup(opts.catalog),
-        job: opts.job,
-      });
+      // in this process: the run's job publishes its re-applies before it ends
+      await runRebalance(opts, id, opts.job);
     } catch (e) {
       // The run itself is published; a portfolio that fails here keeps the run's version of it.
       opts.log.warn(

@@ -42,6 +42,7 @@ import {
 import type { LevelSeries } from "../pipeline/types.ts";
 import { serviceConfig } from "./config.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
+import { publishedRecord } from "./published-record.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
 
 export interface RunOptions {
@@ -66,24 +67,6 @@ export interface RunResult {
 }
 
 /** `PIPELINE_APPEND=0` turns the nightly append off: every run recomputes in full. */
-const appendEnabled = () => serviceConfig().pipelineAppend;
-
-/**
- * Whether a run of `sourceDir` would continue the published snapshot (a nightly append): a queue
- * runs that as one job on one worker instead of fanning a whole run out as a flow.
- */
-export async function continuesPublished(dataDir: string, sourceDir: string): Promise<boolean> {
-  const p = publishedRecord(dataDir);
-  return p !== null && (await planAppend(sourceDir, p.record)).kind === "append";
-}
-
-/** The published snapshot and the source files it recorded (null: appends off, nothing published, or no record). */
-function publishedRecord(dataDir: string) {
-  const base = appendEnabled() ? readManifest(dataDir) : null;
-  const record = base ? readSourceRecord(snapshotDir(dataDir, base.snapshotId)) : null;
-  return base && record ? { base, record } : null;
-}
-
 export async function runPipeline(opts: RunOptions): Promise<RunResult> {
   // A source that only added days to the published one continues it (pipeline/stages/append.ts).
   const p = opts.window ? null : publishedRecord(opts.dataDir);

@@ -62,7 +62,7 @@ export async function makeAppDeps(
     });
   // Mutations write the catalog here; a changed portfolio's rebalance goes to the job runner.
   const rebalancer = config.redisUrl
-    ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix)
+    ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix, config.dataDir)
     : inProcessRebalancer({ dataDir: config.dataDir, catalog, log });
   const deps: AppDeps = {
     snapshot: served,

@@ -6,10 +6,10 @@
 import cluster from "node:cluster";
 import { join } from "node:path";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
-import { rebalanceOne } from "../pipeline/stages/rebalance.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/demo.ts";
-import { hasTypedTables, loadSnapshot } from "../pipeline/store/load-snapshot.ts";
+import { hasTypedTables } from "../pipeline/store/load-snapshot.ts";
+import { publishedCompanies } from "../pipeline/store/published-portfolios.ts";
 import { readManifest, readMeta, snapshotDir } from "../pipeline/store/snapshots.ts";
 import { startBanner } from "./banner.ts";
 import { existingSourceDir } from "./cli-args.ts";
@@ -17,6 +17,7 @@ import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { dispatchRun, JobFailedError } from "./dispatch.ts";
 import { createLogger } from "./logger.ts";
 import { terminalProgress } from "./progress.ts";
+import { inProcessRebalancer, portfoliosWithoutBacktest, queueRebalancer, requestAll } from "./rebalance-requests.ts";
 import { logErrorsOncePerOutage, probeRedis, redisUrlForLog } from "./redis-health.ts";
 import { UsageError } from "./run-command.ts";
 import { ensureSampleSource } from "./sample.ts";
@@ -121,24 +122,34 @@ async function primary(config: Config): Promise<void> {
     }
     progress.stop();
   }
-  // User portfolios created while no run saw them (e.g. the demo's on a reused store) get theirs now.
+  // User portfolios created or changed while no run or rebalance saw them (e.g. the demo's on a
+  // reused store) are found by one query over the published portfolios table (never the snapshot
+  // loaded) and handed to the one rebalance entry point once the banner is out.
   const current = readManifest(config.dataDir);
+  const deps = { dataDir: config.dataDir, catalog, log };
+  const missing = current ? await portfoliosWithoutBacktest(catalog, config.dataDir, current) : [];
+  if (current && catalog.watchlistsOf(demo.user.id).length === 0)
+    await ensureDemoWatchlist(catalog, demo.user.id, await publishedCompanies(config.dataDir, current.snapshotId));
   if (current) {
-    progress.update("loading the published snapshot", 0, 2);
-    const snap = await loadSnapshot(config.dataDir, current.snapshotId);
-    for (const { ownerId, createdAt, ...rules } of catalog.allUserPortfolios()) {
-      if (!snap.portfolios.has(rules.id))
-        await rebalanceOne({ dataDir: config.dataDir, log, portfolio: { rules, ownerId, createdAt } });
-    }
-    await ensureDemoWatchlist(catalog, demo.user.id, snap.companies);
-  }
-  if (current) {
-    progress.update("waiting for the server to serve it", 1, 2);
+    progress.update("waiting for the server to serve it", 0, 1);
     await waitHealthy(srv.url, config.dataDir, log);
   }
   progress.stop();
   const hint = plan.kind === "serve-published" ? switchHint(plan.publishedSource) : null;
   process.stdout.write(startBanner({ url: srv.url, demoKey: demo.key, hint })); // plain stdout, never the logger
+  if (missing.length) {
+    const rebalancer =
+      config.redisUrl && !redisDown
+        ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix, config.dataDir)
+        : inProcessRebalancer(deps);
+    // before the catalog closes: a rebalance running then reads it
+    closers.splice(
+      closers.findIndex((c) => c.name === "catalog"),
+      0,
+      { name: "start-up rebalances", close: () => rebalancer.close() },
+    );
+    requestAll(deps, missing, rebalancer);
+  }
 }
 
 /** The server processes poll the manifest; announce only once they serve the published snapshot. */

@@ -8,17 +8,17 @@ import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
 import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import type { Log } from "../pipeline/stages/context.ts";
-import { PortfolioNotFoundError, rebalanceOne } from "../pipeline/stages/rebalance.ts";
+import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { pruneStore, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { addRunFlow, FLOW_JOBS, flowByDefault, runFlowIds } from "./flow.ts";
 import { processFlowJob } from "./flow-worker.ts";
 import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
+import { continuesPublished } from "./published-record.ts";
 import { closeQuietly, PIPELINE_QUEUE, pipelineQueue, redisConnection } from "./queue.ts";
-import { catalogLookup } from "./reapply.ts";
-import { noteRebalanceFailure } from "./rebalance-requests.ts";
-import { continuesPublished, runPipeline } from "./runner.ts";
+import { noteRebalanceFailure, runRebalance } from "./rebalance-requests.ts";
+import { runPipeline } from "./runner.ts";
 
 const FLOW_JOB_NAMES = new Set<string>(Object.values(FLOW_JOBS));
 
@@ -125,13 +125,7 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
         const data = job.data as RebalanceJobData;
         await deps.catalog.refresh();
         progress("rebalance", 0, 1);
-        const meta = await rebalanceOne({
-          dataDir: deps.dataDir,
-          log: deps.log,
-          portfolioId: data.portfolioId,
-          lookup: catalogLookup(deps.catalog),
-          job: job.id,
-        });
+        const meta = await runRebalance(deps, data.portfolioId, job.id);
         return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
       }
       if (FLOW_JOB_NAMES.has(job.name)) return await processFlowJob(job, deps, progress, token);
