@@ -152,16 +152,23 @@ async function main(argv: string[]): Promise<number> {
     const { startPipelineWorker } = await import("./worker.ts");
     // Flow jobs run one after another on this thread: one scratch database serves them all.
     (await import("../pipeline/store/scratch.ts")).shareScratchOnMainThread();
+    const workerLog = createLogger(config.logLevel);
     const worker = startPipelineWorker({
       redisUrl: config.redisUrl,
       dataDir: config.dataDir,
       catalog,
-      log: createLogger(config.logLevel),
+      log: workerLog,
       prefix,
     });
+    (await import("./redis-health.ts")).logErrorsOncePerOutage(worker, workerLog, "pipeline worker");
+    let redisDown = false;
+    worker.on("error", () => (redisDown = true)).on("ready", () => (redisDown = false));
     console.log(`pipeline worker ${process.pid} waiting for jobs`);
     await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
-    await worker.close();
+    // A graceful close waits for the active job, and forever on a Redis that is gone: then force it,
+    // or stop waiting (the process exits; the job's lock lapses and another worker takes it over).
+    const redisLost = new Promise((res) => worker.once("error", res));
+    await (redisDown ? worker.close(true) : Promise.race([worker.close(), redisLost]));
     return 0;
   }
   if (command === "rebalance") {
