@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { noRedis } from "../redis.ts";
 import { splitAtDate } from "../../data/append-days.ts";
 import { generateSample } from "../../data/generate.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
@@ -228,20 +229,24 @@ describe("nightly append", () => {
     expect(existsSync(join(f, "prices.csv"))).toBe(true);
   }, 120_000);
 
-  it("through BullMQ, continues the published snapshot in one run job instead of a flow", async () => {
-    const dataDir = tmp("append-queue-");
-    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-    const prefix = `${prefixBase}-queue`;
-    workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
-    const via = (sourceDir: string) =>
-      dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix });
-    await via(split.history);
-    const r = await via(split.appended);
-    expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
-    // The job that published it was the whole-run job (a flow publishes from its `publish` parent).
-    expect(readManifest(dataDir)!.log![0].job).toMatch(/^run/);
-    expect((await differences(current(dataDir), current(full))).tables).toEqual([]);
-  }, 180_000);
+  it.skipIf(noRedis)(
+    "through BullMQ, continues the published snapshot in one run job instead of a flow",
+    async () => {
+      const dataDir = tmp("append-queue-");
+      const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+      const prefix = `${prefixBase}-queue`;
+      workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+      const via = (sourceDir: string) =>
+        dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix });
+      await via(split.history);
+      const r = await via(split.appended);
+      expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
+      // The job that published it was the whole-run job (a flow publishes from its `publish` parent).
+      expect(readManifest(dataDir)!.log![0].job).toMatch(/^run/);
+      expect((await differences(current(dataDir), current(full))).tables).toEqual([]);
+    },
+    180_000,
+  );
 
   it("appends rows dated inside the history only by a full run", async () => {
     const f = join(split.appended, "..", "late");

@@ -5,6 +5,7 @@
 import { Writable } from "node:stream";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { noRedis } from "../redis.ts";
 import { basicPassword } from "../../api/admin.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import { queueDashboard } from "../../jobs/dashboard.ts";
@@ -20,6 +21,7 @@ let dash: ReturnType<typeof queueDashboard>;
 afterAll(async () => {
   await srv?.close();
   await dash?.queue.close();
+  if (noRedis) return;
   const r = new Redis(REDIS);
   const keys = await r.keys(`${prefix}:*`);
   if (keys.length) await r.del(...keys);
@@ -28,7 +30,7 @@ afterAll(async () => {
 
 const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`ops:${key}`).toString("base64")}` });
 
-describe("queue dashboard", () => {
+describe.skipIf(noRedis)("queue dashboard", () => {
   it("is served only to keys holding the admin scope", async () => {
     const fx = fixtureWithMetrics();
     const catalog = buildCatalog(fx);

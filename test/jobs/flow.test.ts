@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { noRedis } from "../redis.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import {
   AFFINITY_MS,
@@ -65,7 +66,7 @@ async function workersOn(name: string, n: number) {
 
 const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).map((l) => l.slice("COMPLETED ".length));
 
-describe("a run as a flow", () => {
+describe.skipIf(noRedis)("a run as a flow", () => {
   it("is shared by two worker processes and publishes the in-process runner's snapshot", async () => {
     const {
       dataDir,

@@ -8,6 +8,7 @@ import { Writable } from "node:stream";
 import type { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { noRedis } from "../redis.ts";
 import { startServer } from "../../api/server.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import { createLogger } from "../../jobs/logger.ts";
@@ -25,6 +26,7 @@ const prefixBase = `test-gqlrb-${process.pid}-${Date.now()}`;
 const closers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const c of closers.reverse()) await c();
+  if (noRedis) return;
   const r = new Redis(REDIS);
   const keys = await r.keys(`${prefixBase}-*`);
   if (keys.length) await r.del(...keys);
@@ -107,7 +109,7 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
 }
 
 for (const mode of ["in-process", "bullmq"] as const) {
-  describe(`portfolio mutations through the job runner (${mode})`, () => {
+  describe.skipIf(mode === "bullmq" && noRedis)(`portfolio mutations through the job runner (${mode})`, () => {
     it("PENDING after each change, READY once the snapshot serving it is published; REST serves its holdings", async () => {
       const { holder, rebalancer, gql, rest, settle, holdings } = await setup(mode, "ready");
       // Tiny source ratings (test/fixtures/tiny-source.ts): total = 5,6,7,8 and return = 6,7,8,9 for AAA..DDD.

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
+import { noRedis } from "../redis.ts";
 import { dispatchRun, JobFailedError } from "../../jobs/dispatch.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
@@ -23,7 +24,7 @@ const workers: Worker[] = [];
 afterAll(() => cleanUpQueues(prefixBase, workers));
 
 for (const mode of ["in-process", "bullmq"] as const) {
-  describe(`pipeline run (${mode})`, () => {
+  describe.skipIf(mode === "bullmq" && noRedis)(`pipeline run (${mode})`, () => {
     async function setup() {
       const dataDir = mkdtempSync(join(tmpdir(), `jobs-${mode}-`));
       const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));

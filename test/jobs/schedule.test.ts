@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { noRedis } from "../redis.ts";
 import { NIGHTLY_SCHEDULER, pipelineQueue } from "../../jobs/queue.ts";
 import { ScheduleError, scheduleNightly, validateSchedule } from "../../jobs/schedule.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
@@ -14,6 +15,7 @@ const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `test-sched-${process.pid}-${Date.now()}`;
 
 afterAll(async () => {
+  if (noRedis) return;
   const r = new Redis(REDIS);
   const keys = await r.keys(`${prefix}*`);
   if (keys.length) await r.del(...keys);
@@ -57,7 +59,7 @@ describe("schedule validation", () => {
     expect((err as Error).message).not.toContain("\n");
   });
 
-  it("registers the scheduler with its pattern and zone in Redis", async () => {
+  it.skipIf(noRedis)("registers the scheduler with its pattern and zone in Redis", async () => {
     const { next } = await scheduleNightly(REDIS, src, "15 3 * * *", prefix, "America/New_York");
     expect(new Date(next).getUTCMinutes()).toBe(15);
     const q = pipelineQueue(REDIS, prefix);
@@ -73,21 +75,25 @@ describe("schedule validation", () => {
     }
   });
 
-  it("the CLI says what is wrong in one line and exits 2, registering nothing", async () => {
-    const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
-      REDIS_URL: REDIS,
-      QUEUE_PREFIX: `${prefix}-cli`,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")),
-    });
-    expect(await p.exited).toBe(2);
-    expect(p.err).toEqual([
-      expect.stringMatching(/^cron "0 25 \* \* \*" is not a valid pattern .*nothing was scheduled$/),
-    ]);
-    const q = pipelineQueue(REDIS, `${prefix}-cli`);
-    try {
-      expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();
-    } finally {
-      await q.close();
-    }
-  }, 60_000);
+  it.skipIf(noRedis)(
+    "the CLI says what is wrong in one line and exits 2, registering nothing",
+    async () => {
+      const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
+        REDIS_URL: REDIS,
+        QUEUE_PREFIX: `${prefix}-cli`,
+        DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")),
+      });
+      expect(await p.exited).toBe(2);
+      expect(p.err).toEqual([
+        expect.stringMatching(/^cron "0 25 \* \* \*" is not a valid pattern .*nothing was scheduled$/),
+      ]);
+      const q = pipelineQueue(REDIS, `${prefix}-cli`);
+      try {
+        expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();
+      } finally {
+        await q.close();
+      }
+    },
+    60_000,
+  );
 });

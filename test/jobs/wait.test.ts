@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Worker as BullWorker, type Job, type Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { noRedis } from "../redis.ts";
 import { awaitJob } from "../../jobs/await-job.ts";
 import { dispatchRun, JobFailedError, JobLostError, JobTimeoutError } from "../../jobs/dispatch.ts";
 import { pipelineQueue, redisConnection } from "../../jobs/queue.ts";
@@ -31,7 +32,7 @@ async function store() {
   return { dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")) };
 }
 
-describe("waiting on a queued job", () => {
+describe.skipIf(noRedis)("waiting on a queued job", () => {
   it("times out when no worker takes the job, saying so, and leaves the job queued", async () => {
     const { dataDir, catalog } = await store();
     const prefix = `${prefixBase}-noworker`;
