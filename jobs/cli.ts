@@ -33,8 +33,9 @@ const USAGE = `usage: npm run pipeline -- <command>
   rebalance --portfolio ID [--timeout SEC]
                          recomputes one portfolio (user or predefined) on the snapshot current when it
                          publishes; every other table is reused as it is (a BullMQ job with REDIS_URL)
-  status                 the published snapshot; with REDIS_URL also the queue: counts, running jobs,
-                         workers, the nightly scheduler`;
+  status [--json]        the published snapshot; with REDIS_URL also the queue: counts, runs (their
+                         jobs done of all, progress), running jobs, workers, the nightly scheduler.
+                         Readable lines on a terminal, JSON with --json or when stdout is not one`;
 
 function timeoutOf(v: string | undefined): number | null {
   if (v === undefined) return DEFAULT_TIMEOUT_MS;
@@ -213,14 +214,17 @@ async function main(argv: string[]): Promise<number> {
       throw e;
     }
   }
-  parseArgs({ args: rest, options: {} }); // status takes no options: refuse any
+  const { values } = parseArgs({ args: rest, options: { json: { type: "boolean" } } });
   const { gatherStatus } = await import("./status.ts");
   const status = await gatherStatus(config.dataDir, config.redisUrl, prefix).catch((e: Error) => {
     console.error(`queue status unavailable: ${e.message}`);
     return gatherStatus(config.dataDir, null);
   });
-  console.log(JSON.stringify(status, null, 2));
-  if (!status.snapshot) console.error(`no snapshot published under ${config.dataDir}`);
+  // Readable lines on a terminal; JSON with --json and whenever stdout is not one (scripts read it).
+  if (values.json || !process.stdout.isTTY) {
+    console.log(JSON.stringify(status, null, 2));
+    if (!status.snapshot) console.error(`no snapshot published under ${config.dataDir}`);
+  } else console.log((await import("./status-text.ts")).statusText(status, config.dataDir));
   return status.snapshot ? 0 : 1;
 }
 
