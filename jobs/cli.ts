@@ -30,6 +30,7 @@ const USAGE = `usage: npm run pipeline -- <command>
   schedule [--cron P] [--tz ZONE] [--source DIR]
                          registers the nightly run (default SCHEDULE_CRON "0 2 * * *" in SCHEDULE_TZ UTC;
                          needs REDIS_URL); a missing source or a bad pattern is refused now
+  schedule --remove      removes the nightly run (a run it already started goes on)
   rebalance --portfolio ID [--timeout SEC]
                          recomputes one portfolio (user or predefined) on the snapshot current when it
                          publishes; every other table is reused as it is (a BullMQ job with REDIS_URL)
@@ -127,11 +128,22 @@ async function main(argv: string[]): Promise<number> {
       return 64;
     }
     if (command === "schedule") {
-      const { scheduleNightly, ScheduleError } = await import("./schedule.ts");
+      const { scheduleNightly, ScheduleError, unscheduleNightly } = await import("./schedule.ts");
       const { values } = parseArgs({
         args: rest,
-        options: { cron: { type: "string" }, tz: { type: "string" }, source: { type: "string" } },
+        options: {
+          cron: { type: "string" },
+          tz: { type: "string" },
+          source: { type: "string" },
+          remove: { type: "boolean" },
+        },
       });
+      if (values.remove) {
+        if (values.cron || values.tz || values.source) throw new UsageError("schedule --remove takes no other option");
+        const removed = await unscheduleNightly(config.redisUrl, prefix);
+        console.log(removed ? "nightly run unscheduled" : "no nightly run was scheduled; nothing to remove");
+        return 0;
+      }
       const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
       const cron = values.cron ?? config.scheduleCron;
       const tz = values.tz ?? config.scheduleTz;

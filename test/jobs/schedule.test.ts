@@ -76,6 +76,29 @@ describe("schedule validation", () => {
   });
 
   it.skipIf(noRedis)(
+    "schedule --remove takes the scheduler out of Redis, and says when there was none",
+    async () => {
+      const env = { REDIS_URL: REDIS, QUEUE_PREFIX: `${prefix}-rm`, DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")) };
+      const add = spawnTs("jobs/cli.ts", ["schedule", "--source", src], env);
+      expect(await add.exited).toBe(0);
+      const q = pipelineQueue(REDIS, `${prefix}-rm`);
+      try {
+        expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toMatchObject({ pattern: "0 2 * * *" });
+        const rm = spawnTs("jobs/cli.ts", ["schedule", "--remove"], env);
+        expect(await rm.exited).toBe(0);
+        expect(rm.out).toEqual(["nightly run unscheduled"]);
+        expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();
+        const again = spawnTs("jobs/cli.ts", ["schedule", "--remove"], env);
+        expect(await again.exited).toBe(0);
+        expect(again.out).toEqual(["no nightly run was scheduled; nothing to remove"]);
+      } finally {
+        await q.close();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(noRedis)(
     "the CLI says what is wrong in one line and exits 2, registering nothing",
     async () => {
       const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
