@@ -49,7 +49,7 @@ describe("npm run pipeline: usage errors", () => {
   it("unknown options, stray arguments and unknown commands", () => {
     expectUsageError(pipeline("run", "--sorce", "x"), /^Unknown option '--sorce'/);
     expectUsageError(pipeline("run", "extra"), /^Unexpected argument 'extra'/);
-    expectUsageError(pipeline("status", "--json"), /^Unknown option '--json'/);
+    expectUsageError(pipeline("status", "--verbose"), /^Unknown option '--verbose'/);
     expectUsageError(pipeline("frobnicate"), 'unknown command "frobnicate"');
     expectUsageError(pipeline("rebalance"), "rebalance needs --portfolio ID");
     expectUsageError(keys("create", "--email", "a@b.c"), "create needs --email and --scopes");
