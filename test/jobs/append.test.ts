@@ -16,7 +16,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { splitAtDate } from "../../data/append-days.ts";
 import { generateSample } from "../../data/generate.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
@@ -28,6 +27,7 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { columns, lit, openDuck } from "../../pipeline/store/duck.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues } from "./jobs-fixture.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };

@@ -6,13 +6,13 @@ import { existsSync } from "node:fs";
 import { Writable } from "node:stream";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { basicPassword } from "../../api/admin.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import { queueDashboard } from "../../jobs/dashboard.ts";
 import { createLogger } from "../../jobs/logger.ts";
 import { buildCatalog, KEYS } from "../api/fixture.ts";
 import { fixtureWithMetrics } from "../api/helpers.ts";
+import { noRedis } from "../redis.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

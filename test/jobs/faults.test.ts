@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import { pipelineQueue } from "../../jobs/queue.ts";
 import { runPipeline } from "../../jobs/runner.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { noRedis } from "../redis.ts";
 import {
   differingTables,
   freePort,

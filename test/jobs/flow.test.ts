@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import {
   AFFINITY_MS,
@@ -24,6 +23,7 @@ import { pipelineQueue } from "../../jobs/queue.ts";
 import { sourceFingerprint, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { noRedis } from "../redis.ts";
 import {
   cleanUpQueues,
   differingTables,

@@ -8,7 +8,6 @@ import { Writable } from "node:stream";
 import type { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { startServer } from "../../api/server.ts";
 import { dispatchRun } from "../../jobs/dispatch.ts";
 import { createLogger } from "../../jobs/logger.ts";
@@ -19,6 +18,7 @@ import { SCOPES } from "../../pipeline/store/catalog-types.ts";
 import { SnapshotHolder } from "../../pipeline/store/holder.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const silent = { info: () => undefined, warn: () => undefined };

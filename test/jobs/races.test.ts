@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { dispatchRebalance, dispatchRun } from "../../jobs/dispatch.ts";
 import { catalogLookup } from "../../jobs/reapply.ts";
 import { runPipeline } from "../../jobs/runner.ts";
@@ -20,6 +19,7 @@ import { lit, openDuck, scalar } from "../../pipeline/store/duck.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues, silent } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { dispatchRun, JobFailedError } from "../../jobs/dispatch.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
@@ -13,6 +12,7 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

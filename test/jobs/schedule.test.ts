@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { NIGHTLY_SCHEDULER, pipelineQueue } from "../../jobs/queue.ts";
 import { ScheduleError, scheduleNightly, validateSchedule } from "../../jobs/schedule.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { spawnTs } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

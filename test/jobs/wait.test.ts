@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { Worker as BullWorker, type Job, type Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { noRedis } from "../redis.ts";
 import { awaitJob } from "../../jobs/await-job.ts";
 import { dispatchRun, JobFailedError, JobLostError, JobTimeoutError } from "../../jobs/dispatch.ts";
 import { pipelineQueue, redisConnection } from "../../jobs/queue.ts";
@@ -19,6 +18,7 @@ import { hashedBytes, sourceStamp } from "../../pipeline/sources/fingerprint.ts"
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues, freePort, silent } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
