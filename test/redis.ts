@@ -4,4 +4,4 @@ import { inject } from "vitest";
 
 export const TEST_REDIS = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 /** True when TEST_REDIS_URL did not answer at the start of the run. */
-export const noRedis = inject("redisUnreachable") !== "";
+export const noRedis = (inject("redisUnreachable") ?? "") !== "";
