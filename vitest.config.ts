@@ -10,6 +10,8 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }] },
   test: {
     include: ["test/**/*.test.ts"],
+    // One Redis probe for the run: the Redis-backed tests skip, saying why, when none answers.
+    globalSetup: ["test/redis-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // DuckDB files and Redis queues are real; keep suites in separate processes.

@@ -14,6 +14,9 @@ import { REST_PREFIX } from "./rest/dispatch.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const QUIET = new Set(["/metrics", "/healthz"]);
+// Enough to tell a browser from curl or a client library; a whole user agent (100+ characters)
+// made every info line long.
+const USER_AGENT_CHARS = 40;
 
 // Generated ids: a random per-process prefix and a counter. Unique across processes and restarts
 // like a UUID, at a fraction of the cost per request.
@@ -85,7 +88,7 @@ export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: I
         method: req.method,
         url: req.originalUrl,
         remoteAddress: req.socket.remoteAddress,
-        userAgent: req.headers["user-agent"],
+        userAgent: req.headers["user-agent"]?.slice(0, USER_AGENT_CHARS),
         status: res.statusCode,
         ms,
       });

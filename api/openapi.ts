@@ -1,4 +1,6 @@
 // OpenAPI 3.1 document generated from the route list and its zod schemas (no second hand-written copy).
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { ENDPOINT_SCOPES } from "./auth.ts";
 import { ErrorSchema } from "./rest/resources.ts";
@@ -6,6 +8,15 @@ import type { AnyRoute } from "./rest/route.ts";
 import { withFormat } from "./rest/route.ts";
 
 type Json = Record<string, unknown>;
+
+/** package.json's version, the service's one version number (found from api/ and from dist/api/). */
+function packageVersion(): string {
+  for (let d = import.meta.dirname; ; d = dirname(d)) {
+    const p = join(d, "package.json");
+    if (existsSync(p)) return (JSON.parse(readFileSync(p, "utf8")) as { version: string }).version;
+    if (dirname(d) === d) throw new Error(`no package.json above ${import.meta.dirname}`);
+  }
+}
 
 function jsonSchema(s: z.ZodType, io: "input" | "output", defs: Json): Json {
   const raw = z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any", reused: "inline" });
@@ -83,7 +94,7 @@ export function openApiDocument(routes: AnyRoute[]): Json {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Stock ratings and portfolio data service", version: "1.0.0" },
+    info: { title: "Stock ratings and portfolio data service", version: packageVersion() },
     // relative: the server that serves this document (paths carry the /data/v1 prefix)
     servers: [{ url: "/", description: "this server" }],
     paths,

@@ -30,11 +30,13 @@ const USAGE = `usage: npm run pipeline -- <command>
   schedule [--cron P] [--tz ZONE] [--source DIR]
                          registers the nightly run (default SCHEDULE_CRON "0 2 * * *" in SCHEDULE_TZ UTC;
                          needs REDIS_URL); a missing source or a bad pattern is refused now
+  schedule --remove      removes the nightly run (a run it already started goes on)
   rebalance --portfolio ID [--timeout SEC]
                          recomputes one portfolio (user or predefined) on the snapshot current when it
                          publishes; every other table is reused as it is (a BullMQ job with REDIS_URL)
-  status                 the published snapshot; with REDIS_URL also the queue: counts, running jobs,
-                         workers, the nightly scheduler`;
+  status [--json]        the published snapshot; with REDIS_URL also the queue: counts, runs (their
+                         jobs done of all, progress), running jobs, workers, the nightly scheduler.
+                         Readable lines on a terminal, JSON with --json or when stdout is not one`;
 
 function timeoutOf(v: string | undefined): number | null {
   if (v === undefined) return DEFAULT_TIMEOUT_MS;
@@ -134,11 +136,22 @@ async function main(argv: string[]): Promise<number> {
       return 64;
     }
     if (command === "schedule") {
-      const { scheduleNightly, ScheduleError } = await import("./schedule.ts");
+      const { scheduleNightly, ScheduleError, unscheduleNightly } = await import("./schedule.ts");
       const { values } = parseArgs({
         args: rest,
-        options: { cron: { type: "string" }, tz: { type: "string" }, source: { type: "string" } },
+        options: {
+          cron: { type: "string" },
+          tz: { type: "string" },
+          source: { type: "string" },
+          remove: { type: "boolean" },
+        },
       });
+      if (values.remove) {
+        if (values.cron || values.tz || values.source) throw new UsageError("schedule --remove takes no other option");
+        const removed = await unscheduleNightly(config.redisUrl, prefix);
+        console.log(removed ? "nightly run unscheduled" : "no nightly run was scheduled; nothing to remove");
+        return 0;
+      }
       const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
       const cron = values.cron ?? config.scheduleCron;
       const tz = values.tz ?? config.scheduleTz;
@@ -160,16 +173,23 @@ async function main(argv: string[]): Promise<number> {
     const { startPipelineWorker } = await import("./worker.ts");
     // Flow jobs run one after another on this thread: one scratch database serves them all.
     (await import("../pipeline/store/scratch.ts")).shareScratchOnMainThread();
+    const workerLog = createLogger(config.logLevel);
     const worker = startPipelineWorker({
       redisUrl: config.redisUrl,
       dataDir: config.dataDir,
       catalog,
-      log: createLogger(config.logLevel),
+      log: workerLog,
       prefix,
     });
+    (await import("./redis-health.ts")).logErrorsOncePerOutage(worker, workerLog, "pipeline worker");
+    let redisDown = false;
+    worker.on("error", () => (redisDown = true)).on("ready", () => (redisDown = false));
     console.log(`pipeline worker ${process.pid} waiting for jobs`);
     await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
-    await worker.close();
+    // A graceful close waits for the active job, and forever on a Redis that is gone: then force it,
+    // or stop waiting (the process exits; the job's lock lapses and another worker takes it over).
+    const redisLost = new Promise((res) => worker.once("error", res));
+    await (redisDown ? worker.close(true) : Promise.race([worker.close(), redisLost]));
     return 0;
   }
   if (command === "rebalance") {
@@ -218,14 +238,17 @@ async function main(argv: string[]): Promise<number> {
       throw e;
     }
   }
-  parseArgs({ args: rest, options: {} }); // status takes no options: refuse any
+  const { values } = parseArgs({ args: rest, options: { json: { type: "boolean" } } });
   const { gatherStatus } = await import("./status.ts");
   const status = await gatherStatus(config.dataDir, config.redisUrl, prefix).catch((e: Error) => {
     console.error(`queue status unavailable: ${e.message}`);
     return gatherStatus(config.dataDir, null);
   });
-  console.log(JSON.stringify(status, null, 2));
-  if (!status.snapshot) console.error(`no snapshot published under ${config.dataDir}`);
+  // Readable lines on a terminal; JSON with --json and whenever stdout is not one (scripts read it).
+  if (values.json || !process.stdout.isTTY) {
+    console.log(JSON.stringify(status, null, 2));
+    if (!status.snapshot) console.error(`no snapshot published under ${config.dataDir}`);
+  } else console.log((await import("./status-text.ts")).statusText(status, config.dataDir));
   return status.snapshot ? 0 : 1;
 }
 

@@ -8,6 +8,8 @@ import type { RequestHandler } from "express";
 import { pipelineQueue } from "./queue.ts";
 
 export const DASHBOARD_PATH = "/admin/queues";
+/** `<link href="http(s)://…">` in bull-board's page (its Google fonts). */
+const OUTSIDE_LINKS = /<link\b[^>]*\bhref="https?:\/\/[^"]*"[^>]*>\s*/g;
 
 export function queueDashboard(
   redisUrl: string,
@@ -17,5 +19,13 @@ export function queueDashboard(
   const server = new ExpressAdapter();
   server.setBasePath(DASHBOARD_PATH);
   createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter: server });
-  return { path: DASHBOARD_PATH, router: server.getRouter() as RequestHandler, queue };
+  const board = server.getRouter() as RequestHandler;
+  // bull-board's page links its fonts from Google's servers: a request leaving the host (failing
+  // where there is no internet) for a look only. Sent without the link, the page uses local fonts.
+  const router: RequestHandler = (req, res, next) => {
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => send(typeof body === "string" ? body.replace(OUTSIDE_LINKS, "") : body);
+    board(req, res, next);
+  };
+  return { path: DASHBOARD_PATH, router, queue };
 }

@@ -75,3 +75,13 @@ export async function scheduleNightly(
     await closeQuietly(queue);
   }
 }
+
+/** Removes the nightly job scheduler; false when none was registered. A run it already added stays. */
+export async function unscheduleNightly(redisUrl: string, prefix?: string): Promise<boolean> {
+  const queue = pipelineQueue(redisUrl, prefix);
+  try {
+    return await queue.removeJobScheduler(NIGHTLY_SCHEDULER);
+  } finally {
+    await closeQuietly(queue);
+  }
+}

@@ -1,7 +1,22 @@
 // `npm run pipeline -- status`: the published snapshot and, with Redis, the queue: counts per
 // state, the jobs running (with their progress), connected workers and the nightly scheduler.
+import type { Job, Queue } from "bullmq";
 import { liveStagings, readManifest, readMeta } from "../pipeline/store/snapshots.ts";
+import { FLOW_JOBS, runFlowIds } from "./flow.ts";
 import { closeQuietly, NIGHTLY_SCHEDULER, pipelineQueue } from "./queue.ts";
+
+/**
+ * A run's flow, counted over all its jobs: BullMQ's counts miss them (a finished child is removed at
+ * once), and each job's own progress is one partition's. Ingest and fundamentals add the partition
+ * jobs, so the total is known, and `progress` given, once both are done: it never goes backwards.
+ */
+export interface RunStatus {
+  id: string;
+  state: string;
+  jobs: { done: number; known: number; allKnown: boolean };
+  /** done / known once every job is known (0..1), else null. */
+  progress: number | null;
+}
 
 export interface Status {
   snapshot: Record<string, unknown> | null;
@@ -12,7 +27,38 @@ export interface Status {
     workers: number;
     running: { id: string | undefined; name: string; attempt: number; startedAt: string | null; progress: unknown }[];
     scheduler: { pattern?: string | null; tz?: string | null; next: string | null } | null;
+    /** Runs queued or running, then the last finished one. */
+    runs: RunStatus[];
   };
+}
+
+async function runStatus(job: Job, state: string): Promise<RunStatus> {
+  const d = await job.getDependencies();
+  const processed = Object.keys(d.processed ?? {});
+  const unprocessed = d.unprocessed ?? [];
+  const ids = runFlowIds((job.data as { sourceVersion: string }).sourceVersion);
+  // Keys are `<prefix>:<queue>:<job id>`.
+  const adders = [ids.ingest, ids.fundamentals];
+  const allKnown = state === "completed" || !unprocessed.some((k) => adders.some((id) => k.endsWith(`:${id}`)));
+  const done = processed.length;
+  const known = done + unprocessed.length;
+  return {
+    id: job.id!,
+    state,
+    jobs: { done, known, allKnown },
+    progress: state === "completed" ? 1 : allKnown && known ? done / known : null,
+  };
+}
+
+async function runsOf(queue: Queue): Promise<RunStatus[]> {
+  const open = (await queue.getJobs(["active", "waiting-children", "waiting", "delayed"])).filter(
+    (j) => j?.name === FLOW_JOBS.parent,
+  );
+  const last = (await queue.getCompleted(0, 50)).filter((j) => j?.name === FLOW_JOBS.parent).slice(0, 1);
+  return Promise.all([
+    ...open.map(async (j) => runStatus(j, await j.getState())),
+    ...last.map((j) => runStatus(j, "completed")),
+  ]);
 }
 
 export async function gatherStatus(
@@ -45,11 +91,12 @@ export async function gatherStatus(
   const queue = pipelineQueue(redisUrl, prefix);
   try {
     const read = async () => {
-      const [counts, workers, active, scheduler] = await Promise.all([
+      const [counts, workers, active, scheduler, runs] = await Promise.all([
         queue.getJobCounts("waiting", "active", "delayed", "prioritized", "completed", "failed"),
         queue.getWorkersCount(),
         queue.getActive(),
         queue.getJobScheduler(NIGHTLY_SCHEDULER),
+        runsOf(queue),
       ]);
       return {
         counts,
@@ -68,6 +115,7 @@ export async function gatherStatus(
               next: scheduler.next ? new Date(scheduler.next).toISOString() : null,
             }
           : null,
+        runs,
       };
     };
     status.queue = await Promise.race([

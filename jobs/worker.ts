@@ -171,10 +171,12 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
       "pipeline job completed",
     );
   });
-  // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process.
-  worker.on("error", (err) =>
-    deps.log.warn({ err: String(err.message).split("\n")[0] }, "pipeline worker: Redis error (retrying)"),
-  );
+  // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process. The
+  // caller logs them once per outage (logErrorsOncePerOutage): ioredis retries every second or two.
+  worker.on("error", () => undefined);
+  // BullMQ's worker says 'ready' only once; its connections say it again after each reconnect,
+  // which is what ends an outage in the log.
+  worker.backend.on("ready", () => worker.emit("ready"));
   // Staging folders of runs that died (this machine's or another's) go now rather than at the next publish.
   pruneStore(deps.dataDir).then(
     (removed) => removed.length && deps.log.info({ removed }, "pruned what dead runs and old snapshots left"),

@@ -6,6 +6,9 @@
 //   node scripts/dist-fresh.mjs dist/x.js ARGS…     the check, then x.js in this same process with
 //                                                   ARGS, as `node dist/x.js ARGS…` would run it: one
 //                                                   Node start (~0.1 s) fewer than a pre-script
+// The entry runs in this process, so a signal sent to it is the entry's own. package.json's scripts
+// `exec` node: npm forwards SIGTERM and SIGINT to the `sh -c` running a script, and dash would die
+// of it leaving node running (test/jobs/npm-signals.test.ts).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";

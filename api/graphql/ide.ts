@@ -1,6 +1,6 @@
 // The GraphiQL IDE (ruru, a GraphiQL distribution) for a browser GET on /graphiql: the HTML page
-// and its static files are served from ruru's in-memory bundle, never from a CDN. The api_key
-// header goes into the IDE's headers editor.
+// and its static files are served from ruru's in-memory bundle, never from a CDN. The page asks for
+// the API key, then starts the IDE with it in the api_key header (its headers editor).
 import { createHash } from "node:crypto";
 import type { RequestHandler } from "express";
 import { type RuruServerConfig, ruruHTML } from "ruru/server";
@@ -16,16 +16,55 @@ export function isGraphqlUrl(url: string): boolean {
   return Number.isNaN(c) || c === 47 /* / */ || c === 63 /* ? */;
 }
 
+// Every request, the schema's introspection included, needs a key: opened without one, the IDE
+// greeted the user with UNAUTHENTICATED and "Error fetching schema". So the page asks for the key
+// first and starts the IDE with it in the api_key header.
+const KEY_FORM = `
+  <form id="api-key-form" style="position:fixed;inset:0;z-index:10;display:flex;flex-direction:column;gap:.6em;
+    align-items:center;justify-content:center;background:#fff;font:16px system-ui,sans-serif">
+    <label for="api-key">API key for GraphiQL (sent as the <code>api_key</code> header)</label>
+    <input id="api-key" name="api_key" type="password" autocomplete="off" required autofocus size="48" />
+    <button type="submit">Open GraphiQL</button>
+    <p style="color:#555">The schema and every query need a key; <code>npm start</code> prints a demo key.</p>
+  </form>`;
+const START_WITH_KEY = `
+    <script type="module">
+      import { React, createRoot, Ruru } from ${JSON.stringify(`${STATIC_PATH}ruru.js`)};
+      const form = document.getElementById("api-key-form");
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        const key = form.elements.api_key.value.trim();
+        if (!key) return;
+        form.remove();
+        // The IDE fetches the schema before its headers editor exists: such a request gets the key
+        // here; one whose headers name a key (edited by the user) keeps its own.
+        const endpoint = new URL(RURU_CONFIG.endpoint, location.href).href;
+        const fetch0 = window.fetch.bind(window);
+        window.fetch = (input, init = {}) => {
+          const url = new URL(input instanceof Request ? input.url : String(input), location.href).href;
+          if (url !== endpoint) return fetch0(input, init);
+          const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
+          if (!headers.has("api_key")) headers.set("api_key", key);
+          return fetch0(input, { ...init, headers });
+        };
+        const initialHeaders = JSON.stringify({ api_key: key }, null, 2);
+        createRoot(document.getElementById("ruru-root")).render(React.createElement(Ruru, { ...RURU_CONFIG, initialHeaders }));
+      });
+    </script>`;
+
 let html: string | undefined;
 export function idePage(): string {
   return (html ??= ruruHTML({
     endpoint: GRAPHQL_PATH,
-    htmlParts: { titleTag: "<title>GraphiQL · stock ratings service</title>" },
+    htmlParts: {
+      titleTag: "<title>GraphiQL · stock ratings service</title>",
+      bodyContent: (original) => KEY_FORM + original,
+      bodyInitScript: START_WITH_KEY,
+    },
     staticPath: STATIC_PATH,
     clientConfig: {
-      initialHeaders: JSON.stringify({ api_key: "" }, null, 2),
       initialQuery:
-        "# GraphiQL for the stock ratings service: put your key in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
+        "# GraphiQL for the stock ratings service: your key is in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
     } as RuruServerConfig["clientConfig"],
   }));
 }

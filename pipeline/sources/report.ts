@@ -17,6 +17,14 @@ export class SourceRejectedError extends Error {
   }
 }
 
+/**
+ * One line for a person: a CSV row as `file:LINE`, the line an editor shows (the header is line 1,
+ * so data row N is line N + 1), also in a duplicate's "first at" (the readers give data rows);
+ * a Parquet row or a JSON item as `file row N`.
+ */
 export function formatReject(r: RejectedRow): string {
-  return `${r.file}${r.row ? `:${r.row}` : ""} [${r.column}] ${r.reason}`;
+  const csv = r.file.endsWith(".csv");
+  const place = !r.row ? r.file : csv ? `${r.file}:${r.row + 1}` : `${r.file} row ${r.row}`;
+  const reason = csv ? r.reason.replace(/first at row (\d+)$/, (_, n) => `first at line ${Number(n) + 1}`) : r.reason;
+  return `${place} [${r.column}] ${reason}`;
 }

@@ -1,5 +1,6 @@
 // The GraphiQL IDE in a real browser: Debian's chromium driven by playwright-core opens
-// /graphiql, runs the page's query with the key in the api_key header, and reads the result.
+// /graphiql, which asks for a key (no request, no error before), loads the schema with it, runs the
+// page's query with the key in the api_key header, and reads the result.
 // Skips (saying why) where /usr/bin/chromium is absent; .ci/run installs it from Debian's packages.
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +25,7 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       args: ["--headless", "--no-sandbox", "--disable-background-networking"],
     });
     try {
-      const context = await browser.newContext({ extraHTTPHeaders: { api_key: KEYS.alice } });
+      const context = await browser.newContext();
       const page = await context.newPage();
       const outside: string[] = [];
       page.on("request", (r) => {
@@ -32,7 +33,9 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
           outside.push(r.url());
       });
       let answer: import("playwright-core").Response | null = null;
+      const posts: import("playwright-core").Response[] = [];
       page.on("response", (r) => {
+        if (r.url() === `${s.url}/graphiql` && r.request().method() === "POST") posts.push(r);
         if (
           r.url() === `${s.url}/graphiql` &&
           r.request().method() === "POST" &&
@@ -41,6 +44,21 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
           answer = r;
       });
       await page.goto(`${s.url}/graphiql`);
+      // Before a key is entered: the page asks for it, sends nothing, and shows no error.
+      const keyInput = page.locator("#api-key");
+      await keyInput.waitFor({ timeout: 30_000 });
+      await page.waitForTimeout(1_500);
+      expect(posts).toEqual([]);
+      const shown = () => page.locator("body").innerText();
+      expect(await shown()).not.toMatch(/UNAUTHENTICATED|Error fetching schema/);
+      await keyInput.fill(KEYS.alice);
+      await page.locator("#api-key-form button[type=submit]").click();
+      // Then the schema loads with the key: the introspection answer is the schema, not an error.
+      await expect.poll(() => posts.length, { timeout: 30_000 }).toBeGreaterThan(0);
+      const introspection = posts.find((r) => (r.request().postData() ?? "").includes("__schema"))!;
+      expect((await introspection.request().allHeaders()).api_key).toBe(KEYS.alice);
+      expect(introspection.status()).toBe(200);
+      expect((await introspection.json()).data.__schema.queryType.name).toBe("Query");
       const run = page.locator(".graphiql-execute-button, button[aria-label^='Execute query']").first();
       await run.waitFor({ timeout: 30_000 });
       // The button can be drawn before the IDE has wired its editor (a click then runs nothing):
@@ -57,6 +75,7 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       const text = async () => (await result.innerText()).replace(/[\s\u00a0]+/g, ""); // the editor renders non-breaking spaces
       await expect.poll(text, { timeout: 20_000 }).toContain(`"totalCount":${total}`);
       expect(await text()).toContain(`"ticker":"${top}"`);
+      expect(await shown()).not.toMatch(/UNAUTHENTICATED|Error fetching schema/);
       expect(outside).toEqual([]);
     } finally {
       await browser.close();

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixture, KEYS } from "./fixture.ts";
 import { fixtureWithMetrics, startTestServer, type TestServer } from "./helpers.ts";
@@ -240,6 +242,10 @@ describe("openapi and metrics", () => {
     expect(r.status).toBe(200);
     const doc = r.json;
     expect(doc.openapi).toBe("3.1.0");
+    // The document's version is the service's (package.json), not a number of its own.
+    expect(doc.info.version).toBe(
+      JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version,
+    );
     const ops = Object.values(doc.paths as Record<string, { get: unknown }>).map((p) => p.get);
     expect(ops).toHaveLength(15);
     const list = doc.paths["/data/v1/stock_ratings"].get;

@@ -3,10 +3,11 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
+import { noRedis, TEST_REDIS } from "../redis.ts";
 import { KEYS } from "./fixture.ts";
 import { fixtureWithMetrics, startTestServer } from "./helpers.ts";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const REDIS_URL = TEST_REDIS;
 const fx = fixtureWithMetrics({ stocks: 20, days: 80 });
 const clients: Redis[] = [];
 afterAll(async () => {
@@ -14,7 +15,7 @@ afterAll(async () => {
 });
 
 describe("rate limits through Redis", () => {
-  it("two servers share one key's limit", async () => {
+  it.skipIf(noRedis)("two servers share one key's limit", async () => {
     const prefix = `rl:test:${randomBytes(6).toString("hex")}`;
     const a = new Redis(REDIS_URL, { enableOfflineQueue: false, lazyConnect: true });
     const b = new Redis(REDIS_URL, { enableOfflineQueue: false, lazyConnect: true });

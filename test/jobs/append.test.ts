@@ -27,6 +27,7 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { Binds, columns, openDuck } from "../../pipeline/store/duck.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues } from "./jobs-fixture.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
@@ -233,20 +234,24 @@ describe("nightly append", () => {
     expect(existsSync(join(f, "prices.csv"))).toBe(true);
   }, 120_000);
 
-  it("through BullMQ, continues the published snapshot in one run job instead of a flow", async () => {
-    const dataDir = tmp("append-queue-");
-    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
-    const prefix = `${prefixBase}-queue`;
-    workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
-    const via = (sourceDir: string) =>
-      dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix });
-    await via(split.history);
-    const r = await via(split.appended);
-    expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
-    // The job that published it was the whole-run job (a flow publishes from its `publish` parent).
-    expect(readManifest(dataDir)!.log![0].job).toMatch(/^run/);
-    expect((await differences(current(dataDir), current(full))).tables).toEqual([]);
-  }, 180_000);
+  it.skipIf(noRedis)(
+    "through BullMQ, continues the published snapshot in one run job instead of a flow",
+    async () => {
+      const dataDir = tmp("append-queue-");
+      const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+      const prefix = `${prefixBase}-queue`;
+      workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+      const via = (sourceDir: string) =>
+        dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix });
+      await via(split.history);
+      const r = await via(split.appended);
+      expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
+      // The job that published it was the whole-run job (a flow publishes from its `publish` parent).
+      expect(readManifest(dataDir)!.log![0].job).toMatch(/^run/);
+      expect((await differences(current(dataDir), current(full))).tables).toEqual([]);
+    },
+    180_000,
+  );
 
   it("appends rows dated inside the history only by a full run", async () => {
     const f = join(split.appended, "..", "late");

@@ -49,7 +49,7 @@ describe("npm run pipeline: usage errors", () => {
   it("unknown options, stray arguments and unknown commands", () => {
     expectUsageError(pipeline("run", "--sorce", "x"), /^Unknown option '--sorce'/);
     expectUsageError(pipeline("run", "extra"), /^Unexpected argument 'extra'/);
-    expectUsageError(pipeline("status", "--json"), /^Unknown option '--json'/);
+    expectUsageError(pipeline("status", "--verbose"), /^Unknown option '--verbose'/);
     expectUsageError(pipeline("frobnicate"), 'unknown command "frobnicate"');
     expectUsageError(pipeline("rebalance"), "rebalance needs --portfolio ID");
     expectUsageError(keys("create", "--email", "a@b.c"), "create needs --email and --scopes");
@@ -83,13 +83,14 @@ describe("npm run pipeline: a rejected source", () => {
   it("is reported in one round: row errors and unknown tickers together, exit 2, nothing published", () => {
     const f = tinyFiles();
     const prices = f["prices.csv"].split("\n");
+    // prices[3] is the file's line 4 (the header is line 1): the line an editor shows.
     prices[3] = prices[3].replace(/,[\d.]+,1000,/, ",abc,1000,");
     const dir = writeTinySource(() => ({ "prices.csv": `${prices.join("\n")}\n2024-01-01,,,,5,1,ZZZ` }));
     const r = pipeline("run", "--source", dir);
     expect(r.code).toBe(2);
     expect(r.stderr.split("\n")).toEqual([
       `source ${dir} rejected: 2 problem(s); nothing was published.`,
-      "  prices.csv:3 [close] not a number",
+      "  prices.csv:4 [close] not a number",
       "  prices [ticker] ticker ZZZ (1 rows) is not in companies",
       "",
     ]);

@@ -2,6 +2,7 @@
 // asking for Basic credentials, a key without the scope → 403 naming it, an admin key (query or
 // Basic password) → the dashboard and its API listing the pipeline queue with a job we added.
 
+import { existsSync } from "node:fs";
 import { Writable } from "node:stream";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,7 +12,9 @@ import { queueDashboard } from "../../jobs/dashboard.ts";
 import { createLogger } from "../../jobs/logger.ts";
 import { buildCatalog, KEYS } from "../api/fixture.ts";
 import { fixtureWithMetrics } from "../api/helpers.ts";
+import { noRedis } from "../redis.ts";
 
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `test-dash-${process.pid}-${Date.now()}`;
 let srv: RunningServer;
@@ -20,6 +23,7 @@ let dash: ReturnType<typeof queueDashboard>;
 afterAll(async () => {
   await srv?.close();
   await dash?.queue.close();
+  if (noRedis) return;
   const r = new Redis(REDIS);
   const keys = await r.keys(`${prefix}:*`);
   if (keys.length) await r.del(...keys);
@@ -28,7 +32,7 @@ afterAll(async () => {
 
 const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`ops:${key}`).toString("base64")}` });
 
-describe("queue dashboard", () => {
+describe.skipIf(noRedis)("queue dashboard", () => {
   it("is served only to keys holding the admin scope", async () => {
     const fx = fixtureWithMetrics();
     const catalog = buildCatalog(fx);
@@ -65,6 +69,35 @@ describe("queue dashboard", () => {
     const rest = await fetch(`${srv.url}/data/v1/benchmarks?api_key=${KEYS.alice}`);
     expect(rest.status).toBe(200);
   });
+
+  it.skipIf(!existsSync(CHROMIUM))(
+    "in a browser, the page loads nothing from other hosts and lists the queue",
+    async () => {
+      const { chromium } = await import("playwright-core");
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ["--headless", "--no-sandbox", "--disable-background-networking"],
+      });
+      try {
+        const context = await browser.newContext({ httpCredentials: { username: "ops", password: KEYS.alice } });
+        const page = await context.newPage();
+        const outside: string[] = [];
+        page.on("request", (r) => {
+          const u = new URL(r.url());
+          if ((u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "127.0.0.1") outside.push(r.url());
+        });
+        const html = await page.goto(`${srv.url}/admin/queues`);
+        expect(html?.status()).toBe(200);
+        // The app has drawn the queue (its name) from the dashboard's own API.
+        await page.getByText("pipeline").first().waitFor({ timeout: 30_000 });
+        await page.waitForLoadState("networkidle");
+        expect(outside).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    90_000,
+  );
 
   it("reads the key from a Basic password, whatever the user name", () => {
     expect(basicPassword(`Basic ${Buffer.from("anyone:k:with:colons").toString("base64")}`)).toBe("k:with:colons");

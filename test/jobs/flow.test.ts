@@ -23,6 +23,7 @@ import { pipelineQueue } from "../../jobs/queue.ts";
 import { sourceFingerprint, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { noRedis } from "../redis.ts";
 import {
   cleanUpQueues,
   differingTables,
@@ -65,7 +66,7 @@ async function workersOn(name: string, n: number) {
 
 const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).map((l) => l.slice("COMPLETED ".length));
 
-describe("a run as a flow", () => {
+describe.skipIf(noRedis)("a run as a flow", () => {
   it("is shared by two worker processes and publishes the in-process runner's snapshot", async () => {
     const {
       dataDir,

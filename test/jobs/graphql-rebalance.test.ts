@@ -18,6 +18,7 @@ import { SCOPES } from "../../pipeline/store/catalog-types.ts";
 import { SnapshotHolder } from "../../pipeline/store/holder.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const silent = { info: () => undefined, warn: () => undefined };
@@ -25,6 +26,7 @@ const prefixBase = `test-gqlrb-${process.pid}-${Date.now()}`;
 const closers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const c of closers.reverse()) await c();
+  if (noRedis) return;
   const r = new Redis(REDIS);
   const keys = await r.keys(`${prefixBase}-*`);
   if (keys.length) await r.del(...keys);
@@ -107,7 +109,7 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
 }
 
 for (const mode of ["in-process", "bullmq"] as const) {
-  describe(`portfolio mutations through the job runner (${mode})`, () => {
+  describe.skipIf(mode === "bullmq" && noRedis)(`portfolio mutations through the job runner (${mode})`, () => {
     it("PENDING after each change, READY once the snapshot serving it is published; REST serves its holdings", async () => {
       const { holder, rebalancer, gql, rest, settle, holdings } = await setup(mode, "ready");
       // Tiny source ratings (test/fixtures/tiny-source.ts): total = 5,6,7,8 and return = 6,7,8,9 for AAA..DDD.

@@ -178,6 +178,7 @@ export const TEST_REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 /** Closes the test's in-process workers and deletes every key under `prefixBase-*` on the shared Redis. */
 export async function cleanUpQueues(prefixBase: string, workers: { close(): Promise<void> }[] = []): Promise<void> {
   await Promise.all(workers.map((w) => w.close()));
+  if ((await import("../redis.ts")).noRedis) return;
   const r = new Redis(TEST_REDIS);
   const keys = await r.keys(`${prefixBase}-*`);
   if (keys.length) await r.del(...keys);

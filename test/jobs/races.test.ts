@@ -19,6 +19,7 @@ import { openDuck, scalar } from "../../pipeline/store/duck.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues, silent } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -96,43 +97,47 @@ describe("a rebalance racing a run", () => {
     ).toEqual(["rebalance", "run", "rebalance"]);
   }, 60_000);
 
-  it("through the queue on two workers: a run and two rebalances at once all land, no snapshot of the history is missing", async () => {
-    const { dataDir, catalog, user } = await store();
-    const prefix = `${prefixBase}-queue`;
-    for (let i = 0; i < 2; i++)
-      workers.push(
-        startPipelineWorker({
-          redisUrl: REDIS,
-          dataDir,
-          catalog: await Catalog.open(join(dataDir, "catalog.duckdb")),
-          log: silent,
-          prefix,
-        }),
-      );
-    const p = await catalog.createUserPortfolio(user.id, rules("ascending"));
-    const q = await catalog.createUserPortfolio(user.id, rules("ascending"));
-    await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
-    const versionBefore = readManifest(dataDir)!.version!;
-    for (const x of [p, q]) await catalog.updateUserPortfolio(x.id, { ...rules("descending"), id: x.id });
-    const common = { dataDir, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000 };
-    // A different source for the run (DDD's name changed), so it is a new run, not a repeat.
-    const other = writeTinySource((f) => ({
-      "companies.csv": f["companies.csv"].replace("Delta plc", "Delta Group plc"),
-    }));
-    const results = await Promise.all([
-      dispatchRun({ ...common, sourceDir: other }),
-      dispatchRebalance({ ...common, portfolioId: p.id }),
-      dispatchRebalance({ ...common, portfolioId: q.id }),
-    ]);
-    const m = readManifest(dataDir)!;
-    expect(m.version! - versionBefore).toBeGreaterThanOrEqual(3);
-    for (const r of results) expect(m.log!.some((e) => e.snapshotId === r.snapshotId)).toBe(true);
-    expect(await holdings(dataDir, p.id)).toEqual(["DDD"]);
-    expect(await holdings(dataDir, q.id)).toEqual(["DDD"]);
-    const snap = await loadSnapshot(dataDir, m.snapshotId);
-    expect(snap.companies.find((c) => c.ticker === "DDD")!.name).toBe("Delta Group plc");
-    for (const id of m.history) expect(existsSync(join(snapshotDir(dataDir, id), "meta.json"))).toBe(true);
-  }, 90_000);
+  it.skipIf(noRedis)(
+    "through the queue on two workers: a run and two rebalances at once all land, no snapshot of the history is missing",
+    async () => {
+      const { dataDir, catalog, user } = await store();
+      const prefix = `${prefixBase}-queue`;
+      for (let i = 0; i < 2; i++)
+        workers.push(
+          startPipelineWorker({
+            redisUrl: REDIS,
+            dataDir,
+            catalog: await Catalog.open(join(dataDir, "catalog.duckdb")),
+            log: silent,
+            prefix,
+          }),
+        );
+      const p = await catalog.createUserPortfolio(user.id, rules("ascending"));
+      const q = await catalog.createUserPortfolio(user.id, rules("ascending"));
+      await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
+      const versionBefore = readManifest(dataDir)!.version!;
+      for (const x of [p, q]) await catalog.updateUserPortfolio(x.id, { ...rules("descending"), id: x.id });
+      const common = { dataDir, catalog, log: silent, redisUrl: REDIS, prefix, timeoutMs: 60_000 };
+      // A different source for the run (DDD's name changed), so it is a new run, not a repeat.
+      const other = writeTinySource((f) => ({
+        "companies.csv": f["companies.csv"].replace("Delta plc", "Delta Group plc"),
+      }));
+      const results = await Promise.all([
+        dispatchRun({ ...common, sourceDir: other }),
+        dispatchRebalance({ ...common, portfolioId: p.id }),
+        dispatchRebalance({ ...common, portfolioId: q.id }),
+      ]);
+      const m = readManifest(dataDir)!;
+      expect(m.version! - versionBefore).toBeGreaterThanOrEqual(3);
+      for (const r of results) expect(m.log!.some((e) => e.snapshotId === r.snapshotId)).toBe(true);
+      expect(await holdings(dataDir, p.id)).toEqual(["DDD"]);
+      expect(await holdings(dataDir, q.id)).toEqual(["DDD"]);
+      const snap = await loadSnapshot(dataDir, m.snapshotId);
+      expect(snap.companies.find((c) => c.ticker === "DDD")!.name).toBe("Delta Group plc");
+      for (const id of m.history) expect(existsSync(join(snapshotDir(dataDir, id), "meta.json"))).toBe(true);
+    },
+    90_000,
+  );
 });
 
 describe("the same backfill twice", () => {
@@ -161,37 +166,41 @@ describe("the same backfill twice", () => {
   };
 
   for (const mode of ["in-process", "bullmq"] as const) {
-    it(`gives one set of results (${mode}): one publish, no repeated rows`, async () => {
-      const { dataDir, catalog } = await store();
-      const prefix = `${prefixBase}-backfill-${mode}`;
-      if (mode === "bullmq")
-        workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
-      await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
-      const src = windowSource();
-      const ask = () =>
-        dispatchRun({
-          dataDir,
-          sourceDir: src,
-          catalog,
-          log: silent,
-          redisUrl: mode === "bullmq" ? REDIS : null,
-          prefix,
-          window: { from: "2024-01-08", to: "2024-01-10" },
-          timeoutMs: 60_000,
-        });
-      const v0 = readManifest(dataDir)!.version!;
-      // bullmq: two at once are one job; in-process: one after the other
-      const [a, b] = mode === "bullmq" ? await Promise.all([ask(), ask()]) : [await ask(), await ask()];
-      expect(b.snapshotId).toBe(a.snapshotId);
-      const c = await ask();
-      expect(c).toMatchObject({ snapshotId: a.snapshotId, skipped: true });
-      expect(readManifest(dataDir)!.version).toBe(v0 + 1);
-      // 4 tickers × 30 days; in the window only the source's rows (all four tickers there too).
-      expect(await priceRows(dataDir)).toEqual([120, 120]);
-      const snap = await loadSnapshot(dataDir, a.snapshotId);
-      const r = snap.stockReturns.get("AAA")!;
-      // AAA: day k closes 10 + 0.1k; Jan 8 (day 5) doubled = 21.00 over Jan 5 (day 4) 10.40.
-      expect(r.returns[r.dates.indexOf("2024-01-08")]).toBeCloseTo(21.0 / 10.4 - 1, 12);
-    }, 60_000);
+    it.skipIf(mode === "bullmq" && noRedis)(
+      `gives one set of results (${mode}): one publish, no repeated rows`,
+      async () => {
+        const { dataDir, catalog } = await store();
+        const prefix = `${prefixBase}-backfill-${mode}`;
+        if (mode === "bullmq")
+          workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
+        await runPipeline({ dataDir, sourceDir: writeTinySource(), catalog, log: silent });
+        const src = windowSource();
+        const ask = () =>
+          dispatchRun({
+            dataDir,
+            sourceDir: src,
+            catalog,
+            log: silent,
+            redisUrl: mode === "bullmq" ? REDIS : null,
+            prefix,
+            window: { from: "2024-01-08", to: "2024-01-10" },
+            timeoutMs: 60_000,
+          });
+        const v0 = readManifest(dataDir)!.version!;
+        // bullmq: two at once are one job; in-process: one after the other
+        const [a, b] = mode === "bullmq" ? await Promise.all([ask(), ask()]) : [await ask(), await ask()];
+        expect(b.snapshotId).toBe(a.snapshotId);
+        const c = await ask();
+        expect(c).toMatchObject({ snapshotId: a.snapshotId, skipped: true });
+        expect(readManifest(dataDir)!.version).toBe(v0 + 1);
+        // 4 tickers × 30 days; in the window only the source's rows (all four tickers there too).
+        expect(await priceRows(dataDir)).toEqual([120, 120]);
+        const snap = await loadSnapshot(dataDir, a.snapshotId);
+        const r = snap.stockReturns.get("AAA")!;
+        // AAA: day k closes 10 + 0.1k; Jan 8 (day 5) doubled = 21.00 over Jan 5 (day 4) 10.40.
+        expect(r.returns[r.dates.indexOf("2024-01-08")]).toBeCloseTo(21.0 / 10.4 - 1, 12);
+      },
+      60_000,
+    );
   }
 });

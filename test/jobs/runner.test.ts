@@ -12,6 +12,7 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -23,7 +24,7 @@ const workers: Worker[] = [];
 afterAll(() => cleanUpQueues(prefixBase, workers));
 
 for (const mode of ["in-process", "bullmq"] as const) {
-  describe(`pipeline run (${mode})`, () => {
+  describe.skipIf(mode === "bullmq" && noRedis)(`pipeline run (${mode})`, () => {
     async function setup() {
       const dataDir = mkdtempSync(join(tmpdir(), `jobs-${mode}-`));
       const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));

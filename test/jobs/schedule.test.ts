@@ -8,12 +8,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { NIGHTLY_SCHEDULER, pipelineQueue } from "../../jobs/queue.ts";
 import { ScheduleError, scheduleNightly, validateSchedule } from "../../jobs/schedule.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { spawnTs } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `test-sched-${process.pid}-${Date.now()}`;
 
 afterAll(async () => {
+  if (noRedis) return;
   const r = new Redis(REDIS);
   const keys = await r.keys(`${prefix}*`);
   if (keys.length) await r.del(...keys);
@@ -57,7 +59,7 @@ describe("schedule validation", () => {
     expect((err as Error).message).not.toContain("\n");
   });
 
-  it("registers the scheduler with its pattern and zone in Redis", async () => {
+  it.skipIf(noRedis)("registers the scheduler with its pattern and zone in Redis", async () => {
     const { next } = await scheduleNightly(REDIS, src, "15 3 * * *", prefix, "America/New_York");
     expect(new Date(next).getUTCMinutes()).toBe(15);
     const q = pipelineQueue(REDIS, prefix);
@@ -73,21 +75,48 @@ describe("schedule validation", () => {
     }
   });
 
-  it("the CLI says what is wrong in one line and exits 2, registering nothing", async () => {
-    const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
-      REDIS_URL: REDIS,
-      QUEUE_PREFIX: `${prefix}-cli`,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")),
-    });
-    expect(await p.exited).toBe(2);
-    expect(p.err).toEqual([
-      expect.stringMatching(/^cron "0 25 \* \* \*" is not a valid pattern .*nothing was scheduled$/),
-    ]);
-    const q = pipelineQueue(REDIS, `${prefix}-cli`);
-    try {
-      expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();
-    } finally {
-      await q.close();
-    }
-  }, 60_000);
+  it.skipIf(noRedis)(
+    "schedule --remove takes the scheduler out of Redis, and says when there was none",
+    async () => {
+      const env = { REDIS_URL: REDIS, QUEUE_PREFIX: `${prefix}-rm`, DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")) };
+      const add = spawnTs("jobs/cli.ts", ["schedule", "--source", src], env);
+      expect(await add.exited).toBe(0);
+      const q = pipelineQueue(REDIS, `${prefix}-rm`);
+      try {
+        expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toMatchObject({ pattern: "0 2 * * *" });
+        const rm = spawnTs("jobs/cli.ts", ["schedule", "--remove"], env);
+        expect(await rm.exited).toBe(0);
+        expect(rm.out).toEqual(["nightly run unscheduled"]);
+        expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();
+        const again = spawnTs("jobs/cli.ts", ["schedule", "--remove"], env);
+        expect(await again.exited).toBe(0);
+        expect(again.out).toEqual(["no nightly run was scheduled; nothing to remove"]);
+      } finally {
+        await q.close();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(noRedis)(
+    "the CLI says what is wrong in one line and exits 2, registering nothing",
+    async () => {
+      const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
+        REDIS_URL: REDIS,
+        QUEUE_PREFIX: `${prefix}-cli`,
+        DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")),
+      });
+      expect(await p.exited).toBe(2);
+      expect(p.err).toEqual([
+        expect.stringMatching(/^cron "0 25 \* \* \*" is not a valid pattern .*nothing was scheduled$/),
+      ]);
+      const q = pipelineQueue(REDIS, `${prefix}-cli`);
+      try {
+        expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();
+      } finally {
+        await q.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -18,6 +18,7 @@ import { hashedBytes, sourceStamp } from "../../pipeline/sources/fingerprint.ts"
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { noRedis } from "../redis.ts";
 import { cleanUpQueues, freePort, silent } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -31,7 +32,7 @@ async function store() {
   return { dataDir, catalog: await Catalog.open(join(dataDir, "catalog.duckdb")) };
 }
 
-describe("waiting on a queued job", () => {
+describe.skipIf(noRedis)("waiting on a queued job", () => {
   it("times out when no worker takes the job, saying so, and leaves the job queued", async () => {
     const { dataDir, catalog } = await store();
     const prefix = `${prefixBase}-noworker`;
