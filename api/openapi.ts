@@ -3,6 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { ENDPOINT_SCOPES } from "./auth.ts";
+import { MAX_HEADER_BYTES } from "./client-error.ts";
+import { COST_PER_MINUTE, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./graphql/cost.ts";
+import { MAX_DEPTH } from "./graphql/limits.ts";
+import { DOCUMENT_LIMITS, MAX_TOKENS } from "./graphql/prescan.ts";
 import { ErrorSchema } from "./rest/resources.ts";
 import type { AnyRoute } from "./rest/route.ts";
 import { withFormat } from "./rest/route.ts";
@@ -30,6 +34,20 @@ function jsonSchema(s: z.ZodType, io: "input" | "output", defs: Json): Json {
   }
   return out;
 }
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+/** The limits a client meets, from the constants that enforce them (docs/api/limits.md has the prose). */
+const LIMITS = [
+  "Limits. REST: requests per api key per minute as the server's RATE_LIMIT_PER_MINUTE (default 6,000; 429",
+  `with Retry-After over it); a request head (URL and headers) of at most ${n(MAX_HEADER_BYTES / 1024)} KB (431);`,
+  "any parameter holding a control character (U+0000-U+001F, U+007F; a description may hold tab, LF, CR) is a",
+  "400 naming it. GraphQL (/graphiql, described in its schema): a document of at most",
+  `${n(MAX_TOKENS)} tokens, ${n(DOCUMENT_LIMITS.fields)} fields, ${n(DOCUMENT_LIMITS.aliases)} aliases,`,
+  `depth ${MAX_DEPTH}; a request may cost ${n(MAX_COST)} points and a key ${n(COST_PER_MINUTE)} points a minute`,
+  `(extensions.cost reports the budget); execution stops at ${TIMEOUT_MS / 1000} s and an answer over`,
+  `${MAX_RESPONSE_BYTES / 1024 / 1024} MiB is refused.`,
+].join(" ");
 
 const ERRORS: Record<string, string> = {
   "400": "Bad or missing parameter",
@@ -94,7 +112,7 @@ export function openApiDocument(routes: AnyRoute[]): Json {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Stock ratings and portfolio data service", version: packageVersion() },
+    info: { title: "Stock ratings and portfolio data service", version: packageVersion(), description: LIMITS },
     // relative: the server that serves this document (paths carry the /data/v1 prefix)
     servers: [{ url: "/", description: "this server" }],
     paths,

@@ -6,7 +6,7 @@ import { portfolioRuleFields } from "../../pipeline/sources/portfolios-json.ts";
 import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
 import { type PortfolioRules, RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
-import { multiLine, singleLine } from "./text-input.ts";
+import { descriptionText, nameText } from "./text-input.ts";
 import {
   fail,
   fieldErrors,
@@ -20,17 +20,8 @@ import {
 } from "./write-results.ts";
 
 const rulesSchema = z.object({
-  name: z
-    .string()
-    .trim()
-    .min(1, "must not be empty")
-    .max(200, "must be at most 200 characters")
-    .refine(...singleLine),
-  description: z
-    .string()
-    .max(2000, "must be at most 2000 characters")
-    .refine(...multiLine)
-    .default(""),
+  name: nameText(200),
+  description: descriptionText().default(""),
   ...portfolioRuleFields,
 });
 

@@ -3,6 +3,7 @@
 // parameter when it holds a C0 control character (U+0000–U+001F) or DEL (U+007F). Free text that
 // may span lines (a description) keeps tab, line feed and carriage return. NUL is refused
 // everywhere: no stored or echoed value carries one (api/README.md, "Control characters").
+import { z } from "zod";
 import { InvalidParameter } from "../errors.ts";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
@@ -58,3 +59,19 @@ export function refuseControls(params: Record<string, unknown>): void {
   const hit = controlIn(params, "");
   if (hit) throw InvalidParameter.one(hit.param, hit.message);
 }
+
+/** A required one-line name: trimmed, not empty, at most `max` characters. */
+export const nameText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`)
+    .refine(...singleLine);
+
+/** A free-text description: at most 2,000 characters, lines allowed. */
+export const descriptionText = () =>
+  z
+    .string()
+    .max(2000, "must be at most 2000 characters")
+    .refine(...multiLine);

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { Watchlist } from "../../pipeline/store/catalog-types.ts";
 import * as access from "./snapshot-access.ts";
-import { multiLine, singleLine } from "./text-input.ts";
+import { descriptionText, nameText } from "./text-input.ts";
 import { ownWatchlist } from "./watchlists.ts";
 import {
   type FieldError,
@@ -45,16 +45,8 @@ const noRefs = (refs: StockRefs) => !(refs.stockTickers?.length || refs.stockIds
 const NEITHER = "give at least one of stockTickers and stockIds";
 
 const fields = {
-  name: z
-    .string()
-    .trim()
-    .min(1, "must not be empty")
-    .max(200, "must be at most 200 characters")
-    .refine(...singleLine),
-  description: z
-    .string()
-    .max(2000, "must be at most 2000 characters")
-    .refine(...multiLine),
+  name: nameText(200),
+  description: descriptionText(),
   private: z.boolean(),
 };
 const createSchema = z.object({
