@@ -106,6 +106,8 @@ function checkRest(c: RestCase, a: Answer): void {
   const pathUnknown = pathOf("unknown");
   const malformed = pathOf("malformed");
   const declared = c.op.params.map((p) => p.name);
+  // Node's parser refuses a request line over its 16 KB header limit before the app sees it
+  if (a.status === 431 && c.target.length > 16_000) return;
   if (malformed.length) {
     // the path is decoded before the query is read (routing): a 400 naming the path parameter
     expect(a.status, `malformed ${malformed.join(", ")}: ${where}`).toBe(400);
@@ -147,7 +149,7 @@ const at = (data: unknown, path: string[]) =>
 
 interface GqlError {
   message: string;
-  extensions?: { code?: string; details?: { param: string }[] };
+  extensions?: { code?: string; status?: number; details?: { param: string }[] };
 }
 
 function checkGql(c: GqlCase, a: Answer): void {
@@ -157,6 +159,11 @@ function checkGql(c: GqlCase, a: Answer): void {
   if (a.status === 413) return; // a document over the body limit
   expect(a.json, `JSON body: ${where}`).toBeTruthy();
   const errors = (a.json.errors ?? []) as GqlError[];
+  // a field's internal error travels in a 200: it is a 5xx all the same
+  const internal = errors.filter(
+    (e) => e.extensions?.code === "INTERNAL_SERVER_ERROR" || (e.extensions?.status ?? 0) >= 500,
+  );
+  expect(internal, `internal errors: ${where}`).toEqual([]);
   if (c.docInvalid || c.mustRefuse) {
     // a request error (GraphQL over HTTP, application/graphql-response+json): 400, errors, no data
     expect(a.status, `refused document: ${where}`).toBe(400);
@@ -172,13 +179,19 @@ function checkGql(c: GqlCase, a: Answer): void {
     return;
   }
   expect("data" in a.json, where).toBe(true);
-  for (const n of c.named) {
-    expect(at(a.json.data, n.path) ?? null, `field ${n.path.join(".")} refused: ${where}`).toBeNull();
-    const names = errors.some(
+  const named = (n: GqlCase["named"][number]) =>
+    errors.some(
       (e) => e.extensions?.details?.some((d) => n.args.includes(d.param)) || n.args.some((x) => e.message.includes(x)),
     );
-    expect(names, `an error naming ${n.args.join(" or ")}: ${where}`).toBe(true);
-  }
+  // No data for a refused field. Errors: one naming it per root field (a failed non-null field nulls its
+  // parent, and graphql-js may not report its siblings' errors then); one in all when data itself is null.
+  for (const n of c.named) expect(at(a.json.data, n.path) ?? null, `field ${n.path.join(".")}: ${where}`).toBeNull();
+  const byRoot = new Map<string, GqlCase["named"]>();
+  for (const n of c.named) byRoot.set(n.path[0], [...(byRoot.get(n.path[0]) ?? []), n]);
+  const groups = a.json.data === null ? [c.named] : [...byRoot.values()];
+  for (const g of groups)
+    if (g.length)
+      expect(g.some(named), `an error naming ${g.map((n) => n.args.join(" or ")).join("; or ")}: ${where}`).toBe(true);
 }
 
 describe("fuzz: REST (cases from the OpenAPI document)", () => {

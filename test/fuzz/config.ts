@@ -9,8 +9,8 @@ export const FUZZ = {
   /** Cases per property (the REST, path and GraphQL properties each run this many). */
   runs: Number(process.env.FUZZ_RUNS || (long ? 2000 : 150)),
   /**
-   * FUZZ_SKIP_KNOWN=1 leaves out inputs of the failure classes other branches are fixing (NUL and
-   * control characters, GraphQL fragment cycles and bombs, huge alias counts), to iterate on
+   * FUZZ_SKIP_KNOWN=1 leaves out inputs of the failure classes other branches are fixing (NUL in
+   * parameters and arguments, GraphQL fragment cycles and bombs, huge alias counts), to iterate on
    * the rest meanwhile. The default asserts everything.
    */
   skipKnown: process.env.FUZZ_SKIP_KNOWN === "1",
