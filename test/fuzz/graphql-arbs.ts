@@ -63,7 +63,7 @@ function argValue(g: G, field: string, a: GraphQLArgument, known: Known): Val {
     if (named.name === "RatingRangesInput" || isInputObjectType(named)) return rangesValue(g, choice);
   }
   // type errors: literals the declared type refuses
-  if (choice === 0) {
+  if (choice === 0 && g(fc.nat, 2) === 0) {
     if (named.name === "Int")
       return g(() =>
         fc.constantFrom<Val>(
@@ -253,7 +253,7 @@ function fieldText(
       // as a variable, sometimes with a value of the wrong type
       const name = `v${c.n++}`;
       c.vars.decl.push(`$${name}: ${typeText(a.type)}`);
-      const wrong = g(fc.nat, 7) === 0;
+      const wrong = g(fc.nat, 15) === 0;
       c.vars.values[name] = wrong ? { not: "this" } : v.json;
       if (wrong) c.docInvalid = true;
       args.push(`${a.name}: $${name}`);
