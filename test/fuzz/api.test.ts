@@ -18,7 +18,15 @@ import {
   startFuzzServer,
   startMonitor,
 } from "./harness.ts";
-import { type Known, type Operation, operationsOf, type RestCase, restCaseArb, skipKnownRest } from "./rest-arbs.ts";
+import {
+  CONTROL_RE,
+  type Known,
+  type Operation,
+  operationsOf,
+  type RestCase,
+  restCaseArb,
+  skipKnownRest,
+} from "./rest-arbs.ts";
 
 let srv: FuzzServer;
 let monitor: ReturnType<typeof startMonitor>;
@@ -112,6 +120,18 @@ function checkRest(c: RestCase, a: Answer): void {
     // the path is decoded before the query is read (routing): a 400 naming the path parameter
     expect(a.status, `malformed ${malformed.join(", ")}: ${where}`).toBe(400);
     expect(malformed, where).toContain(restError(a).details[0]?.param);
+    return;
+  }
+  // control characters in any parameter, declared or not, are refused first, naming the first one
+  const controlled = [
+    ...c.sent.filter((x) => x.values.some((v) => CONTROL_RE.test(v.decoded))).map((x) => x.p.name),
+    ...c.extra.filter((e) => CONTROL_RE.test(e.value)).map((e) => e.name),
+  ];
+  const controlName = c.extra.some((e) => CONTROL_RE.test(e.name));
+  if (controlled.length || controlName) {
+    expect(a.status, `control characters in ${controlled.join(", ") || "a name"}: ${where}`).toBe(400);
+    const param = String(restError(a).details[0]?.param).replace(/\[\d+\]$/, "");
+    if (!controlName) expect(controlled, where).toContain(param);
     return;
   }
   if (invalid.length) {

@@ -23,7 +23,7 @@ import {
   isObjectType,
 } from "graphql";
 import { FUZZ } from "./config.ts";
-import { type Known, RATING_NAMES } from "./rest-arbs.ts";
+import { CONTROL_RE, type Known, RATING_NAMES } from "./rest-arbs.ts";
 
 export interface GqlCase {
   kind: string;
@@ -149,6 +149,7 @@ function argValue(g: G, field: string, a: GraphQLArgument, known: Known): Val {
     s = choice < 7 && ids.length ? g(() => fc.constantFrom(...ids)) : g(() => oddString);
     kind = ids.includes(s) ? "valid" : "unsure";
   } else s = g(() => oddString);
+  if (CONTROL_RE.test(s)) kind = "semantic"; // control characters: BAD_USER_INPUT naming the argument
   return { text: lit(s), json: s, kind };
 }
 

@@ -46,6 +46,9 @@ export interface Known {
   benchmarkIds: string[];
 }
 
+/** C0 control characters and DEL: refused in every parameter (api/README.md, "Control characters"). */
+// biome-ignore lint/complexity/useRegexLiterals: the literal form trips noControlCharactersInRegex
+export const CONTROL_RE = new RegExp("[\\u0000-\\u001f\\u007f]");
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const DATE_LIKE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export const RATING_NAMES = [
@@ -102,6 +105,7 @@ function numberVerdict(s: string, schema: Json): Verdict {
 /** The verdict on one (decoded) value of a query parameter. */
 export function classify(p: OaParam, value: string, known: Known): Verdict {
   const s = p.schema;
+  if (CONTROL_RE.test(value)) return "invalid"; // C0 controls and DEL: a 400 naming the parameter
   if (p.name === "ranges") return rangesVerdict(value);
   if (Array.isArray(s.enum)) {
     if (s.enum.includes(value)) return "valid";
@@ -316,6 +320,8 @@ export interface RestCase {
   pathState: Record<string, PathState>;
   sent: Sent[];
   verdicts: Record<string, Verdict>;
+  /** Undeclared parameters sent (ignored, unless they hold control characters). */
+  extra: { name: string; value: string }[];
 }
 
 const knownFor = (op: Operation, name: string, known: Known): string[] => {
@@ -327,12 +333,14 @@ const knownFor = (op: Operation, name: string, known: Known): string[] => {
 
 const MALFORMED_PCT = fc.constantFrom("%", "%z", "%zz", "%E0%A4%A", "%C0%80", "%ED%A0%80", "%FF", "a%2", "%%41");
 
+/** malformed: percent-encoding that is not UTF-8, or control characters; refused while routing. */
 export type PathState = "known" | "unknown" | "malformed";
 
 /** Percent-encoding that is not UTF-8 cannot be decoded (RFC 3986 §2.5): malformed. */
 function pathState(enc: string, isKnown: (d: string) => boolean): PathState {
   try {
-    return isKnown(decodeURIComponent(enc)) ? "known" : "unknown";
+    const d = decodeURIComponent(enc);
+    return CONTROL_RE.test(d) ? "malformed" : isKnown(d) ? "known" : "unknown";
   } catch {
     return "malformed";
   }
@@ -429,7 +437,7 @@ const unknownParam = fc
         k,
       ),
   )
-  .map(([k, v]) => `${k === "%00" ? k : pct(k)}=${pct(v)}`);
+  .map(([k, v]) => ({ text: `${k === "%00" ? k : pct(k)}=${pct(v)}`, name: k === "%00" ? "\u0000" : k, value: v }));
 
 export function restCaseArb(ops: Operation[], known: Known): fc.Arbitrary<RestCase> {
   return fc.constantFrom(...ops).chain((op) => {
@@ -470,7 +478,7 @@ export function restCaseArb(ops: Operation[], known: Known): fc.Arbitrary<RestCa
         }
         const pairs = [
           ...sent.flatMap((s) => s.values.map((v) => (s.bare ? s.p.name : `${s.p.name}=${v.enc}`))),
-          ...extra,
+          ...extra.map((e) => e.text),
         ];
         // a shuffle that fast-check can shrink
         const shuffled = pairs
@@ -479,7 +487,7 @@ export function restCaseArb(ops: Operation[], known: Known): fc.Arbitrary<RestCa
           .map((e) => e.x);
         if (slash && !target.endsWith("/")) target += "/";
         if (shuffled.length) target += `?${shuffled.join("&")}`;
-        return { op, target, pathState, sent, verdicts };
+        return { op, target, pathState, sent, verdicts, extra: extra.map(({ name, value }) => ({ name, value })) };
       });
   });
 }
