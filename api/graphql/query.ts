@@ -14,7 +14,7 @@ import { COST_PER_MINUTE, costNote, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } f
 import { DOCUMENT_LIMITS, MAX_TOKENS } from "./prescan.ts";
 import { connection, connectionArgs, connectionCost, pageArgsOf } from "./relay.ts";
 import { scoped } from "./scopes.ts";
-import { DateArg, RATING_FIELD_NAMES, RatingRangesInput } from "./types/common.ts";
+import { DateArg, dateArg, RATING_FIELD_NAMES, RatingRangesInput } from "./types/common.ts";
 import { BenchmarkNode, ProfileNode } from "./types/misc.ts";
 import { type ListArgs, listArgs, listQuery, PortfolioNode, PortfolioNodeConnection } from "./types/portfolio.ts";
 import { StockRatingNodeConnection, StockType, StockTypeConnection } from "./types/stock.ts";
@@ -35,16 +35,6 @@ const LIMITS_DESCRIPTION = [
   `gives {requested, limit, remaining, resetAt}. Execution at most ${TIMEOUT_MS / 1000} s (TIMEOUT) and an`,
   `answer at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (RESPONSE_TOO_LARGE), both with data null.`,
 ].join(" ");
-
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-function dateArg(v: string | null | undefined): string | undefined {
-  if (v == null) return undefined;
-  const m = DATE_RE.exec(v);
-  const d = m && new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
-  if (!m || !d || d.getUTCDate() !== +m[3] || d.getUTCMonth() !== +m[2] - 1)
-    throw InvalidParameter.one("date", "must be a valid calendar date YYYY-MM-DD");
-  return v;
-}
 
 /** camelCase input ranges → the readers' snake_case ranges, validated like REST's `ranges`. */
 function rangesArg(v: Record<string, number[] | null> | null | undefined): Ranges | undefined {

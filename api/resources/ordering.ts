@@ -31,9 +31,9 @@ export function checkRanges(v: unknown): Ranges | string {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return "must be an object of rating names to [min, max]";
   const out: Ranges = {};
   for (const [k, b] of Object.entries(v)) {
-    if (b == null) continue;
     if (!(RATING_NAMES as readonly string[]).includes(k))
       return `unknown rating ${JSON.stringify(k)}; known: ${RATING_NAMES.join(", ")}`;
+    if (b == null) continue; // a known rating left open (GraphQL sends null for an unset field)
     if (!Array.isArray(b) || b.length !== 2 || !b.every((x) => typeof x === "number" && Number.isFinite(x)))
       return `${k} must be a two-number array [min, max]`;
     const [lo, hi] = b as [number, number];

@@ -194,6 +194,47 @@ describe("GraphQL: control characters are BAD_USER_INPUT naming the argument", (
   });
 });
 
+describe("values the fuzz suite found answered wrongly (test/fuzz)", () => {
+  it("stock.rating(date:) with an impossible or empty date is BAD_USER_INPUT naming date, not an internal error", async () => {
+    const day = reader.ratingDates.at(-1)!;
+    const ticker = (await reader.ratingsOn(day))[0].ticker;
+    for (const date of ["2015-02-30", "garbage", "2015-13-45", ""]) {
+      const r = await q("query($t: String!, $d: String) { stock(ticker: $t) { rating(date: $d) { date } } }", {
+        t: ticker,
+        d: date,
+      });
+      expect(r.json.errors?.[0]?.extensions.code, date).toBe("BAD_USER_INPUT");
+      expect(
+        r.json.errors[0].extensions.details.map((d: { param: string }) => d.param),
+        date,
+      ).toEqual(["date"]);
+    }
+    // a real date is served
+    const ok = await q("query($t: String!, $d: String) { stock(ticker: $t) { rating(date: $d) { date } } }", {
+      t: ticker,
+      d: day,
+    });
+    expect(ok.json.errors).toBeUndefined();
+    expect(ok.json.data.stock.rating.date).toBe(day);
+  });
+
+  it("ranges naming an unknown rating is a 400 even with a null bound", async () => {
+    for (const ranges of ['{"nope":null}', '{"nope":[1,2]}']) {
+      const r = await bodyOf(await rest(`stock_ratings?ranges=${encodeURIComponent(ranges)}`));
+      expect(r.status, ranges).toBe(400);
+      expect(r.json.error.details[0].param, ranges).toBe("ranges");
+      expect(r.json.error.details[0].message, ranges).toMatch(/unknown rating "nope"/);
+    }
+    // a known rating left open (null) filters nothing
+    const open = await bodyOf(
+      await rest(`stock_ratings?limit=200&ranges=${encodeURIComponent('{"total_rating":null}')}`),
+    );
+    const all = await bodyOf(await rest("stock_ratings?limit=200"));
+    expect(open.status).toBe(200);
+    expect(open.json).toEqual(all.json);
+  });
+});
+
 describe("per-user limits hold under concurrent writes", () => {
   /** Rows for `owner` straight into the catalog file: `count` of them, ids out of the sequences' way. */
   const fill = (table: "watchlists" | "user_portfolios", count: number) =>

@@ -227,6 +227,8 @@ describe.skipIf(noRedis)("a run as a flow", () => {
       const [r1, r2] = await Promise.all([ask(), ask()]);
       expect(r1.snapshotId).toBe(r2.snapshotId);
       expect(readManifest(dataDir)!.version).toBe(1);
+      // the worker's COMPLETED line can reach its stdout after the queue told the dispatchers
+      await waitFor("the publish's COMPLETED line", () => completed(w).includes(ids.parent) || undefined, 10_000, 50);
       expect(completed(w).filter((j) => j === ids.parent)).toEqual([ids.parent]);
       w.child.kill("SIGTERM");
     } finally {

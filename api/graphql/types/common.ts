@@ -10,6 +10,7 @@ import {
   GraphQLString,
 } from "graphql";
 import { RATING_CAMEL, RATING_NAMES } from "../../../pipeline/types.ts";
+import { InvalidParameter } from "../../errors.ts";
 
 export const RATING_FIELD_NAMES = RATING_NAMES.map((n) => RATING_CAMEL[n]);
 
@@ -21,6 +22,17 @@ export function ratingFields(): GraphQLFieldConfigMap<Record<string, unknown>, u
 }
 
 export const DateArg = { type: GraphQLString, description: "YYYY-MM-DD" };
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A `date` argument checked as a calendar date (BAD_USER_INPUT naming `date`); undefined when absent. */
+export function dateArg(v: string | null | undefined): string | undefined {
+  if (v == null) return undefined;
+  const m = DATE_RE.exec(v);
+  const d = m && new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  if (!m || !d || d.getUTCDate() !== +m[3] || d.getUTCMonth() !== +m[2] - 1)
+    throw InvalidParameter.one("date", "must be a valid calendar date YYYY-MM-DD");
+  return v;
+}
 
 const bounds = () => new GraphQLList(new GraphQLNonNull(GraphQLFloat));
 /** camelCase rating name → [min, max], both inclusive, 0 <= min <= max <= 10. */

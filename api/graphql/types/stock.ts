@@ -23,7 +23,7 @@ import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf 
 import { scoped } from "../scopes.ts";
 import { inTurn } from "../turns.ts";
 import { metricsField, performanceField } from "./analytics.ts";
-import { DateArg, ratingFields } from "./common.ts";
+import { DateArg, dateArg, ratingFields } from "./common.ts";
 
 const Named = (name: string) =>
   new GraphQLObjectType({
@@ -103,7 +103,7 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
       description: "The latest rating on or before `date` (latest when omitted); null when none.",
       args: { date: DateArg },
       async resolve(c, args: { date?: string | null }, ctx) {
-        const row = await ctx.batch.ratingAsOf(c.ticker, args.date ?? undefined);
+        const row = await ctx.batch.ratingAsOf(c.ticker, dateArg(args.date));
         return row ? ratedStockItemOf(row.date, c, row) : null;
       },
     }),
