@@ -30,6 +30,8 @@ const schema = z.object({
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
+  // unset: the API's own default (COST_PER_MINUTE, api/graphql/cost.ts)
+  GRAPHQL_COST_PER_MINUTE: z.coerce.number().int().min(1).optional(),
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)
   CORS_ORIGINS: z
     .string()
@@ -77,6 +79,8 @@ export interface Config {
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
   webConcurrency: number;
   rateLimitPerMinute: number;
+  /** GraphQL cost points an api key may spend a minute (api/graphql/cost.ts). */
+  graphqlCostPerMinute: number | undefined;
   /** Origins browsers may read responses from (CORS), "*", or null for none. */
   corsOrigins: string[] | "*" | null;
   /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
@@ -131,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     webConcurrency: c.WEB_CONCURRENCY,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    graphqlCostPerMinute: c.GRAPHQL_COST_PER_MINUTE,
     corsOrigins: c.CORS_ORIGINS ?? null,
     queuePrefix: c.QUEUE_PREFIX,
     scheduleCron: c.SCHEDULE_CRON,

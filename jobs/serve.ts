@@ -72,6 +72,7 @@ export async function makeAppDeps(
     logger: log,
     accessLogger: createAccessLogger(log.level),
     rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis },
+    graphqlCostPerMinute: config.graphqlCostPerMinute,
     authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis },
     cors: config.corsOrigins ?? undefined,
     admin,

@@ -26,12 +26,14 @@ const quiet = { info: () => undefined, warn: () => undefined };
 const { meta } = await runPipeline({ dataDir, sourceDir, catalog, log: quiet, workers: 0 });
 await ensureDemoWatchlist(catalog, demo.user.id, (await loadSnapshot(dataDir, meta.id)).companies);
 
-// No REDIS_URL: rate limits count in process (set high enough for the fuzz run), rebalances in process.
+// No REDIS_URL: rate limits and the GraphQL cost budget count in process (set high enough for the fuzz
+// run), rebalances in process.
 const config = loadConfig({
   PORT: "0",
   DATA_DIR: dataDir,
   LOG_LEVEL: process.env.FUZZ_SERVER_LOG ?? "silent",
   RATE_LIMIT_PER_MINUTE: "100000000",
+  GRAPHQL_COST_PER_MINUTE: "1000000000",
 });
 const srv = await serve(config, createLogger(config.logLevel), async () => catalog);
 process.send?.({ url: srv.url, key: KEY, pid: process.pid });
