@@ -4,6 +4,7 @@
 // contract's rules the schema cannot carry (calendar dates, the ranges grammar, unknown
 // benchmark ids), independent of the server's zod code. A new route is covered without edits.
 import fc from "fast-check";
+import { RATING_NAMES as CONTRACT_RATING_NAMES } from "../../pipeline/types.ts";
 import { FUZZ } from "./config.ts";
 
 type Json = Record<string, unknown>;
@@ -51,15 +52,8 @@ export interface Known {
 export const CONTROL_RE = new RegExp("[\\u0000-\\u001f\\u007f]");
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const DATE_LIKE = /^(\d{4})-(\d{2})-(\d{2})$/;
-export const RATING_NAMES = [
-  "total_rating",
-  "return_rating",
-  "growth_rating",
-  "risk_rating",
-  "valuation_rating",
-  "technical_rating",
-  "macro_rating",
-];
+// the contract's rating names, the one vocabulary (pipeline/types.ts)
+export const RATING_NAMES: readonly string[] = CONTRACT_RATING_NAMES;
 
 function realDate(s: string): boolean {
   const m = DATE_LIKE.exec(s);
