@@ -32,12 +32,28 @@ export const DOCUMENT_LIMITS = {
   fragmentSpreads: 200,
   /** directives (@skip, @include) */
   directives: 50,
+  /**
+   * nesting of fields (introspection subtrees, `__schema` and `__type`, not counted): deeper
+   * documents are refused here, since graphql-js's rules walk every level before the depth rule
+   * (12, limits.ts) refuses them (a 150-level document held the loop for 150–190 ms); 13 to 24
+   * levels still get the depth rule's own message
+   */
+  nesting: 24,
 } as const;
 
 export type DocumentCounts = Record<keyof typeof DOCUMENT_LIMITS, number>;
 
-const zero = (): DocumentCounts => ({ fields: 0, aliases: 0, repeatedFields: 0, fragmentSpreads: 0, directives: 0 });
+const zero = (): DocumentCounts => ({
+  fields: 0,
+  aliases: 0,
+  repeatedFields: 0,
+  fragmentSpreads: 0,
+  directives: 0,
+  nesting: 0,
+});
 const KEYS = Object.keys(DOCUMENT_LIMITS) as (keyof DocumentCounts)[];
+/** Counts that add up over a selection; `nesting` is the deepest of them instead. */
+const SUMMED = KEYS.filter((k) => k !== "nesting");
 
 /** The document's counts as expanded, or "cycle" when a fragment spreads itself. */
 export function countDocument(doc: DocumentNode): DocumentCounts | "cycle" {
@@ -47,8 +63,10 @@ export function countDocument(doc: DocumentNode): DocumentCounts | "cycle" {
   const visiting = new Set<string>();
   let cycle = false;
 
-  const add = (into: DocumentCounts, c: DocumentCounts) => {
-    for (const k of KEYS) into[k] += c[k];
+  /** `below`: levels above `c`'s selection (null: an introspection subtree, whose depth is not counted). */
+  const add = (into: DocumentCounts, c: DocumentCounts, below: number | null = 0) => {
+    for (const k of SUMMED) into[k] += c[k];
+    if (below !== null) into.nesting = Math.max(into.nesting, c.nesting + below);
   };
   const ofFragment = (name: string): DocumentCounts => {
     const done = memo.get(name);
@@ -75,7 +93,9 @@ export function countDocument(doc: DocumentNode): DocumentCounts | "cycle" {
         const key = (s.alias ?? s.name).value;
         if (keys.has(key)) c.repeatedFields++;
         else keys.add(key);
-        if (s.selectionSet) add(c, ofSet(s.selectionSet));
+        const introspection = s.name.value.startsWith("__");
+        if (!introspection) c.nesting = Math.max(c.nesting, 1);
+        if (s.selectionSet) add(c, ofSet(s.selectionSet), introspection ? null : 1);
       } else if (s.kind === Kind.INLINE_FRAGMENT) add(c, ofSet(s.selectionSet, keys));
       else {
         c.fragmentSpreads++;

@@ -4,6 +4,7 @@
 // minute (extensions.cost on every answer, 429 when spent); time and answer-size limits; JSON
 // bodies for 405 and 415. Timing bounds here are sanity bounds only (the figures are in the
 // graphql-limits benchmark): the old answers took 19.3 s (fragment bomb) and 4.7 s (rolling_beta).
+import { getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS } from "./fixture.ts";
 import { gql } from "./graphql-helpers.ts";
@@ -82,6 +83,26 @@ describe("documents refused before validation", () => {
     const many = await gql(s, aliases(201, "__typename"));
     expect(many.status).toBe(400);
     expect(many.json.errors[0].extensions).toMatchObject({ limit: "aliases", max: 200, found: 201 });
+  });
+
+  it("nesting past 24 levels → 400 naming the nesting limit; 13 to 24 levels get the depth rule's message", async () => {
+    // n levels of stock → ratings → edges → node: 4n + 2 nested fields (counted by hand)
+    const deep = (n: number) => {
+      let q = "ticker";
+      for (let i = 0; i < n; i++) q = `stock { ratings(first: 1) { edges { node { ${q} } } } }`;
+      return `{ stock(ticker: "AAPL") { ${q} } }`;
+    };
+    const [far, ms] = await timed(() => gql(s, deep(150)));
+    expect(far.status).toBe(400);
+    expect(far.json.errors[0].extensions).toEqual({ code: "QUERY_TOO_COMPLEX", limit: "nesting", max: 24, found: 602 });
+    expect(ms).toBeLessThan(1000);
+    const near = await gql(s, deep(4)); // 18 levels: past the depth rule's 12, within the pre-scan's 24
+    expect(near.status).toBe(400);
+    expect(near.json.errors[0].message).toMatch(/exceeds maximum operation depth of 12/);
+    // GraphiQL's introspection query nests past 12 but is not counted (__schema's subtree)
+    const schema = await gql(s, getIntrospectionQuery());
+    expect(schema.json.errors).toBeUndefined();
+    expect(schema.json.data.__schema.queryType.name).toBe("Query");
   });
 });
 

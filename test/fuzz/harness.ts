@@ -108,6 +108,11 @@ export function overlapping(from: number, to: number): string[] {
   return recent.filter((r) => r.t0 <= to && r.t1 >= from).map((r) => `${Math.round(r.t1 - r.t0)} ms ${r.what}`);
 }
 
+/** The longest time of the requests overlapping [from, to] (0 when none did). */
+export function longestOverlapping(from: number, to: number): number {
+  return Math.max(0, ...recent.filter((r) => r.t0 <= to && r.t1 >= from).map((r) => r.t1 - r.t0));
+}
+
 /** One request with the target sent byte for byte (fetch would normalise it); its time to the last byte. */
 export function send(
   base: string,
