@@ -55,6 +55,7 @@ const schema = z.object({
   PIPELINE_WORKERS: whole(0, 64).optional(),
   PIPELINE_FLOW: onOff.optional(),
   PIPELINE_APPEND: onOff.optional(),
+  START_WORKER: onOff.optional(),
   PIPELINE_WORKER_THREADS: whole(1, 64).default(1),
   TICKERS_PER_PARTITION: whole(1).optional(),
   // A DuckDB size (its memory_limit setting): a number and a unit.
@@ -92,6 +93,8 @@ export interface Config {
   pipelineFlow: boolean;
   /** A source that only added days continues the published snapshot (PIPELINE_APPEND unset or 1). */
   pipelineAppend: boolean;
+  /** With REDIS_URL, `npm start` is also a pipeline queue worker (START_WORKER unset or 1). */
+  startWorker: boolean;
   /** DuckDB threads of a worker process's flow jobs. */
   workerThreads: number;
   /** Companies per financials and stock-metric job of a flow; undefined: the pipeline's default (250). */
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pipelineWorkers: c.PIPELINE_WORKERS ?? null,
     pipelineFlow: c.PIPELINE_FLOW !== "0",
     pipelineAppend: c.PIPELINE_APPEND !== "0",
+    startWorker: c.START_WORKER !== "0",
     workerThreads: c.PIPELINE_WORKER_THREADS,
     tickersPerPartition: c.TICKERS_PER_PARTITION,
     stagingMemory: c.PIPELINE_DUCKDB_MEMORY,

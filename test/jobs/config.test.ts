@@ -36,6 +36,7 @@ describe("loadConfig", () => {
     ]);
     expect(problems({ PIPELINE_FLOW: "no" })).toEqual(['PIPELINE_FLOW: must be "0" or "1" (got "no")']);
     expect(problems({ PIPELINE_APPEND: "off" })).toEqual(['PIPELINE_APPEND: must be "0" or "1" (got "off")']);
+    expect(problems({ START_WORKER: "no" })).toEqual(['START_WORKER: must be "0" or "1" (got "no")']);
     expect(problems({ START_REDIS_REPORTED_DOWN: "yes" })).toEqual([
       'START_REDIS_REPORTED_DOWN: must be "1" or unset (got "yes")',
     ]);
@@ -50,7 +51,7 @@ describe("loadConfig", () => {
       1,
       undefined,
     ]);
-    expect([d.stagingMemory, d.logFormat, d.redisReportedDown]).toEqual(["1024MB", null, false]);
+    expect([d.stagingMemory, d.logFormat, d.redisReportedDown, d.startWorker]).toEqual(["1024MB", null, false, true]);
     const c = loadConfig({
       PIPELINE_WORKERS: "0",
       PIPELINE_FLOW: "0",
@@ -60,6 +61,7 @@ describe("loadConfig", () => {
       PIPELINE_DUCKDB_MEMORY: "1.5GB",
       LOG_FORMAT: "json",
       START_REDIS_REPORTED_DOWN: "1",
+      START_WORKER: "0",
     });
     expect([c.pipelineWorkers, c.pipelineFlow, c.pipelineAppend, c.workerThreads, c.tickersPerPartition]).toEqual([
       0,
@@ -68,7 +70,7 @@ describe("loadConfig", () => {
       2,
       10,
     ]);
-    expect([c.stagingMemory, c.logFormat, c.redisReportedDown]).toEqual(["1.5GB", "json", true]);
+    expect([c.stagingMemory, c.logFormat, c.redisReportedDown, c.startWorker]).toEqual(["1.5GB", "json", true, false]);
   });
 
   it("leaves a bad LOG_FORMAT to loadConfig's report: the logger falls back on the terminal's choice", () => {
