@@ -1,11 +1,11 @@
 // The one configuration module: every variable the service reads, each bad value one line naming it.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../jobs/config.ts";
 import { logFormat } from "../../jobs/log-format.ts";
-import { runScript } from "./process.ts";
+import { ROOT, runScript } from "./process.ts";
 
 const problems = (env: Record<string, string>) => {
   try {
@@ -40,6 +40,16 @@ describe("loadConfig", () => {
     expect(problems({ START_REDIS_REPORTED_DOWN: "yes" })).toEqual([
       'START_REDIS_REPORTED_DOWN: must be "1" or unset (got "yes")',
     ]);
+  });
+
+  it("keeps the store and the generated sample out of the source folders by default", () => {
+    const d = loadConfig({});
+    expect(d.dataDir).toBe(resolve("store"));
+    expect(d.sampleDir).toBe(join(resolve("store"), "sample"));
+    expect(d.dataDir).not.toBe(resolve("data")); // the generator's code is there
+    expect(readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n")).toContain("/store/");
+    const c = loadConfig({ DATA_DIR: "/srv/ratings" });
+    expect([c.dataDir, c.sampleDir]).toEqual(["/srv/ratings", "/srv/ratings/sample"]);
   });
 
   it("reads the pipeline variables, with the documented defaults when unset or empty", () => {
