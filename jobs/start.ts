@@ -85,13 +85,17 @@ async function primary(config: Config): Promise<void> {
   // the default sample): the banner says what is served meanwhile, and a `serving` line follows.
   const hint = plan.kind === "serve-published" ? switchHint(plan.publishedSource) : null;
   const sampleMissing = plan.kind === "publish" && !plan.sourceDir && !hasSample(config.sampleDir);
-  const building =
-    !typed || sampleMissing || (plan.kind === "publish" && !isPublished(manifest, plan.sourceDir ?? config.sampleDir));
-  const data = !building
-    ? `data: loading snapshot ${manifest!.snapshotId}; a line "serving …" follows once it is served`
-    : `data: ${sampleMissing ? "generating the sample source, then " : ""}building a snapshot of ${
-        plan.kind === "publish" ? (plan.sourceDir ?? config.sampleDir) : "the published source"
-      }; ${manifest && typed ? `snapshot ${manifest.snapshotId} is served meanwhile` : "/healthz answers 503 until then"}`;
+  const source = plan.kind === "publish" ? (plan.sourceDir ?? config.sampleDir) : plan.publishedSource;
+  // Written before the source is fingerprinted (it hashes every byte: a second on a large source).
+  const pending = "/healthz answers 503 until then";
+  const generate = sampleMissing ? "generating the sample source, then " : "";
+  const data = !manifest
+    ? `data: ${generate}building the first snapshot, of ${source}; ${pending}`
+    : !typed
+      ? `data: snapshot ${manifest.snapshotId} predates the typed tables: rebuilding it; ${pending}`
+      : plan.kind === "serve-published"
+        ? `data: loading snapshot ${manifest.snapshotId}`
+        : `data: loading snapshot ${manifest.snapshotId}; if it does not hold ${source}, a new one replaces it`;
   process.stdout.write(startBanner({ url: srv.url, demoKey: demo.key, hint, data })); // plain stdout, never the logger
   const sourceDir =
     plan.kind === "serve-published"
