@@ -26,7 +26,7 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 # `npm start`'s pre-script (a no-op here: the image has no TypeScript sources to be newer than dist/)
 COPY scripts scripts
-# The store (and the generated sample, data/sample) must be writable by the runtime user; a named
+# The store (and the generated sample in it, /app/data/sample) must be writable by the runtime user; a named
 # volume mounted here takes this ownership the first time.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -1,6 +1,6 @@
 // The deterministic sample source (contract §2 layout): companies, prices, ratings, benchmarks,
 // SimFin-layout fundamentals and portfolios.json, all from one seed. No downloads, no clock.
-//   npm run generate -- [--out data/sample] [--seed N] [--companies N] [--years N]
+//   npm run generate -- [--out store/sample] [--seed N] [--companies N] [--years N]
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -123,7 +123,7 @@ export async function generateSample(
 }
 
 function parseArgs(argv: string[]): { out: string } & GenerateOptions {
-  const args: { out: string } & GenerateOptions = { out: "data/sample" };
+  const args: { out: string } & GenerateOptions = { out: "store/sample" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {

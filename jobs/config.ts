@@ -1,7 +1,7 @@
 // Configuration: every environment variable the service reads, validated once at start; each bad
 // variable gets its own message. Nothing else reads process.env: the rest of jobs/ asks
 // serviceConfig(), and api/ and pipeline/ take their values as arguments from jobs/.
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { DUCK_MEMORY } from "../pipeline/store/duck-memory.ts";
 
@@ -18,7 +18,8 @@ const onOff = z.enum(["0", "1"], { error: 'must be "0" or "1"' });
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  DATA_DIR: z.string().min(1).default("./data"),
+  // Not ./data: that folder holds the generator's code, and `rm -rf` of a store must delete none.
+  DATA_DIR: z.string().min(1).default("./store"),
   SOURCE_DIR: z.string().min(1).optional(),
   REDIS_URL: z
     .string()
@@ -57,6 +58,7 @@ const schema = z.object({
   PIPELINE_WORKERS: whole(0, 64).optional(),
   PIPELINE_FLOW: onOff.optional(),
   PIPELINE_APPEND: onOff.optional(),
+  START_WORKER: onOff.optional(),
   PIPELINE_WORKER_THREADS: whole(1, 64).default(1),
   TICKERS_PER_PARTITION: whole(1).optional(),
   // A DuckDB size (its memory_limit setting): a number and a unit.
@@ -71,8 +73,9 @@ const schema = z.object({
 export interface Config {
   port: number;
   dataDir: string;
-  /** null: the generated sample under DATA_DIR's sibling data/sample. */
+  /** null: the generated sample, `sampleDir`. */
   sourceDir: string | null;
+  /** DATA_DIR/sample: the generated sample lives with the rest of what the service writes. */
   sampleDir: string;
   redisUrl: string | null;
   demoApiKey: string | null;
@@ -96,6 +99,8 @@ export interface Config {
   pipelineFlow: boolean;
   /** A source that only added days continues the published snapshot (PIPELINE_APPEND unset or 1). */
   pipelineAppend: boolean;
+  /** With REDIS_URL, `npm start` is also a pipeline queue worker (START_WORKER unset or 1). */
+  startWorker: boolean;
   /** DuckDB threads of a worker process's flow jobs. */
   workerThreads: number;
   /** Companies per financials and stock-metric job of a flow; undefined: the pipeline's default (250). */
@@ -125,11 +130,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
     ); // a secret is never echoed
   const c = r.data;
+  const dataDir = resolve(c.DATA_DIR);
   return {
     port: c.PORT,
-    dataDir: resolve(c.DATA_DIR),
+    dataDir,
     sourceDir: c.SOURCE_DIR ? resolve(c.SOURCE_DIR) : null,
-    sampleDir: resolve("data/sample"),
+    sampleDir: join(dataDir, "sample"),
     redisUrl: c.REDIS_URL ?? null,
     demoApiKey: c.DEMO_API_KEY ?? null,
     logLevel: c.LOG_LEVEL,
@@ -144,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pipelineWorkers: c.PIPELINE_WORKERS ?? null,
     pipelineFlow: c.PIPELINE_FLOW !== "0",
     pipelineAppend: c.PIPELINE_APPEND !== "0",
+    startWorker: c.START_WORKER !== "0",
     workerThreads: c.PIPELINE_WORKER_THREADS,
     tickersPerPartition: c.TICKERS_PER_PARTITION,
     stagingMemory: c.PIPELINE_DUCKDB_MEMORY,

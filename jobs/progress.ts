@@ -17,6 +17,10 @@ export interface TerminalProgress {
 
 let active: cliProgress.SingleBar | null = null;
 
+const BAR = " {stage} [{bar}] {percentage}% | {duration_formatted}";
+const PHASE = " {stage} {spinner} {duration_formatted}";
+const SPINNER = ["|", "/", "-", "\\"];
+
 /** Writes a log line to stdout; with a bar on the terminal, above it. */
 export function writeAboveProgress(chunk: string | Uint8Array): void {
   if (!active) {
@@ -35,10 +39,16 @@ export function terminalProgress(stream: NodeJS.WriteStream = process.stderr): T
   };
   if (!stream.isTTY) return { update: () => undefined, note, stop: () => undefined };
   // Loaded only for a terminal: piped output never draws a bar.
-  const { SingleBar, Presets } = createRequire(import.meta.url)("cli-progress") as typeof cliProgress;
+  const { SingleBar, Presets, Format } = createRequire(import.meta.url)("cli-progress") as typeof cliProgress;
   const bar = new SingleBar(
     {
-      format: " {stage} [{bar}] {percentage}% | {duration_formatted}",
+      // A step without a count (reported as 0 or 1 of 1) is a phase: a spinner and the time
+      // spent, not a bar frozen at 0 %. cli-progress redraws `fps` times a second, so it turns.
+      format: (options, params, payload) =>
+        Format.Formatter({ ...options, format: params.total <= 1 ? PHASE : BAR }, params, {
+          ...payload,
+          spinner: SPINNER[Math.floor(Date.now() / 200) % SPINNER.length],
+        }),
       stream,
       hideCursor: true,
       clearOnComplete: true,

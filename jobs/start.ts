@@ -1,7 +1,8 @@
 // `npm start`: the embedded default end to end. Checks the store folder and Redis, serves at once
 // (healthz 503 until a snapshot is published), publishes the source when no snapshot of it is
-// published yet (jobs/start-plan.ts: never another source's snapshot without SOURCE_DIR), and
-// prints a demo key. WEB_CONCURRENCY > 1 forks one server process per worker; the primary only
+// published yet (jobs/start-plan.ts: never another source's snapshot without SOURCE_DIR). The
+// banner (URL, demo key) comes as soon as the server listens; "serving URL (snapshot …)" once
+// /healthz serves the published snapshot. WEB_CONCURRENCY > 1 forks one server process per worker; the primary only
 // orchestrates. SIGTERM/SIGINT drain requests, close the queue worker, Redis and the catalog, exit 0.
 import cluster from "node:cluster";
 import { join } from "node:path";
@@ -11,7 +12,7 @@ import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/d
 import { hasTypedTables } from "../pipeline/store/load-snapshot.ts";
 import { publishedCompanies } from "../pipeline/store/published-portfolios.ts";
 import { readManifest, readMeta, snapshotDir } from "../pipeline/store/snapshots.ts";
-import { startBanner } from "./banner.ts";
+import { readyLine, startBanner } from "./banner.ts";
 import { existingSourceDir } from "./cli-args.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { dispatchRun, JobFailedError } from "./dispatch.ts";
@@ -20,7 +21,7 @@ import { terminalProgress } from "./progress.ts";
 import { inProcessRebalancer, portfoliosWithoutBacktest, queueRebalancer, requestAll } from "./rebalance-requests.ts";
 import { logErrorsOncePerOutage, probeRedis, redisUrlForLog } from "./redis-health.ts";
 import { UsageError } from "./run-command.ts";
-import { ensureSampleSource } from "./sample.ts";
+import { ensureSampleSource, hasSample } from "./sample.ts";
 import { serve } from "./serve.ts";
 import { type Closer, onShutdown } from "./shutdown.ts";
 import { isPublished, planStart, switchHint } from "./start-plan.ts";
@@ -51,26 +52,23 @@ async function primary(config: Config): Promise<void> {
   const redisDown = await redisReportedDown(config, log);
   const plan = planStart(config);
   const progress = terminalProgress();
-  const sourceDir =
-    plan.kind === "serve-published"
-      ? null
-      : (plan.sourceDir ?? (await ensureSampleSource(config.sampleDir, log, progress.update)));
-  progress.stop();
   const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
   const demo = await ensureDemoUser(catalog, config.demoApiKey);
 
   const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown });
   closers.push({ name: "http server", close: srv.close });
-  // With Redis, this process is also a pipeline worker, so a lone `npm start` never waits forever.
-  const worker = config.redisUrl
-    ? startPipelineWorker({
-        redisUrl: config.redisUrl,
-        dataDir: config.dataDir,
-        catalog,
-        log,
-        prefix: config.queuePrefix,
-      })
-    : null;
+  // With Redis, this process is also a pipeline worker (unless START_WORKER=0, for deployments
+  // with their own workers), so a lone `npm start` never waits forever.
+  const worker =
+    config.redisUrl && config.startWorker
+      ? startPipelineWorker({
+          redisUrl: config.redisUrl,
+          dataDir: config.dataDir,
+          catalog,
+          log,
+          prefix: config.queuePrefix,
+        })
+      : null;
   if (worker) {
     logErrorsOncePerOutage(worker, log, "pipeline worker", { alreadyReported: redisDown });
     // force: an active run is not awaited (a pipeline run takes tens of seconds); BullMQ hands it
@@ -83,6 +81,27 @@ async function primary(config: Config): Promise<void> {
   // A snapshot from before the typed tables (metrics and statements as JSON text) cannot be served:
   // it is rebuilt from its own source unless another source is published now anyway.
   const typed = manifest === null || hasTypedTables(snapshotDir(config.dataDir, manifest.snapshotId));
+  // The URL and the key come first, before any sample generation or run (those take a minute on
+  // the default sample): the banner says what is served meanwhile, and a `serving` line follows.
+  const hint = plan.kind === "serve-published" ? switchHint(plan.publishedSource) : null;
+  const sampleMissing = plan.kind === "publish" && !plan.sourceDir && !hasSample(config.sampleDir);
+  const source = plan.kind === "publish" ? (plan.sourceDir ?? config.sampleDir) : plan.publishedSource;
+  // Written before the source is fingerprinted (it hashes every byte: a second on a large source).
+  const pending = "/healthz answers 503 until then";
+  const generate = sampleMissing ? "generating the sample source, then " : "";
+  const data = !manifest
+    ? `data: ${generate}building the first snapshot, of ${source}; ${pending}`
+    : !typed
+      ? `data: snapshot ${manifest.snapshotId} predates the typed tables: rebuilding it; ${pending}`
+      : plan.kind === "serve-published"
+        ? `data: loading snapshot ${manifest.snapshotId}`
+        : `data: loading snapshot ${manifest.snapshotId}; if it does not hold ${source}, a new one replaces it`;
+  process.stdout.write(startBanner({ url: srv.url, demoKey: demo.key, hint, data })); // plain stdout, never the logger
+  const sourceDir =
+    plan.kind === "serve-published"
+      ? null
+      : (plan.sourceDir ?? (await ensureSampleSource(config.sampleDir, log, progress.update)));
+  progress.stop();
   const runSource =
     sourceDir && !isPublished(manifest, sourceDir)
       ? sourceDir
@@ -131,12 +150,12 @@ async function primary(config: Config): Promise<void> {
   if (current && catalog.watchlistsOf(demo.user.id).length === 0)
     await ensureDemoWatchlist(catalog, demo.user.id, await publishedCompanies(config.dataDir, current.snapshotId));
   if (current) {
-    progress.update("waiting for the server to serve it", 0, 1);
-    await waitHealthy(srv.url, config.dataDir, log);
+    progress.update(`loading snapshot ${current.snapshotId}`, 0, 1);
+    const served = await waitHealthy(srv.url, config.dataDir, log);
+    progress.stop();
+    if (served) process.stdout.write(readyLine(srv.url, served));
   }
   progress.stop();
-  const hint = plan.kind === "serve-published" ? switchHint(plan.publishedSource) : null;
-  process.stdout.write(startBanner({ url: srv.url, demoKey: demo.key, hint })); // plain stdout, never the logger
   if (missing.length) {
     const rebalancer =
       config.redisUrl && !redisDown
@@ -152,16 +171,17 @@ async function primary(config: Config): Promise<void> {
   }
 }
 
-/** The server processes poll the manifest; announce only once they serve the published snapshot. */
-async function waitHealthy(url: string, dataDir: string, log: Logger): Promise<void> {
+/** The server processes poll the manifest; the `serving` line only once they serve the published snapshot. */
+async function waitHealthy(url: string, dataDir: string, log: Logger): Promise<string | null> {
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
     const r = await fetch(`${url}/healthz`).catch(() => null);
     const served = r?.status === 200 ? ((await r.json()) as { snapshot?: string }).snapshot : undefined;
-    if (served && served === readManifest(dataDir)?.snapshotId) return;
-    await new Promise((res) => setTimeout(res, 100));
+    if (served && served === readManifest(dataDir)?.snapshotId) return served;
+    await new Promise((res) => setTimeout(res, 50));
   }
   log.warn({ url }, "the server did not serve the published snapshot within 30 s");
+  return null;
 }
 
 /** A forked server process (WEB_CONCURRENCY > 1): serve, and drain on a signal as the primary does. */

@@ -1,7 +1,7 @@
 // The start banner shows a generated demo key once, as plain text (not a JSON log line), and
 // links the API reference.
 import { describe, expect, it } from "vitest";
-import { startBanner } from "../../jobs/banner.ts";
+import { readyLine, startBanner } from "../../jobs/banner.ts";
 
 const KEY = "srk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde";
 
@@ -11,7 +11,13 @@ describe("start banner", () => {
     expect(text.split(KEY)).toHaveLength(2);
     const line = text.split("\n").find((l) => l.includes(KEY))!;
     expect(() => JSON.parse(line)).toThrow();
-    expect(text).toContain("serving http://127.0.0.1:8080/data/v1");
+    expect(text).toContain("REST API: http://127.0.0.1:8080/data/v1");
+  });
+
+  it("says what is served until the serving line, which names the snapshot", () => {
+    const text = startBanner({ url: "http://127.0.0.1:8080", demoKey: null, data: "data: loading snapshot S1" });
+    expect(text.split("\n")).toContain("data: loading snapshot S1");
+    expect(readyLine("http://127.0.0.1:8080", "S1")).toBe("serving http://127.0.0.1:8080/data/v1 (snapshot S1)\n");
   });
 
   it("links the API reference and the OpenAPI document", () => {

@@ -1,11 +1,11 @@
 // The one configuration module: every variable the service reads, each bad value one line naming it.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../jobs/config.ts";
 import { logFormat } from "../../jobs/log-format.ts";
-import { runScript } from "./process.ts";
+import { ROOT, runScript } from "./process.ts";
 
 const problems = (env: Record<string, string>) => {
   try {
@@ -36,9 +36,20 @@ describe("loadConfig", () => {
     ]);
     expect(problems({ PIPELINE_FLOW: "no" })).toEqual(['PIPELINE_FLOW: must be "0" or "1" (got "no")']);
     expect(problems({ PIPELINE_APPEND: "off" })).toEqual(['PIPELINE_APPEND: must be "0" or "1" (got "off")']);
+    expect(problems({ START_WORKER: "no" })).toEqual(['START_WORKER: must be "0" or "1" (got "no")']);
     expect(problems({ START_REDIS_REPORTED_DOWN: "yes" })).toEqual([
       'START_REDIS_REPORTED_DOWN: must be "1" or unset (got "yes")',
     ]);
+  });
+
+  it("keeps the store and the generated sample out of the source folders by default", () => {
+    const d = loadConfig({});
+    expect(d.dataDir).toBe(resolve("store"));
+    expect(d.sampleDir).toBe(join(resolve("store"), "sample"));
+    expect(d.dataDir).not.toBe(resolve("data")); // the generator's code is there
+    expect(readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n")).toContain("/store/");
+    const c = loadConfig({ DATA_DIR: "/srv/ratings" });
+    expect([c.dataDir, c.sampleDir]).toEqual(["/srv/ratings", "/srv/ratings/sample"]);
   });
 
   it("reads the pipeline variables, with the documented defaults when unset or empty", () => {
@@ -50,7 +61,7 @@ describe("loadConfig", () => {
       1,
       undefined,
     ]);
-    expect([d.stagingMemory, d.logFormat, d.redisReportedDown]).toEqual(["1024MB", null, false]);
+    expect([d.stagingMemory, d.logFormat, d.redisReportedDown, d.startWorker]).toEqual(["1024MB", null, false, true]);
     const c = loadConfig({
       PIPELINE_WORKERS: "0",
       PIPELINE_FLOW: "0",
@@ -60,6 +71,7 @@ describe("loadConfig", () => {
       PIPELINE_DUCKDB_MEMORY: "1.5GB",
       LOG_FORMAT: "json",
       START_REDIS_REPORTED_DOWN: "1",
+      START_WORKER: "0",
     });
     expect([c.pipelineWorkers, c.pipelineFlow, c.pipelineAppend, c.workerThreads, c.tickersPerPartition]).toEqual([
       0,
@@ -68,7 +80,7 @@ describe("loadConfig", () => {
       2,
       10,
     ]);
-    expect([c.stagingMemory, c.logFormat, c.redisReportedDown]).toEqual(["1.5GB", "json", true]);
+    expect([c.stagingMemory, c.logFormat, c.redisReportedDown, c.startWorker]).toEqual(["1.5GB", "json", true, false]);
   });
 
   it("leaves a bad LOG_FORMAT to loadConfig's report: the logger falls back on the terminal's choice", () => {

@@ -61,6 +61,31 @@ describe("catalog keys", () => {
     expect(c.userPortfoliosOf(first.user.id)).toHaveLength(1);
     expect(c.listKeys()).toHaveLength(1);
   });
+
+  it("leaves the demo user one active key however often it starts: earlier generated keys are revoked", async () => {
+    const c = await tempCatalog();
+    const shown: string[] = [];
+    for (let i = 0; i < 3; i++) shown.push((await ensureDemoUser(c, null)).key!);
+    expect(new Set(shown).size).toBe(3);
+    const active = c.listKeys().filter((k) => !k.revokedAt);
+    expect(active).toHaveLength(1);
+    expect(c.authenticate(shown[2])?.key.id).toBe(active[0].id);
+    expect(c.authenticate(shown[0])).toBeNull();
+    expect(c.authenticate(shown[1])).toBeNull();
+    // Another user's keys are not the demo's: untouched.
+    const other = await c.createUser({ email: "o@example.com", firstName: "", lastName: "", phoneNumber: "" });
+    const { key: otherKey } = await c.createKey(other.id, ["ratings:read"]);
+    // DEMO_API_KEY set: that key is the one; the generated one is revoked, and a second start keeps it.
+    expect((await ensureDemoUser(c, "fixed-demo-key-0123456789")).key).toBe("fixed-demo-key-0123456789");
+    expect((await ensureDemoUser(c, "fixed-demo-key-0123456789")).key).toBeNull();
+    expect(c.authenticate(shown[2])).toBeNull();
+    expect(c.authenticate("fixed-demo-key-0123456789")?.user.email).toBe("demo@example.com");
+    expect(c.authenticate(otherKey)?.user.email).toBe("o@example.com");
+    expect(c.listKeys().filter((k) => !k.revokedAt)).toHaveLength(2);
+    // A handle opened afresh reads the same from the file.
+    const reopened = await Catalog.open(c.path);
+    expect(reopened.listKeys().filter((k) => !k.revokedAt && k.userId !== other.id)).toHaveLength(1);
+  });
 });
 
 describe("watchlists", () => {

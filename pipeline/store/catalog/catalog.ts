@@ -341,6 +341,19 @@ export class Catalog implements CatalogReader, CatalogWriter {
     );
   }
 
+  /** Revokes every active key of `userId` except `keepId`, in one statement; returns how many. */
+  async revokeKeysOfUserExcept(userId: string, keepId: string): Promise<number> {
+    const gone = this.mirror.keys.filter((k) => k.userId === userId && k.id !== keepId && !k.revokedAt).length;
+    if (gone === 0) return 0;
+    await this.tx((conn) =>
+      conn.run("update api_keys set revoked_at = now() where user_id = $1 and id <> $2 and revoked_at is null", [
+        userId,
+        keepId,
+      ]),
+    );
+    return gone;
+  }
+
   async createWatchlist(
     ownerId: string,
     w: { name: string; description?: string; private?: boolean; tickers?: string[] },

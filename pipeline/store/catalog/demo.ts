@@ -1,4 +1,4 @@
-// The demo user: one key with every scope, one private portfolio, one watchlist of 10 stocks,
+// The demo user: one active key with every scope, one private portfolio, one watchlist of 10 stocks,
 // so every endpoint has something to show on a fresh start.
 
 import type { Company } from "../../types.ts";
@@ -20,7 +20,12 @@ export const DEMO_PORTFOLIO = {
   ranges: { return_rating: [5, 10] as [number, number] },
 };
 
-/** Ensures the demo user and portfolio exist; returns a key to print (null when DEMO_API_KEY was already known). */
+/**
+ * Ensures the demo user and portfolio exist and leaves the demo user exactly one active key: the
+ * DEMO_API_KEY when set, else a fresh one (the plain key is never stored, so an earlier one cannot be
+ * shown again). Every other key of the demo user is revoked, so starts do not pile up admin keys.
+ * Returns the key to print (null when DEMO_API_KEY was already the demo user's key).
+ */
 export async function ensureDemoUser(
   catalog: Catalog,
   fixedKey: string | null,
@@ -35,14 +40,20 @@ export async function ensureDemoUser(
   });
   if (catalog.userPortfoliosOf(user.id).length === 0) await catalog.createUserPortfolio(user.id, DEMO_PORTFOLIO);
   if (fixedKey) {
-    if (catalog.authenticate(fixedKey)?.user.id === user.id) return { user, key: null, created };
+    const known = catalog.authenticate(fixedKey);
+    if (known?.user.id === user.id) {
+      await catalog.revokeKeysOfUserExcept(user.id, known.key.id);
+      return { user, key: null, created };
+    }
     if (catalog.listKeys().some((k) => k.id === `key_${hashKey(fixedKey).slice(0, 12)}`))
       throw new Error("DEMO_API_KEY is a revoked key or belongs to another user; choose another value");
-    await catalog.createKey(user.id, [...SCOPES], fixedKey);
+    const { id } = await catalog.createKey(user.id, [...SCOPES], fixedKey);
+    await catalog.revokeKeysOfUserExcept(user.id, id);
     return { user, key: fixedKey, created };
   }
-  // The plain key is never stored, so each start without DEMO_API_KEY shows a fresh one.
-  const { key } = await catalog.createKey(user.id, [...SCOPES]);
+  // Created before the old ones are revoked: the demo user is never left without a key.
+  const { id, key } = await catalog.createKey(user.id, [...SCOPES]);
+  await catalog.revokeKeysOfUserExcept(user.id, id);
   return { user, key, created };
 }
 
