@@ -144,7 +144,9 @@ export async function measureStart(
   let bannerMs: number | null = null;
   child.stdout!.on("data", (b) => {
     out += b;
-    if (bannerMs === null && out.includes(`serving ${base}/data/v1`)) bannerMs = performance.now() - t0;
+    // the banner's key: `REST API: …` since it comes before the snapshot is served, `serving …` before
+    if (bannerMs === null && (out.includes(`REST API: ${base}/data/v1`) || out.includes(`serving ${base}/data/v1`)))
+      bannerMs = performance.now() - t0;
   });
   let err = "";
   child.stderr!.on("data", (b) => (err = (err + b).slice(-4000)));
