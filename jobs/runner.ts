@@ -59,6 +59,8 @@ export interface RunOptions {
   workers?: number;
   /** Companies per partition job; default TICKERS_PER_PARTITION. */
   tickersPerPartition?: number;
+  /** A cancelled job's (BullMQ's AbortSignal): the run stops at the next stage boundary, publishing nothing. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -267,6 +269,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       const { source, written } = await ingestStage(ctx, opts.sourceDir, merge, { clean: early });
       writing.push(written);
       lap("ingest", t);
+      opts.signal?.throwIfAborted();
       t = performance.now();
       opts.progress?.("frames", 0, 1);
       frames = await loadFrames(
@@ -284,6 +287,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       };
       lastPriceDate = frames.panel.dates.at(-1) ?? "";
       lap("frames", t);
+      opts.signal?.throwIfAborted();
       t = performance.now();
       opts.progress?.("analytics", 0, 1);
       // The stock metrics run on the worker threads while this thread backtests the portfolios.
@@ -299,6 +303,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       await Promise.all(writing.map((p) => p.catch(() => undefined)));
       throw e;
     }
+    opts.signal?.throwIfAborted();
     await writePortfolioMetrics(ctx, portfolios, benchmarks!);
     lap("analytics", t);
     const f = await files;
