@@ -13,6 +13,7 @@ import { addJob, pipelineQueue } from "../../jobs/queue.ts";
 import { startPipelineWorker } from "../../jobs/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { noRedis } from "../redis.ts";
 import { cleanUpQueues, ROOT, silent, stagingFolders, TEST_REDIS, waitFor } from "./jobs-fixture.ts";
 
@@ -70,6 +71,42 @@ describe.skipIf(noRedis)("a worker and malformed job data", () => {
     expect(fu).toEqual({ reason: "unknown job frobnicate", attempts: 1 });
     // nothing was staged or published for any of them
     expect(stagingFolders(dataDir)).toEqual([]);
+    expect(readManifest(dataDir)).toBeNull();
+  });
+});
+
+describe.skipIf(noRedis)("a cancelled job", () => {
+  it("stops at its next stage boundary, fails without a retry and publishes nothing", async () => {
+    const prefix = `${prefixBase}-cancel`;
+    const dataDir = mkdtempSync(join(tmpdir(), "contracts-cancel-"));
+    const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+    const worker = startPipelineWorker({ redisUrl: TEST_REDIS, dataDir, catalog, log: silent, prefix });
+    workers.push(worker);
+    // Cancelled as soon as the run reports its first stage (ingest): the check after ingest stops it.
+    const stages: string[] = [];
+    worker.on("progress", (job, p) => {
+      stages.push((p as { stage: string }).stage);
+      if (stages.length === 1) expect(worker.cancelJob(job.id!, "asked by the test")).toBe(true);
+    });
+    const q = pipelineQueue(TEST_REDIS, prefix);
+    queues.push(q);
+    const sourceDir = writeTinySource();
+    const job = await addJob(
+      q,
+      "run",
+      { sourceDir, sourceVersion: "cancel-test", partition: "all" },
+      {
+        jobId: "cancelled-run",
+        attempts: 3,
+      },
+    );
+    const f = await failedReason(q, job);
+    expect(f.attempts).toBe(1);
+    expect(f.reason).toMatch(/^cancelled in stage [^\n]+: asked by the test$/);
+    expect(stages[0]).toBe("ingest: reading and validating the source");
+    // stopped at the boundary after ingest: the next stages never reported
+    expect(stages).not.toContain("frames");
+    expect(stages).not.toContain("analytics");
     expect(readManifest(dataDir)).toBeNull();
   });
 });
