@@ -9,16 +9,10 @@ import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import { SourceRejectedError } from "../pipeline/sources/report.ts";
-import {
-  analyticsDone,
-  backtestDone,
-  financialsDone,
-  flowAside,
-  releaseUniverse,
-} from "../pipeline/stages/flow-steps.ts";
+import { analyticsDone, backtestDone, financialsDone, releaseUniverse } from "../pipeline/stages/flow-steps.ts";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
-import { stagingBeat, stagingPath } from "../pipeline/store/snapshots.ts";
+import { stagingBeat, stagingLayout, stagingPath } from "../pipeline/store/staging-layout.ts";
 import { serviceConfig } from "./config.ts";
 import { JOB_CONTRACTS, type JobData, type JobResultOf } from "./contracts.ts";
 import {
@@ -82,9 +76,10 @@ async function flowGone(job: Job, run: string, ctx: ProcessorContext): Promise<b
 
 /** The run's staging folder and heartbeat, removed once its flow cannot publish. */
 function dropStaging(deps: FlowDeps, stagingId: string, out: string, why: string, job: Job): void {
+  const layout = stagingLayout(out);
   rmSync(out, { recursive: true, force: true });
-  rmSync(`${out}.tmp`, { recursive: true, force: true });
-  rmSync(flowAside(out), { recursive: true, force: true });
+  rmSync(layout.tmp, { recursive: true, force: true });
+  rmSync(layout.aside, { recursive: true, force: true });
   rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
   deps.log.info({ job: job.id, staging: stagingId }, `run's staging folder removed: ${why}`);
 }

@@ -39,6 +39,7 @@ import {
   snapshotDir,
   stagingDir,
 } from "../pipeline/store/snapshots.ts";
+import { stagingLayout } from "../pipeline/store/staging-layout.ts";
 import type { LevelSeries } from "../pipeline/types.ts";
 import { serviceConfig } from "./config.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
@@ -199,7 +200,7 @@ async function inRun(
       // Closing checkpoints the staging database, which fails on a full disk: it is thrown away
       // with its folder below either way, and the run's own outcome is what is reported.
     }
-    rmSync(`${out}.tmp`, { recursive: true, force: true });
+    rmSync(stagingLayout(out).tmp, { recursive: true, force: true });
   }
 }
 

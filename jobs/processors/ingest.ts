@@ -1,6 +1,6 @@
 // `ingest`: stages the source into the run's folder, adds a stock-metrics job per ticker range as soon
 // as their inputs are staged, then the backtests (for this worker when it holds the universe they read).
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { sourceFilesAsync, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import type { StageContext } from "../../pipeline/stages/context.ts";
@@ -8,15 +8,21 @@ import { type FlowPlan, flowIngestStep, holdsUniverse, readPlan } from "../../pi
 import { openStagingDuck } from "../../pipeline/store/duck.ts";
 import { takeLease } from "../../pipeline/store/leases.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import {
+  readStagingRecord,
+  type StagingRecord,
+  stagingLayout,
+  writeStagingRecord,
+} from "../../pipeline/store/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
 import { affinityWindowMs } from "../flow.ts";
 import { addChildren, type FlowStep, tickersPerPartition, WORKER, workerThreads } from "../flow-worker.ts";
-import { type RunRecord, recordPath } from "./run-record.ts";
 
 export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   const { deps, out, progress } = f;
   if (!job.parent?.id) throw new Error(`ingest job ${job.id} has no parent: it is added only as part of a run's flow`);
-  const prior = existsSync(recordPath(out)) ? (JSON.parse(readFileSync(recordPath(out), "utf8")) as RunRecord) : null;
+  const layout = stagingLayout(out);
+  const prior = readStagingRecord("run", layout.run);
   let plan: FlowPlan;
   if (prior?.ingestJob === job.timestamp) {
     // An earlier attempt of this very job staged everything and may have added some partitions: add the rest.
@@ -69,16 +75,16 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
     } finally {
       lease?.stop();
       db.close();
-      rmSync(`${out}.tmp`, { recursive: true, force: true });
+      rmSync(layout.tmp, { recursive: true, force: true });
     }
-    const record: RunRecord = {
+    const record: StagingRecord<"run"> = {
       ingestJob: job.timestamp,
       baseVersion: base?.version ?? 0,
       ingestMs: Math.round(performance.now() - t0),
       startedAt: job.timestamp,
       sourceId,
     };
-    writeFileSync(recordPath(out), JSON.stringify(record));
+    writeStagingRecord("run", layout.run, record);
   }
   // A cancelled job adds no backtests: the flow cannot publish without them, and fails with this job.
   f.signal?.throwIfAborted();

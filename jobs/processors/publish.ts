@@ -1,11 +1,10 @@
 // `publish`, the parent of a run's flow: once every child is done, merges what they staged and publishes
 // the snapshot; then re-applies the rebalances that the publish's base missed.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, rmSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Job } from "bullmq";
 import {
   financialsParts,
-  flowAside,
   flowMergeStep,
   restoreFlowFiles,
   setFlowAside,
@@ -20,27 +19,18 @@ import {
   stagingBeat,
   stagingPath,
 } from "../../pipeline/store/snapshots.ts";
+import { readStagingRecord, stagingLayout, writeStagingRecord } from "../../pipeline/store/staging-layout.ts";
 import type { FlowContext, FlowStep } from "../flow-worker.ts";
 import { reapplyMissedRebalances } from "../reapply.ts";
-import { type RunRecord, recordPath } from "./run-record.ts";
-
-/** What is written while publishing: the snapshot's id, for a retry to find its publish in the manifest's log. */
-const PUBLISHING = "publishing.json";
 
 export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   const { deps, out } = f;
   // A retry: an earlier attempt's publish failed (files put back), or it died before it could.
   restoreFlowFiles(out);
-  const aside = flowAside(out);
+  const layout = stagingLayout(out);
   if (!existsSync(out)) {
     // Published by an earlier attempt that failed after it (the snapshot is live): finish, don't fail.
-    const sent = existsSync(join(aside, PUBLISHING))
-      ? (JSON.parse(readFileSync(join(aside, PUBLISHING), "utf8")) as {
-          snapshotId: string;
-          baseVersion: number;
-          totalMs: number;
-        })
-      : null;
+    const sent = readStagingRecord("publishing", layout.publishingAside);
     const entry = sent
       ? readManifest(deps.dataDir)?.log?.find((e) => e.snapshotId === sent.snapshotId && e.job === job.id)
       : undefined;
@@ -51,7 +41,9 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
     await finishPublish(job, f, sent.baseVersion, { ...readManifest(deps.dataDir)!, version: entry.version });
     return { snapshotId: sent.snapshotId, totalMs: sent.totalMs };
   }
-  const record = JSON.parse(readFileSync(recordPath(out), "utf8")) as RunRecord;
+  const record = readStagingRecord("run", layout.run);
+  if (!record)
+    throw new Error(`the run's staging folder ${out} has no run record: ingest never finished; run the command again`);
   const t = performance.now();
   const fin = financialsParts(out);
   if (fin.planned < 0 || fin.written !== fin.planned)
@@ -77,10 +69,12 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
     },
     timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t), total },
   };
-  writeFileSync(
-    join(out, ".flow", PUBLISHING),
-    JSON.stringify({ snapshotId: meta.id, baseVersion: record.baseVersion, totalMs: total }),
-  );
+  // What is written while publishing: the snapshot's id, for a retry to find its publish in the manifest's log.
+  writeStagingRecord("publishing", layout.publishing, {
+    snapshotId: meta.id,
+    baseVersion: record.baseVersion,
+    totalMs: total,
+  });
   setFlowAside(out);
   let manifest: Manifest;
   try {
@@ -96,7 +90,7 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
 
 async function finishPublish(job: Job, f: FlowContext, baseVersion: number, manifest: Manifest): Promise<void> {
   const { deps, stagingId } = f;
-  rmSync(flowAside(stagingPath(deps.dataDir, stagingId)), { recursive: true, force: true });
+  rmSync(stagingLayout(stagingPath(deps.dataDir, stagingId)).aside, { recursive: true, force: true });
   rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
   await reapplyMissedRebalances(
     { dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id },
