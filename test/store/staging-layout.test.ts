@@ -2,14 +2,16 @@
 // StagingRecordError (code staging_record_corrupt) naming the file and what is wrong, where the
 // step reads it, instead of a wrong value travelling on into the publish.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pipelineErrorCode } from "../../pipeline/domain/errors.ts";
 import { financialsParts, readPlan } from "../../pipeline/stages/flow-steps.ts";
+import { isAlive, readHolder } from "../../pipeline/store/liveness.ts";
 import {
   readStagingRecord,
   StagingRecordError,
+  stagingBeat,
   stagingLayout,
   stagingPath,
   writeStagingRecord,
@@ -77,5 +79,18 @@ describe("staging records", () => {
     const p = caught(() => readPlan(l.out)).message;
     expect(p).toContain("counts.companies:");
     expect(p).toContain("portfolios.0.rules: expected portfolio rules with an id");
+  });
+
+  it("reads a heartbeat's holder through its schema: a foreign record counts by its age only", () => {
+    const l = staging();
+    const beat = stagingBeat(join(l.out, "..", ".."), "flow-test");
+    mkdirSync(join(beat, ".."), { recursive: true });
+    writeFileSync(beat, JSON.stringify({ host: hostname(), pid: process.pid, startedAt: "2026-01-01T00:00:00Z" }));
+    expect(readHolder(beat)).toEqual({ host: hostname(), pid: process.pid, startedAt: "2026-01-01T00:00:00Z" });
+    writeFileSync(beat, JSON.stringify({ host: hostname(), pid: "not a pid", startedAt: 1 }));
+    expect(readHolder(beat)).toBeNull();
+    // fresh, so alive by its age (its pid cannot settle it)
+    expect(isAlive(beat, 60_000)).toBe(true);
+    expect(isAlive(beat, 60_000, Date.now() + 120_000)).toBe(false);
   });
 });
