@@ -99,20 +99,20 @@ export const STAGING_RECORDS = {
 export type StagingRecordKind = keyof typeof STAGING_RECORDS;
 export type StagingRecord<K extends StagingRecordKind> = z.infer<(typeof STAGING_RECORDS)[K]>;
 
-/** A staging record that is not JSON or not of its schema (written by another version, or damaged). */
+/** A record of a run (staging or published) that is not JSON or not of its schema (another version's, or damaged). */
 export class StagingRecordError extends Error {
   readonly code: PipelineErrorCode = "staging_record_corrupt";
   constructor(
     readonly path: string,
     detail: string,
   ) {
-    super(`the staging record ${path} is corrupt (${detail}); run the command again`);
+    super(`the record ${path} is corrupt (${detail}); run the command again`);
     this.name = "StagingRecordError";
   }
 }
 
-/** The record at `path` (null when absent), through its schema. */
-export function readStagingRecord<K extends StagingRecordKind>(kind: K, path: string): StagingRecord<K> | null {
+/** The JSON record at `path` (null when absent), through `schema`. */
+export function readJsonRecord<S extends z.ZodType>(path: string, schema: S): z.infer<S> | null {
   if (!existsSync(path)) return null;
   let json: unknown;
   try {
@@ -120,13 +120,18 @@ export function readStagingRecord<K extends StagingRecordKind>(kind: K, path: st
   } catch (e) {
     throw new StagingRecordError(path, `not JSON: ${(e as Error).message}`);
   }
-  const r = STAGING_RECORDS[kind].safeParse(json);
+  const r = schema.safeParse(json);
   if (!r.success)
     throw new StagingRecordError(
       path,
-      r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : kind}: ${i.message}`).join("; "),
+      r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(record)"}: ${i.message}`).join("; "),
     );
-  return r.data as StagingRecord<K>;
+  return r.data;
+}
+
+/** The staging record at `path` (null when absent), through its kind's schema. */
+export function readStagingRecord<K extends StagingRecordKind>(kind: K, path: string): StagingRecord<K> | null {
+  return readJsonRecord(path, STAGING_RECORDS[kind]) as StagingRecord<K> | null;
 }
 
 /**

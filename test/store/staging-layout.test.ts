@@ -6,6 +6,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pipelineErrorCode } from "../../pipeline/domain/errors.ts";
+import { readSourceRecord, SOURCE_FILES, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { financialsParts, readPlan } from "../../pipeline/stages/flow-steps.ts";
 import { isAlive, readHolder } from "../../pipeline/store/liveness.ts";
 import {
@@ -62,7 +63,7 @@ describe("staging records", () => {
     expect(e.code).toBe("staging_record_corrupt");
     expect(pipelineErrorCode(e)).toBe("staging_record_corrupt");
     expect(e.path).toBe(l.plan);
-    expect(e.message).toMatch(/^the staging record .*plan\.json is corrupt \(not JSON: /);
+    expect(e.message).toMatch(/^the record .*plan\.json is corrupt \(not JSON: /);
   });
 
   it("gives a typed error naming each field a record gets wrong", () => {
@@ -92,5 +93,19 @@ describe("staging records", () => {
     // fresh, so alive by its age (its pid cannot settle it)
     expect(isAlive(beat, 60_000)).toBe(true);
     expect(isAlive(beat, 60_000, Date.now() + 120_000)).toBe(false);
+  });
+
+  it("reads a snapshot's source record through its schema too", () => {
+    const l = staging();
+    mkdirSync(l.out, { recursive: true });
+    expect(readSourceRecord(l.out)).toBeNull();
+    const files = [{ path: "prices.csv", size: 10, sha256: "ab" }];
+    writeSourceRecord(l.out, files);
+    expect(readSourceRecord(l.out)).toEqual(files);
+    writeFileSync(join(l.out, SOURCE_FILES), JSON.stringify({ files: [{ path: 1, size: 10 }] }));
+    const e = caught(() => readSourceRecord(l.out));
+    expect(e.code).toBe("staging_record_corrupt");
+    expect(e.message).toContain("files.0.path: Invalid input: expected string, received number");
+    expect(e.message).toContain("files.0.sha256: Invalid input: expected string, received undefined");
   });
 });
