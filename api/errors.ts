@@ -117,6 +117,7 @@ const PIPELINE_ANSWERS: Record<PipelineErrorCode, (() => ApiError) | null> = {
   source_rejected: null,
   not_an_append: null,
   storage_order: null,
+  staging_record_corrupt: null,
 };
 
 /** Any thrown value → an ApiError (unknown errors become an opaque 500). */

@@ -3,12 +3,13 @@
 import type { Job, Queue } from "bullmq";
 import type { PublishKind } from "../pipeline/store/snapshots.ts";
 import { awaitJob, closeWithin, JobFailedError } from "./await-job.ts";
+import type { JobData, JobName } from "./contracts.ts";
 import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { addRunFlow, flowByDefault, flowProgress, runFlowIds } from "./flow.ts";
 import { backfillVersion, type JobProgress, type JobResult, jobId, type Stage, WHOLE } from "./job-types.ts";
 import { continuesPublished } from "./published-record.ts";
-import { pipelineQueue } from "./queue.ts";
+import { addJob, pipelineQueue } from "./queue.ts";
 
 const ENQUEUE_TIMEOUT_MS = 30_000;
 
@@ -18,7 +19,7 @@ export async function queueRun(opts: DispatchOptions, sourceVersion: string): Pr
   // and so is a nightly append (it reads only the new days: docs/data/backfill-and-append.md).
   if (!opts.window && useFlow(opts) && !(await continuesPublished(opts.dataDir, opts.sourceDir))) {
     const ids = runFlowIds(sourceVersion);
-    return viaQueue(opts, "publish", {}, ids.parent, (q) =>
+    return viaQueue(opts, "publish", null, ids.parent, (q) =>
       addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }),
     );
   }
@@ -41,14 +42,20 @@ function useFlow(opts: DispatchOptions): boolean {
 /** Adds the job (or the flow whose parent is the job) with the given id. */
 type Adder = (queue: Queue) => Promise<Job>;
 
-export async function viaQueue(
+/** The job `stage` with its contract's data, or (data null) the flow `add` adds, whose parent is `stage`. */
+export async function viaQueue<N extends JobName>(
   opts: Omit<DispatchOptions, "sourceDir" | "catalog"> & { sourceDir: string },
-  stage: Stage,
-  data: object,
+  stage: N,
+  data: JobData<N> | null,
   id: string,
   add?: Adder,
 ): Promise<DispatchResult> {
-  const addJob: Adder = add ?? ((q) => q.add(stage, data, { jobId: id }));
+  const adder: Adder =
+    add ??
+    ((q) => {
+      if (!data) throw new Error(`no data for the ${stage} job ${id}`);
+      return addJob(q, stage, data, { jobId: id });
+    });
   const queue = pipelineQueue(opts.redisUrl!, opts.prefix);
   try {
     // ioredis queues commands while Redis is away: bound the enqueue too, not only the wait. The
@@ -57,7 +64,7 @@ export async function viaQueue(
     const deadline = Date.now() + timeoutMs;
     const limit = Math.min(ENQUEUE_TIMEOUT_MS, timeoutMs);
     const enq = await Promise.race([
-      enqueueIdempotent(queue, id, opts.dataDir, () => addJob(queue), opts.force),
+      enqueueIdempotent(queue, id, opts.dataDir, () => adder(queue), opts.force),
       new Promise<never>((_, rej) =>
         setTimeout(() => rej(new Error(`no answer within ${limit / 1000} s`)), limit).unref(),
       ),
@@ -72,7 +79,7 @@ export async function viaQueue(
       deadline,
       onNote: opts.note ?? ((line) => opts.log.info({ job: id }, line)),
       onProgress: (p: JobProgress) => opts.progress?.(p.stage, p.done, p.total),
-      reenqueue: () => addJob(queue),
+      reenqueue: () => adder(queue),
       // A flow lives in Redis only (its children, who adds what): once its parent is lost nothing
       // will publish it, whatever its staging heartbeat says, so it is enqueued again at once.
       ...(stage === "publish" ? { progressOf: flowProgress, lostMeansGone: true } : {}),

@@ -6,7 +6,7 @@
 // requests meanwhile, still join one job instead of computing the same source side by side.
 import type { Job, Queue } from "bullmq";
 import { readManifest } from "../pipeline/store/snapshots.ts";
-import type { JobResult } from "./job-types.ts";
+import { snapshotResultOf } from "./contracts.ts";
 
 export interface Enqueued {
   job: Job;
@@ -28,7 +28,7 @@ export async function enqueueIdempotent(
   if (existing) {
     const state = await existing.getState();
     if (state === "completed") {
-      const r = existing.returnvalue as JobResult | null;
+      const r = snapshotResultOf(existing.returnvalue); // null: not a snapshot (a run that added a flow)
       if (!force && r && readManifest(dataDir)?.snapshotId === r.snapshotId)
         return { job: existing, joined: "done", sinceVersion };
     }

@@ -10,37 +10,14 @@ import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import { serviceConfig } from "./config.ts";
+import type { JobData, JobName } from "./contracts.ts";
 import { type JobProgress, jobId, WHOLE } from "./job-types.ts";
 import { JOB_DEFAULTS } from "./queue.ts";
 
-export interface FlowData {
-  sourceDir: string;
-  /** sourceStamp(sourceDir) when enqueued; names the jobs and the staging folder (the snapshot records the fingerprint ingest takes). */
-  sourceVersion: string;
-  /**
-   * This flow's own id (enqueue time + random), the same in all its jobs. A flow added again after
-   * Redis lost the first (same job ids) gets another, hence another staging folder: jobs of the
-   * lost flow still running on some worker neither write into the new one nor join its parent.
-   */
-  run: string;
-}
-export interface FinancialsData extends FlowData {
-  part: number;
-}
-export interface AnalyticsData extends FlowData {
-  range: TickerRange;
-}
-export interface BacktestData extends FlowData {
-  portfolioId: string;
-  /**
-   * The worker (flow-worker.ts's `WORKER`: host, pid, random) that holds the run's universe in memory, if any: a scheduling
-   * hint, not state: another worker leaves the job to it for a few seconds (the universe costs it
-   * ~13 s to load at 5,000 × 25; the backtest ~0.2 s there), then runs it itself.
-   */
-  affinity?: string;
-  /** For how long from its creation (`affinityWindowMs`; AFFINITY_MS when absent). */
-  affinityMs?: number;
-}
+export type FlowData = JobData<"publish">;
+export type FinancialsData = JobData<"financials">;
+export type AnalyticsData = JobData<"analytics">;
+export type BacktestData = JobData<"backtest">;
 
 export const FLOW_JOBS = {
   parent: "publish",
@@ -49,7 +26,7 @@ export const FLOW_JOBS = {
   financials: "financials",
   analytics: "analytics",
   backtest: "backtest",
-} as const;
+} as const satisfies Record<string, JobName>;
 
 const tickersPart = (part: number) => `tickers-${String(part).padStart(4, "0")}`;
 

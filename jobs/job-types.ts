@@ -3,48 +3,19 @@
 // so any worker on any machine that mounts the same paths can take any job.
 import { createHash } from "node:crypto";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
+import { JOB_NAMES, type JobData, type JobName } from "./contracts.ts";
 
-/** Job names (the stage each runs). The fan-out stages of a partitioned flow add theirs here. */
-export const STAGES = [
-  "run",
-  "backfill",
-  "rebalance",
-  "publish",
-  "ingest",
-  "fundamentals",
-  "financials",
-  "analytics",
-  "backtest",
-] as const;
-export type Stage = (typeof STAGES)[number];
+/** Job names (the stage each runs): those of the contracts (jobs/contracts.ts). */
+export const STAGES: readonly JobName[] = JOB_NAMES;
+export type Stage = JobName;
 
 /** The whole partition; a partitioned flow names its ticker range, portfolio or benchmark instead. */
 export const WHOLE = "all";
 
-export interface RunJobData {
-  sourceDir: string;
-  /** sourceStamp(sourceDir) when enqueued (names the job); absent for scheduled runs (decided when taken). */
-  sourceVersion?: string;
-  partition?: string;
-}
-
-export interface BackfillJobData extends RunJobData {
-  window: DateWindow;
-}
-
-export interface RebalanceJobData {
-  portfolioId: string;
-  /** Hash of the definition that asked for it: a second request for the same one joins the first. */
-  definitionVersion: string;
-  /** The portfolio's change time that asked for it (ISO): a failure for good is recorded against it. */
-  requestedAt?: string | null;
-}
-
-export type JobDataOf<S extends Stage> = S extends "run"
-  ? RunJobData
-  : S extends "backfill"
-    ? BackfillJobData
-    : RebalanceJobData;
+export type RunJobData = JobData<"run">;
+export type BackfillJobData = JobData<"backfill">;
+export type RebalanceJobData = JobData<"rebalance">;
+export type JobDataOf<S extends Stage> = JobData<S>;
 
 export interface JobResult {
   snapshotId: string;

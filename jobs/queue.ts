@@ -1,5 +1,6 @@
 // The pipeline queue: its name, default job options and the Redis connection. Stages know nothing of it.
-import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
+import { type ConnectionOptions, type Job, type JobsOptions, Queue } from "bullmq";
+import type { JobData, JobName } from "./contracts.ts";
 import type { JobResult } from "./job-types.ts";
 
 export const PIPELINE_QUEUE = "pipeline";
@@ -43,6 +44,15 @@ export function pipelineQueue(url: string, prefix?: string): Queue {
   // Connection errors are retried by ioredis and surface as timeouts where they matter.
   queue.on("error", () => undefined);
   return queue;
+}
+
+/**
+ * Adds one job: a name of the contracts with its data (jobs/contracts.ts). Every single job is added
+ * through this (a flow's are added by jobs/flow.ts under FLOW_JOBS names), so the types keep the
+ * names and data the worker parses in step with what is enqueued.
+ */
+export function addJob<N extends JobName>(queue: Queue, name: N, data: JobData<N>, opts: JobsOptions): Promise<Job> {
+  return queue.add(name, data, opts);
 }
 
 /** Closes without waiting forever on a Redis that is gone. */

@@ -17,7 +17,7 @@ import { type Manifest, readManifest, readMeta, type SnapshotMeta } from "../pip
 import type { DispatchResult, RebalanceDispatch } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { jobId, type RebalanceJobData, versionOf } from "./job-types.ts";
-import { pipelineQueue } from "./queue.ts";
+import { addJob, pipelineQueue } from "./queue.ts";
 
 export interface RebalanceDeps {
   dataDir: string;
@@ -203,8 +203,8 @@ export function queueRebalancer(
       const { jobId: jid, data } = rebalanceRequest(catalog, id);
       const p = (
         dataDir
-          ? enqueueIdempotent(q, jid, dataDir, () => q.add("rebalance", data, { jobId: jid }))
-          : q.add("rebalance", data, { jobId: jid })
+          ? enqueueIdempotent(q, jid, dataDir, () => addJob(q, "rebalance", data, { jobId: jid }))
+          : addJob(q, "rebalance", data, { jobId: jid })
       )
         .catch((e: unknown) => log.warn({ portfolio: id, err: String(e) }, "could not enqueue the portfolio rebalance"))
         .finally(() => pending.delete(p));

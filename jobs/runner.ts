@@ -39,6 +39,7 @@ import {
   snapshotDir,
   stagingDir,
 } from "../pipeline/store/snapshots.ts";
+import { stagingLayout } from "../pipeline/store/staging-layout.ts";
 import type { LevelSeries } from "../pipeline/types.ts";
 import { serviceConfig } from "./config.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
@@ -59,6 +60,8 @@ export interface RunOptions {
   workers?: number;
   /** Companies per partition job; default TICKERS_PER_PARTITION. */
   tickersPerPartition?: number;
+  /** A cancelled job's (BullMQ's AbortSignal): the run stops at the next stage boundary, publishing nothing. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -197,7 +200,7 @@ async function inRun(
       // Closing checkpoints the staging database, which fails on a full disk: it is thrown away
       // with its folder below either way, and the run's own outcome is what is reported.
     }
-    rmSync(`${out}.tmp`, { recursive: true, force: true });
+    rmSync(stagingLayout(out).tmp, { recursive: true, force: true });
   }
 }
 
@@ -267,6 +270,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       const { source, written } = await ingestStage(ctx, opts.sourceDir, merge, { clean: early });
       writing.push(written);
       lap("ingest", t);
+      opts.signal?.throwIfAborted();
       t = performance.now();
       opts.progress?.("frames", 0, 1);
       frames = await loadFrames(
@@ -284,6 +288,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       };
       lastPriceDate = frames.panel.dates.at(-1) ?? "";
       lap("frames", t);
+      opts.signal?.throwIfAborted();
       t = performance.now();
       opts.progress?.("analytics", 0, 1);
       // The stock metrics run on the worker threads while this thread backtests the portfolios.
@@ -299,6 +304,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       await Promise.all(writing.map((p) => p.catch(() => undefined)));
       throw e;
     }
+    opts.signal?.throwIfAborted();
     await writePortfolioMetrics(ctx, portfolios, benchmarks!);
     lap("analytics", t);
     const f = await files;

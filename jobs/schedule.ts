@@ -4,6 +4,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { CronExpressionParser } from "cron-parser";
 import { locateTable } from "../pipeline/sources/locate.ts";
+import type { JobName } from "./contracts.ts";
 import type { RunJobData } from "./job-types.ts";
 import { closeQuietly, NIGHTLY_SCHEDULER, pipelineQueue } from "./queue.ts";
 
@@ -69,7 +70,8 @@ export async function scheduleNightly(
   try {
     // The source version is taken when the run starts: the nightly source changes between runs.
     const data: RunJobData = { sourceDir: dir };
-    await queue.upsertJobScheduler(NIGHTLY_SCHEDULER, { pattern, tz }, { name: "run", data });
+    const name: JobName = "run";
+    await queue.upsertJobScheduler(NIGHTLY_SCHEDULER, { pattern, tz }, { name, data });
     return { next: next.getTime() };
   } finally {
     await closeQuietly(queue);

@@ -2,6 +2,7 @@
 // state, the jobs running (with their progress), connected workers and the nightly scheduler.
 import type { Job, Queue } from "bullmq";
 import { liveStagings, readManifest, readMeta } from "../pipeline/store/snapshots.ts";
+import { parseJobData } from "./contracts.ts";
 import { FLOW_JOBS, runFlowIds } from "./flow.ts";
 import { closeQuietly, NIGHTLY_SCHEDULER, pipelineQueue } from "./queue.ts";
 
@@ -36,7 +37,7 @@ async function runStatus(job: Job, state: string): Promise<RunStatus> {
   const d = await job.getDependencies();
   const processed = Object.keys(d.processed ?? {});
   const unprocessed = d.unprocessed ?? [];
-  const ids = runFlowIds((job.data as { sourceVersion: string }).sourceVersion);
+  const ids = runFlowIds(parseJobData("publish", job.data).sourceVersion);
   // Keys are `<prefix>:<queue>:<job id>`.
   const adders = [ids.ingest, ids.fundamentals];
   const allKnown = state === "completed" || !unprocessed.some((k) => adders.some((id) => k.endsWith(`:${id}`)));

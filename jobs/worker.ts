@@ -3,38 +3,25 @@
 // that reaches the same Redis and mounts the same store and source paths, share the queue: a job
 // killed with its worker is taken over by another once its lock lapses (stalled-job recovery),
 // and publishing is guarded by the store's lock.
-import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
-import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
-import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
+import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "bullmq";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
-import type { Log } from "../pipeline/stages/context.ts";
 import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
-import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { pruneStore, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
-import { enqueueIdempotent } from "./enqueue.ts";
-import { addRunFlow, FLOW_JOBS, flowByDefault, runFlowIds } from "./flow.ts";
-import { processFlowJob } from "./flow-worker.ts";
-import type { BackfillJobData, JobProgress, JobResult, RebalanceJobData, RunJobData } from "./job-types.ts";
-import { continuesPublished } from "./published-record.ts";
+import { pruneStore } from "../pipeline/store/snapshots.ts";
+import { JobContractError, type JobData, type JobName, parseJobData } from "./contracts.ts";
+import type { JobProgress, JobResult } from "./job-types.ts";
+import { PROCESSORS } from "./processors/index.ts";
+import type { JobProcessor, ProcessorContext, WorkerDeps } from "./processors/types.ts";
 import { closeQuietly, PIPELINE_QUEUE, pipelineQueue, redisConnection } from "./queue.ts";
-import { noteRebalanceFailure, runRebalance } from "./rebalance-requests.ts";
-import { runPipeline } from "./runner.ts";
 
-const FLOW_JOB_NAMES = new Set<string>(Object.values(FLOW_JOBS));
+export type { WorkerDeps } from "./processors/types.ts";
 
-export interface WorkerDeps {
-  redisUrl: string;
-  dataDir: string;
-  catalog: Catalog;
-  log: Log;
-  prefix?: string;
-  /**
-   * Stalled-job recovery: a job whose worker stopped renewing its lock for `lockDurationMs` is
-   * handed to another worker at the next check (every `stalledIntervalMs`). The lock is renewed
-   * from the event loop, so it must outlast the longest synchronous stretch of a stage.
-   */
-  lockDurationMs?: number;
-  stalledIntervalMs?: number;
+/** The job's data parsed by its contract: data it refuses would fail the same way on every retry. */
+function contractData(job: Job): JobData<JobName> {
+  try {
+    return parseJobData(job.name, job.data);
+  } catch (e) {
+    throw e instanceof JobContractError ? new UnrecoverableError(e.message) : e;
+  }
 }
 
 /** Sends progress at most every 250 ms (and on every stage change); a lost job's update is dropped. */
@@ -54,29 +41,16 @@ function progressReporter(job: Job, onStage: (s: string) => void) {
   };
 }
 
-/** Adds the run's flow (or joins an equal one queued or running); the flow publishes on its own. */
-async function startFlow(deps: WorkerDeps, sourceDir: string): Promise<{ done: string }> {
-  const sourceVersion = sourceStamp(sourceDir);
-  const id = runFlowIds(sourceVersion).parent;
-  const queue = pipelineQueue(deps.redisUrl, deps.prefix);
-  try {
-    const enq = await enqueueIdempotent(queue, id, deps.dataDir, () => addRunFlow(queue, { sourceDir, sourceVersion }));
-    deps.log.info({ flow: id, joined: enq.joined }, "scheduled run enqueued as a flow");
-    return { done: `flow ${id}` };
-  } finally {
-    await closeQuietly(queue);
-  }
-}
-
 export function startPipelineWorker(deps: WorkerDeps): Worker {
   // CPU seconds of each job (one at a time per worker: the process's CPU is the job's), logged
   // when it completes: what a flow's job costs whatever the machine's load.
   const cpuOf = new Map<string, number>();
-  const processJob = async (job: Job, token?: string): Promise<JobResult | { done: string }> => {
+  // Three parameters: BullMQ passes the job's AbortSignal only to a processor that declares it.
+  const processJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<JobResult | { done: string }> => {
     const cpu0 = process.cpuUsage();
     let delayed = false; // put back for another worker: no completed or failed event will take its entry
     try {
-      return await runJob(job, token);
+      return await runJob(job, token, signal);
     } catch (e) {
       delayed = e instanceof DelayedError;
       throw e;
@@ -85,61 +59,26 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
       if (!delayed) cpuOf.set(job.id!, Math.round((c.user + c.system) / 1000));
     }
   };
-  const runJob = async (job: Job, token?: string): Promise<JobResult | { done: string }> => {
+  // The queue handle of what jobs read or add on the queue themselves (a flow's parent, its children):
+  // one Redis connection for the worker's life, opened on first use.
+  let queue: Queue | null = null;
+  const sharedQueue = () => (queue ??= pipelineQueue(deps.redisUrl, deps.prefix));
+  const runJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<JobResult | { done: string }> => {
     let stage = job.name;
     const progress = progressReporter(job, (s) => (stage = s));
     try {
-      if (job.name === "run" || job.name === "backfill") {
-        const data = job.data as RunJobData | BackfillJobData;
-        // A scheduled run carries no version: an unchanged nightly source republishes nothing.
-        const current = readManifest(deps.dataDir);
-        if (
-          job.name === "run" &&
-          !data.sourceVersion &&
-          current &&
-          mayBeBuiltFrom(snapshotDir(deps.dataDir, current.snapshotId), current.sourceId, data.sourceDir) &&
-          current.sourceId === sourceFingerprint(data.sourceDir)
-        )
-          return { snapshotId: current.snapshotId, totalMs: 0 };
-        // A scheduled run becomes a flow that every worker shares (this job only adds it), unless
-        // the source only added days: then this job continues the published snapshot itself.
-        if (
-          job.name === "run" &&
-          !data.sourceVersion &&
-          flowByDefault() &&
-          !(await continuesPublished(deps.dataDir, data.sourceDir))
-        )
-          return await startFlow(deps, data.sourceDir);
-        const { meta } = await runPipeline({
-          dataDir: deps.dataDir,
-          sourceDir: data.sourceDir,
-          window: "window" in data ? data.window : undefined,
-          catalog: deps.catalog,
-          log: deps.log,
-          progress,
-          job: job.id,
-        });
-        return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
-      }
-      if (job.name === "rebalance") {
-        const data = job.data as RebalanceJobData;
-        await deps.catalog.refresh();
-        progress("rebalance", 0, 1);
-        const meta = await runRebalance(deps, data.portfolioId, job.id);
-        return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
-      }
-      if (FLOW_JOB_NAMES.has(job.name)) return await processFlowJob(job, deps, progress, token);
-      throw new UnrecoverableError(`unknown job ${job.name}`);
+      const data = contractData(job);
+      const ctx: ProcessorContext = { deps, progress, token, signal, queue: sharedQueue };
+      const processor = PROCESSORS[job.name as JobName] as JobProcessor<JobName>;
+      return await processor(job, data, ctx);
     } catch (e) {
       if (e instanceof DelayedError) throw e; // put back for another worker (flow-worker.ts): not a failure
+      // Cancelled (Worker.cancelJob): stopped at a stage boundary, and not retried.
+      if (signal?.aborted) throw new UnrecoverableError(`cancelled in stage ${stage}: ${String(signal.reason ?? "")}`);
       // What stays wrong on retry fails at once, with the report in the reason.
       if (e instanceof SourceRejectedError)
         throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
       if (e instanceof PortfolioNotFoundError) throw new UnrecoverableError(e.message);
-      if (job.name === "rebalance" && job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
-        const data = job.data as RebalanceJobData;
-        await noteRebalanceFailure(deps, data.portfolioId, data.requestedAt ?? null, e);
-      }
       if (e instanceof Error && !(e instanceof UnrecoverableError)) e.message = `stage ${stage}: ${e.message}`;
       throw e;
     }
@@ -153,6 +92,10 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
     stalledInterval: deps.stalledIntervalMs ?? 15_000,
     // A job whose worker died twice (e.g. killed by the OOM killer each time) fails instead of looping.
     maxStalledCount: 2,
+  });
+  worker.on("closed", () => {
+    if (queue) void closeQuietly(queue);
+    queue = null;
   });
   worker.on("failed", (job, err) => {
     if (job) cpuOf.delete(job.id!);

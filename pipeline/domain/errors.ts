@@ -12,7 +12,9 @@ export type PipelineErrorCode =
   /** A source asked to continue the published snapshot does not only add days to it. */
   | "not_an_append"
   /** A table is not in the storage order a reader relies on. */
-  | "storage_order";
+  | "storage_order"
+  /** A record of a run's staging folder is not JSON or not of its schema (pipeline/store/staging-layout.ts). */
+  | "staging_record_corrupt";
 
 /** Any pipeline error that carries a code. */
 export interface CodedError extends Error {
@@ -34,4 +36,5 @@ const PIPELINE_CODES: ReadonlySet<string> = new Set<PipelineErrorCode>([
   "source_rejected",
   "not_an_append",
   "storage_order",
+  "staging_record_corrupt",
 ]);

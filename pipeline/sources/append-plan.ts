@@ -6,17 +6,17 @@ import {
   closeSync,
   createReadStream,
   createWriteStream,
-  existsSync,
   linkSync,
   mkdirSync,
   openSync,
-  readFileSync,
   readSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { z } from "zod";
+import { readJsonRecord } from "../store/staging-layout.ts";
 import {
   fingerprintOf,
   prefixSha256,
@@ -31,11 +31,13 @@ export const DATED_TABLES = ["prices", "ratings", "benchmarks"] as const;
 export type DatedTable = (typeof DATED_TABLES)[number];
 
 export const SOURCE_FILES = "source_files.json";
+const SOURCE_RECORD = z.object({
+  files: z.array(z.object({ path: z.string(), size: z.number(), sha256: z.string() })),
+});
 
 /** The source files a snapshot was built from (null: not recorded, e.g. a backfill or an older snapshot). */
 export function readSourceRecord(snapshot: string): SourceFile[] | null {
-  const f = join(snapshot, SOURCE_FILES);
-  return existsSync(f) ? (JSON.parse(readFileSync(f, "utf8")) as { files: SourceFile[] }).files : null;
+  return readJsonRecord(join(snapshot, SOURCE_FILES), SOURCE_RECORD)?.files ?? null;
 }
 
 /**

@@ -3,7 +3,7 @@
 // ratings, benchmarks and the plan), the partitions (stock returns and metrics per ticker
 // range, one backtest per portfolio), and the merge that turns the partition outputs into the
 // snapshot's tables. The same stage functions as the in-process runner: the snapshot is identical.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
@@ -15,6 +15,7 @@ import { DUCK_MEMORY } from "../store/duck-memory.ts";
 import { FINANCIAL_DIRS } from "../store/financial-tables.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
 import { withScratch } from "../store/scratch.ts";
+import { readStagingRecord, stagingLayout, writeStagingRecord } from "../store/staging-layout.ts";
 import { appendTable, type Cell, exportParquet, exportParquetFile } from "../store/write.ts";
 import type { LevelSeries, PortfolioRules } from "../types.ts";
 import type { StageContext } from "./context.ts";
@@ -32,10 +33,6 @@ import {
   writeBenchmarkTables,
 } from "./portfolios.ts";
 
-/** Where the steps keep what is not a snapshot table; removed by the merge. */
-const FLOW_DIR = ".flow";
-const PLAN = "plan.json";
-const PORTFOLIO_PARTS = "portfolios";
 const PORTFOLIO_TABLES = [
   "portfolios",
   "holdings",
@@ -57,14 +54,13 @@ export interface FlowPlan {
   portfolios: PortfolioEntry[];
 }
 
-const planPath = (out: string) => join(out, FLOW_DIR, PLAN);
-
 export function readPlan(out: string): FlowPlan {
-  if (!existsSync(planPath(out)))
+  const plan = readStagingRecord("plan", stagingLayout(out).plan);
+  if (!plan)
     throw new Error(
       `the run's staging folder ${out} has no plan: it was removed (pruned after every worker of the run stopped) or ingest never finished; run the command again`,
     );
-  return JSON.parse(readFileSync(planPath(out), "utf8")) as FlowPlan;
+  return plan;
 }
 
 /**
@@ -173,8 +169,8 @@ export async function flowIngestStep(
       portfolios,
     };
   }
-  mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
-  writeFileSync(planPath(ctx.out), JSON.stringify(plan));
+  mkdirSync(stagingLayout(ctx.out).flowDir, { recursive: true });
+  writeStagingRecord("plan", stagingLayout(ctx.out).plan, plan);
   return plan;
 }
 
@@ -194,8 +190,7 @@ export const financialsDone = (out: string, part: number) =>
 export const backtestDone = (out: string, id: string) =>
   existsSync(join(partDir(out, id), "portfolio_metrics.parquet"));
 
-const FINANCIALS = "financials.json";
-const splitDir = (out: string) => join(out, FLOW_DIR, "fundamentals-split");
+const splitDir = (out: string) => stagingLayout(out).fundamentalsSplit;
 /** The fundamentals slice of financials partition `part` (written by flowFundamentalsStep). */
 export const financialsSlice = (out: string, part: number) => join(splitDir(out), `part-${part}`);
 
@@ -210,10 +205,11 @@ export async function flowFundamentalsStep(
   sourceDir: string,
 ): Promise<number> {
   const dir = join(sourceDir, "fundamentals");
-  mkdirSync(join(ctx.out, FLOW_DIR), { recursive: true });
+  const layout = stagingLayout(ctx.out);
+  mkdirSync(layout.flowDir, { recursive: true });
   // An earlier attempt finished the split (and may have added children that read it now): keep it.
-  const done = join(ctx.out, FLOW_DIR, FINANCIALS);
-  if (existsSync(done)) return (JSON.parse(readFileSync(done, "utf8")) as { parts: number }).parts;
+  const done = readStagingRecord("financials", layout.financials);
+  if (done) return done.parts;
   let parts = 0;
   const tickers = (await stageCompanies(ctx.conn, sourceDir))
     ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean)
@@ -230,16 +226,15 @@ export async function flowFundamentalsStep(
     ).length;
   }
   // Written last, by rename: present means the split is whole.
-  writeFileSync(`${done}.tmp`, JSON.stringify({ parts }));
-  renameSync(`${done}.tmp`, done);
+  writeStagingRecord("financials", layout.financials, { parts }, true);
   return parts;
 }
 
 /** Financials partitions written, against those the fundamentals step planned (a check before publishing). */
 export function financialsParts(out: string): { planned: number; written: number } {
-  const f = join(out, FLOW_DIR, FINANCIALS);
-  if (!existsSync(f)) return { planned: -1, written: 0 };
-  const planned = (JSON.parse(readFileSync(f, "utf8")) as { parts: number }).parts;
+  const record = readStagingRecord("financials", stagingLayout(out).financials);
+  if (!record) return { planned: -1, written: 0 };
+  const planned = record.parts;
   if (planned === 0) return { planned, written: 0 };
   const counts = FINANCIAL_DIRS.map((t) => {
     const d = join(out, t);
@@ -294,7 +289,7 @@ async function stagedUniverse(out: string): Promise<Universe> {
   return cached!.universe;
 }
 
-const partDir = (out: string, id: string) => join(out, FLOW_DIR, PORTFOLIO_PARTS, encodeURIComponent(id));
+const partDir = (out: string, id: string) => join(stagingLayout(out).portfolioParts, encodeURIComponent(id));
 
 /** Step 2b: one portfolio's backtest and metric tables, as Parquet parts (dates still text). */
 export async function flowBacktestStep(out: string, portfolioId: string): Promise<void> {
@@ -318,8 +313,6 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
   releaseUniverse(out);
 }
 
-const MERGED = "merged.json";
-
 /**
  * Step 3: the portfolio parts merged into the snapshot's tables, the parts and the fundamentals'
  * slices removed. Done once: a publish retried after it (the publish failed) finds it done. The
@@ -327,7 +320,7 @@ const MERGED = "merged.json";
  */
 export async function flowMergeStep(out: string): Promise<FlowPlan> {
   const plan = readPlan(out);
-  if (existsSync(join(out, FLOW_DIR, MERGED))) return plan;
+  if (readStagingRecord("merged", stagingLayout(out).merged)) return plan;
   const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
   try {
     const conn: Conn = db.conn;
@@ -348,8 +341,8 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
   } finally {
     db.close();
   }
-  writeFileSync(join(out, FLOW_DIR, MERGED), "{}");
-  rmSync(join(out, FLOW_DIR, PORTFOLIO_PARTS), { recursive: true, force: true });
+  writeStagingRecord("merged", stagingLayout(out).merged, {});
+  rmSync(stagingLayout(out).portfolioParts, { recursive: true, force: true });
   rmSync(splitDir(out), { recursive: true, force: true });
   return plan;
 }
@@ -358,17 +351,17 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
  * Where the flow's own files wait while the staging folder is published (it must not carry them):
  * beside it, so a failed publish can put them back and a retry find everything in place.
  */
-export const flowAside = (out: string) => `${out}.flow`;
+export const flowAside = (out: string) => stagingLayout(out).aside;
 
 export function setFlowAside(out: string): void {
   rmSync(flowAside(out), { recursive: true, force: true });
-  renameSync(join(out, FLOW_DIR), flowAside(out));
+  renameSync(stagingLayout(out).flowDir, flowAside(out));
 }
 
 /** The flow's files back in the staging folder after a publish that did not happen (no-op when in place). */
 export function restoreFlowFiles(out: string): void {
-  if (existsSync(out) && !existsSync(join(out, FLOW_DIR)) && existsSync(flowAside(out)))
-    renameSync(flowAside(out), join(out, FLOW_DIR));
+  const { flowDir } = stagingLayout(out);
+  if (existsSync(out) && !existsSync(flowDir) && existsSync(flowAside(out))) renameSync(flowAside(out), flowDir);
 }
 
 /** Stock metric part files present (a check before publishing). */

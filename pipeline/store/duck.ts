@@ -4,6 +4,8 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+import { stagingLayout } from "./staging-layout.ts";
+
 export type { DuckDBValue };
 
 // Loaded with require: imported from ESM, Node would first scan every one of the package's ~180
@@ -49,7 +51,7 @@ export async function openDuck(
  * file per process: a job's retry elsewhere while the first attempt still runs opens its own.
  */
 export async function openStagingDuck(out: string, opts: Record<string, string> = {}): ReturnType<typeof openDuck> {
-  const dir = `${out}.tmp`;
+  const dir = stagingLayout(out).tmp;
   mkdirSync(dir, { recursive: true });
   return openDuck(join(dir, `staging-${process.pid}-${randomBytes(4).toString("hex")}.duckdb`), {
     temp_directory: dir,

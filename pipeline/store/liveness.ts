@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
+import { z } from "zod";
 
 export interface HolderInfo {
   host: string;
@@ -62,12 +63,23 @@ export function startHeartbeat(path: string, extra: HeartbeatExtra = {}, interva
   };
 }
 
+const holderSchema = z.object({
+  host: z.string(),
+  pid: z.number().int(),
+  startedAt: z.string(),
+  job: z.string().optional(),
+});
+
+/** The file's holder; null when it is unreadable or not a holder record (then only its age counts). */
 export function readHolder(path: string): HolderInfo | null {
+  let json: unknown;
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as HolderInfo;
+    json = JSON.parse(readFileSync(path, "utf8"));
   } catch {
     return null;
   }
+  const r = holderSchema.safeParse(json);
+  return r.success ? r.data : null;
 }
 
 function pidAlive(pid: number): boolean {

@@ -4,8 +4,9 @@
 // rating row. At 5,000 × 25 deriving them cost the reader ~0.65 of its ~1 CPU s of open, on the
 // server, while it still served the old snapshot's requests (a swap under load). Snapshots
 // published without the index are read as before (the reader derives both itself).
-import { existsSync, linkSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
+import { replaceFileAtomic } from "./atomic-write.ts";
 import { datedFiles, datedRelation } from "./dated-parts.ts";
 import { Binds, type Conn, columns, openDuck, run } from "./duck.ts";
 import { DUCK_MEMORY } from "./duck-memory.ts";
@@ -49,18 +50,7 @@ export async function partRanges(c: Conn, dir: string, key: string, names?: stri
  * file does nothing, so the new name is removed after it too.)
  */
 function replaceFile(path: string, write: (tmp: string) => Promise<void> | void): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  rmSync(tmp, { force: true });
-  return Promise.resolve(write(tmp)).then(
-    () => {
-      renameSync(tmp, path);
-      rmSync(tmp, { force: true });
-    },
-    (e) => {
-      rmSync(tmp, { force: true });
-      throw e;
-    },
-  );
+  return replaceFileAtomic(path, write, { clearFirst: true, unlinkAfter: true });
 }
 
 /** Each file's inode: a hard link of the base snapshot's file is the same bytes. */

@@ -6,10 +6,15 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PipelineErrorCode } from "../domain/errors.ts";
+import { writeAside } from "./atomic-write.ts";
 import { liveLeases } from "./leases.ts";
 import { type Heartbeat, isAlive, readHolder, startHeartbeat } from "./liveness.ts";
 import { type LockTimes, locksDir, withPublishLock } from "./publish-lock.ts";
 import { writeReaderIndex } from "./reader-index.ts";
+import { STAGING, snapshotsDir, stagingBeat, stagingPath } from "./staging-layout.ts";
+
+// The staging area's paths are staging-layout.ts's; re-exported for the callers that know them from here.
+export { snapshotsDir, stagingBeat, stagingPath };
 
 export const KEEP_SNAPSHOTS = 3;
 /** Publish log entries kept in the manifest: enough for a long run to see what it raced with. */
@@ -50,13 +55,8 @@ export interface SnapshotMeta {
   timingsMs: Record<string, number>;
 }
 
-export const snapshotsDir = (dataDir: string) => join(dataDir, "snapshots");
 export const snapshotDir = (dataDir: string, id: string) => join(snapshotsDir(dataDir), id);
 export const manifestPath = (dataDir: string) => join(dataDir, "manifest.json");
-const STAGING = ".staging-";
-export const stagingBeat = (dataDir: string, id: string) => join(locksDir(dataDir), `staging-${id}.alive`);
-/** The staging folder of id `id` (stagingDir also starts its heartbeat; a flow's jobs keep their own). */
-export const stagingPath = (dataDir: string, id: string) => join(snapshotsDir(dataDir), `${STAGING}${id}`);
 
 export function newSnapshotId(now = new Date()): string {
   return `${now
@@ -72,7 +72,7 @@ const heartbeats = new Map<string, Heartbeat>();
  * file beside it (started first) tells prune the run is alive; once it stops, the folder is debris.
  */
 export function stagingDir(dataDir: string, id: string, job?: string): string {
-  const dir = join(snapshotsDir(dataDir), `${STAGING}${id}`);
+  const dir = stagingPath(dataDir, id);
   heartbeats.set(dir, startHeartbeat(stagingBeat(dataDir, id), { job }));
   mkdirSync(dir, { recursive: true });
   return dir;
@@ -192,18 +192,17 @@ export async function publishSnapshot(
       };
       // The new manifest is written aside before the folder moves: a failure up to the rename of the
       // folder leaves the staging folder whole (a retry can publish it), after it only renames remain.
-      const tmp = `${manifestPath(dataDir)}.${process.pid}.tmp`;
+      // (a full disk fails this write halfway: writeAside removes the half-written file)
+      const pending = writeAside(manifestPath(dataDir), JSON.stringify(next, null, 2));
       try {
-        // inside the try: a full disk fails this write halfway, and the half-written file must go too
-        writeFileSync(tmp, JSON.stringify(next, null, 2));
         writeFileSync(join(staging, "meta.json"), JSON.stringify(meta, null, 2));
         renameSync(staging, snapshotDir(dataDir, meta.id));
       } catch (e) {
-        rmSync(tmp, { force: true });
+        pending.abort();
         throw e;
       }
       stopHeartbeat(staging);
-      renameSync(tmp, manifestPath(dataDir));
+      pending.commit();
       pruneSnapshots(dataDir, next, opts);
       return next;
     },

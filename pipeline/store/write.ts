@@ -1,6 +1,7 @@
 // Writing JS-computed rows into snapshot Parquet files through DuckDB's appender.
-import { mkdirSync, renameSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { replaceFileAtomic } from "./atomic-write.ts";
 import { type Conn, ident, type Params, run } from "./duck.ts";
 
 export type ColKind = "varchar" | "double" | "integer" | "date" | "boolean";
@@ -91,10 +92,17 @@ export async function exportQueryFile(
   const groups = rowGroupSize ? `, row_group_size ${rowGroupSize}` : "";
   // Written aside and renamed into place: a file that exists is whole (a flow skips partitions whose
   // output exists), and a reader of an earlier copy keeps reading that copy.
-  const tmp = `${file}.tmp`;
-  // the file as a bound value: `$copy_to`, beside the query's own (which must not use that name)
-  await run(conn, `copy (${sql}) to $copy_to (format parquet, compression zstd${groups})`, { ...params, copy_to: tmp });
-  renameSync(tmp, file);
+  await replaceFileAtomic(
+    file,
+    // the file as a bound value: `$copy_to`, beside the query's own (which must not use that name)
+    async (tmp) => {
+      await run(conn, `copy (${sql}) to $copy_to (format parquet, compression zstd${groups})`, {
+        ...params,
+        copy_to: tmp,
+      });
+    },
+    { tmp: `${file}.tmp`, keepOnFailure: true },
+  );
 }
 
 /** Row groups of the per-ticker tables: a few dozen companies each. */
