@@ -22,8 +22,8 @@ import { type Format, type Payload, sendBody, sendNotModified } from "../output/
 import type { Limiter, RateHeaders } from "../rate-limit.ts";
 import type { ReadContext } from "../resources/context.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
-import type { DispatchEntry, PathHandler } from "./dispatch.ts";
 import { controlIn } from "../resources/text-input.ts";
+import type { DispatchEntry, PathHandler } from "./dispatch.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
 /** The resource readers' context, plus the route's validated parameters and path parameters. */

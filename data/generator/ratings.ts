@@ -66,7 +66,7 @@ export function computeRatings(
     for (let t = 0; t < n; t++) {
       const x = c[t];
       const lr = t > 0 && x > 0 && c[t - 1] > 0 ? Math.log(x / c[t - 1]) : 0;
-      pc[t + 1] = pc[t] + (Math.max(x , 0));
+      pc[t + 1] = pc[t] + Math.max(x, 0);
       pr[t + 1] = pr[t] + lr;
       ps[t + 1] = ps[t] + lr * lr;
     }

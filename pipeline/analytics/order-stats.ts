@@ -171,4 +171,5 @@ function select(a: Float64Array, k: number, l: number, r: number): void {
   }
 }
 
-const median3 = (p: number, q: number, s: number) => (p < q ? (q < s ? q : Math.max(p , s)) : p < s ? p : Math.max(q , s));
+const median3 = (p: number, q: number, s: number) =>
+  p < q ? (q < s ? q : Math.max(p, s)) : p < s ? p : Math.max(q, s);

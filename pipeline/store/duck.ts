@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+
 export type { DuckDBValue };
 
 // Loaded with require: imported from ESM, Node would first scan every one of the package's ~180

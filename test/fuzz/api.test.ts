@@ -5,7 +5,7 @@
 // /healthz answers within FUZZ.healthzMs and the server's RSS stays bounded. `npm test` runs a
 // fixed seed and few cases; `npm run fuzz` many cases from a random seed it prints (config.ts).
 import fc from "fast-check";
-import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema } from "graphql";
+import { buildClientSchema, type GraphQLSchema, getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FUZZ } from "./config.ts";
 import { adversarialArb, type GqlCase, queryArb, skipKnownGql } from "./graphql-arbs.ts";

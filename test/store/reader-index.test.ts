@@ -16,9 +16,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { setRatingsView } from "../../pipeline/store/load-snapshot.ts";
 import type { Conn } from "../../pipeline/store/duck.ts";
 import { linkTree } from "../../pipeline/store/link.ts";
+import { setRatingsView } from "../../pipeline/store/load-snapshot.ts";
 import { latestRatings } from "../../pipeline/store/rating-queries.ts";
 import {
   PARTITIONED,
