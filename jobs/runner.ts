@@ -4,7 +4,7 @@
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
-import { guessAppend, planAppend, readSourceRecord, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
+import { guessAppend, planAppend, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
 import { type SourceFiles, sourceFilesAsync } from "../pipeline/sources/fingerprint.ts";
 import type { StagedSource } from "../pipeline/sources/index.ts";
 import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
