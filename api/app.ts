@@ -151,7 +151,7 @@ export function createApp(deps: AppDeps): express.Express {
     throw new NotFound(`no such endpoint: ${req.method} ${req.path}`);
   });
 
-  const onError: ErrorRequestHandler = (err, req, res, _next) => {
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const e = toApiError(err);
     if (e.status >= 500) {
       // the detail goes to the log, never to the caller

@@ -1,6 +1,6 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { type Conn, columns, } from "../store/duck.ts";
+import { type Conn, columns } from "../store/duck.ts";
 import { loadCompanies, loadRatings } from "../store/frame-reads.ts";
 import { eachNumericChunk } from "../store/typed-read.ts";
 import { appendTable, exportParquet } from "../store/write.ts";

@@ -54,7 +54,7 @@ describe("OrderStats", () => {
       Float64Array.from({ length: n }, () => 0.001), // all equal
       Float64Array.from({ length: n }, (_, i) => i), // sorted
       Float64Array.from({ length: n }, (_, i) => -i), // reversed
-      Float64Array.from({ length: n }, (_, i) => Math.round(rnd() * 4)), // few distinct values
+      Float64Array.from({ length: n }, (_, _i) => Math.round(rnd() * 4)), // few distinct values
     ];
     for (const x of cases) expectSortAgreement(x);
   });
