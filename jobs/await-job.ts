@@ -84,7 +84,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
 function jobEnded(queue: Queue, id: string): { next: () => Promise<void>; events: QueueEvents } {
   const events = new QueueEvents(queue.name, { connection: queue.opts.connection, prefix: queue.opts.prefix });
   events.on("error", () => undefined); // Redis away: the poll says so
-  let wake = () => undefined as void;
+  let wake: () => void = () => undefined;
   let woken = new Promise<void>((res) => (wake = res));
   const on = ({ jobId }: { jobId: string }) => jobId === id && wake();
   events.on("completed", on);

@@ -136,10 +136,12 @@ export class PartitionPool {
     const t = this.running.get(w);
     if (!t) return;
     this.running.delete(w);
-    if (!m.ok)
-      return t.reject(
+    if (!m.ok) {
+      t.reject(
         new PartitionJobError(`partition job ${t.job.stage} #${t.index} failed: ${m.error?.message}`, m.error?.stack),
       );
+      return;
+    }
     this.idle.push(w);
     t.resolve(m.result);
     this.dispatch();
