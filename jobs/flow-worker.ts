@@ -317,7 +317,7 @@ async function ingest(job: Job, deps: FlowDeps, out: string, progress: Progress)
   const data = job.data as FlowData;
   if (!job.parent?.id) throw new Error(`ingest job ${job.id} has no parent: it is added only as part of a run's flow`);
   const prior = existsSync(recordPath(out)) ? (JSON.parse(readFileSync(recordPath(out), "utf8")) as RunRecord) : null;
-  let plan;
+  let plan: ReturnType<typeof readPlan>;
   if (prior?.ingestJob === job.timestamp) {
     // An earlier attempt of this very job staged everything and may have added some partitions: add the rest.
     plan = readPlan(out);
@@ -451,7 +451,7 @@ async function publish(job: Job, deps: FlowDeps, out: string, stagingId: string)
     JSON.stringify({ snapshotId: meta.id, baseVersion: record.baseVersion, totalMs: total }),
   );
   setFlowAside(out);
-  let manifest;
+  let manifest: Manifest;
   try {
     manifest = await publishSnapshot(deps.dataDir, out, meta, { kind: "run", job: job.id });
   } catch (e) {

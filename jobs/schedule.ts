@@ -23,7 +23,7 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
   if (!existsSync(sourceDir) || !statSync(sourceDir).isDirectory())
     throw new ScheduleError(`source ${sourceDir} is not a directory; nothing was scheduled`);
   for (const table of ["companies", "prices"]) {
-    let found;
+    let found: ReturnType<typeof locateTable>;
     try {
       found = locateTable(sourceDir, table);
     } catch (e) {
