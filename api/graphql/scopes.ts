@@ -18,7 +18,7 @@ export class ScopeError extends GraphQLError {
 }
 
 /** The field, guarded by the scopes of `resource`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the default of graphql-js's own GraphQLFieldConfig args parameter
 export function scoped<S, A = any>(
   resource: ResourceName,
   field: GraphQLFieldConfig<S, GqlContext, A>,

@@ -21,7 +21,7 @@ export interface Res {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: tests read any path of the parsed body and assert on it
   json: any;
 }
 
