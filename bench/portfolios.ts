@@ -70,7 +70,7 @@ const RULES: PortfolioRules[] = [
 function panelPass(p: PricePanel): number {
   const t = performance.now();
   let s = 0;
-  for (const c of p.close) for (let i = 0; i < c.length; i++) if (c[i] === c[i]) s += c[i];
+  for (const c of p.close) for (let i = 0; i < c.length; i++) if (!Number.isNaN(c[i])) s += c[i];
   if (s === 42) console.log(""); // keep the loop from being optimised away
   return performance.now() - t;
 }

@@ -37,7 +37,7 @@ export class OrderStats {
   ) {
     const n = (this.n = x.length);
     let nan = false;
-    for (let i = 0; i < n && !nan; i++) nan = x[i] !== x[i];
+    for (let i = 0; i < n && !nan; i++) nan = Number.isNaN(x[i]);
     // the ranks quantile() reads for lowQ (its upper neighbour) and highQ
     const low = Math.floor((n - 1) * lowQ) + 1;
     const high = Math.floor((n - 1) * highQ);

@@ -93,8 +93,8 @@ export function rankedPositions(s: RatingSlice, criteria: RatingName | "market_c
   order = Int32Array.from(s.rows.keys()).sort((a, b) => {
     const ka = key[a];
     const kb = key[b];
-    const an = ka !== ka;
-    const bn = kb !== kb;
+    const an = Number.isNaN(ka);
+    const bn = Number.isNaN(kb);
     if (an !== bn) return an ? 1 : -1;
     if (!an && ka !== kb) return sign * (ka - kb);
     return a - b;
