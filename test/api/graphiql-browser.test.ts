@@ -49,6 +49,7 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       await keyInput.waitFor({ timeout: 30_000 });
       await page.waitForTimeout(1_500);
       expect(posts).toEqual([]);
+      // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as rendered
       const shown = () => page.locator("body").innerText();
       expect(await shown()).not.toMatch(/UNAUTHENTICATED|Error fetching schema/);
       await keyInput.fill(KEYS.alice);
@@ -72,6 +73,7 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       const top = (await s.api("stock_ratings", { limit: 1 })).json[0].stock.ticker;
       const total = s.fx.snapshot.ratingsByDate.get(s.fx.snapshot.ratingDates.at(-1)!)!.length;
       const result = page.locator(".result-window, .graphiql-response").first();
+      // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as rendered
       const text = async () => (await result.innerText()).replace(/[\s\u00a0]+/g, ""); // the editor renders non-breaking spaces
       await expect.poll(text, { timeout: 20_000 }).toContain(`"totalCount":${total}`);
       expect(await text()).toContain(`"ticker":"${top}"`);

@@ -18,7 +18,9 @@ const hasScript = spawnSync("script", ["--version"]).status === 0;
 // Terminal text as lines: each redraw of the bar (cursor to column 1) starts a line.
 const plain = (s: string) =>
   s
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal sequences this strips
     .replace(/\x1b\[1G/g, "\n")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal sequences this strips
     .replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, "")
     .replace(/\r/g, "\n");
 
