@@ -54,7 +54,7 @@ const START_WITH_KEY = `
 
 let html: string | undefined;
 export function idePage(): string {
-  return (html ??= ruruHTML({
+  html ??= ruruHTML({
     endpoint: GRAPHQL_PATH,
     htmlParts: {
       titleTag: "<title>GraphiQL · stock ratings service</title>",
@@ -66,7 +66,8 @@ export function idePage(): string {
       initialQuery:
         "# GraphiQL for the stock ratings service: your key is in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
     } as RuruServerConfig["clientConfig"],
-  }));
+  });
+  return html;
 }
 
 const cspFor = new Map<string, string>();

@@ -192,6 +192,9 @@ export const pageArgs = (p: { limit: number; offset: number }) => ({ offset: p.o
 const jsonMemo = new WeakMap<object, string>();
 export function jsonOf(value: object): { value: object; json: string } {
   let json = jsonMemo.get(value);
-  if (json === undefined) jsonMemo.set(value, (json = JSON.stringify(value)));
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    jsonMemo.set(value, json);
+  }
   return { value, json };
 }
