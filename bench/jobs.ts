@@ -236,7 +236,10 @@ export async function benchJobs(): Promise<void> {
     await section("sample (500 companies × 15 years)", sample, rounds, process.env.JOBS_BENCH_PARTITION ?? "50");
     rmSync(sample, { recursive: true, force: true });
   }
-  if (process.env.JOBS_BENCH_STORE) mkdirSync((storeRoot = process.env.JOBS_BENCH_STORE), { recursive: true });
+  if (process.env.JOBS_BENCH_STORE) {
+    storeRoot = process.env.JOBS_BENCH_STORE;
+    mkdirSync(storeRoot, { recursive: true });
+  }
   if (big && existsSync(big))
     await section(
       `JOBS_BENCH_SOURCE ${big}`,

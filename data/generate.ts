@@ -112,7 +112,9 @@ export async function generateSample(
     ["us-cashflow-quarterly.csv", HEADERS.cashflow, fundamentals.cashflow.quarterly],
   ];
   for (const [name, header, rows] of statements)
-    await csv(`fundamentals/${name}`, header, (w) => rows.forEach((r) => w.line(statementLine(r))));
+    await csv(`fundamentals/${name}`, header, (w) => {
+      for (const r of rows) w.line(statementLine(r));
+    });
 
   progress("writing portfolios.json");
   await writeFile(join(out, "portfolios.json"), portfoliosJson());

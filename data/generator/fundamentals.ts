@@ -199,7 +199,10 @@ function simulateCompany(
     for (let fp = 1; fp <= 4; fp++) {
       let em = c.fyEndMonth - 3 * (4 - fp);
       let ey = fy;
-      if (em <= 0) (em += 12), ey--;
+      if (em <= 0) {
+        em += 12;
+        ey--;
+      }
       const reportDay = endOfMonthDay(ey, em);
       const publishDay = reportDay + (fp === 4 ? rng.int(45, 75) : rng.int(30, 45));
       if (publishDay > cutoffDay) return quarters;
@@ -378,7 +381,11 @@ export function buildFundamentals(
   for (let t = 1; t < cal.dates.length; t++) {
     let sum = 0;
     let n = 0;
-    for (const p of close) if (p[t] > 0 && p[t - 1] > 0) (sum += Math.log(p[t] / p[t - 1])), n++;
+    for (const p of close)
+      if (p[t] > 0 && p[t - 1] > 0) {
+        sum += Math.log(p[t] / p[t - 1]);
+        n++;
+      }
     meanLog[t] = meanLog[t - 1] + (n > 0 ? sum / n : 0);
   }
   const out: Fundamentals = {
