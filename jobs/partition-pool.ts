@@ -110,7 +110,11 @@ export class PartitionPool {
     const results = jobs.map(
       (job, index) =>
         new Promise<R>((resolve, reject) => {
-          this.queue.push({ job, index, reject, resolve: (r) => (onDone?.(++done), resolve(r as R)) });
+          const settle = (r: unknown) => {
+            onDone?.(++done);
+            resolve(r as R);
+          };
+          this.queue.push({ job, index, reject, resolve: settle });
         }),
     );
     this.dispatch();
@@ -161,7 +165,8 @@ export class PartitionPool {
     if (this.closing) return this.closing;
     this.closed = true;
     for (const q of this.queue.splice(0)) q.reject(new PartitionJobError("the partition pool was closed"));
-    return (this.closing = this.stop(graceful));
+    this.closing = this.stop(graceful);
+    return this.closing;
   }
 
   private async stop(graceful: boolean): Promise<void> {
