@@ -35,7 +35,8 @@ export class OrderStats {
     lowQ = 0.05,
     highQ = 0.95,
   ) {
-    const n = (this.n = x.length);
+    const n = x.length;
+    this.n = n;
     let nan = false;
     for (let i = 0; i < n && !nan; i++) nan = Number.isNaN(x[i]);
     // the ranks quantile() reads for lowQ (its upper neighbour) and highQ
@@ -76,7 +77,10 @@ export class OrderStats {
     // about 2 % of the sample beyond each tail's own share (a sample rank, then two more)
     const lo = smp[Math.min(m - 1, Math.ceil(((low + 1) / n + MARGIN) * m) + 2)];
     const hi = smp[Math.max(0, Math.floor(((high - 1) / n - MARGIN) * m) - 2)];
-    if (lowBuf.length < n + 1) (lowBuf = new Float64Array(n + 1)), (highBuf = new Float64Array(n + 1));
+    if (lowBuf.length < n + 1) {
+      lowBuf = new Float64Array(n + 1);
+      highBuf = new Float64Array(n + 1);
+    }
     const lows = lowBuf,
       highs = highBuf; // locals: the loop reads no module binding
     let kLow = 0,

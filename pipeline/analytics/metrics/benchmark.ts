@@ -18,7 +18,10 @@ export class Pair {
   /** A figure of the pair computed once per key (a row's value serves both columns). */
   memo(key: string, f: () => number): number {
     let v = this.cache.get(key);
-    if (v === undefined) this.cache.set(key, (v = f()));
+    if (v === undefined) {
+      v = f();
+      this.cache.set(key, v);
+    }
     return v;
   }
   /** covariance(r, b). */
