@@ -78,12 +78,12 @@ function readSyncChunks(file: string, on: (b: Buffer) => void, start = 0, end = 
   const buf = Buffer.allocUnsafe(1 << 22);
   const fd = openSync(file, "r");
   try {
-    for (
-      let pos = start, n;
-      pos < end && (n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos)) > 0;
-      pos += n
-    )
+    for (let pos = start; pos < end; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
+      if (n <= 0) break;
       on(buf.subarray(0, n));
+      pos += n;
+    }
   } finally {
     closeSync(fd);
   }
@@ -122,7 +122,8 @@ function hashSync(f: string): Taken & { size: number } {
   if (!t) {
     const h = hasher();
     readSyncChunks(f, (b) => h.update(b));
-    taken.set(sig.key, (t = h.done()));
+    t = h.done();
+    taken.set(sig.key, t);
   }
   return { ...t, size: sig.size };
 }

@@ -181,7 +181,9 @@ export async function appendStage(
   const pubReturns = await publishedReturns(conn, base);
   const parts = pubReturns.parts.map((f) => join(out, RETURNS_PARTS, basename(f)));
   mkdirSync(join(out, RETURNS_PARTS), { recursive: true });
-  pubReturns.parts.forEach((f, k) => linkSync(f, parts[k]));
+  pubReturns.parts.forEach((f, k) => {
+    linkSync(f, parts[k]);
+  });
   const daysFile = returnsDaysFile(out, lastPriceDate);
   // Written on a connection of its own while this one continues the backtests (both before the metrics).
   const returnsConn = ctx.connect ? await ctx.connect() : conn;

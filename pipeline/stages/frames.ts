@@ -40,7 +40,9 @@ export async function loadPanel(
   )) as [string[], number[]];
   const first = days[0] ?? 0;
   const dateIndex = new Int32Array(days.length ? days[days.length - 1] - first + 1 : 0);
-  days.forEach((d, i) => (dateIndex[d - first] = i));
+  days.forEach((d, i) => {
+    dateIndex[d - first] = i;
+  });
   const priced = `(date - DATE '1970-01-01')::integer, coalesce(adj_close, "close")::double`;
   if (opts.keyOrdered) {
     const [tickers = [], counts = []] = (await columns(

@@ -105,8 +105,10 @@ export async function ingestStage(
     await merge?.(source);
     step("writing tables", 1, 2);
     // a merge rewrote the tables: their staged order says nothing any more
-    if (!written)
-      await (written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source));
+    if (!written) {
+      written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source);
+      await written;
+    }
     await companiesWithIds(ctx);
     await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
     ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
@@ -191,7 +193,9 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
       .filter((r) => {
         if (r.row !== 0) return true;
         const k = `${r.file}|${r.column}|${r.reason}`;
-        return !seen.has(k) && (seen.add(k), true);
+        if (seen.has(k)) return false;
+        seen.add(k);
+        return true;
       });
     const dupes = results.reduce((a, r) => a + r.rejects.length, 0) - rejects.length;
     return {

@@ -44,7 +44,10 @@ export async function benchmarkLevels(conn: Conn, out: string): Promise<Levels> 
   if (lastLevels?.key !== key) {
     const levels = readLevels(conn, out);
     lastLevels = { key, levels };
-    levels.catch(() => lastLevels?.levels === levels && (lastLevels = null)); // a failed read is not kept (a newer one stays)
+    // a failed read is not kept (a newer one stays)
+    levels.catch(() => {
+      if (lastLevels?.levels === levels) lastLevels = null;
+    });
   }
   return lastLevels!.levels;
 }
