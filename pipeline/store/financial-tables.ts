@@ -92,7 +92,10 @@ export async function readFinancialTables(
   const out = new Map<string, CompanyFinancials>();
   const get = (t: string) => {
     let f = out.get(t);
-    if (!f) out.set(t, (f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() }));
+    if (!f) {
+      f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() };
+      out.set(t, f);
+    }
     return f;
   };
   for (const s of statements) {

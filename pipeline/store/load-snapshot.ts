@@ -81,7 +81,9 @@ async function loadHoldings(
   const out = new Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>();
   for (let i = 0; i < pid.length; i++) {
     const h = { date: date[i], ticker: ticker[i], price: price[i] } as HoldingRow;
-    RATING_NAMES.forEach((n, k) => (h[n] = (cols[k + 5] as number[])[i]));
+    RATING_NAMES.forEach((n, k) => {
+      h[n] = (cols[k + 5] as number[])[i];
+    });
     const p = out.get(pid[i]) ?? { rebalance: new Map<string, HoldingRow[]>(), today: [] as HoldingRow[] };
     out.set(pid[i], p);
     if (kind[i] === "today") p.today.push(h);

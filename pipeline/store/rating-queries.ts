@@ -47,7 +47,9 @@ function ratingRows(cols: unknown[][], offset = 0): RatingRow[] {
   const [dates = [], tickers = []] = cols as string[][];
   return dates.map((d, i) => {
     const r = { date: d, ticker: tickers[i] } as RatingRow;
-    RATING_NAMES.forEach((n, k) => (r[n] = Number((cols[k + 2 + offset] as number[])[i])));
+    RATING_NAMES.forEach((n, k) => {
+      r[n] = Number((cols[k + 2 + offset] as number[])[i]);
+    });
     return r;
   });
 }
@@ -136,6 +138,8 @@ export async function ratingHistories(conn: Conn, upperTickers: readonly string[
     b.params,
   );
   const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
-  ratingRows(cols).forEach((r, i) => out.get(keys[i])?.push(r));
+  ratingRows(cols).forEach((r, i) => {
+    out.get(keys[i])?.push(r);
+  });
   return out;
 }

@@ -79,8 +79,10 @@ export async function writeReaderIndex(dir: string, base?: string | null): Promi
   if (!hasRatings && !tables.length) return;
   const known = base ? readPartRanges(base) : null;
   let db: Awaited<ReturnType<typeof openDuck>> | null = null;
-  const conn = async () =>
-    (db ??= await openDuck(":memory:", { threads: "2", memory_limit: DUCK_MEMORY.readerIndex })).conn;
+  const conn = async () => {
+    db ??= await openDuck(":memory:", { threads: "2", memory_limit: DUCK_MEMORY.readerIndex });
+    return db.conn;
+  };
   try {
     const parts: IndexFile["parts"] = {};
     for (const [t, key] of tables) {

@@ -67,7 +67,10 @@ export async function storedSeries(
     // DuckDB keeps a scan's rows in storage order (preserve_insertion_order, on by default): no ORDER BY, no sort
     const at: number[] = [];
     let n = 0;
-    for (const c of counts) at.push(n), (n += c);
+    for (const c of counts) {
+      at.push(n);
+      n += c;
+    }
     // (a DATE column crosses as its epoch days)
     // (materialized: a partition's rows, read without an await per chunk)
     const vb = new Binds();
@@ -82,11 +85,11 @@ export async function storedSeries(
   }
   // Each id's runs, file after file.
   const runs = new Map<string, { piece: number; at: number; count: number }[]>();
-  pieces.forEach((p, i) =>
-    p.ids.forEach((id, k) =>
-      (runs.get(id) ?? runs.set(id, []).get(id)!).push({ piece: i, at: p.at[k], count: p.counts[k] }),
-    ),
-  );
+  pieces.forEach((p, i) => {
+    p.ids.forEach((id, k) => {
+      (runs.get(id) ?? runs.set(id, []).get(id)!).push({ piece: i, at: p.at[k], count: p.counts[k] });
+    });
+  });
   const total = pieces.reduce((a, p) => a + p.days.length, 0);
   const days = new Int32Array(total);
   const values = new Float64Array(total);
@@ -114,7 +117,14 @@ export async function storedSeries(
  */
 function seriesOfRuns(ids: string[], counts: number[], days: Int32Array, values: Float64Array): Map<string, Series> {
   const iso = new Map<number, string>();
-  const text = (d: number) => iso.get(d) ?? (iso.set(d, isoFromEpochDay(d)), iso.get(d)!);
+  const text = (d: number) => {
+    let s = iso.get(d);
+    if (s === undefined) {
+      s = isoFromEpochDay(d);
+      iso.set(d, s);
+    }
+    return s;
+  };
   // Candidates by length, first and last day: a full comparison only where those three agree.
   const seen = new Map<string, { at: number; dates: string[] }[]>();
   const same = (a: number, b: number, len: number) => {

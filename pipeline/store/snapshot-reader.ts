@@ -281,10 +281,11 @@ export class SnapshotReader {
     let p = this.historyPending.get(upperTicker);
     if (!p) {
       if (!this.historyBatch) {
-        const batch = (this.historyBatch = {
+        const batch = {
           tickers: [] as string[],
           done: null as unknown as Promise<Map<string, RatingRow[]>>,
-        });
+        };
+        this.historyBatch = batch;
         batch.done = new Promise<void>((r) => setImmediate(r)).then(() => {
           this.historyBatch = null;
           return this.query((c) => ratingHistories(c, batch.tickers));
