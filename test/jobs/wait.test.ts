@@ -97,8 +97,11 @@ describe.skipIf(noRedis)("waiting on a queued job", () => {
     const lose = async () => {
       const until = Date.now() + 10_000;
       let parent: Job | undefined;
-      while (Date.now() < until && !(parent = (await q.getJobs(["waiting-children"]))[0]))
+      while (Date.now() < until) {
+        parent = (await q.getJobs(["waiting-children"]))[0];
+        if (parent) break;
         await new Promise((r) => setTimeout(r, 50));
+      }
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
       return parent!.id!;

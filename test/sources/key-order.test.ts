@@ -19,7 +19,10 @@ import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 // one database for the file: every check makes the tables it reads (create or replace)
 let db: Awaited<ReturnType<typeof openDuck>>;
 let conn: Conn;
-beforeAll(async () => void ({ conn } = db = await openDuck()));
+beforeAll(async () => {
+  db = await openDuck();
+  conn = db.conn;
+});
 afterAll(() => db?.close());
 
 /** A table `t(ticker, date)` with these rows, in this order. */
