@@ -106,7 +106,7 @@ describe("cost", () => {
     expect((await gql(s, `{ __typename }`)).json.extensions.cost.remaining).toBe(before); // __typename costs 0
   });
 
-  it("every answer carries extensions.cost {requested, limit, remaining, resetAt} with the table's arithmetic", async () => {
+  it("every answer carries extensions.cost {requested, limit, remaining, resetAt} by the table's rules", async () => {
     // 1 (connection) + 3 nodes × (edges 1 + node 1 + stock 1 + sector 1); scalars 0
     const list = `{ stockRatings(first: 3) { edges { node { totalRating stock { ticker sector { name } } } } } }`;
     // stock 1 + performance BOXPLOT 30 + metrics (stored) 20 + metrics(period) 50 + financials 700

@@ -24,7 +24,7 @@ const tickersOf = async (id: string) =>
 const companies = () => s.fx.snapshot.companies;
 
 describe("watchlists", () => {
-  it("addToWatchlist: success with errors null, visible to REST at once; a stock already present is not repeated", async () => {
+  it("addToWatchlist: success, errors null, seen by REST at once; a stock already there is not repeated", async () => {
     const before = await tickersOf("1");
     const [a, b] = companies()
       .filter((c) => !before.includes(c.ticker))
@@ -158,7 +158,7 @@ describe("watchlists", () => {
 });
 
 describe("portfolios", () => {
-  it("createPortfolio validates like portfolios.json and asks for a rebalance; the portfolio reads PENDING", async () => {
+  it("createPortfolio validates like portfolios.json, asks for a rebalance; the portfolio reads PENDING", async () => {
     const r = await gql(
       s,
       `mutation { createPortfolio(input: {name: "Momentum", rebalanceFrequency: 2, maxStocks: 6, maxSectorConcentration: 0.5, ranges: {returnRating: [4, 10]}}) { success errors { field messages } portfolio { id owner { id } private status rebalanceRequestedAt maxStocksCriteria maxStocksCriteriaOrder maxSectorConcentration ranges { returnRating } holdings { totalCount } } } }`,
@@ -211,7 +211,7 @@ describe("portfolios", () => {
     expect(rebalances).toEqual([]);
   });
 
-  it("updatePortfolio changes only the given fields (ranges as a whole) and asks for a rebalance; delete drops it", async () => {
+  it("updatePortfolio changes just the given fields (ranges whole), asks to rebalance; delete drops it", async () => {
     const c = await gql(
       s,
       `mutation { createPortfolio(input: {name: "To change", rebalanceFrequency: 1, maxStocks: 4, maxSectorConcentration: 0.5, ranges: {totalRating: [1, 9]}}) { portfolio { id } } }`,
@@ -246,7 +246,7 @@ describe("portfolios", () => {
     expect((await s.api(`portfolios/${id}`)).status).toBe(404);
   });
 
-  it("another user's portfolio and predefined ones are not found for update and delete; nothing is written", async () => {
+  it("another user's portfolio and predefined ones: not found for update and delete; nothing is written", async () => {
     for (const id of ["202", "101", "9999"]) {
       const u = await gql(
         s,

@@ -92,7 +92,7 @@ describe("variables and operations", () => {
     expect(bad.json.errors[0].message).toMatch(/\$n/);
   });
 
-  it("a document with a query and a mutation runs the one named by operationName, and asks for it without", async () => {
+  it("a document with a query and a mutation runs the one operationName names, and asks for it without", async () => {
     const doc = `query Read { profile { email } } mutation Write($id: ID!) { addToWatchlist(input: {watchlistId: $id, stockTickers: ["AMAT"]}) { success } }`;
     const without = await gql(s, doc, { id: "1" });
     expect(without.status).toBe(400);
@@ -328,7 +328,7 @@ describe("what REST reads, through the same readers", () => {
     expect(p.performance).toEqual(perf);
   });
 
-  it("portfolios(private) lists the caller's or the predefined ones; another user's portfolio is not found", async () => {
+  it("portfolios(private) lists the caller's or the predefined ones; another user's one is not found", async () => {
     const mine = await gql(
       s,
       `{ portfolios { totalCount edges { node { id owner { id } } } } predefined: portfolios(private: false) { edges { node { id } } } }`,

@@ -195,7 +195,7 @@ describe("GraphQL: control characters are BAD_USER_INPUT naming the argument", (
 });
 
 describe("values the fuzz suite found answered wrongly (test/fuzz)", () => {
-  it("stock.rating(date:) with an impossible or empty date is BAD_USER_INPUT naming date, not an internal error", async () => {
+  it("stock.rating(date:) with an impossible or empty date: BAD_USER_INPUT naming date, not a 500", async () => {
     const day = reader.ratingDates.at(-1)!;
     const ticker = (await reader.ratingsOn(day))[0].ticker;
     for (const date of ["2015-02-30", "garbage", "2015-13-45", ""]) {

@@ -95,7 +95,7 @@ describe("prices.csv", () => {
     expect(bad).toEqual([]);
   });
 
-  it("trades on weekdays only, ascending per ticker, with listings after the start and delistings before the end", () => {
+  it("trades on weekdays only, ascending per ticker, listings after the start and delistings before the end", () => {
     const { rows } = load();
     const allDates = [...new Set(rows.map((r) => r[0]))].sort();
     const first = allDates[0];

@@ -57,7 +57,7 @@ const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).m
 const midRun = (dataDir: string) => waitFor("a staging folder", () => stagingFolders(dataDir).length > 0, 60_000, 20);
 
 describe.skipIf(noRedis)("worker killed mid-stage", () => {
-  it("is retried by another worker with a result identical to the in-process run, and leaves no staging behind", async () => {
+  it("is retried by another worker, its result identical to the in-process run; leaves no staging behind", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "faults-kill-"));
     const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-kill` };
     const a = startWorker(env);

@@ -110,7 +110,7 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
 
 for (const mode of ["in-process", "bullmq"] as const) {
   describe.skipIf(mode === "bullmq" && noRedis)(`portfolio mutations through the job runner (${mode})`, () => {
-    it("PENDING after each change, READY once the snapshot serving it is published; REST serves its holdings", async () => {
+    it("PENDING after each change, READY once the snapshot serving it is published; REST serves holdings", async () => {
       const { holder, rebalancer, gql, rest, settle, holdings } = await setup(mode, "ready");
       // Tiny source ratings (test/fixtures/tiny-source.ts): total = 5,6,7,8 and return = 6,7,8,9 for AAA..DDD.
       // returnRating in [7, 10] keeps BBB, CCC, DDD; the two best by total rating: CCC (7) and DDD (8).
@@ -145,7 +145,7 @@ for (const mode of ["in-process", "bullmq"] as const) {
       expect(holder.get()!.portfolios.has("101")).toBe(true); // the predefined one is untouched
     }, 120_000);
 
-    it("FAILED (with its time) when the rebalance fails for good; PENDING again at the next change; READY once one succeeds", async () => {
+    it("FAILED (with its time) when the rebalance fails for good; PENDING at the next change; then READY", async () => {
       const { dataDir, catalog, holder, gql, status, settle, holdings, workerLog } = await setup(mode, "failed");
       // The published snapshot's prices made unreadable: every rebalance on it fails (in BullMQ
       // after its 3 attempts). The file is swapped, not written in place: it may be hard-linked.

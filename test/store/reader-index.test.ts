@@ -102,7 +102,7 @@ it("a snapshot published without the index is read the same (the reader derives 
   }
 });
 
-it("a folder of hard links to the published snapshot takes their entries from its index; a changed file is read again", async () => {
+it("hard links to the published snapshot take their entries from its index; a changed file is read again", async () => {
   const tmp = mkdtempSync(join(tmpdir(), "reader-index-"));
   try {
     // a base whose index says something the footers do not, for two files: which entries are reused shows

@@ -57,7 +57,7 @@ it("is a file in <out>.tmp whose tables are stored compressed, unlike a :memory:
   }
 });
 
-it("gives each opener a file of its own (a retried job beside a first attempt still running), gone with <out>.tmp", async () => {
+it("gives each opener its own file (a retried job beside a first attempt still running), gone with .tmp", async () => {
   const a = await openStagingDuck(out);
   const b = await openStagingDuck(out);
   try {
