@@ -64,7 +64,8 @@ export function idePage(): string {
     staticPath: STATIC_PATH,
     clientConfig: {
       initialQuery:
-        "# GraphiQL for the stock ratings service: your key is in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
+        "# GraphiQL for the stock ratings service: your key is in Headers as api_key.\n{\n  stockRatings(first: 5) " +
+        "{\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
     } as RuruServerConfig["clientConfig"],
   });
   return html;

@@ -9,7 +9,8 @@ import type { GqlContext } from "./context.ts";
 export class ScopeError extends GraphQLError {
   constructor(required: readonly Scope[], missing: Scope[]) {
     super(
-      `the api key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (this field needs ${required.join(", ")})`,
+      `the api key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (this field ` +
+        `needs ${required.join(", ")})`,
       {
         extensions: { code: "FORBIDDEN", requiredScopes: [...required], missingScopes: missing },
       },

@@ -154,7 +154,8 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     if (env.limiter)
       return env.limiter(caller.key.id).then((rate) =>
         serve(req, res, snapshot, caller, p, path, rate).catch((e: unknown) => {
-          if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v); // errors carry them too
+          // errors carry them too
+          if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
           throw e;
         }),
       );
