@@ -70,7 +70,8 @@ export async function generateSample(
     companies.forEach((c, i) => {
       const last = panel.close[i][c.delistIndex];
       w.line(
-        `${c.id},${c.ticker},${csvField(c.name)},${csvField(c.sector)},${csvField(c.industry)},${c.sharesOutstanding},${Math.round(c.sharesOutstanding * last)}`,
+        `${c.id},${c.ticker},${csvField(c.name)},${csvField(c.sector)},${csvField(c.industry)},${c.sharesOutstanding}` +
+          `,${Math.round(c.sharesOutstanding * last)}`,
       );
     });
   });
@@ -80,7 +81,8 @@ export async function generateSample(
       const { open, high, low, close, volume } = panel;
       for (let t = c.listIndex; t <= c.delistIndex; t++) {
         w.line(
-          `${cal.dates[t]},${fmtPrice(open[i][t])},${fmtPrice(high[i][t])},${fmtPrice(low[i][t])},${fmtPrice(close[i][t])},${volume[i][t]},${c.ticker}`,
+          `${cal.dates[t]},${fmtPrice(open[i][t])},${fmtPrice(high[i][t])},${fmtPrice(low[i][t])},` +
+            `${fmtPrice(close[i][t])},${volume[i][t]},${c.ticker}`,
         );
       }
     });

@@ -8,7 +8,9 @@ import { Rng } from "./random.ts";
 
 // Header lines as in the SimFin bulk files (column lists copied, no data), followed by the
 // statement items of the service interface that the free SimFin files leave implicit.
-const META = `Ticker;SimFinId;Currency;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated Date";"Shares (Basic)";"Shares (Diluted)"`;
+const META =
+  `Ticker;SimFinId;Currency;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated ` +
+  `Date";"Shares (Basic)";"Shares (Diluted)"`;
 export const INCOME_ITEMS = [
   "Revenue",
   "Cost of Revenue",
@@ -498,7 +500,9 @@ export function buildFundamentals(
 }
 
 export function statementLine(row: StatementRow): string {
-  let s = `${row.ticker};${row.simFinId};USD;${row.fiscalYear};${row.fiscalPeriod};${row.reportDate};${row.publishDate};${row.restatedDate};${row.sharesBasic};${row.sharesDiluted}`;
+  let s =
+    `${row.ticker};${row.simFinId};USD;${row.fiscalYear};${row.fiscalPeriod};${row.reportDate};` +
+    `${row.publishDate};${row.restatedDate};${row.sharesBasic};${row.sharesDiluted}`;
   for (const v of row.values) s += v === null ? ";" : `;${v === 0 ? 0 : v * 1000}`;
   return s;
 }
