@@ -15,7 +15,10 @@ import { JOB_DEFAULTS } from "./queue.ts";
 
 export interface FlowData {
   sourceDir: string;
-  /** sourceStamp(sourceDir) when enqueued; names the jobs and the staging folder (the snapshot records the fingerprint ingest takes). */
+  /**
+   * sourceStamp(sourceDir) when enqueued; names the jobs and the staging folder (the snapshot records the fingerprint
+   * ingest takes).
+   */
   sourceVersion: string;
   /**
    * This flow's own id (enqueue time + random), the same in all its jobs. A flow added again after
@@ -33,7 +36,8 @@ export interface AnalyticsData extends FlowData {
 export interface BacktestData extends FlowData {
   portfolioId: string;
   /**
-   * The worker (flow-worker.ts's `WORKER`: host, pid, random) that holds the run's universe in memory, if any: a scheduling
+   * The worker (flow-worker.ts's `WORKER`: host, pid, random) that holds the run's universe in memory, if any: a
+   * scheduling
    * hint, not state: another worker leaves the job to it for a few seconds (the universe costs it
    * ~13 s to load at 5,000 × 25; the backtest ~0.2 s there), then runs it itself.
    */

@@ -151,7 +151,9 @@ export class PartitionPool {
     this.dispatch();
   }
 
-  /** A worker that errs or exits fails the job it ran and every job still waiting (no worker may be left to run them). */
+  /**
+   * A worker that errs or exits fails the job it ran and every job still waiting (no worker may be left to run them).
+   */
   private lost(w: Worker, e: Error): void {
     this.idle = this.idle.filter((x) => x !== w);
     const t = this.running.get(w);
@@ -160,7 +162,10 @@ export class PartitionPool {
     for (const q of this.queue.splice(0)) q.reject(e);
   }
 
-  /** `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. A second call waits for the first. */
+  /**
+   * `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. A second call waits for
+   * the first.
+   */
   close(graceful = false): Promise<void> {
     if (this.closing) return this.closing;
     this.closed = true;

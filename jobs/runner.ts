@@ -168,7 +168,8 @@ async function inRun(
   };
   try {
     await opts.catalog.refresh();
-    // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
+    // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare
+    // it.
     if (base) lease = takeLease(opts.dataDir, base.snapshotId);
     // No stage after the caller's last partition jobs runs any: the workers close their scratch
     // databases while this thread finishes and publishes.

@@ -31,7 +31,8 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
     }
     if (!found)
       throw new ScheduleError(
-        `source ${sourceDir} has no ${table} table (${table}.csv, ${table}.parquet or ${table}/); nothing was scheduled`,
+        `source ${sourceDir} has no ${table} table (${table}.csv, ${table}.parquet ` +
+          `or ${table}/); nothing was scheduled`,
       );
   }
   try {
@@ -49,7 +50,8 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
   } catch (e) {
     const why = String((e as Error).message).replace(/^(Validation|Constraint) error,?\s*/i, "");
     throw new ScheduleError(
-      `cron "${cron}" is not a valid pattern "minute hour day-of-month month day-of-week" (${why}); nothing was scheduled`,
+      `cron "${cron}" is not a valid pattern "minute hour day-of-month month day-of-week" ` +
+        `(${why}); nothing was scheduled`,
     );
   }
   return next;
