@@ -174,7 +174,10 @@ export const fingerprintOf = (files: readonly SourceFile[]) => {
   return h.digest("hex").slice(0, 16);
 };
 
-/** Every file of the source with its hash, and the source's fingerprint (the files read asynchronously, so a run hashes while DuckDB works). */
+/**
+ * Every file of the source with its hash, and the source's fingerprint (the files read asynchronously, so a run hashes
+ * while DuckDB works).
+ */
 export async function sourceFilesAsync(dir: string): Promise<SourceFiles> {
   const files: SourceFile[] = [];
   for (const f of walk(dir)) {
@@ -189,7 +192,9 @@ export function sourceSizes(dir: string): SourceFile[] {
   return walk(dir).map((f) => ({ path: relPath(dir, f), size: statSync(f).size, sha256: "" }));
 }
 
-/** `sourceFingerprint`, the files read asynchronously (shared with a `sourceFilesAsync` of the same files under way). */
+/**
+ * `sourceFingerprint`, the files read asynchronously (shared with a `sourceFilesAsync` of the same files under way).
+ */
 export async function sourceFingerprintAsync(dir: string): Promise<string> {
   return (await sourceFilesAsync(dir)).id;
 }

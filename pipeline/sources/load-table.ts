@@ -35,7 +35,8 @@ export interface LoadResult {
 /** Reading a file as text; `file`: SQL giving its path (a bound value or a session variable, never the path itself). */
 function readExpr(format: LocatedTable["format"], file: string): string {
   return format === "csv"
-    ? `read_csv(${file}, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', null_padding = true)`
+    ? `read_csv(${file}, all_varchar = true, header = true, delim = ',', quote = '"', ` +
+        `escape = '"', null_padding = true)`
     : `(select columns(*)::varchar from read_parquet(${file}))`;
 }
 
@@ -198,7 +199,9 @@ async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promis
   }
   // the header's names (the file's data) as a bound STRUCT value, every column VARCHAR
   const readParams = { f: file, columns: structValue(Object.fromEntries(header.map((h) => [h, "VARCHAR"]))) };
-  const read = `read_csv($f, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', null_padding = true, columns = $columns)`;
+  const read =
+    `read_csv($f, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', ` +
+    `null_padding = true, columns = $columns)`;
   const typed = spec.columns.map(
     (c) =>
       `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
@@ -248,7 +251,9 @@ export async function keysAscending(conn: Conn, table: string, key: string[]): P
   const notNull = key.map((_, i) => `a${i} is not null and b${i} is not null`).join(" and ");
   const [[ordered]] = (await readColumns(
     conn,
-    `select count(*) filter (where not coalesce(${notNull} and ${less(0)}, false)) = 0 from (select ${a} from ${ident(table)}) positional join (select ${b} from ${ident(table)} offset 1) where ${key.map((_, i) => `b${i} is not null`).join(" or ")}`, // the last row's partner is the padding
+    `select count(*) filter (where not coalesce(${notNull} and ${less(0)}, false)) = 0 from (select ${a} ` +
+      `from ${ident(table)}) positional join (select ${b} from ${ident(table)} offset 1) ` +
+      `where ${key.map((_, i) => `b${i} is not null`).join(" or ")}`, // the last row's partner is the padding
   )) as [boolean[]];
   return ordered;
 }
@@ -295,7 +300,8 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     ...(bad
       ? checks.map(
           (k) =>
-            `select filename, __row, ${b.v(k.column)}::varchar as col, ${b.v(k.reason)}::varchar as reason from ${raw}_n where ${k.cond}`,
+            `select filename, __row, ${b.v(k.column)}::varchar as col, ${b.v(k.reason)}::varchar as reason ` +
+            `from ${raw}_n where ${k.cond}`,
         )
       : []),
     ...(dup
@@ -313,7 +319,8 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
   const counted = union.length
     ? await readColumns(
         conn,
-        `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by filename, __row, col limit ${MAX_REPORTED}`,
+        `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by ` +
+          `filename, __row, col limit ${MAX_REPORTED}`,
         b.params,
       )
     : [];
@@ -342,7 +349,8 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
  */
 async function tickerCounts(conn: Conn, table: string, relation: string, tickerExpr: string): Promise<void> {
   await conn.run(
-    `create or replace temp table ${table}_tickers as select upper(trim(${tickerExpr})) as ticker, count(*) as n from ${relation} where ${tickerExpr} is not null group by 1`,
+    `create or replace temp table ${table}_tickers as select upper(trim(${tickerExpr})) as ticker, count(*) as n ` +
+      `from ${relation} where ${tickerExpr} is not null group by 1`,
   );
 }
 

@@ -36,7 +36,8 @@ export async function loadPanel(
 ): Promise<PricePanel> {
   const [dates = [], days = []] = (await columns(
     conn,
-    `select strftime(d, '%Y-%m-%d'), (d - DATE '1970-01-01')::integer from (select distinct date as d from ${table}) order by d`,
+    `select strftime(d, '%Y-%m-%d'), (d - DATE '1970-01-01')::integer from (select distinct date ` +
+      `as d from ${table}) order by d`,
   )) as [string[], number[]];
   const first = days[0] ?? 0;
   const dateIndex = new Int32Array(days.length ? days[days.length - 1] - first + 1 : 0);

@@ -119,7 +119,10 @@ export async function ingestStage(
   }
 }
 
-/** The source's own tables as staged: prices, ratings and the index series. Reads only; `conn` may be a second connection. */
+/**
+ * The source's own tables as staged: prices, ratings and the index series. Reads only; `conn` may be a second
+ * connection.
+ */
 async function exportSourceTables(conn: Conn, out: string, source: StagedSource): Promise<void> {
   // staged in (ticker, date) order already (a file written in key order): written as it is, no sort
   await exportParquet(conn, "prices", out, [], source.keyOrdered?.has("prices") ? undefined : "ticker, date");
@@ -154,7 +157,9 @@ export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fun
   return true;
 }
 
-/** The published snapshot's financial tables hard-linked, with the inputs they were built from; false when it has none. */
+/**
+ * The published snapshot's financial tables hard-linked, with the inputs they were built from; false when it has none.
+ */
 function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): boolean {
   const prev = ctx.published;
   if (!prev || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
@@ -163,7 +168,9 @@ function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): 
   return true;
 }
 
-/** The financial tables of `prev` hard-linked into `out`: the four statements and, when it has it, their one-query copy. */
+/**
+ * The financial tables of `prev` hard-linked into `out`: the four statements and, when it has it, their one-query copy.
+ */
 function linkFinancials(prev: string, out: string): void {
   for (const t of FINANCIAL_DIRS) if (existsSync(join(prev, t))) linkTree(join(prev, t), join(out, t));
 }
@@ -214,7 +221,8 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
  * continues the returns from without reading the whole published history again.
  */
 export const LAST_PRICES_SQL = (prices: string) =>
-  `select ticker, max(date) as date, arg_max("close", date) as "close", arg_max(coalesce(adj_close, "close")::double, date) as price from ${prices} group by ticker`;
+  `select ticker, max(date) as date, arg_max("close", date) as "close", arg_max(coalesce(adj_close, ` +
+  `"close")::double, date) as price from ${prices} group by ticker`;
 
 /**
  * Completes the companies table: ids (from the source, else assigned once by the catalog and

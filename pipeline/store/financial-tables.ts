@@ -137,7 +137,9 @@ export const FINANCIAL_ROWS = "financial_rows";
 /** Every folder of a snapshot's financial tables: the four wide ones and their one-query copy. */
 export const FINANCIAL_DIRS: readonly string[] = [...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS];
 
-/** The period columns every statement row has in `financial_rows` (`Publish Date`, `Restated Date`: derived rows only). */
+/**
+ * The period columns every statement row has in `financial_rows` (`Publish Date`, `Restated Date`: derived rows only).
+ */
 const ROW_PERIOD = ["Fiscal Year", "Fiscal Period", "Report Date", "Publish Date", "Restated Date"] as const;
 /** A statement's item keys: what goes into the row's `items` list, in order. */
 const itemKeys = (s: FinancialStatement) =>
@@ -186,7 +188,8 @@ export async function readFinancialRows(
   const b = new Binds();
   const cols = await columns(
     conn,
-    `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation(b)} where ticker = ${b.v(ticker)} order by statement, type, ord`,
+    `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation(b)} where ` +
+      `ticker = ${b.v(ticker)} order by statement, type, ord`,
     b.params,
   );
   const [statements = [], types = []] = cols as string[][];

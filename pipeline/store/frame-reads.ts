@@ -10,7 +10,8 @@ export async function loadCompanies(conn: Conn): Promise<Company[]> {
   // in slices: the API's reader loads them at open, while the old snapshot serves requests
   const [id, ticker, name, sector, sectorId, industry, industryId, shares, cap] = await columnsInSlices(
     conn,
-    "select id, ticker, name, sector, sector_id, industry, industry_id, shares_outstanding, market_cap from companies order by ticker",
+    "select id, ticker, name, sector, sector_id, industry, industry_id, shares_outstanding, market_cap " +
+      "from companies order by ticker",
   );
   return ticker.map((t, i) => ({
     id: String(id[i]),

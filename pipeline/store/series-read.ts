@@ -54,7 +54,8 @@ export async function storedSeries(
     const rel = `read_parquet(${b.v(file)}, file_row_number = true)`;
     const [ids = [], counts = [], first = [], last = []] = (await columns(
       conn,
-      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} where ${where(b)} group by 1 order by 1`,
+      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} ` +
+        `where ${where(b)} group by 1 order by 1`,
       b.params,
     )) as [string[], number[], number[], number[]];
     for (let k = 0; k < ids.length; k++) {

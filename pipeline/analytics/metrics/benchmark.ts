@@ -2,7 +2,9 @@
 import { covariance } from "../stats.ts";
 import type { SeriesContext } from "./context.ts";
 
-/** A subject and its benchmark over the same dates; the subject's and benchmark's own figures come from their contexts. */
+/**
+ * A subject and its benchmark over the same dates; the subject's and benchmark's own figures come from their contexts.
+ */
 export class Pair {
   private cache = new Map<string, number>();
   constructor(
