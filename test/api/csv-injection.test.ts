@@ -67,7 +67,8 @@ beforeAll(async () => {
       "ticker,name,sector,industry,shares_outstanding",
       ...TINY_TICKERS.map(
         (t, k) =>
-          `${t},${q(NAMES[t as keyof typeof NAMES])},${k === 0 ? q(SECTOR) : "Tech"},${k === 1 ? q(INDUSTRY) : "Software"},1000`,
+          `${t},${q(NAMES[t as keyof typeof NAMES])},${k === 0 ? q(SECTOR) : "Tech"},` +
+          `${k === 1 ? q(INDUSTRY) : "Software"},1000`,
       ),
     ];
     const pj = JSON.parse(f["portfolios.json"]);

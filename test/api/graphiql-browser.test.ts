@@ -80,8 +80,9 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       const top = (await s.api("stock_ratings", { limit: 1 })).json[0].stock.ticker;
       const total = s.fx.snapshot.ratingsByDate.get(s.fx.snapshot.ratingDates.at(-1)!)!.length;
       const result = page.locator(".result-window, .graphiql-response").first();
+      // the editor renders non-breaking spaces
       // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as rendered
-      const text = async () => (await result.innerText()).replace(/[\s\u00a0]+/g, ""); // the editor renders non-breaking spaces
+      const text = async () => (await result.innerText()).replace(/[\s\u00a0]+/g, "");
       await expect.poll(text, { timeout: 20_000 }).toContain(`"totalCount":${total}`);
       expect(await text()).toContain(`"ticker":"${top}"`);
       expect(await shown()).not.toMatch(/UNAUTHENTICATED|Error fetching schema/);

@@ -98,7 +98,8 @@ describe("cost", () => {
     expect(r.json.errors).toEqual([
       {
         message:
-          "query cost 285190 is over the limit of 5000 points per request: ask for fewer nodes (first) or fewer analytics fields",
+          "query cost 285190 is over the limit of 5000 points per request: ask for fewer nodes " +
+          "(first) or fewer analytics fields",
         extensions: { code: "COST_LIMIT", cost: 190 * 1501, maxCost: 5000 },
       },
     ]);
@@ -110,7 +111,9 @@ describe("cost", () => {
     // 1 (connection) + 3 nodes × (edges 1 + node 1 + stock 1 + sector 1); scalars 0
     const list = `{ stockRatings(first: 3) { edges { node { totalRating stock { ticker sector { name } } } } } }`;
     // stock 1 + performance BOXPLOT 30 + metrics (stored) 20 + metrics(period) 50 + financials 700
-    const one = `{ stock(ticker: "AAPL") { performance(type: BOXPLOT) { name } metrics { metric } m: metrics(period: 1) { metric } financials { type } } }`;
+    const one =
+      `{ stock(ticker: "AAPL") { performance(type: BOXPLOT) { name } metrics { metric } m: metrics(period: ` +
+      `1) { metric } financials { type } } }`;
     const a = await gql(s, list);
     const b = await gql(s, one);
     expect(a.json.errors).toBeUndefined();
@@ -146,7 +149,9 @@ describe("a key's budget per minute", () => {
     expect(over.json.data).toBeUndefined();
     expect(over.json.errors).toEqual([
       {
-        message: `the api key's GraphQL cost budget of 10 points per minute is spent (this query costs 2); retry after ${retry} s`,
+        message:
+          `the api key's GraphQL cost budget of 10 points per minute is spent (this query ` +
+          `costs 2); retry after ${retry} s`,
         extensions: {
           code: "RATE_LIMITED",
           cost: { requested: 2, limit: 10, remaining: 0, resetAt: expect.any(String) },

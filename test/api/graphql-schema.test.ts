@@ -83,7 +83,8 @@ describe("batching", () => {
     const r = await execute({
       schema: graphqlSchema(),
       document: parse(
-        `{ stocks(first: 200) { edges { node { ticker rating { totalRating } financials { income { fiscalYear } } } } } }`,
+        `{ stocks(first: 200) { edges { node { ticker rating { totalRating } financials { ` +
+          `income { fiscalYear } } } } } }`,
       ),
       contextValue: ctx,
     });

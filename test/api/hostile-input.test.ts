@@ -169,7 +169,8 @@ describe("GraphQL: control characters are BAD_USER_INPUT naming the argument", (
     const names = ["O'Brien", "x' or '1'='1", "'); delete from watchlists; --", 'quote " and \\ backslash'];
     for (const name of names) {
       const c = await q(
-        "mutation($i: CreateWatchlistInput!) { createWatchlist(input: $i) { success watchlist { id name description } } }",
+        "mutation($i: CreateWatchlistInput!) { createWatchlist(input: $i) { success " +
+          "watchlist { id name description } } }",
         { i: { name, description: name } },
       );
       const w = c.json.data.createWatchlist.watchlist;
@@ -245,7 +246,8 @@ describe("per-user limits hold under concurrent writes", () => {
             [userId, count],
           )
         : conn.run(
-            `insert into user_portfolios select 'fill-' || i, $1, now(), now(), '{"name":"filler"}' from range($2) t(i)`,
+            `insert into user_portfolios select 'fill-' || i, $1, now(), now(), ` +
+              `'{"name":"filler"}' from range($2) t(i)`,
             [userId, count],
           ),
     );

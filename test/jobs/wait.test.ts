@@ -115,7 +115,8 @@ describe.skipIf(noRedis)("waiting on a queued job", () => {
     );
     expect(err).toBeInstanceOf(JobLostError);
     expect(err.message).toBe(
-      `job ${id} vanished from Redis (restarted without persistence?) 1 time(s); nothing was published by it — run the command again`,
+      `job ${id} vanished from Redis (restarted without persistence?) 1 time(s); nothing was published ` +
+        `by it — run the command again`,
     );
     // Lost once and then taken by a worker: the run completes.
     const notes2: string[] = [];

@@ -139,7 +139,8 @@ it("a source in key order and the same rows shuffled publish the same prices.par
   expect(readFileSync(published[0]).equals(readFileSync(published[1]))).toBe(true);
   const [[inOrder]] = (await columns(
     conn,
-    `select bool_and(ok) from (select (ticker, date) > lag((ticker, date)) over (order by file_row_number) or file_row_number = 0 as ok from read_parquet('${published[0]}', file_row_number = true))`,
+    `select bool_and(ok) from (select (ticker, date) > lag((ticker, date)) over (order by file_row_number) or ` +
+      `file_row_number = 0 as ok from read_parquet('${published[0]}', file_row_number = true))`,
   )) as [[boolean]];
   expect(inOrder).toBe(true);
 }, 180_000);
