@@ -231,5 +231,8 @@ async function failure(queue: Queue, job: Job, bounded: <T>(p: Promise<T>) => Pr
   const m = /child (\S+) failed/.exec(reason ?? "");
   const child = m ? await bounded(queue.getJob(m[1].split(":").at(-1)!)).catch(() => null) : null;
   if (!child?.failedReason) return `failed for good after ${job.attemptsMade} attempt(s): ${reason}`;
-  return `failed for good: its child job ${child.id} failed after ${child.attemptsMade} attempt(s): ${child.failedReason}`;
+  return (
+    `failed for good: its child job ${child.id} failed after ${child.attemptsMade} attempt(s): ` +
+    `${child.failedReason}`
+  );
 }

@@ -48,7 +48,8 @@ const START_WITH_KEY = `
           return fetch0(input, { ...init, headers });
         };
         const initialHeaders = JSON.stringify({ api_key: key }, null, 2);
-        createRoot(document.getElementById("ruru-root")).render(React.createElement(Ruru, { ...RURU_CONFIG, initialHeaders }));
+        const root = createRoot(document.getElementById("ruru-root"));
+        root.render(React.createElement(Ruru, { ...RURU_CONFIG, initialHeaders }));
       });
     </script>`;
 

@@ -55,7 +55,7 @@ export interface RouteDef<S extends z.ZodObject = z.ZodObject> {
   resolve(ctx: RouteContext<z.output<S>>): Promise<Resolved>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: any route, whatever its schema (resolve takes its params, so no wider type fits)
+// biome-ignore lint/suspicious/noExplicitAny: any route, whatever its schema (no wider type fits resolve)
 export type AnyRoute = RouteDef<any>;
 export const defineRoute = <S extends z.ZodObject>(def: RouteDef<S>): AnyRoute => def as AnyRoute;
 

@@ -81,6 +81,11 @@ function cellCheck(c: ColumnSpec, v: string): { cond: string; reason: string }[]
   return out;
 }
 
+/** The SQL type of an absent column's nulls. */
+function nullType(type: ColumnSpec["type"]): string {
+  return type === "number" ? "double" : type === "date" ? "date" : "varchar";
+}
+
 function typedExpr(c: ColumnSpec, v: string): string {
   if (c.type === "date") return `cast(${v} as date)`;
   if (c.type === "number") return `cast(${v} as double)`;
@@ -117,8 +122,7 @@ async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: s
     : "false";
   const dupKeys = `exists (select 1 from ${relation} group by ${keyExpr} having count(*) > 1)`;
   const typed = spec.columns.map(
-    (c) =>
-      `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
+    (c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${nullType(c.type)}`} as ${ident(c.name)}`,
   );
   const tickerExpr =
     source.has("ticker") && spec.columns.some((c) => c.name === "ticker") ? ident(source.get("ticker")!) : null;
@@ -204,7 +208,8 @@ async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promis
     `null_padding = true, columns = $columns)`;
   const typed = spec.columns.map(
     (c) =>
-      `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
+      `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${nullType(c.type)}`} ` +
+      `as ${ident(c.name)}`,
   );
   try {
     await run(conn, `create or replace table ${spec.table} as select ${typed.join(", ")} from ${read}`, readParams);
@@ -308,7 +313,8 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
       ? [
           // Repeats of a key: every occurrence after the first, naming where the first was. The
           // window runs only over keys a cheap GROUP BY found repeated.
-          `select filename, __row, ${b.v(spec.key.join("+"))}::varchar as col, 'duplicate key, first at row ' || first_row as reason from (
+          `select filename, __row, ${b.v(spec.key.join("+"))}::varchar as col,
+              'duplicate key, first at row ' || first_row as reason from (
        select filename, __row, first_value(__row) over (partition by ${keyExpr} order by filename, __row) as first_row,
               row_number() over (partition by ${keyExpr} order by filename, __row) as k
        from ${raw}_n where (${keyExpr}) in (select (${keyExpr}) from ${raw}_n group by all having count(*) > 1)

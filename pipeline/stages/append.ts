@@ -170,10 +170,11 @@ export async function appendStage(
     });
   }
   const hasIndex = existsSync(join(base, "benchmark_source.parquet"));
-  await conn.run(
-    `create view benchmark_all ` +
-      `as ${hasIndex ? "select * from read_parquet(getvariable('pub_benchmark_source_file'))" : `select null::varchar benchmark, null::date date, null::double "close" where false`}${grown.has("benchmarks") ? " union all by name select * from benchmarks" : ""}`,
-  );
+  const pubBenchmarks = hasIndex
+    ? "select * from read_parquet(getvariable('pub_benchmark_source_file'))"
+    : `select null::varchar benchmark, null::date date, null::double "close" where false`;
+  const newBenchmarks = grown.has("benchmarks") ? " union all by name select * from benchmarks" : "";
+  await conn.run(`create view benchmark_all as ${pubBenchmarks}${newBenchmarks}`);
   if (hasIndex) {
     await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
     await exportParquet(conn, "benchmark_source", out, [], "benchmark, date");
@@ -203,7 +204,8 @@ export async function appendStage(
         select id, date, ret from (
           select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
           from (
-            select ticker, date, price as p from ${existsSync(lastPub) ? `read_parquet(${rb.v(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
+            select ticker, date, price as p
+            from ${existsSync(lastPub) ? `read_parquet(${rb.v(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
             where ticker in (select ticker from new_prices)
             union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
           )

@@ -153,9 +153,17 @@ export function financialRowsSql(source: (s: FinancialStatement) => string, b: B
   const parts = FINANCIAL_STATEMENTS.map((s) => {
     const keys = new Set(financialKeys(s));
     const period = ROW_PERIOD.map((k) => `${keys.has(k) ? ident(k) : "null"}::${periodType(k)} as ${ident(k)}`);
-    return `select ticker, ${FINANCIAL_STATEMENTS.indexOf(s)}::utinyint as statement_ord, ${b.v(s)}::varchar as statement, type, ord, ${period.join(", ")}, [${itemKeys(s).map(ident).join(", ")}]::double[] as items from ${source(s)}`;
+    const items = itemKeys(s).map(ident).join(", ");
+    return (
+      `select ticker, ${FINANCIAL_STATEMENTS.indexOf(s)}::utinyint as statement_ord, ` +
+      `${b.v(s)}::varchar as statement, type, ord, ${period.join(", ")}, [${items}]::double[] as items ` +
+      `from ${source(s)}`
+    );
   });
-  return `select * exclude (statement_ord) from (${parts.join(" union all ")}) order by ticker, statement_ord, type, ord`;
+  return (
+    `select * exclude (statement_ord) from (${parts.join(" union all ")}) ` +
+    "order by ticker, statement_ord, type, ord"
+  );
 }
 
 /** Per statement: its keys, its item keys (which are ratios) and an empty row in key order. */

@@ -31,7 +31,7 @@ type Outputs<T> = {
   [k: string]: { type: GraphQLFieldConfig<unknown, GqlContext>["type"]; value: (v: T, ctx: GqlContext) => unknown };
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: inputs are interfaces without an index signature, which `unknown` values reject
+// biome-ignore lint/suspicious/noExplicitAny: inputs are interfaces without an index signature (unknown rejects them)
 export function mutation<I extends Record<string, any>, T>(def: {
   name: string;
   description: string;
