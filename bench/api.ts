@@ -138,9 +138,9 @@ export async function benchApi(): Promise<void> {
       child.once("message", (m) => resolve(m as never));
       child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
     });
+    const built = `snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms)`;
     console.log(
-      `\nREST API reads — ` +
-        `${ready.store ?? `snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms)`}; ` +
+      `\nREST API reads — ${ready.store ?? built}; ` +
         `${CONNECTIONS} connections, ${SECONDS} s per run, median of ${ROUNDS} interleaved ` +
         `runs, servers in one child process`,
     );

@@ -24,6 +24,9 @@ const YEARS = Number(process.env.BENCH_YEARS ?? 15);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Measure the field costs with the limits lifted (the table's basis), or serve as configured. */
 const UNLIMITED = process.argv.includes("--unlimited");
+const STATEMENT_FIELDS = ["income", "balance", "cashFlow", "derived"]
+  .map((s) => `${s} { fiscalYear fiscalPeriod reportDate items { item value number } }`)
+  .join(" ");
 
 function realSizeFinancials(k: number): FinancialSet {
   const years = Array.from({ length: 22 }, (_, i) => 1999 + i);
@@ -139,8 +142,7 @@ export const FIELDS: [string, number, (t: string[]) => (i: number) => string][] 
         `stock.financials(type: ${type}) all rows`,
         20,
         (t: string[]) => (i: number) =>
-          `stock(ticker: "${t[i % t.length]}") { financials(type: ${type}) ` +
-          `{ ${["income", "balance", "cashFlow", "derived"].map((s) => `${s} { fiscalYear fiscalPeriod reportDate items { item value number } }`).join(" ")} } }`,
+          `stock(ticker: "${t[i % t.length]}") { financials(type: ${type}) ` + `{ ${STATEMENT_FIELDS} } }`,
       ] as [string, number, (t: string[]) => (i: number) => string],
   ),
   [

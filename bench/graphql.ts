@@ -110,7 +110,8 @@ export async function benchGraphql(): Promise<void> {
     }
     const ratio = (xs: Measured[]) => {
       const rs = xs.map((x, k) => x.rps / runs.rest[k].rps).sort((a, b) => a - b);
-      return `${rs[Math.floor(rs.length / 2)].toFixed(2)}× of REST (rounds ${rs[0].toFixed(2)}–${rs.at(-1)!.toFixed(2)})`;
+      const mid = rs[Math.floor(rs.length / 2)];
+      return `${mid.toFixed(2)}× of REST (rounds ${rs[0].toFixed(2)}–${rs.at(-1)!.toFixed(2)})`;
     };
     const r = median(runs.rest);
     const row = (name: string, m: Measured, ratio: string) =>

@@ -95,7 +95,8 @@ function jobCosts(): string {
     by.set(j.kind, { n: k.n + 1, cpu: k.cpu + j.cpuMs / 1000, ms: k.ms + j.ms / 1000 });
   }
   const total = [...by.values()].reduce((a, k) => a + k.cpu, 0);
-  return `${[...by].map(([kind, k]) => `${kind} ${k.n > 1 ? `${k.n} × ` : ""}${(k.cpu / k.n).toFixed(1)}`).join(", ")}; ${total.toFixed(1)} CPU s in jobs`;
+  const each = [...by].map(([kind, k]) => `${kind} ${k.n > 1 ? `${k.n} × ` : ""}${(k.cpu / k.n).toFixed(1)}`);
+  return `${each.join(", ")}; ${total.toFixed(1)} CPU s in jobs`;
 }
 
 /** Each job of the last queued run as worker, start–end (s from the first start), kind: where the run's time went. */
@@ -183,10 +184,10 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
       const ms = await run();
       const cpu = lastWorkersCpu[0];
       // Cores the workers kept busy on average: ~N for N workers on an idle box; ~1 when other load leaves one.
-      console.log(
-        `  round ${r + 1} ${label}: ${ms.toFixed(0)} ms ` +
-          `(load ${load()})${cpu >= 0 ? `; ${i === 0 ? "the run" : "workers"} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`,
-      );
+      const who = i === 0 ? "the run" : "workers";
+      const used =
+        cpu >= 0 ? `; ${who} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : "";
+      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${used}`);
       if (lastJobs.length) console.log(`    CPU s per job: ${jobCosts()}`);
       if (lastJobs.length && process.env.JOBS_BENCH_TIMELINE === "1") console.log(timeline());
       if (ms < best[i]) cpuOfBest[i] = cpu;
