@@ -296,9 +296,11 @@ describe("what REST reads, through the same readers", () => {
   it("a predefined portfolio with holdings, trades, metrics and performance equal to REST's", async () => {
     const r = await gql(
       s,
-      `{ portfolio(id: "101") { id owner { id } private maxSectorConcentration ranges { growthRating totalRating } status rebalanceRequestedAt
+      `{ portfolio(id: "101") { id owner { id } private maxSectorConcentration ranges { growthRating totalRating }
+      status rebalanceRequestedAt
       holdings(first: 200, orderBy: "-total_rating") { totalCount edges { node { date stock { ticker } totalRating } } }
-      trades(value: 100000, allowFractional: true, first: 200) { edges { node { date id ticker name price quantity value pct orderType } } }
+      trades(value: 100000, allowFractional: true, first: 200) {
+        edges { node { date id ticker name price quantity value pct orderType } } }
       metrics(period: 0.5) { metric values { display } }
       performance(type: ROLLING_BETA, benchmark: "1") { name window data { date return } } } }`,
     );

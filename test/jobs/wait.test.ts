@@ -178,7 +178,10 @@ describe.skipIf(noRedis)("waiting on a queued job", () => {
     expect(err).toBeInstanceOf(JobFailedError);
     // The flow's ingest child rejected the source at once (not retried); the parent names it.
     expect(err.message).toMatch(
-      /^job publish\.s[0-9a-f]{15}\.all failed for good: its child job ingest\.s[0-9a-f]{15}\.all failed after 1 attempt\(s\): source rejected: 1 problem/,
+      new RegExp(
+        String.raw`^job publish\.s[0-9a-f]{15}\.all failed for good: ` +
+          String.raw`its child job ingest\.s[0-9a-f]{15}\.all failed after 1 attempt\(s\): source rejected: 1 problem`,
+      ),
     );
     expect(err.message).toMatch(/total_rating/);
     expect(err.message).toContain(`the published snapshot is unchanged (${good.meta.id})`);

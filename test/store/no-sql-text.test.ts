@@ -104,8 +104,12 @@ function templatesOf(src: string): Template[] {
   return out;
 }
 
-const SQL =
-  /\b(select\b[\s\S]*\bfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|create\s+(or\s+replace\s+)?(temp\s+)?(table|view|macro)|copy\s*\(|read_parquet|read_csv|parquet_metadata|set\s+variable)\b/i;
+const SQL = new RegExp(
+  String.raw`\b(select\b[\s\S]*\bfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|` +
+    String.raw`create\s+(or\s+replace\s+)?(temp\s+)?(table|view|macro)|copy\s*\(|read_parquet|read_csv|` +
+    String.raw`parquet_metadata|set\s+variable)\b`,
+  "i",
+);
 
 /** Whether an interpolation (\u0001) of `text` sits inside a single-quoted SQL string. */
 function interpolatesInQuotes(text: string): boolean {
