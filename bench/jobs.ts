@@ -7,10 +7,10 @@
 // ≤ 1/1.7 of the 1-worker time, and the 2-worker flow ≤ 1.1 × the in-process run. Sources: the
 // generated sample, and JOBS_BENCH_SOURCE (e.g. the 5,000 × 25 universe) when set, with its store
 // under JOBS_BENCH_STORE when set (default: the temp folder). JOBS_BENCH_ROUNDS: rounds on the sample
-// (2); JOBS_BENCH_SOURCE_ROUNDS: rounds on JOBS_BENCH_SOURCE (1). JOBS_BENCH_TIMELINE=1 prints each queued run's jobs
-// by worker and start. JOBS_BENCH_PARTITION: companies per financials / stock-metric job (50 on the sample, 250 —
-// the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds one `run` job
-// (PIPELINE_FLOW=0) on 1 worker.
+// (2); JOBS_BENCH_SOURCE_ROUNDS: rounds on JOBS_BENCH_SOURCE (1). JOBS_BENCH_TIMELINE=1 prints each
+// queued run's jobs by worker and start. JOBS_BENCH_PARTITION: companies per financials / stock-metric
+// job (50 on the sample, 250 — the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds
+// one `run` job (PIPELINE_FLOW=0) on 1 worker.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";

@@ -36,9 +36,8 @@ export interface AnalyticsData extends FlowData {
 export interface BacktestData extends FlowData {
   portfolioId: string;
   /**
-   * The worker (flow-worker.ts's `WORKER`: host, pid, random) that holds the run's universe in memory, if any: a
-   * scheduling
-   * hint, not state: another worker leaves the job to it for a few seconds (the universe costs it
+   * The worker (flow-worker.ts's `WORKER`: host, pid, random) that holds the run's universe in memory, if any:
+   * a scheduling hint, not state: another worker leaves the job to it for a few seconds (the universe costs it
    * ~13 s to load at 5,000 × 25; the backtest ~0.2 s there), then runs it itself.
    */
   affinity?: string;
