@@ -1,7 +1,8 @@
 // Faults on the real thing: worker processes on a real Redis, the run queued as a flow (the
 // default). A worker SIGKILLed mid-stage has its job taken over by another worker (stalled-job recovery)
 // with a result identical to the in-process runner's; Redis restarted mid-run, with and without
-// persistence, never leaves the enqueuing command waiting: it completes or fails with a clear message, and the worker survives.
+// persistence, never leaves the enqueuing command waiting: it completes or fails with a clear message,
+// and the worker survives.
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
