@@ -118,7 +118,10 @@ export function createApp(deps: AppDeps): express.Express {
     observe(req, res);
     // /graphiql in the same one layer; its responses take the security headers through setHeader
     const route = isGraphqlUrl(req.url)
-      ? () => (setAll(res, baseHeaders), graphql(req, res, next))
+      ? () => {
+          setAll(res, baseHeaders);
+          return graphql(req, res, next);
+        }
       : () => rest(req, res, next);
     // CORS only when asked: a request without Origin skips the middleware and its setHeader calls
     if (corsLayer !== null && req.headers.origin !== undefined) corsLayer(req, res, route);
@@ -151,7 +154,7 @@ export function createApp(deps: AppDeps): express.Express {
     throw new NotFound(`no such endpoint: ${req.method} ${req.path}`);
   });
 
-  const onError: ErrorRequestHandler = (err, req, res, _next) => {
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const e = toApiError(err);
     if (e.status >= 500) {
       // the detail goes to the log, never to the caller

@@ -25,7 +25,8 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
   const e = errorFor(err.code);
   const body = JSON.stringify(e.toBody());
   socket.end(
-    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json; ` +
+      `charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
 }

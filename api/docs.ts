@@ -38,9 +38,13 @@ function send(req: Request, res: Response, type: string, body: Buffer, cacheCont
 /** GET /docs (also /docs/) and GET /docs/redoc.standalone.js; nothing else under /docs. */
 export function docsHandler(req: Request, res: Response, next: () => void): void {
   res.locals.route = "docs";
-  if (req.path === "/docs" || req.path === "/docs/")
-    return send(req, res, "text/html; charset=utf-8", PAGE, "no-cache");
-  if (req.path === "/docs/redoc.standalone.js")
-    return send(req, res, "text/javascript; charset=utf-8", redocBundle(), "public, max-age=86400");
+  if (req.path === "/docs" || req.path === "/docs/") {
+    send(req, res, "text/html; charset=utf-8", PAGE, "no-cache");
+    return;
+  }
+  if (req.path === "/docs/redoc.standalone.js") {
+    send(req, res, "text/javascript; charset=utf-8", redocBundle(), "public, max-age=86400");
+    return;
+  }
   next();
 }

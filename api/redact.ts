@@ -44,7 +44,8 @@ function hashOf(token: string): string {
   let h = hashMemo.get(token);
   if (h === undefined) {
     if (hashMemo.size >= HASH_MEMO_MAX) hashMemo.clear();
-    hashMemo.set(token, (h = hashKey(token)));
+    h = hashKey(token);
+    hashMemo.set(token, h);
   }
   return h;
 }

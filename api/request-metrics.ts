@@ -23,11 +23,10 @@ export class RequestMetrics {
   record(route: string, method: string, status: number, seconds: number): void {
     const k = `${route}|${method}`;
     let s = this.series.get(k);
-    if (!s)
-      this.series.set(
-        k,
-        (s = { route, method, statuses: new Map(), buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 }),
-      );
+    if (!s) {
+      s = { route, method, statuses: new Map(), buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 };
+      this.series.set(k, s);
+    }
     s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1);
     let b = 0;
     while (b < BUCKETS.length && seconds > BUCKETS[b]) b++;

@@ -20,8 +20,9 @@ export function securityHeaders(crossOrigin: boolean): HeaderSet {
   });
   const headers: HeaderSet = {};
   const recorder = {
-    setHeader: (name: string, value: string | number | readonly string[]) =>
-      void (headers[name] = Array.isArray(value) ? value.join(", ") : String(value)),
+    setHeader: (name: string, value: string | number | readonly string[]) => {
+      headers[name] = Array.isArray(value) ? value.join(", ") : String(value);
+    },
     removeHeader: (name: string) => void delete headers[name],
   };
   let finished = false;

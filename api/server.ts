@@ -129,7 +129,10 @@ async function startPrimary(opts: ServerOptions, n: number): Promise<RunningServ
             new Promise<void>((resolve) => {
               if (w.isDead()) return resolve();
               const t = setTimeout(() => w.kill("SIGKILL"), 10_000);
-              w.once("exit", () => (clearTimeout(t), resolve()));
+              w.once("exit", () => {
+                clearTimeout(t);
+                resolve();
+              });
               w.disconnect();
             }),
         ),

@@ -34,11 +34,15 @@ function run(label: string, panel: PricePanel, bench: LevelSeries, target?: numb
   const per = total / subjects.length;
   const days = Math.max(...subjects.map((s) => s.returns.dates.length));
   console.log(
-    `${label}: ${subjects.length} stocks, up to ${days} days | align ${(t1 - t0).toFixed(0)} ms, metric rows ${(t2 - t1).toFixed(0)} ms, ` +
-      `nine series ${(t3 - t2).toFixed(0)} ms, total ${total.toFixed(0)} ms${target ? ` (target < ${target} ms: ${total < target ? "met" : "MISSED"})` : ""}`,
+    `${label}: ${subjects.length} stocks, up to ${days} days | align ${(t1 - t0).toFixed(0)} ms, metric ` +
+      `rows ${(t2 - t1).toFixed(0)} ms, ` +
+      `nine series ${(t3 - t2).toFixed(0)} ms, total ${total.toFixed(0)} ` +
+      `ms${target ? ` (target < ${target} ms: ${total < target ? "met" : "MISSED"})` : ""}`,
   );
   console.log(
-    `${label}: ${per.toFixed(2)} ms per series for every metric and all nine series types, vs QuantStats ${QUANTSTATS_MS_PER_SERIES} ms for the metric table alone (${(QUANTSTATS_MS_PER_SERIES / per).toFixed(0)}x)`,
+    `${label}: ${per.toFixed(2)} ms per series for every metric and all nine series types, vs ` +
+      `QuantStats ${QUANTSTATS_MS_PER_SERIES} ms for the metric table alone ` +
+      `(${(QUANTSTATS_MS_PER_SERIES / per).toFixed(0)}x)`,
   );
 }
 
@@ -57,7 +61,8 @@ function one(label: string, subject: ReturnSeries, bench: ReturnSeries): void {
   const plain = time(() => metricRows(subject, "X"));
   const withB = time(() => metricRows(subject, "X", { name: "B", returns: bench }));
   console.log(
-    `${label}: metricRows on one ${subject.dates.length}-day series: ${plain} ms alone, ${withB} ms with a benchmark (median of 200)`,
+    `${label}: metricRows on one ${subject.dates.length}-day series: ${plain} ms alone, ${withB} ms ` +
+      `with a benchmark (median of 200)`,
   );
 }
 

@@ -152,7 +152,8 @@ export async function measureApi(
       (i: number) => `stock_metrics/${pick(i)}`,
       (i: number) => `stock_financials/${pick(i)}?type=quarterly`,
       (i: number) =>
-        `stock_ratings?order_by=-${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 400}`,
+        `stock_ratings?order_by=-` +
+        `${["return_rating", "valuation_rating", "market_cap", "name"][i % 4]}&limit=50&offset=${i % 400}`,
       (i: number) => `stock_ratings/${pick(i)}`,
     ];
     // Node's fetch asks for gzip (Accept-Encoding: gzip, deflate), as browsers do: bodies of 1 KiB
@@ -288,7 +289,8 @@ export async function measureApi(
         .slice(0, 3)
         .map(
           (d) =>
-            `${d.path} ${Math.round(d.ms)} ms, sent ${d.at >= movedAt ? `${Math.round(d.at - movedAt)} ms after the move` : d.phase}`,
+            `${d.path} ${Math.round(d.ms)} ms, ` +
+            `sent ${d.at >= movedAt ? `${Math.round(d.at - movedAt)} ms after the move` : d.phase}`,
         ),
       over100ms: ms.filter((x) => x > 100).length,
       control: {

@@ -4,7 +4,8 @@
 // generator runs in the parent process, so the server's event loop carries only the server's work
 // (in one process, the client's fetch, parsing and decompression shared the loop it measured).
 //   → {ready, port, openMs, tickers, cpuMs}   once it serves
-//   ← {cmd: "swap"}   opens the next snapshot (the same one under another path, see below; a second swap goes back to the first path), moves the one reference, retires the old
+// ← {cmd: "swap"}   opens the next snapshot (the same one under another path, see below; a second swap
+//                   goes back to the first path), moves the one reference, retires the old
 //   → {swapped, swapMs}
 //   ← {cmd: "stats"}  → {stats, rssMB, peakMB, cpuMs, loopMaxMs, loopP99Ms}
 //   ← {cmd: "cpu"}    → {cpu, cpuMs}   (the load generator takes differences: CPU per request)
@@ -68,7 +69,8 @@ process.on("message", async (m: { cmd: string }) => {
   else if (m.cmd === "swap") {
     loop.reset();
     const s = performance.now();
-    // the first swap opens the store under the other path, the second the original again (its old reader is closed by then: cold again)
+    // the first swap opens the store under the other path, the second the original again (its old reader is closed by
+    // then: cold again)
     const next = await open(swaps++ % 2 === 0 ? swapDir : dataDir);
     const old = current;
     current = next; // the swap: one reference

@@ -138,9 +138,11 @@ export async function benchApi(): Promise<void> {
       child.once("message", (m) => resolve(m as never));
       child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
     });
+    const built = `snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms)`;
     console.log(
-      `\nREST API reads — ${ready.store ?? `snapshot of ${ready.stocks} stocks × ${ready.days} trading days (built in ${ready.built} ms)`}; ` +
-        `${CONNECTIONS} connections, ${SECONDS} s per run, median of ${ROUNDS} interleaved runs, servers in one child process`,
+      `\nREST API reads — ${ready.store ?? built}; ` +
+        `${CONNECTIONS} connections, ${SECONDS} s per run, median of ${ROUNDS} interleaved ` +
+        `runs, servers in one child process`,
     );
     const rows: string[][] = [
       ["endpoint", "server", "bytes", "req/s (median)", "p99 ms", "vs bare Express: median of rounds (min–max)"],

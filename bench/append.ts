@@ -64,10 +64,15 @@ export async function benchAppend(): Promise<void> {
   const append = child(["run", split.appended, store]);
   if (!append.timings.append) throw new Error(`the second run did not append: ${JSON.stringify(append.timings)}`);
   console.log(
-    `full run over the history (baseline): ${s(full.ms)} in-process, ${s(full.wallMs)} with process start, CPU ${s(full.cpuMs)} | load ${full.load} | peak RSS ${full.peakMB} MB | stages ${JSON.stringify(full.timings)}`,
+    `full run over the history (baseline): ${s(full.ms)} in-process, ${s(full.wallMs)} with process start, ` +
+      `CPU ${s(full.cpuMs)} | load ${full.load} | peak RSS ${full.peakMB} MB | stages ${JSON.stringify(full.timings)}`,
   );
   console.log(
-    `append of ${day}: ${s(append.ms)} in-process, ${s(append.wallMs)} with process start, CPU ${s(append.cpuMs)} = ${((100 * append.ms) / full.ms).toFixed(1)} % of the full run (${((100 * append.wallMs) / full.wallMs).toFixed(1)} % with process start, ${((100 * append.cpuMs) / full.cpuMs).toFixed(1)} % of its CPU; target < 10 %) | load ${append.load} | peak RSS ${append.peakMB} MB | steps ${JSON.stringify(append.timings)}`,
+    `append of ${day}: ${s(append.ms)} in-process, ${s(append.wallMs)} with process start, CPU ${s(append.cpuMs)} ` +
+      `= ${((100 * append.ms) / full.ms).toFixed(1)} % of the full run ` +
+      `(${((100 * append.wallMs) / full.wallMs).toFixed(1)} % with process ` +
+      `start, ${((100 * append.cpuMs) / full.cpuMs).toFixed(1)} % of its CPU; target < 10 %) | load ${append.load} | ` +
+      `peak RSS ${append.peakMB} MB | steps ${JSON.stringify(append.timings)}`,
   );
   if (!process.env.SCALE_DATA) rmSync(work, { recursive: true, force: true });
 }

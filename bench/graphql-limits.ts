@@ -24,6 +24,9 @@ const YEARS = Number(process.env.BENCH_YEARS ?? 15);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Measure the field costs with the limits lifted (the table's basis), or serve as configured. */
 const UNLIMITED = process.argv.includes("--unlimited");
+const STATEMENT_FIELDS = ["income", "balance", "cashFlow", "derived"]
+  .map((s) => `${s} { fiscalYear fiscalPeriod reportDate items { item value number } }`)
+  .join(" ");
 
 function realSizeFinancials(k: number): FinancialSet {
   const years = Array.from({ length: 22 }, (_, i) => 1999 + i);
@@ -128,7 +131,8 @@ export const FIELDS: [string, number, (t: string[]) => (i: number) => string][] 
     "stockRatings(first: 100) node (all rating fields, identity)",
     1,
     () => () =>
-      `stockRatings(first: 100) { edges { node { date stock { ticker name marketCap sector { name } industry { name } } totalRating returnRating growthRating riskRating valuationRating technicalRating macroRating } } }`,
+      `stockRatings(first: 100) { edges { node { date stock { ticker name marketCap sector { name } industry { name ` +
+      `} } totalRating returnRating growthRating riskRating valuationRating technicalRating macroRating } } }`,
   ],
   ["stock(ticker) { ticker name }", 50, (t) => (i) => `stock(ticker: "${t[i % t.length]}") { ticker name }`],
   ["stock.rating { totalRating }", 50, (t) => (i) => `stock(ticker: "${t[i % t.length]}") { rating { totalRating } }`],
@@ -138,7 +142,7 @@ export const FIELDS: [string, number, (t: string[]) => (i: number) => string][] 
         `stock.financials(type: ${type}) all rows`,
         20,
         (t: string[]) => (i: number) =>
-          `stock(ticker: "${t[i % t.length]}") { financials(type: ${type}) { ${["income", "balance", "cashFlow", "derived"].map((s) => `${s} { fiscalYear fiscalPeriod reportDate items { item value number } }`).join(" ")} } }`,
+          `stock(ticker: "${t[i % t.length]}") { financials(type: ${type}) ` + `{ ${STATEMENT_FIELDS} } }`,
       ] as [string, number, (t: string[]) => (i: number) => string],
   ),
   [
@@ -158,7 +162,9 @@ export const FIELDS: [string, number, (t: string[]) => (i: number) => string][] 
         `stock.performance(type: ${type}, benchmark: "1")`,
         20,
         (t: string[]) => (i: number) =>
-          `stock(ticker: "${t[i % t.length]}") { performance(type: ${type}, benchmark: "1") { name window bins { start end count } data { date return year month period min q1 median q3 max mean whiskerLow whiskerHigh count } } }`,
+          `stock(ticker: "${t[i % t.length]}") { performance(type: ${type}, benchmark: "1") { name window bins { ` +
+          `start end count } data { date return year month period min q1 median q3 max mean ` +
+          `whiskerLow whiskerHigh count } } }`,
       ] as [string, number, (t: string[]) => (i: number) => string],
   ),
 ];
@@ -196,7 +202,8 @@ async function fieldTable(): Promise<void> {
   const c = await startChild(true);
   try {
     console.log(
-      `\nGraphQL field costs — ${c.ready.stocks} stocks × ${YEARS} years, cost limits lifted; per instance: median of 5 requests / aliases`,
+      `\nGraphQL field costs — ${c.ready.stocks} stocks × ${YEARS} years, cost limits lifted; per instance: ` +
+        `median of 5 requests / aliases`,
     );
     for (const [name, n, field] of FIELDS) {
       try {
@@ -233,7 +240,8 @@ async function worstTable(): Promise<void> {
       ...(process.argv.includes("--issue-only") ? [] : await worstAllowed(c.base, tickers)),
     ];
     console.log(
-      `\nGraphQL limits — ${c.ready.stocks} stocks × ${YEARS} years; /healthz probed every 10 ms while each document runs`,
+      `\nGraphQL limits — ${c.ready.stocks} stocks × ${YEARS} years; /healthz probed every ` +
+        `10 ms while each document runs`,
     );
     console.log(
       `(min/median of ${RUNS} runs; load average ${loadavg()
@@ -263,7 +271,8 @@ async function worstTable(): Promise<void> {
       const mm = (xs: number[]) => `${Math.min(...xs).toFixed(0)}/${median(xs).toFixed(0)}`.padStart(9);
       const r = runs[0];
       console.log(
-        `${name.padEnd(38)} ${String(r.status).padStart(6)} ${mm(runs.map((x) => x.ms))} ${String(r.bytes).padStart(9)} ${mm(runs.map((x) => x.loop))} ${mm(runs.map((x) => x.health))}`,
+        `${name.padEnd(38)} ${String(r.status).padStart(6)} ${mm(runs.map((x) => x.ms))} ` +
+          `${String(r.bytes).padStart(9)} ${mm(runs.map((x) => x.loop))} ${mm(runs.map((x) => x.health))}`,
       );
     }
   } finally {

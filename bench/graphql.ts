@@ -96,8 +96,10 @@ export async function benchGraphql(): Promise<void> {
       JSON.stringify(restItems.map((i) => [i.stock.ticker, i.totalRating]));
     if (!same) throw new Error("GraphQL and REST answered different items");
     console.log(
-      `\nGraphQL vs REST — stockRatings(first: 50) with the REST list's fields vs GET /data/v1/stock_ratings?limit=50; ` +
-        `${ready.stocks} stocks (built in ${ready.built} ms); ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} interleaved rounds`,
+      `\nGraphQL vs REST — stockRatings(first: 50) with the REST list's fields vs GET ` +
+        `/data/v1/stock_ratings?limit=50; ` +
+        `${ready.stocks} stocks (built in ${ready.built} ms); ${CONNECTIONS} connections, ${SECONDS} s per ` +
+        `run, ${ROUNDS} interleaved rounds`,
     );
     for (const o of [rest, gql, uncached]) await measure(o); // warm
     const runs = { rest: [] as Measured[], gql: [] as Measured[], uncached: [] as Measured[] };
@@ -108,11 +110,13 @@ export async function benchGraphql(): Promise<void> {
     }
     const ratio = (xs: Measured[]) => {
       const rs = xs.map((x, k) => x.rps / runs.rest[k].rps).sort((a, b) => a - b);
-      return `${rs[Math.floor(rs.length / 2)].toFixed(2)}× of REST (rounds ${rs[0].toFixed(2)}–${rs.at(-1)!.toFixed(2)})`;
+      const mid = rs[Math.floor(rs.length / 2)];
+      return `${mid.toFixed(2)}× of REST (rounds ${rs[0].toFixed(2)}–${rs.at(-1)!.toFixed(2)})`;
     };
     const r = median(runs.rest);
     const row = (name: string, m: Measured, ratio: string) =>
-      `${name.padEnd(28)} ${Math.round(m.rps).toLocaleString("en-US").padStart(8)} req/s  p99 ${String(m.p99).padStart(4)} ms  ${ratio}${m.bad ? `  (${m.bad} errors)` : ""}`;
+      `${name.padEnd(28)} ${Math.round(m.rps).toLocaleString("en-US").padStart(8)} req/s  ` +
+      `p99 ${String(m.p99).padStart(4)} ms  ${ratio}${m.bad ? `  (${m.bad} errors)` : ""}`;
     console.log(row("REST stock_ratings", r, "1.00×"));
     console.log(row("GraphQL stockRatings", median(runs.gql), `${ratio(runs.gql)}; target ≥ 0.70`));
     console.log(row("  without response cache", median(runs.uncached), ratio(runs.uncached)));

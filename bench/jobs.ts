@@ -7,9 +7,10 @@
 // ≤ 1/1.7 of the 1-worker time, and the 2-worker flow ≤ 1.1 × the in-process run. Sources: the
 // generated sample, and JOBS_BENCH_SOURCE (e.g. the 5,000 × 25 universe) when set, with its store
 // under JOBS_BENCH_STORE when set (default: the temp folder). JOBS_BENCH_ROUNDS: rounds on the sample
-// (2); JOBS_BENCH_SOURCE_ROUNDS: rounds on JOBS_BENCH_SOURCE (1). JOBS_BENCH_TIMELINE=1 prints each queued run's jobs by worker and start. JOBS_BENCH_PARTITION: companies per financials / stock-metric job (50 on the sample, 250 —
-// the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds one `run` job
-// (PIPELINE_FLOW=0) on 1 worker.
+// (2); JOBS_BENCH_SOURCE_ROUNDS: rounds on JOBS_BENCH_SOURCE (1). JOBS_BENCH_TIMELINE=1 prints each
+// queued run's jobs by worker and start. JOBS_BENCH_PARTITION: companies per financials / stock-metric
+// job (50 on the sample, 250 — the runner's default — on JOBS_BENCH_SOURCE). JOBS_BENCH_RUN_JOB=1 adds
+// one `run` job (PIPELINE_FLOW=0) on 1 worker.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -94,7 +95,8 @@ function jobCosts(): string {
     by.set(j.kind, { n: k.n + 1, cpu: k.cpu + j.cpuMs / 1000, ms: k.ms + j.ms / 1000 });
   }
   const total = [...by.values()].reduce((a, k) => a + k.cpu, 0);
-  return `${[...by].map(([kind, k]) => `${kind} ${k.n > 1 ? `${k.n} × ` : ""}${(k.cpu / k.n).toFixed(1)}`).join(", ")}; ${total.toFixed(1)} CPU s in jobs`;
+  const each = [...by].map(([kind, k]) => `${kind} ${k.n > 1 ? `${k.n} × ` : ""}${(k.cpu / k.n).toFixed(1)}`);
+  return `${each.join(", ")}; ${total.toFixed(1)} CPU s in jobs`;
 }
 
 /** Each job of the last queued run as worker, start–end (s from the first start), kind: where the run's time went. */
@@ -104,7 +106,8 @@ function timeline(): string {
   return rows
     .map(
       (j) =>
-        `      w${j.worker} ${((j.end - j.ms - t0) / 1000).toFixed(1).padStart(6)}–${((j.end - t0) / 1000).toFixed(1).padStart(6)} s ${j.kind} (${(j.cpuMs / 1000).toFixed(1)} CPU s)`,
+        `      w${j.worker} ${((j.end - j.ms - t0) / 1000).toFixed(1).padStart(6)}–` +
+        `${((j.end - t0) / 1000).toFixed(1).padStart(6)} s ${j.kind} (${(j.cpuMs / 1000).toFixed(1)} CPU s)`,
     )
     .join("\n");
 }
@@ -154,7 +157,10 @@ const load = () =>
     .map((l) => l.toFixed(1))
     .join(" ");
 
-/** Interleaved rounds (in-process, then each queued variant, again…), the best of each: a shared box's load comes and goes. */
+/**
+ * Interleaved rounds (in-process, then each queued variant, again…), the best of each: a shared box's load comes and
+ * goes.
+ */
 async function section(name: string, sourceDir: string, rounds: number, partition: string): Promise<void> {
   const variants: [string, () => Promise<number>][] = [
     ["in-process", () => inProcess(sourceDir)],
@@ -178,9 +184,10 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
       const ms = await run();
       const cpu = lastWorkersCpu[0];
       // Cores the workers kept busy on average: ~N for N workers on an idle box; ~1 when other load leaves one.
-      console.log(
-        `  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${cpu >= 0 ? `; ${i === 0 ? "the run" : "workers"} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : ""}`,
-      );
+      const who = i === 0 ? "the run" : "workers";
+      const used =
+        cpu >= 0 ? `; ${who} used ${cpu.toFixed(1)} CPU s = ${(cpu / (ms / 1000)).toFixed(2)} cores on average` : "";
+      console.log(`  round ${r + 1} ${label}: ${ms.toFixed(0)} ms (load ${load()})${used}`);
       if (lastJobs.length) console.log(`    CPU s per job: ${jobCosts()}`);
       if (lastJobs.length && process.env.JOBS_BENCH_TIMELINE === "1") console.log(timeline());
       if (ms < best[i]) cpuOfBest[i] = cpu;
@@ -194,20 +201,25 @@ async function section(name: string, sourceDir: string, rounds: number, partitio
   console.log(`${name}, best of ${rounds} interleaved; load average before ${loadBefore}, after ${load()}`);
   console.log(`  in-process ${base.toFixed(0)} ms (baseline)`);
   console.log(
-    `  flow (${partition} companies per financials / stock-metric job): 1 worker ${flow1.toFixed(0)} ms (${pct(flow1)}), 2 workers ${flow2.toFixed(0)} ms`,
+    `  flow (${partition} companies per financials / stock-metric job): 1 worker ${flow1.toFixed(0)} ms ` +
+      `(${pct(flow1)}), 2 workers ${flow2.toFixed(0)} ms`,
   );
   console.log(
-    `  cores the workers kept busy: 1 worker ${(cpuOfBest[1] / (flow1 / 1000)).toFixed(2)}, 2 workers ${(cpuOfBest[2] / (flow2 / 1000)).toFixed(2)} (CPU s ${cpuOfBest[1].toFixed(0)} vs ${cpuOfBest[2].toFixed(0)})`,
+    `  cores the workers kept busy: 1 worker ${(cpuOfBest[1] / (flow1 / 1000)).toFixed(2)}, 2 ` +
+      `workers ${(cpuOfBest[2] / (flow2 / 1000)).toFixed(2)} (CPU s ${cpuOfBest[1].toFixed(0)} ` +
+      `vs ${cpuOfBest[2].toFixed(0)})`,
   );
   console.log(
-    `  speedup 2 vs 1 worker: ${(flow1 / flow2).toFixed(2)}× (target ≥ 1.7×); 2-worker flow beside in-process: ${pct(flow2)} (target < 10%)`,
+    `  speedup 2 vs 1 worker: ${(flow1 / flow2).toFixed(2)}× (target ≥ 1.7×); 2-worker flow beside ` +
+      `in-process: ${pct(flow2)} (target < 10%)`,
   );
   if (rounds > 1) {
     const sorted = [...ratios].sort((a, b) => a - b);
     const median =
       sorted.length % 2 ? sorted[sorted.length >> 1] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     console.log(
-      `  2 vs 1 worker within each round: ${ratios.map((x) => `${x.toFixed(2)}×`).join(", ")} (median ${median.toFixed(2)}×)`,
+      `  2 vs 1 worker within each round: ${ratios.map((x) => `${x.toFixed(2)}×`).join(", ")} ` +
+        `(median ${median.toFixed(2)}×)`,
     );
   }
   if (job1 !== undefined)
@@ -236,7 +248,10 @@ export async function benchJobs(): Promise<void> {
     await section("sample (500 companies × 15 years)", sample, rounds, process.env.JOBS_BENCH_PARTITION ?? "50");
     rmSync(sample, { recursive: true, force: true });
   }
-  if (process.env.JOBS_BENCH_STORE) mkdirSync((storeRoot = process.env.JOBS_BENCH_STORE), { recursive: true });
+  if (process.env.JOBS_BENCH_STORE) {
+    storeRoot = process.env.JOBS_BENCH_STORE;
+    mkdirSync(storeRoot, { recursive: true });
+  }
   if (big && existsSync(big))
     await section(
       `JOBS_BENCH_SOURCE ${big}`,

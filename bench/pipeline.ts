@@ -67,11 +67,14 @@ export async function benchPipeline(): Promise<void> {
     const base = await baselineRead(join(SHARED_DATA, "all_stocks_5yr.csv"));
     const ing = await ingestAndPublish(src);
     console.log(
-      `real all_stocks_5yr.csv (619,040 rows): DuckDB plain read ${base.toFixed(0)} ms (baseline) | ingest+validate+publish ${ing.ms.toFixed(0)} ms (${(ing.ms / base).toFixed(1)}x baseline; target < 2000 ms) | snapshot ${(ing.bytes / 1e6).toFixed(1)} MB`,
+      `real all_stocks_5yr.csv (619,040 rows): DuckDB plain read ${base.toFixed(0)} ms (baseline) | ` +
+        `ingest+validate+publish ${ing.ms.toFixed(0)} ms (${(ing.ms / base).toFixed(1)}x baseline; target < 2000 ms) ` +
+        `| snapshot ${(ing.bytes / 1e6).toFixed(1)} MB`,
     );
     const run = await wholePipeline(src);
     console.log(
-      `real whole pipeline (computed ratings, 1 benchmark): ${run.ms.toFixed(0)} ms (target < 5000 ms) stages ${JSON.stringify(run.meta.timingsMs)} | snapshot ${(run.bytes / 1e6).toFixed(1)} MB`,
+      `real whole pipeline (computed ratings, 1 benchmark): ${run.ms.toFixed(0)} ms (target < 5000 ms) ` +
+        `stages ${JSON.stringify(run.meta.timingsMs)} | snapshot ${(run.bytes / 1e6).toFixed(1)} MB`,
     );
   } else console.log("../shared/data absent: real-file figures skipped");
   const sample = mkdtempSync(join(tmpdir(), "bench-sample-"));
@@ -80,7 +83,8 @@ export async function benchPipeline(): Promise<void> {
   console.log(`sample source generated (500 companies × 15 years) in ${ms(t)} (target < 15000 ms)`);
   const run = await wholePipeline(sample);
   console.log(
-    `sample whole pipeline: ${run.ms.toFixed(0)} ms stages ${JSON.stringify(run.meta.timingsMs)} | snapshot ${(run.bytes / 1e6).toFixed(1)} MB`,
+    `sample whole pipeline: ${run.ms.toFixed(0)} ms stages ${JSON.stringify(run.meta.timingsMs)} | ` +
+      `snapshot ${(run.bytes / 1e6).toFixed(1)} MB`,
   );
 }
 

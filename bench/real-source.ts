@@ -85,7 +85,8 @@ export async function loadRealMarket(): Promise<Market> {
     const bench = [...(await loadIndexSeries(db.conn)).values()][0];
     // Staged companies have no ids yet (ingest assigns them); sectors are what selection needs.
     await db.conn.run(
-      "create or replace table companies as select coalesce(id, ticker) id, ticker, name, sector, 0 sector_id, industry, 0 industry_id, shares_outstanding, market_cap from companies",
+      "create or replace table companies as select coalesce(id, ticker) id, ticker, name, sector, 0 sector_id, " +
+        "industry, 0 industry_id, shares_outstanding, market_cap from companies",
     );
     const companies = await loadCompanies(db.conn);
     return { panel, companies, bench };

@@ -69,7 +69,9 @@ export async function benchScale(): Promise<void> {
     mkdirSync(dir, { recursive: true });
     const r = child(["run", real, dir]);
     console.log(
-      `real source: DuckDB plain read of prices ${base} ms (baseline) | whole run ${r.ms} ms in-process, ${r.wallMs} ms with process start (${ratio(r.ms!, base)}; target < 5000 ms) | peak RSS ${r.peakMB} MB | stages ${JSON.stringify(r.timings)}`,
+      `real source: DuckDB plain read of prices ${base} ms (baseline) | whole run ${r.ms} ms in-process, ${r.wallMs} ` +
+        `ms with process start (${ratio(r.ms!, base)}; target < 5000 ms) | peak RSS ${r.peakMB} MB | ` +
+        `stages ${JSON.stringify(r.timings)}`,
     );
     // The command as a data engineer types it: npm, the dist/ freshness check, the CLI's start, the run, the exit.
     const cmdDir = join(store, "real-command");
@@ -83,7 +85,10 @@ export async function benchScale(): Promise<void> {
     });
     const cpu = cpu0 === null ? null : childrenCpuMs()! - cpu0;
     console.log(
-      `real source, the command \`npm run pipeline -- run --source ${real}\` (fresh DATA_DIR): ${Math.round(performance.now() - t)} ms wall (target < 5000 ms)${cpu === null ? "" : `, ${cpu} ms CPU (user+sys)`}, load average ${loadavg()} on ${availableParallelism()} cores`,
+      `real source, the command \`npm run pipeline -- run --source ${real}\` (fresh ` +
+        `DATA_DIR): ${Math.round(performance.now() - t)} ms wall (target < 5000 ` +
+        `ms)${cpu === null ? "" : `, ${cpu} ms CPU (user+sys)`}, load average ${loadavg()} ` +
+        `on ${availableParallelism()} cores`,
     );
   } else console.log("real source absent (../shared/data/real-source): skipped");
 
@@ -99,17 +104,24 @@ export async function benchScale(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const r = child(["run", big, dir]);
   console.log(
-    `universe ${big}: DuckDB plain read of prices ${s(base)} (baseline) | whole run ${s(r.ms!)} (${ratio(r.ms!, base)}; target < 300 s at 5,000 × 25) | peak RSS ${r.peakMB} MB (target < 4096 MB) | counts ${JSON.stringify(r.counts)} | stages ${JSON.stringify(r.timings)}`,
+    `universe ${big}: DuckDB plain read of prices ${s(base)} (baseline) | whole run ${s(r.ms!)} ` +
+      `(${ratio(r.ms!, base)}; target < 300 s at 5,000 × 25) | peak RSS ${r.peakMB} MB (target < 4096 MB) | ` +
+      `counts ${JSON.stringify(r.counts)} | stages ${JSON.stringify(r.timings)}`,
   );
 
   const load = child(["read", dir, "load"]);
   const lazy = child(["read", dir, "lazy"]);
   console.log(`API read of that snapshot — whole in-memory loader (baseline, today's server) vs lazy reader:`);
   console.log(
-    `  open ${s(load.openMs as number)} vs ${s(lazy.openMs as number)} | event-loop stall while opening ${load.openStallMs} ms vs ${lazy.openStallMs} ms | RSS after reads ${load.rssMB} MB vs ${lazy.rssMB} MB (target < 1024 MB)`,
+    `  open ${s(load.openMs as number)} vs ${s(lazy.openMs as number)} | event-loop stall while ` +
+      `opening ${load.openStallMs} ms vs ${lazy.openStallMs} ms | RSS after reads ${load.rssMB} MB ` +
+      `vs ${lazy.rssMB} MB (target < 1024 MB)`,
   );
   console.log(
-    `  swap under load (requests every 5 ms while the next snapshot opens): ready in ${s(load.swapMs as number)} vs ${s(lazy.swapMs as number)}; slowest request ${load.slowestRequestDuringSwapMs} ms vs ${lazy.slowestRequestDuringSwapMs} ms, longest event-loop block (what a request arriving then waits) ${load.swapLoopStallMs} ms vs ${lazy.swapLoopStallMs} ms (target < 100 ms)`,
+    `  swap under load (requests every 5 ms while the next snapshot opens): ready in ${s(load.swapMs as number)} ` +
+      `vs ${s(lazy.swapMs as number)}; slowest request ${load.slowestRequestDuringSwapMs} ms ` +
+      `vs ${lazy.slowestRequestDuringSwapMs} ms, longest event-loop block (what a request arriving then ` +
+      `waits) ${load.swapLoopStallMs} ms vs ${lazy.swapLoopStallMs} ms (target < 100 ms)`,
   );
   for (const k of Object.keys(lazy.latency as object)) {
     const a = (load.latency as Record<string, { p50: number; p99: number }>)[k];
@@ -164,7 +176,8 @@ const loadavg = () => os.loadavg()[0].toFixed(1);
 
 function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: string, after: string): void {
   console.log(
-    `REST API over that snapshot, round ${round} — baseline: ${a.label} (1-min load ${la} at its start) vs ${b.label} (load ${lb} at its start, ${after} at its end; 2 cores, shared):`,
+    `REST API over that snapshot, round ${round} — baseline: ${a.label} (1-min load ${la} at its start) ` +
+      `vs ${b.label} (load ${lb} at its start, ${after} at its end; 2 cores, shared):`,
   );
   // a baseline that did not serve within its time box has no figure: "—" beside each of ours
   if (a.timedOut) console.log(`  the baseline did not serve within ${s(a.timedOut)} (its time box)`);
@@ -174,36 +187,51 @@ function printApi(a: ApiFigures, b: ApiFigures, round: number, la: string, lb: s
   const ph = (x: ApiFigures) =>
     x === a && na
       ? "—"
-      : `before ${x.slowestByPhaseMs.before} / while opening ${x.slowestByPhaseMs.opening} / after the move ${x.slowestByPhaseMs.after} ms`;
+      : `before ${x.slowestByPhaseMs.before} / while opening ${x.slowestByPhaseMs.opening} / after the ` +
+        `move ${x.slowestByPhaseMs.after} ms`;
   console.log(
-    `  healthy after ${sec(a, a.openMs)} vs ${s(b.openMs)} (server CPU by then ${sec(a, a.openCpuMs)} vs ${s(b.openCpuMs)}) | swap ready in ${sec(a, a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | RSS ${n(a, a.rssMB)} vs ${b.rssMB} MB, peak ${n(a, a.peakMB)} vs ${b.peakMB} MB (target < 1024 MB) | server CPU over the whole run ${sec(a, a.cpuMs)} vs ${s(b.cpuMs)}`,
+    `  healthy after ${sec(a, a.openMs)} vs ${s(b.openMs)} (server CPU by then ${sec(a, a.openCpuMs)} ` +
+      `vs ${s(b.openCpuMs)}) | swap ready in ${sec(a, a.swapMs)} vs ${s(b.swapMs)} (target < 10 s) | ` +
+      `RSS ${n(a, a.rssMB)} vs ${b.rssMB} MB, peak ${n(a, a.peakMB)} vs ${b.peakMB} MB (target < 1024 MB) | server ` +
+      `CPU over the whole run ${sec(a, a.cpuMs)} vs ${s(b.cpuMs)}`,
   );
   console.log(
-    `  requests around the swap (5 endpoints at once per round, uncached bodies): ${n(a, a.requestsAroundSwap)} vs ${b.requestsAroundSwap}; slowest ${n(a, a.slowestAroundSwapMs)} vs ${b.slowestAroundSwapMs} ms, p99 ${n(a, a.p99AroundSwapMs)} vs ${b.p99AroundSwapMs} ms, over 100 ms: ${n(a, a.over100ms)} vs ${b.over100ms} (target: none > 100 ms)`,
+    `  requests around the swap (5 endpoints at once per round, uncached bodies): ${n(a, a.requestsAroundSwap)} ` +
+      `vs ${b.requestsAroundSwap}; slowest ${n(a, a.slowestAroundSwapMs)} vs ${b.slowestAroundSwapMs} ms, ` +
+      `p99 ${n(a, a.p99AroundSwapMs)} vs ${b.p99AroundSwapMs} ms, over 100 ms: ${n(a, a.over100ms)} ` +
+      `vs ${b.over100ms} (target: none > 100 ms)`,
   );
   const ctl = (x: ApiFigures) =>
     (x === a && na) || !x.control
       ? "—"
-      : `${x.control.requests} requests, slowest ${x.control.slowestMs} ms, p99 ${x.control.p99Ms} ms, over 100 ms: ${x.control.over100ms}`;
+      : `${x.control.requests} requests, slowest ${x.control.slowestMs} ms, p99 ${x.control.p99Ms} ms, over ` +
+        `100 ms: ${x.control.over100ms}`;
   console.log(`  the same load as long with no swap (control): ${ctl(a)} vs ${ctl(b)}`);
   console.log(`  slowest by when it started: ${ph(a)} vs ${ph(b)}`);
   console.log(
-    `  the three slowest: ${na ? "—" : (a.slowestRequests ?? []).join("; ")} vs ${(b.slowestRequests ?? []).join("; ")}`,
+    `  the three slowest: ${na ? "—" : (a.slowestRequests ?? []).join("; ")} ` +
+      `vs ${(b.slowestRequests ?? []).join("; ")}`,
   );
   const pc = (x: ApiFigures) =>
     x === a && na
       ? "—"
-      : `${x.paced.requests} requests, slowest before ${x.paced.slowestByPhaseMs.before} / while opening ${x.paced.slowestByPhaseMs.opening} / after the move ${x.paced.slowestByPhaseMs.after} ms, p99 ${x.paced.p99Ms} ms, over 100 ms: ${x.paced.over100ms}`;
+      : `${x.paced.requests} requests, slowest before ${x.paced.slowestByPhaseMs.before} / while ` +
+        `opening ${x.paced.slowestByPhaseMs.opening} / after the move ${x.paced.slowestByPhaseMs.after} ms, ` +
+        `p99 ${x.paced.p99Ms} ms, over 100 ms: ${x.paced.over100ms}`;
   console.log(
-    `  a second swap under a paced load (one uncached request every ${b.paced.paceMs} ms, the endpoints in turn, open loop): ${pc(a)} vs ${pc(b)} (target: none > 100 ms)`,
+    `  a second swap under a paced load (one uncached request every ${b.paced.paceMs} ms, the endpoints in turn, ` +
+      `open loop): ${pc(a)} vs ${pc(b)} (target: none > 100 ms)`,
   );
   console.log(
-    `  server event-loop delay from the swap on: max ${n(a, a.loopMaxMs)} vs ${b.loopMaxMs} ms, p99 ${n(a, a.loopP99Ms)} vs ${b.loopP99Ms} ms (a sync block delays every request in flight); the load generator's own over the saturating phases: max ${n(a, a.clientLoopMaxMs)} vs ${b.clientLoopMaxMs} ms`,
+    `  server event-loop delay from the swap on: max ${n(a, a.loopMaxMs)} vs ${b.loopMaxMs} ms, ` +
+      `p99 ${n(a, a.loopP99Ms)} vs ${b.loopP99Ms} ms (a sync block delays every request in flight); the load ` +
+      `generator's own over the saturating phases: max ${n(a, a.clientLoopMaxMs)} vs ${b.clientLoopMaxMs} ms`,
   );
   for (const [k, y] of Object.entries(b.latency)) {
     const x = a.latency?.[k];
     console.log(
-      `  ${k}: cold p50 ${n(a, x?.coldP50)} vs ${y.coldP50} ms, cold p99 ${n(a, x?.coldP99)} vs ${y.coldP99} ms, hot p50 ${n(a, x?.hotP50)} vs ${y.hotP50} ms | server CPU per cold request ${n(a, x?.cpuMs)} vs ${y.cpuMs} ms`,
+      `  ${k}: cold p50 ${n(a, x?.coldP50)} vs ${y.coldP50} ms, cold p99 ${n(a, x?.coldP99)} vs ${y.coldP99} ms, hot ` +
+        `p50 ${n(a, x?.hotP50)} vs ${y.hotP50} ms | server CPU per cold request ${n(a, x?.cpuMs)} vs ${y.cpuMs} ms`,
     );
   }
 }

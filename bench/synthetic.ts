@@ -26,7 +26,10 @@ export interface Market {
 
 export function syntheticMarket(stocks = 500, years = 15, seed = 42): Market {
   let s = seed >>> 0;
-  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
+  const rnd = () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
   const normal = () => Math.sqrt(-2 * Math.log(rnd() || 1e-12)) * Math.cos(2 * Math.PI * rnd());
   const dates: string[] = [];
   for (let t = Date.UTC(2009, 0, 2); dates.length < years * 252; t += 86_400_000) {

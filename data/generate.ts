@@ -70,7 +70,8 @@ export async function generateSample(
     companies.forEach((c, i) => {
       const last = panel.close[i][c.delistIndex];
       w.line(
-        `${c.id},${c.ticker},${csvField(c.name)},${csvField(c.sector)},${csvField(c.industry)},${c.sharesOutstanding},${Math.round(c.sharesOutstanding * last)}`,
+        `${c.id},${c.ticker},${csvField(c.name)},${csvField(c.sector)},${csvField(c.industry)},${c.sharesOutstanding}` +
+          `,${Math.round(c.sharesOutstanding * last)}`,
       );
     });
   });
@@ -80,7 +81,8 @@ export async function generateSample(
       const { open, high, low, close, volume } = panel;
       for (let t = c.listIndex; t <= c.delistIndex; t++) {
         w.line(
-          `${cal.dates[t]},${fmtPrice(open[i][t])},${fmtPrice(high[i][t])},${fmtPrice(low[i][t])},${fmtPrice(close[i][t])},${volume[i][t]},${c.ticker}`,
+          `${cal.dates[t]},${fmtPrice(open[i][t])},${fmtPrice(high[i][t])},${fmtPrice(low[i][t])},` +
+            `${fmtPrice(close[i][t])},${volume[i][t]},${c.ticker}`,
         );
       }
     });
@@ -112,7 +114,9 @@ export async function generateSample(
     ["us-cashflow-quarterly.csv", HEADERS.cashflow, fundamentals.cashflow.quarterly],
   ];
   for (const [name, header, rows] of statements)
-    await csv(`fundamentals/${name}`, header, (w) => rows.forEach((r) => w.line(statementLine(r))));
+    await csv(`fundamentals/${name}`, header, (w) => {
+      for (const r of rows) w.line(statementLine(r));
+    });
 
   progress("writing portfolios.json");
   await writeFile(join(out, "portfolios.json"), portfoliosJson());

@@ -84,7 +84,7 @@ export async function awaitJob(queue: Queue, enq: Enqueued, opts: WaitOptions): 
 function jobEnded(queue: Queue, id: string): { next: () => Promise<void>; events: QueueEvents } {
   const events = new QueueEvents(queue.name, { connection: queue.opts.connection, prefix: queue.opts.prefix });
   events.on("error", () => undefined); // Redis away: the poll says so
-  let wake = () => undefined as void;
+  let wake: () => void = () => undefined;
   let woken = new Promise<void>((res) => (wake = res));
   const on = ({ jobId }: { jobId: string }) => jobId === id && wake();
   events.on("completed", on);
@@ -149,12 +149,14 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
       else if (reenqueues < (opts.maxReenqueues ?? 1)) {
         reenqueues++;
         note(
-          `job ${id} vanished from Redis (restarted without persistence?) before any worker published it; enqueued again`,
+          `job ${id} vanished from Redis (restarted without persistence?) before any ` +
+            `worker published it; enqueued again`,
         );
         await bounded(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
       } else
         throw new JobLostError(
-          `job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was published by it — run the command again`,
+          `job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was ` +
+            `published by it — run the command again`,
         );
       lastState = "lost";
       await nap(Math.min(opts.pollMs ?? 500, left()), ended());
@@ -165,7 +167,8 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
     if (state === "completed") return (job!.returnvalue ?? (await bounded(queue.getJob(id)))?.returnvalue) as JobResult;
     if (state === "failed") {
       const current = readManifest(opts.dataDir)?.snapshotId;
-      // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no reason yet.
+      // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no
+      // reason yet.
       const failed = (await bounded(queue.getJob(id)).catch(() => null)) ?? job!;
       throw new JobFailedError(
         `job ${id} ${await failure(queue, failed, bounded)}\n` +
@@ -174,7 +177,8 @@ async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () =>
     }
     if (state === "delayed" && job!.attemptsMade > 0)
       note(
-        `attempt ${job!.attemptsMade} of job ${id} failed (${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`,
+        `attempt ${job!.attemptsMade} of job ${id} failed ` +
+          `(${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`,
       );
     else if (state === "waiting" || state === "prioritized" || state === "waiting-children") {
       const workers = await bounded(queue.getWorkersCount()).catch(() => -1);
@@ -227,5 +231,8 @@ async function failure(queue: Queue, job: Job, bounded: <T>(p: Promise<T>) => Pr
   const m = /child (\S+) failed/.exec(reason ?? "");
   const child = m ? await bounded(queue.getJob(m[1].split(":").at(-1)!)).catch(() => null) : null;
   if (!child?.failedReason) return `failed for good after ${job.attemptsMade} attempt(s): ${reason}`;
-  return `failed for good: its child job ${child.id} failed after ${child.attemptsMade} attempt(s): ${child.failedReason}`;
+  return (
+    `failed for good: its child job ${child.id} failed after ${child.attemptsMade} attempt(s): ` +
+    `${child.failedReason}`
+  );
 }

@@ -82,7 +82,8 @@ async function main(argv: string[]): Promise<number> {
       const why = await probeRedis(config.redisUrl);
       if (why)
         throw new Error(
-          `Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset REDIS_URL to run in this process`,
+          `Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset ` +
+            `REDIS_URL to run in this process`,
         );
     }
     const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
@@ -103,7 +104,9 @@ async function main(argv: string[]): Promise<number> {
       progress.stop();
       if (r.skipped)
         console.log(
-          `snapshot ${r.snapshotId} already holds ${sourceDir}${window ? ` backfilled over ${window.from}..${window.to}` : ""}; nothing recomputed (--force recomputes)`,
+          `snapshot ${r.snapshotId} already ` +
+            `holds ${sourceDir}${window ? ` backfilled over ${window.from}..${window.to}` : ""}; nothing ` +
+            `recomputed (--force recomputes)`,
         );
       else console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
       return 0;
@@ -219,7 +222,8 @@ async function main(argv: string[]): Promise<number> {
         timeoutMs,
       });
       console.log(
-        `portfolio ${values.portfolio} recomputed; published snapshot ${r.snapshotId}${r.skipped ? " (already current: nothing recomputed)" : ` in ${r.totalMs} ms`}`,
+        `portfolio ${values.portfolio} recomputed; published ` +
+          `snapshot ${r.snapshotId}${r.skipped ? " (already current: nothing recomputed)" : ` in ${r.totalMs} ms`}`,
       );
       return 0;
     } catch (e) {

@@ -126,7 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       r.error.issues.map(
         (i) =>
-          `${i.path.join(".")}: ${i.message}${i.path[0] === "DEMO_API_KEY" ? "" : ` (got ${JSON.stringify(present[String(i.path[0])])})`}`,
+          `${i.path.join(".")}: ${i.message}` +
+          `${i.path[0] === "DEMO_API_KEY" ? "" : ` (got ${JSON.stringify(present[String(i.path[0])])})`}`,
       ),
     ); // a secret is never echoed
   const c = r.data;

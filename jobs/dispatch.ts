@@ -5,11 +5,8 @@
 import { mayBeBuiltFrom } from "../pipeline/sources/append-plan.ts";
 import { sourceFingerprint, sourceStamp } from "../pipeline/sources/fingerprint.ts";
 import type { DateWindow } from "../pipeline/stages/backfill.ts";
-import type { Log } from "../pipeline/stages/context.ts";
-import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { type Manifest, ManifestMovedError, readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
 import type { DispatchOptions, DispatchResult, RebalanceDispatch } from "./dispatch-options.ts";
-import type { JobResult } from "./job-types.ts";
 import { runPipeline } from "./runner.ts";
 
 export { JobFailedError, JobLostError, JobTimeoutError } from "./await-job.ts";

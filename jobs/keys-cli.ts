@@ -50,14 +50,16 @@ async function main(argv: string[]): Promise<number> {
     if (values.json) console.log(JSON.stringify(created));
     else
       console.log(
-        `key ${created.id} for ${user.email} (${created.scopes.join(", ")}):\n${created.key}\nIt is shown once; only its hash is stored.`,
+        `key ${created.id} for ${user.email} (${created.scopes.join(", ")}):\n${created.key}\nIt is shown ` +
+          `once; only its hash is stored.`,
       );
     return 0;
   }
   if (command === "list") {
     for (const k of catalog.listKeys())
       console.log(
-        `${k.id}\t${catalog.getUser(k.userId)?.email ?? k.userId}\t${k.scopes.join(",")}\t${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\tcreated ${k.createdAt}`,
+        `${k.id}\t${catalog.getUser(k.userId)?.email ?? k.userId}\t${k.scopes.join(",")}\t` +
+          `${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\tcreated ${k.createdAt}`,
       );
     return 0;
   }

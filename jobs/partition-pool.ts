@@ -110,7 +110,11 @@ export class PartitionPool {
     const results = jobs.map(
       (job, index) =>
         new Promise<R>((resolve, reject) => {
-          this.queue.push({ job, index, reject, resolve: (r) => (onDone?.(++done), resolve(r as R)) });
+          const settle = (r: unknown) => {
+            onDone?.(++done);
+            resolve(r as R);
+          };
+          this.queue.push({ job, index, reject, resolve: settle });
         }),
     );
     this.dispatch();
@@ -136,16 +140,20 @@ export class PartitionPool {
     const t = this.running.get(w);
     if (!t) return;
     this.running.delete(w);
-    if (!m.ok)
-      return t.reject(
+    if (!m.ok) {
+      t.reject(
         new PartitionJobError(`partition job ${t.job.stage} #${t.index} failed: ${m.error?.message}`, m.error?.stack),
       );
+      return;
+    }
     this.idle.push(w);
     t.resolve(m.result);
     this.dispatch();
   }
 
-  /** A worker that errs or exits fails the job it ran and every job still waiting (no worker may be left to run them). */
+  /**
+   * A worker that errs or exits fails the job it ran and every job still waiting (no worker may be left to run them).
+   */
   private lost(w: Worker, e: Error): void {
     this.idle = this.idle.filter((x) => x !== w);
     const t = this.running.get(w);
@@ -154,12 +162,16 @@ export class PartitionPool {
     for (const q of this.queue.splice(0)) q.reject(e);
   }
 
-  /** `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. A second call waits for the first. */
+  /**
+   * `graceful`: each idle worker first closes its scratch database (bounded wait), then stops. A second call waits for
+   * the first.
+   */
   close(graceful = false): Promise<void> {
     if (this.closing) return this.closing;
     this.closed = true;
     for (const q of this.queue.splice(0)) q.reject(new PartitionJobError("the partition pool was closed"));
-    return (this.closing = this.stop(graceful));
+    this.closing = this.stop(graceful);
+    return this.closing;
   }
 
   private async stop(graceful: boolean): Promise<void> {

@@ -4,7 +4,7 @@
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
-import { guessAppend, planAppend, readSourceRecord, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
+import { guessAppend, planAppend, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
 import { type SourceFiles, sourceFilesAsync } from "../pipeline/sources/fingerprint.ts";
 import type { StagedSource } from "../pipeline/sources/index.ts";
 import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
@@ -171,7 +171,8 @@ async function inRun(
   };
   try {
     await opts.catalog.refresh();
-    // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare it.
+    // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare
+    // it.
     if (base) lease = takeLease(opts.dataDir, base.snapshotId);
     // No stage after the caller's last partition jobs runs any: the workers close their scratch
     // databases while this thread finishes and publishes.

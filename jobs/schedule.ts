@@ -24,7 +24,7 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
   if (!existsSync(sourceDir) || !statSync(sourceDir).isDirectory())
     throw new ScheduleError(`source ${sourceDir} is not a directory; nothing was scheduled`);
   for (const table of ["companies", "prices"]) {
-    let found;
+    let found: ReturnType<typeof locateTable>;
     try {
       found = locateTable(sourceDir, table);
     } catch (e) {
@@ -32,7 +32,8 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
     }
     if (!found)
       throw new ScheduleError(
-        `source ${sourceDir} has no ${table} table (${table}.csv, ${table}.parquet or ${table}/); nothing was scheduled`,
+        `source ${sourceDir} has no ${table} table (${table}.csv, ${table}.parquet ` +
+          `or ${table}/); nothing was scheduled`,
       );
   }
   try {
@@ -50,7 +51,8 @@ export function validateSchedule(sourceDir: string, cron: string, tz: string, no
   } catch (e) {
     const why = String((e as Error).message).replace(/^(Validation|Constraint) error,?\s*/i, "");
     throw new ScheduleError(
-      `cron "${cron}" is not a valid pattern "minute hour day-of-month month day-of-week" (${why}); nothing was scheduled`,
+      `cron "${cron}" is not a valid pattern "minute hour day-of-month month day-of-week" ` +
+        `(${why}); nothing was scheduled`,
     );
   }
   return next;

@@ -42,7 +42,10 @@ export async function makeAppDeps(
     const r = holder.get();
     if (!r) return null;
     let src = sources.get(r);
-    if (!src) sources.set(r, (src = new ReaderSource(r)));
+    if (!src) {
+      src = new ReaderSource(r);
+      sources.set(r, src);
+    }
     return src;
   };
   holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
@@ -79,7 +82,13 @@ export async function makeAppDeps(
   };
   const closers: Closer[] = [
     { name: "portfolio rebalances", close: () => rebalancer.close() },
-    { name: "snapshot and catalog polling", close: () => (holder.stop(), clearInterval(catalogPoll)) },
+    {
+      name: "snapshot and catalog polling",
+      close: () => {
+        holder.stop();
+        clearInterval(catalogPoll);
+      },
+    },
     // quit() waits for a reply a dead Redis never sends; disconnect() does not.
     ...(redis
       ? [{ name: "rate-limit Redis", close: () => (redis.status === "ready" ? redis.quit() : redis.disconnect()) }]

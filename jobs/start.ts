@@ -39,7 +39,8 @@ async function redisReportedDown(config: Config, log: Logger): Promise<boolean> 
   if (!why) return false;
   log.warn(
     { redis: redisUrlForLog(config.redisUrl), err: why },
-    "Redis is unreachable: serving anyway; the start-up pipeline run (if any) runs in this process, rate limits count per process, queued jobs wait until Redis answers",
+    "Redis is unreachable: serving anyway; the start-up pipeline run (if any) runs in this process, rate limits " +
+      "count per process, queued jobs wait until Redis answers",
   );
   process.env[REDIS_DOWN_ENV] = "1";
   return true;
@@ -202,7 +203,9 @@ function failure(e: unknown, config: Config | null): { line: string; code: numbe
   if (e instanceof UsageError) return { line: e.message, code: 64 }; // from an environment variable here
   if (e instanceof SourceRejectedError)
     return {
-      line: `the source was rejected (${e.total} problem(s)) and no snapshot is published yet; first: ${e.rejects.slice(0, 5).map(formatReject).join("; ")}`,
+      line:
+        `the source was rejected (${e.total} problem(s)) and no snapshot is published yet; ` +
+        `first: ${e.rejects.slice(0, 5).map(formatReject).join("; ")}`,
       code: 2,
     };
   const code = (e as NodeJS.ErrnoException)?.code;

@@ -39,7 +39,8 @@ export function statusText(st: Status, dataDir: string): string {
     out.push(`  rows: ${pairs(s.counts)}`);
     const { total, ...stages } = s.timingsMs;
     out.push(
-      `  took ${total === undefined ? "?" : secs(total)}${Object.keys(stages).length ? ` (${pairs(stages, secs)})` : ""}`,
+      `  took ${total === undefined ? "?" : secs(total)}` +
+        `${Object.keys(stages).length ? ` (${pairs(stages, secs)})` : ""}`,
     );
     for (const e of s.recent.slice(1))
       out.push(`  before: ${e.kind}${e.portfolio ? ` ${e.portfolio}` : ""} ${e.snapshotId} at ${e.publishedAt}`);

@@ -59,7 +59,10 @@ export class DocumentCache {
     if (typeof source !== "string" || source.length > MAX_QUERY_CHARS) return parseBounded(source);
     const query = source;
     let d = this.docs.get(query);
-    if (!d) this.docs.set(query, (d = parseBounded(query)));
+    if (!d) {
+      d = parseBounded(query);
+      this.docs.set(query, d);
+    }
     return d;
   };
 
@@ -89,10 +92,15 @@ export class DocumentCache {
     const tag = this.keys.get(rules);
     if (tag === undefined || tag.key.length > 4096) return validate(schema, document, rules);
     let per = this.validated.get(document);
-    if (!per) this.validated.set(document, (per = new LruCache<string, Validated>(50)));
+    if (!per) {
+      per = new LruCache<string, Validated>(50);
+      this.validated.set(document, per);
+    }
     let v = per.get(tag.key);
-    if (!v) per.set(tag.key, (v = { errors: validate(schema, document, rules), cost: tag.sink.cost }));
-    else tag.sink.cost = v.cost;
+    if (!v) {
+      v = { errors: validate(schema, document, rules), cost: tag.sink.cost };
+      per.set(tag.key, v);
+    } else tag.sink.cost = v.cost;
     return v.errors;
   };
 }

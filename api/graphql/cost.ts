@@ -22,7 +22,7 @@
 // The analytics fields' figures include their whole selection (every point field), so their
 // sub-selections add nothing. Series grow with the history served: 15 years is the longest the
 // service is benchmarked at, so the points hold for the real source's 5 years with room.
-import { getNamedType, type GraphQLField, isLeafType } from "graphql";
+import { type GraphQLField, getNamedType, isLeafType } from "graphql";
 import type { ComplexityEstimator } from "graphql-query-complexity";
 
 /** Points of a request at most (over it: 400, code COST_LIMIT). */

@@ -170,7 +170,8 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     formatError: (e) =>
       e.message === "Unable to detect operation AST"
         ? new GraphQLError(
-            "the document holds several operations (or none with the given operationName): name the one to run in operationName",
+            "the document holds several operations (or none with the given operationName): name " +
+              "the one to run in operationName",
           )
         : e,
     // serialized here (not by graphql-http) to bound its size and add extensions.cost

@@ -48,13 +48,14 @@ const START_WITH_KEY = `
           return fetch0(input, { ...init, headers });
         };
         const initialHeaders = JSON.stringify({ api_key: key }, null, 2);
-        createRoot(document.getElementById("ruru-root")).render(React.createElement(Ruru, { ...RURU_CONFIG, initialHeaders }));
+        const root = createRoot(document.getElementById("ruru-root"));
+        root.render(React.createElement(Ruru, { ...RURU_CONFIG, initialHeaders }));
       });
     </script>`;
 
 let html: string | undefined;
 export function idePage(): string {
-  return (html ??= ruruHTML({
+  html ??= ruruHTML({
     endpoint: GRAPHQL_PATH,
     htmlParts: {
       titleTag: "<title>GraphiQL · stock ratings service</title>",
@@ -64,9 +65,11 @@ export function idePage(): string {
     staticPath: STATIC_PATH,
     clientConfig: {
       initialQuery:
-        "# GraphiQL for the stock ratings service: your key is in Headers as api_key.\n{\n  stockRatings(first: 5) {\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
+        "# GraphiQL for the stock ratings service: your key is in Headers as api_key.\n{\n  stockRatings(first: 5) " +
+        "{\n    totalCount\n    edges { node { date totalRating stock { ticker name } } }\n  }\n}\n",
     } as RuruServerConfig["clientConfig"],
-  }));
+  });
+  return html;
 }
 
 const cspFor = new Map<string, string>();

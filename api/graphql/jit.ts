@@ -10,12 +10,16 @@ export function executeCompiled(args: ExecutionArgs): ExecutionResult | Promise<
   const op = getOperationAST(args.document, args.operationName);
   if (op?.operation !== "query") return execute(args);
   let per = compiled.get(args.document);
-  if (!per) compiled.set(args.document, (per = new Map()));
+  if (!per) {
+    per = new Map();
+    compiled.set(args.document, per);
+  }
   const key = args.operationName ?? "";
   let c = per.get(key);
   if (c === undefined) {
     const r = compileQuery(args.schema, args.document, args.operationName ?? undefined);
-    per.set(key, (c = isCompiledQuery(r) ? r : null));
+    c = isCompiledQuery(r) ? r : null;
+    per.set(key, c);
   }
   if (!c) return execute(args);
   return c.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as

@@ -54,7 +54,8 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
     stockRatings: scoped("stockRatings", {
       type: StockRatingNodeConnection,
       description:
-        "Stock ratings as of the latest rating date on or before `date` (the most recent when omitted), ordered by `orderBy` (default -total_rating).",
+        "Stock ratings as of the latest rating date on or before `date` (the most recent when omitted), ordered by " +
+        "`orderBy` (default -total_rating).",
       args: {
         ...listArgs("-total_rating"),
         date: DateArg,
@@ -76,7 +77,8 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
     stock: {
       type: StockType,
       description:
-        "One stock by ticker (case-insensitive); its identity needs no scope, its ratings, financials and analytics do.",
+        "One stock by ticker (case-insensitive); its identity needs no scope, its " +
+        "ratings, financials and analytics do.",
       args: { ticker: { type: new GraphQLNonNull(GraphQLString) } },
       resolve: (_s, args: { ticker: string }, ctx) => stockByTicker(ctx.snapshot, args.ticker),
     },

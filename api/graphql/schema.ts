@@ -7,7 +7,8 @@ import { QueryType } from "./query.ts";
 
 let built: GraphQLSchema | undefined;
 export function graphqlSchema(): GraphQLSchema {
-  return (built ??= refuseControlArgs(new GraphQLSchema({ query: QueryType, mutation: MutationType })));
+  built ??= refuseControlArgs(new GraphQLSchema({ query: QueryType, mutation: MutationType }));
+  return built;
 }
 
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(graphqlSchema()))}\n`;

@@ -9,7 +9,8 @@ import type { GqlContext } from "./context.ts";
 export class ScopeError extends GraphQLError {
   constructor(required: readonly Scope[], missing: Scope[]) {
     super(
-      `the api key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (this field needs ${required.join(", ")})`,
+      `the api key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} (this field ` +
+        `needs ${required.join(", ")})`,
       {
         extensions: { code: "FORBIDDEN", requiredScopes: [...required], missingScopes: missing },
       },
@@ -18,7 +19,7 @@ export class ScopeError extends GraphQLError {
 }
 
 /** The field, guarded by the scopes of `resource`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the default of graphql-js's own GraphQLFieldConfig args parameter
 export function scoped<S, A = any>(
   resource: ResourceName,
   field: GraphQLFieldConfig<S, GqlContext, A>,

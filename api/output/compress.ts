@@ -54,8 +54,12 @@ export function codingFor(req: IncomingMessage, size: number): Coding | null {
 /** `body` in `coding`, compressed once per Buffer. */
 export function compressed(body: Buffer, coding: Coding): Buffer {
   let f = forms.get(body);
-  if (!f) forms.set(body, (f = {}));
-  return (f[coding] ??= coding === "br" ? brotliCompressSync(body, BROTLI) : gzipSync(body));
+  if (!f) {
+    f = {};
+    forms.set(body, f);
+  }
+  f[coding] ??= coding === "br" ? brotliCompressSync(body, BROTLI) : gzipSync(body);
+  return f[coding];
 }
 
 /** `body` in `coding`, compressed once per Buffer on libuv's thread pool. */
@@ -63,14 +67,21 @@ export function compressedAsync(body: Buffer, coding: Coding): Promise<Buffer> {
   const done = forms.get(body)?.[coding];
   if (done) return Promise.resolve(done);
   let p = pending.get(body);
-  if (!p) pending.set(body, (p = {}));
-  return (p[coding] ??= (coding === "br" ? brotliAsync(body, BROTLI) : gzipAsync(body)).then((out) => {
+  if (!p) {
+    p = {};
+    pending.set(body, p);
+  }
+  p[coding] ??= (coding === "br" ? brotliAsync(body, BROTLI) : gzipAsync(body)).then((out) => {
     let f = forms.get(body);
-    if (!f) forms.set(body, (f = {}));
+    if (!f) {
+      f = {};
+      forms.set(body, f);
+    }
     f[coding] = out;
     delete pending.get(body)?.[coding];
     return out;
-  }));
+  });
+  return p[coding];
 }
 
 /** As encodeFor; a large body not yet compressed in its coding is compressed off the event loop. */

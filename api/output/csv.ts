@@ -20,7 +20,12 @@ export function flatten(obj: Record<string, unknown>, prefix = "", out: FlatRow 
 export function columnsOf(rows: FlatRow[], base: readonly string[] = []): string[] {
   const seen = new Set(base);
   const cols = [...base];
-  for (const r of rows) for (const k of Object.keys(r)) if (!seen.has(k)) seen.add(k), cols.push(k);
+  for (const r of rows)
+    for (const k of Object.keys(r))
+      if (!seen.has(k)) {
+        seen.add(k);
+        cols.push(k);
+      }
   return cols;
 }
 

@@ -27,7 +27,9 @@ async function grouped<V>(
         g,
         idx.map((i) => keys[i].slice(keys[i].indexOf("|") + 1)),
       );
-      idx.forEach((i, j) => (out[i] = vals[j]));
+      idx.forEach((i, j) => {
+        out[i] = vals[j];
+      });
     }),
   );
   return out;

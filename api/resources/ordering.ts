@@ -53,7 +53,10 @@ const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const nameKey = new WeakMap<Company, string>();
 const lowerName = (c: Company) => {
   let k = nameKey.get(c);
-  if (k === undefined) nameKey.set(c, (k = c.name.toLowerCase()));
+  if (k === undefined) {
+    k = c.name.toLowerCase();
+    nameKey.set(c, k);
+  }
   return k;
 };
 /** Ties: ticker, then id (ascending whatever the direction of the key). */

@@ -123,7 +123,7 @@ export async function tradesOf(ctx: ReadContext, v: VisiblePortfolio, q: TradesQ
     holdings.map((h) => h.ticker),
   );
   const companies = new Map<string, Company>();
-  cs.forEach((c) => c && companies.set(c.ticker, c));
+  for (const c of cs) if (c) companies.set(c.ticker, c);
   return computeTrades({ holdings, companies, value: q.value, allowFractional: q.allowFractional });
 }
 

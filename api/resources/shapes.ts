@@ -46,7 +46,8 @@ const companyOfItem = new WeakMap<RatedStockItem, Company>();
 export function ratedStockItemOf(date: string, c: Company, r: RatingValues): RatedStockItem {
   let v = itemMemo.get(r);
   if (!v || v.date !== date) {
-    itemMemo.set(r, (v = ratedStockItem(date, c, r)));
+    v = ratedStockItem(date, c, r);
+    itemMemo.set(r, v);
     companyOfItem.set(v, c);
   }
   return v;

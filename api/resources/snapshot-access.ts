@@ -16,7 +16,10 @@ const memory = new WeakMap<Snapshot, MemorySource>();
 export function sourceOf(s: SnapshotRef): SnapshotSource {
   if (!("ratingsByDate" in s)) return s;
   let m = memory.get(s);
-  if (!m) memory.set(s, (m = new MemorySource(s)));
+  if (!m) {
+    m = new MemorySource(s);
+    memory.set(s, m);
+  }
   return m;
 }
 

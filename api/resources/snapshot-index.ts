@@ -10,7 +10,10 @@ import type { RatedStock } from "./snapshot-source.ts";
 const haystacks = new WeakMap<Company, string>();
 export function haystackOf(c: Company): string {
   let h = haystacks.get(c);
-  if (h === undefined) haystacks.set(c, (h = `${c.ticker}\u0000${c.name}`.toUpperCase()));
+  if (h === undefined) {
+    h = `${c.ticker}\u0000${c.name}`.toUpperCase();
+    haystacks.set(c, h);
+  }
   return h;
 }
 
@@ -21,8 +24,10 @@ export function asOf<T>(list: readonly T[], key: string, get: (t: T) => string):
   let ans = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (get(list[mid]) <= key) (ans = mid), (lo = mid + 1);
-    else hi = mid - 1;
+    if (get(list[mid]) <= key) {
+      ans = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
   return ans;
 }
@@ -74,7 +79,10 @@ export class SnapshotIndex {
         for (const row of this.s.ratingsByDate.get(d) ?? []) {
           const t = row.ticker.toUpperCase();
           let l = h.get(t);
-          if (!l) h.set(t, (l = []));
+          if (!l) {
+            l = [];
+            h.set(t, l);
+          }
           l.push(row);
         }
       this.history = h;
@@ -94,6 +102,9 @@ export class SnapshotIndex {
 const indexes = new WeakMap<Snapshot, SnapshotIndex>();
 export function indexOf(s: Snapshot): SnapshotIndex {
   let i = indexes.get(s);
-  if (!i) indexes.set(s, (i = new SnapshotIndex(s)));
+  if (!i) {
+    i = new SnapshotIndex(s);
+    indexes.set(s, i);
+  }
   return i;
 }

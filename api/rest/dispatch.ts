@@ -30,7 +30,9 @@ function compile(e: DispatchEntry): [string, Compiled] {
   const [first, ...rest] = e.path.split("/").slice(1);
   if (first.startsWith(":")) throw new Error(`route ${e.path}: the first segment must be a literal`);
   const params: [string, number][] = [];
-  rest.forEach((seg, i) => seg.startsWith(":") && params.push([seg.slice(1), i]));
+  rest.forEach((seg, i) => {
+    if (seg.startsWith(":")) params.push([seg.slice(1), i]);
+  });
   return [first, { rest: rest.map((seg) => (seg.startsWith(":") ? null : seg)), params, handle: e.handle }];
 }
 

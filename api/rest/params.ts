@@ -75,7 +75,8 @@ export const rangesParam = z
   .optional()
   .meta({
     description:
-      "Rating bounds, strict JSON or unquoted keys: {return_rating:[8,10],growth_rating:[7,10]}. Both bounds inclusive, 0 <= min <= max <= 10.",
+      "Rating bounds, strict JSON or unquoted keys: {return_rating:[8,10],growth_rating:[7,10]}. Both bounds " +
+      "inclusive, 0 <= min <= max <= 10.",
     examples: ['{"return_rating":[8,10]}', "{return_rating:[8,10],growth_rating:[7,10]}"],
   });
 

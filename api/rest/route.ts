@@ -22,8 +22,8 @@ import { type Format, type Payload, sendBody, sendNotModified } from "../output/
 import type { Limiter, RateHeaders } from "../rate-limit.ts";
 import type { ReadContext } from "../resources/context.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
-import type { DispatchEntry, PathHandler } from "./dispatch.ts";
 import { controlIn } from "../resources/text-input.ts";
+import type { DispatchEntry, PathHandler } from "./dispatch.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
 /** The resource readers' context, plus the route's validated parameters and path parameters. */
@@ -55,7 +55,7 @@ export interface RouteDef<S extends z.ZodObject = z.ZodObject> {
   resolve(ctx: RouteContext<z.output<S>>): Promise<Resolved>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any route, whatever its schema (no wider type fits resolve)
 export type AnyRoute = RouteDef<any>;
 export const defineRoute = <S extends z.ZodObject>(def: RouteDef<S>): AnyRoute => def as AnyRoute;
 
@@ -154,7 +154,8 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     if (env.limiter)
       return env.limiter(caller.key.id).then((rate) =>
         serve(req, res, snapshot, caller, p, path, rate).catch((e: unknown) => {
-          if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v); // errors carry them too
+          // errors carry them too
+          if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
           throw e;
         }),
       );
@@ -192,6 +193,9 @@ export const pageArgs = (p: { limit: number; offset: number }) => ({ offset: p.o
 const jsonMemo = new WeakMap<object, string>();
 export function jsonOf(value: object): { value: object; json: string } {
   let json = jsonMemo.get(value);
-  if (json === undefined) jsonMemo.set(value, (json = JSON.stringify(value)));
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    jsonMemo.set(value, json);
+  }
   return { value, json };
 }

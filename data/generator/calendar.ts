@@ -32,7 +32,10 @@ export function endOfMonthDay(year: number, month: number): number {
   return dayOf(year, month + 1, 1) - 1;
 }
 
-/** Fixed holidays: New Year's Day, Independence Day, Christmas (as observed), and Thanksgiving (4th Thursday of November). */
+/**
+ * Fixed holidays: New Year's Day, Independence Day, Christmas (as observed), and Thanksgiving (4th Thursday of
+ * November).
+ */
 function holidays(year: number): Set<number> {
   const set = new Set<number>();
   for (const [m, d] of [

@@ -538,7 +538,10 @@ function apportion(total: number): number[] {
   const order = raw.map((r, i) => [r - Math.floor(r), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (let k = 0; left > 0; k = (k + 1) % order.length, left--) counts[order[k][1]]++;
   for (let k = counts.length - 1; left < 0; k = (k - 1 + counts.length) % counts.length)
-    if (counts[k] > 1) counts[k]--, left++;
+    if (counts[k] > 1) {
+      counts[k]--;
+      left++;
+    }
   return counts;
 }
 
@@ -584,12 +587,19 @@ function makeTicker(rng: Rng, core: string[], used: Set<string>): string {
           .join("")
           .slice(0, 3),
     );
-  for (const c of cands) if (c.length >= 1 && c.length <= 5 && !used.has(c)) return (used.add(c), c);
+  for (const c of cands)
+    if (c.length >= 1 && c.length <= 5 && !used.has(c)) {
+      used.add(c);
+      return c;
+    }
   for (;;) {
     const len = rng.int(3, 5);
     let t = letters[0];
     while (t.length < len) t += String.fromCharCode(65 + rng.int(0, 25));
-    if (!used.has(t)) return (used.add(t), t);
+    if (!used.has(t)) {
+      used.add(t);
+      return t;
+    }
   }
 }
 
@@ -639,17 +649,18 @@ export function buildCompanies(seed: number, count: number, cal: Calendar): Comp
   });
   // Stable ids: ticker order gives ids 1..n.
   out.sort((a, b) => (a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : 0));
-  out.forEach((c, i) => (c.id = String(i + 1)));
+  out.forEach((c, i) => {
+    c.id = String(i + 1);
+  });
 
   // About 5% without statements; a few listings after the start and delistings before the end.
   const order = rng.shuffle(out.map((_, i) => i));
   const nTurn = turnoverCount(count);
   const year = 252;
-  order.slice(0, nTurn).forEach((i) => (out[i].listIndex = rng.int(40, Math.max(41, nDates - year - 40))));
-  order
-    .slice(nTurn, 2 * nTurn)
-    .forEach((i) => (out[i].delistIndex = rng.int(Math.min(nDates - 60, year + 60), nDates - 30)));
+  for (const i of order.slice(0, nTurn)) out[i].listIndex = rng.int(40, Math.max(41, nDates - year - 40));
+  for (const i of order.slice(nTurn, 2 * nTurn))
+    out[i].delistIndex = rng.int(Math.min(nDates - 60, year + 60), nDates - 30);
   const nNoStatements = Math.max(1, Math.round(count * 0.05));
-  order.slice(2 * nTurn, 2 * nTurn + nNoStatements).forEach((i) => (out[i].hasStatements = false));
+  for (const i of order.slice(2 * nTurn, 2 * nTurn + nNoStatements)) out[i].hasStatements = false;
   return out;
 }

@@ -8,7 +8,9 @@ import { Rng } from "./random.ts";
 
 // Header lines as in the SimFin bulk files (column lists copied, no data), followed by the
 // statement items of the service interface that the free SimFin files leave implicit.
-const META = `Ticker;SimFinId;Currency;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated Date";"Shares (Basic)";"Shares (Diluted)"`;
+const META =
+  `Ticker;SimFinId;Currency;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated ` +
+  `Date";"Shares (Basic)";"Shares (Diluted)"`;
 export const INCOME_ITEMS = [
   "Revenue",
   "Cost of Revenue",
@@ -199,7 +201,10 @@ function simulateCompany(
     for (let fp = 1; fp <= 4; fp++) {
       let em = c.fyEndMonth - 3 * (4 - fp);
       let ey = fy;
-      if (em <= 0) (em += 12), ey--;
+      if (em <= 0) {
+        em += 12;
+        ey--;
+      }
       const reportDay = endOfMonthDay(ey, em);
       const publishDay = reportDay + (fp === 4 ? rng.int(45, 75) : rng.int(30, 45));
       if (publishDay > cutoffDay) return quarters;
@@ -378,7 +383,11 @@ export function buildFundamentals(
   for (let t = 1; t < cal.dates.length; t++) {
     let sum = 0;
     let n = 0;
-    for (const p of close) if (p[t] > 0 && p[t - 1] > 0) (sum += Math.log(p[t] / p[t - 1])), n++;
+    for (const p of close)
+      if (p[t] > 0 && p[t - 1] > 0) {
+        sum += Math.log(p[t] / p[t - 1]);
+        n++;
+      }
     meanLog[t] = meanLog[t - 1] + (n > 0 ? sum / n : 0);
   }
   const out: Fundamentals = {
@@ -491,7 +500,9 @@ export function buildFundamentals(
 }
 
 export function statementLine(row: StatementRow): string {
-  let s = `${row.ticker};${row.simFinId};USD;${row.fiscalYear};${row.fiscalPeriod};${row.reportDate};${row.publishDate};${row.restatedDate};${row.sharesBasic};${row.sharesDiluted}`;
+  let s =
+    `${row.ticker};${row.simFinId};USD;${row.fiscalYear};${row.fiscalPeriod};${row.reportDate};` +
+    `${row.publishDate};${row.restatedDate};${row.sharesBasic};${row.sharesDiluted}`;
   for (const v of row.values) s += v === null ? ";" : `;${v === 0 ? 0 : v * 1000}`;
   return s;
 }

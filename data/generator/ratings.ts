@@ -66,7 +66,7 @@ export function computeRatings(
     for (let t = 0; t < n; t++) {
       const x = c[t];
       const lr = t > 0 && x > 0 && c[t - 1] > 0 ? Math.log(x / c[t - 1]) : 0;
-      pc[t + 1] = pc[t] + (Math.max(x , 0));
+      pc[t + 1] = pc[t] + Math.max(x, 0);
       pr[t + 1] = pr[t] + lr;
       ps[t + 1] = ps[t] + lr * lr;
     }
@@ -113,7 +113,10 @@ export function computeRatings(
         if (q >= 7) {
           let now = 0;
           let before = 0;
-          for (let j = 0; j < 4; j++) (now += qs[q - j].revenue), (before += qs[q - 4 - j].revenue);
+          for (let j = 0; j < 4; j++) {
+            now += qs[q - j].revenue;
+            before += qs[q - 4 - j].revenue;
+          }
           if (before > 0) g = now / before - 1;
         }
         if (q >= 3) {
@@ -128,7 +131,10 @@ export function computeRatings(
     // Sector momentum: mean 6-month return of each sector's rated stocks, ranked across sectors.
     const sum = new Float64Array(nSectors);
     const cnt = new Float64Array(nSectors);
-    rated.forEach((i, k) => ((sum[companies[i].sectorIndex] += mom[k]), cnt[companies[i].sectorIndex]++));
+    rated.forEach((i, k) => {
+      sum[companies[i].sectorIndex] += mom[k];
+      cnt[companies[i].sectorIndex]++;
+    });
     const sectorMom = Array.from(sum, (s, j) => (cnt[j] > 0 ? s / cnt[j] : null));
     const sectorRating = percentile(sectorMom);
 

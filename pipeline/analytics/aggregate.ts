@@ -53,7 +53,10 @@ function periodBounds(p: DateParts, period: Period, n: number): Bounds {
   const b = { keys: Int32Array.from(keys), first: Int32Array.from(first) };
   if (whole) {
     let m = boundsCache.get(p);
-    if (!m) boundsCache.set(p, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      boundsCache.set(p, m);
+    }
     m.set(period, b);
   }
   return b;

@@ -35,9 +35,10 @@ export class OrderStats {
     lowQ = 0.05,
     highQ = 0.95,
   ) {
-    const n = (this.n = x.length);
+    const n = x.length;
+    this.n = n;
     let nan = false;
-    for (let i = 0; i < n && !nan; i++) nan = x[i] !== x[i];
+    for (let i = 0; i < n && !nan; i++) nan = Number.isNaN(x[i]);
     // the ranks quantile() reads for lowQ (its upper neighbour) and highQ
     const low = Math.floor((n - 1) * lowQ) + 1;
     const high = Math.floor((n - 1) * highQ);
@@ -76,7 +77,10 @@ export class OrderStats {
     // about 2 % of the sample beyond each tail's own share (a sample rank, then two more)
     const lo = smp[Math.min(m - 1, Math.ceil(((low + 1) / n + MARGIN) * m) + 2)];
     const hi = smp[Math.max(0, Math.floor(((high - 1) / n - MARGIN) * m) - 2)];
-    if (lowBuf.length < n + 1) (lowBuf = new Float64Array(n + 1)), (highBuf = new Float64Array(n + 1));
+    if (lowBuf.length < n + 1) {
+      lowBuf = new Float64Array(n + 1);
+      highBuf = new Float64Array(n + 1);
+    }
     const lows = lowBuf,
       highs = highBuf; // locals: the loop reads no module binding
     let kLow = 0,
@@ -171,4 +175,5 @@ function select(a: Float64Array, k: number, l: number, r: number): void {
   }
 }
 
-const median3 = (p: number, q: number, s: number) => (p < q ? (q < s ? q : Math.max(p , s)) : p < s ? p : Math.max(q , s));
+const median3 = (p: number, q: number, s: number) =>
+  p < q ? (q < s ? q : Math.max(p, s)) : p < s ? p : Math.max(q, s);

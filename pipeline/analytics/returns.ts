@@ -27,7 +27,10 @@ const aligned = new WeakMap<Float64Array, WeakMap<string[], ReturnSeries>>();
  */
 export function alignBenchmark(subjectDates: string[], bench: LevelSeries): ReturnSeries {
   let byDates = aligned.get(bench.levels);
-  if (!byDates) aligned.set(bench.levels, (byDates = new WeakMap()));
+  if (!byDates) {
+    byDates = new WeakMap();
+    aligned.set(bench.levels, byDates);
+  }
   const hit = byDates.get(subjectDates);
   if (hit && hit.returns.length === subjectDates.length) return hit;
   const made = alignFresh(subjectDates, bench);

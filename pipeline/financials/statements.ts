@@ -43,7 +43,8 @@ export const RESIDUALS: Record<Statement, [string, string, string[]][]> = {
     ["Other Long Term Liabilities", "Total Noncurrent Liabilities", ["Long Term Debt"]],
     // SimFin: Total Equity = Equity Before Minority Interest + Minority Interest.
     ["Equity Before Minority Interest", "Total Equity", ["Minority Interest"]],
-    // SimFin: Equity Before Minority Interest = Share Capital & APIC + Treasury Stock + Retained Earnings + Other Equity.
+    // SimFin: Equity Before Minority Interest = Share Capital & APIC + Treasury Stock + Retained Earnings + Other
+    // Equity.
     [
       "Other Equity",
       "Equity Before Minority Interest",

@@ -77,7 +77,7 @@ function runDays(
     let v = pos.cash;
     for (let j = 0; j < pos.rows.length; j++) {
       const px = close[pos.rows[j]][d];
-      if (px === px) pos.last[j] = px; // not NaN
+      if (!Number.isNaN(px)) pos.last[j] = px;
       v += pos.shares[j] * pos.last[j];
     }
     returns[d - from] = d === from && firstIsStart ? 0 : v / pos.value - 1;

@@ -47,7 +47,7 @@ export function selectOnDay(d: number, rules: PortfolioRules, u: Universe): Hold
     const row = s.panelRow[j];
     if (row < 0) continue;
     const px = close[row][d];
-    if (px !== px) continue; // no price that day
+    if (Number.isNaN(px)) continue; // no price that day
     for (let c = 0; c < cols.length; c++) {
       const v = cols[c][j];
       if (!(v >= ranges.lo[c] && v <= ranges.hi[c])) continue walk; // NaN (unrated) fails any range

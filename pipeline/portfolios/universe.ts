@@ -36,7 +36,10 @@ export function buildUniverse(panel: PricePanel, companies: Company[], ratings: 
   const ratingsByDate = new Map<string, Map<string, RatingRow>>();
   for (const r of ratings) {
     let m = ratingsByDate.get(r.date);
-    if (!m) ratingsByDate.set(r.date, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      ratingsByDate.set(r.date, m);
+    }
     m.set(r.ticker, r);
   }
   const ratingDates = [...ratingsByDate.keys()].sort();
@@ -49,7 +52,14 @@ export function buildUniverse(panel: PricePanel, companies: Company[], ratings: 
   const companyMap = new Map(companies.map((c) => [c.ticker, c]));
   const tickerIndex = new Map(panel.tickers.map((t, i) => [t, i]));
   const sectorIds = new Map<string, number>();
-  const sectorId = (s: string) => sectorIds.get(s) ?? (sectorIds.set(s, sectorIds.size), sectorIds.size - 1);
+  const sectorId = (s: string) => {
+    let id = sectorIds.get(s);
+    if (id === undefined) {
+      id = sectorIds.size;
+      sectorIds.set(s, id);
+    }
+    return id;
+  };
   const slices = ratingDates.map((date): RatingSlice => {
     const rows = [...ratingsByDate.get(date)!.values()].sort((a, b) =>
       a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : 0,
@@ -93,8 +103,8 @@ export function rankedPositions(s: RatingSlice, criteria: RatingName | "market_c
   order = Int32Array.from(s.rows.keys()).sort((a, b) => {
     const ka = key[a];
     const kb = key[b];
-    const an = ka !== ka;
-    const bn = kb !== kb;
+    const an = Number.isNaN(ka);
+    const bn = Number.isNaN(kb);
     if (an !== bn) return an ? 1 : -1;
     if (!an && ka !== kb) return sign * (ka - kb);
     return a - b;

@@ -78,12 +78,12 @@ function readSyncChunks(file: string, on: (b: Buffer) => void, start = 0, end = 
   const buf = Buffer.allocUnsafe(1 << 22);
   const fd = openSync(file, "r");
   try {
-    for (
-      let pos = start, n;
-      pos < end && (n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos)) > 0;
-      pos += n
-    )
+    for (let pos = start; pos < end; ) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, end - pos), pos);
+      if (n <= 0) break;
       on(buf.subarray(0, n));
+      pos += n;
+    }
   } finally {
     closeSync(fd);
   }
@@ -122,7 +122,8 @@ function hashSync(f: string): Taken & { size: number } {
   if (!t) {
     const h = hasher();
     readSyncChunks(f, (b) => h.update(b));
-    taken.set(sig.key, (t = h.done()));
+    t = h.done();
+    taken.set(sig.key, t);
   }
   return { ...t, size: sig.size };
 }
@@ -173,7 +174,10 @@ export const fingerprintOf = (files: readonly SourceFile[]) => {
   return h.digest("hex").slice(0, 16);
 };
 
-/** Every file of the source with its hash, and the source's fingerprint (the files read asynchronously, so a run hashes while DuckDB works). */
+/**
+ * Every file of the source with its hash, and the source's fingerprint (the files read asynchronously, so a run hashes
+ * while DuckDB works).
+ */
 export async function sourceFilesAsync(dir: string): Promise<SourceFiles> {
   const files: SourceFile[] = [];
   for (const f of walk(dir)) {
@@ -188,7 +192,9 @@ export function sourceSizes(dir: string): SourceFile[] {
   return walk(dir).map((f) => ({ path: relPath(dir, f), size: statSync(f).size, sha256: "" }));
 }
 
-/** `sourceFingerprint`, the files read asynchronously (shared with a `sourceFilesAsync` of the same files under way). */
+/**
+ * `sourceFingerprint`, the files read asynchronously (shared with a `sourceFilesAsync` of the same files under way).
+ */
 export async function sourceFingerprintAsync(dir: string): Promise<string> {
   return (await sourceFilesAsync(dir)).id;
 }

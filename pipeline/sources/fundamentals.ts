@@ -69,8 +69,10 @@ export async function readFundamentals(
     for (const r of got.records) {
       const src = sources.get(r.ticker) ?? {};
       sources.set(r.ticker, src);
-      const byPeriod = (src[kind] ??= {});
-      (byPeriod[period] ??= []).push(r);
+      src[kind] ??= {};
+      const byPeriod = src[kind];
+      byPeriod[period] ??= [];
+      byPeriod[period].push(r);
     }
   });
   const byTicker = new Map<string, CompanyFinancials>();

@@ -27,7 +27,7 @@ export interface StagedSource {
  * when it is missing or has rejects — ingest reports those and fails the run.
  */
 export async function stageCompanies(conn: Conn, dir: string): Promise<boolean> {
-  let loc;
+  let loc: ReturnType<typeof locateTable>;
   try {
     loc = existsSync(dir) ? locateTable(dir, COMPANIES.table) : null;
   } catch {
@@ -74,7 +74,7 @@ export async function stageSource(
   const specs = [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[];
   for (const [i, spec] of specs.entries()) {
     opts.progress?.(spec.table, i, specs.length + 1);
-    let loc;
+    let loc: ReturnType<typeof locateTable>;
     try {
       loc = locateTable(dir, spec.table);
     } catch (e) {

@@ -20,7 +20,7 @@ export async function eachLine(path: string, onLine: (line: string) => void): Pr
       // The last line end: a \r can only come after the last \n if it is searched from there
       // (a backward search for a \r that is not there would scan the whole piece).
       const lf = buf.lastIndexOf(LF);
-      const cut = Math.max(lf, buf.indexOf(CR, Math.max(lf , 0)) >= 0 ? buf.lastIndexOf(CR) : -1) + 1;
+      const cut = Math.max(lf, buf.indexOf(CR, Math.max(lf, 0)) >= 0 ? buf.lastIndexOf(CR) : -1) + 1;
       rest = cut < buf.length ? buf.subarray(cut) : null;
       if (cut > 0) yield buf.toString("utf8", 0, cut);
     }

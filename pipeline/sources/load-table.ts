@@ -35,7 +35,8 @@ export interface LoadResult {
 /** Reading a file as text; `file`: SQL giving its path (a bound value or a session variable, never the path itself). */
 function readExpr(format: LocatedTable["format"], file: string): string {
   return format === "csv"
-    ? `read_csv(${file}, all_varchar = true, header = true, delim = ',', quote = '"', escape = '"', null_padding = true)`
+    ? `read_csv(${file}, all_varchar = true, header = true, delim = ',', quote = '"', ` +
+        `escape = '"', null_padding = true)`
     : `(select columns(*)::varchar from read_parquet(${file}))`;
 }
 
@@ -80,6 +81,11 @@ function cellCheck(c: ColumnSpec, v: string): { cond: string; reason: string }[]
   return out;
 }
 
+/** The SQL type of an absent column's nulls. */
+function nullType(type: ColumnSpec["type"]): string {
+  return type === "number" ? "double" : type === "date" ? "date" : "varchar";
+}
+
 function typedExpr(c: ColumnSpec, v: string): string {
   if (c.type === "date") return `cast(${v} as date)`;
   if (c.type === "number") return `cast(${v} as double)`;
@@ -116,8 +122,7 @@ async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: s
     : "false";
   const dupKeys = `exists (select 1 from ${relation} group by ${keyExpr} having count(*) > 1)`;
   const typed = spec.columns.map(
-    (c) =>
-      `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
+    (c) => `${source.has(c.name) ? typedExpr(c, value(c)) : `null::${nullType(c.type)}`} as ${ident(c.name)}`,
   );
   const tickerExpr =
     source.has("ticker") && spec.columns.some((c) => c.name === "ticker") ? ident(source.get("ticker")!) : null;
@@ -198,10 +203,13 @@ async function loadCsvIfClean(conn: Conn, spec: TableSpec, file: string): Promis
   }
   // the header's names (the file's data) as a bound STRUCT value, every column VARCHAR
   const readParams = { f: file, columns: structValue(Object.fromEntries(header.map((h) => [h, "VARCHAR"]))) };
-  const read = `read_csv($f, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', null_padding = true, columns = $columns)`;
+  const read =
+    `read_csv($f, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"', ` +
+    `null_padding = true, columns = $columns)`;
   const typed = spec.columns.map(
     (c) =>
-      `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${c.type === "number" ? "double" : c.type === "date" ? "date" : "varchar"}`} as ${ident(c.name)}`,
+      `${source.has(c.name) ? typedExpr(c, ident(source.get(c.name)!)) : `null::${nullType(c.type)}`} ` +
+      `as ${ident(c.name)}`,
   );
   try {
     await run(conn, `create or replace table ${spec.table} as select ${typed.join(", ")} from ${read}`, readParams);
@@ -248,7 +256,9 @@ export async function keysAscending(conn: Conn, table: string, key: string[]): P
   const notNull = key.map((_, i) => `a${i} is not null and b${i} is not null`).join(" and ");
   const [[ordered]] = (await readColumns(
     conn,
-    `select count(*) filter (where not coalesce(${notNull} and ${less(0)}, false)) = 0 from (select ${a} from ${ident(table)}) positional join (select ${b} from ${ident(table)} offset 1) where ${key.map((_, i) => `b${i} is not null`).join(" or ")}`, // the last row's partner is the padding
+    `select count(*) filter (where not coalesce(${notNull} and ${less(0)}, false)) = 0 from (select ${a} ` +
+      `from ${ident(table)}) positional join (select ${b} from ${ident(table)} offset 1) ` +
+      `where ${key.map((_, i) => `b${i} is not null`).join(" or ")}`, // the last row's partner is the padding
   )) as [boolean[]];
   return ordered;
 }
@@ -295,14 +305,16 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     ...(bad
       ? checks.map(
           (k) =>
-            `select filename, __row, ${b.v(k.column)}::varchar as col, ${b.v(k.reason)}::varchar as reason from ${raw}_n where ${k.cond}`,
+            `select filename, __row, ${b.v(k.column)}::varchar as col, ${b.v(k.reason)}::varchar as reason ` +
+            `from ${raw}_n where ${k.cond}`,
         )
       : []),
     ...(dup
       ? [
           // Repeats of a key: every occurrence after the first, naming where the first was. The
           // window runs only over keys a cheap GROUP BY found repeated.
-          `select filename, __row, ${b.v(spec.key.join("+"))}::varchar as col, 'duplicate key, first at row ' || first_row as reason from (
+          `select filename, __row, ${b.v(spec.key.join("+"))}::varchar as col,
+              'duplicate key, first at row ' || first_row as reason from (
        select filename, __row, first_value(__row) over (partition by ${keyExpr} order by filename, __row) as first_row,
               row_number() over (partition by ${keyExpr} order by filename, __row) as k
        from ${raw}_n where (${keyExpr}) in (select (${keyExpr}) from ${raw}_n group by all having count(*) > 1)
@@ -313,7 +325,8 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
   const counted = union.length
     ? await readColumns(
         conn,
-        `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by filename, __row, col limit ${MAX_REPORTED}`,
+        `select filename, __row, col, reason, count(*) over () as n from (${union.join(" union all ")}) order by ` +
+          `filename, __row, col limit ${MAX_REPORTED}`,
         b.params,
       )
     : [];
@@ -342,7 +355,8 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
  */
 async function tickerCounts(conn: Conn, table: string, relation: string, tickerExpr: string): Promise<void> {
   await conn.run(
-    `create or replace temp table ${table}_tickers as select upper(trim(${tickerExpr})) as ticker, count(*) as n from ${relation} where ${tickerExpr} is not null group by 1`,
+    `create or replace temp table ${table}_tickers as select upper(trim(${tickerExpr})) as ticker, count(*) as n ` +
+      `from ${relation} where ${tickerExpr} is not null group by 1`,
   );
 }
 

@@ -51,7 +51,8 @@ async function publishedPortfolios(conn: Conn, relation: Rel): Promise<Map<strin
   const b = new Binds();
   const [ids = [], owners = [], created = [], rules = [], prev = []] = (await columns(
     conn,
-    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d') from ${relation(b)} order by id`,
+    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d') ` +
+      `from ${relation(b)} order by id`,
     b.params,
   )) as (string | null)[][];
   return new Map(

@@ -38,7 +38,10 @@ export interface AppendResult {
 
 const one = (conn: Conn, sql: string) => scalar<string | number | null>(conn, sql);
 
-/** The published returns parts, the ranges they cover (each part from its first ticker to the next part's), and the appended days' file. */
+/**
+ * The published returns parts, the ranges they cover (each part from its first ticker to the next part's), and the
+ * appended days' file.
+ */
 async function publishedReturns(conn: Conn, base: string) {
   const { parts, days } = returnsFiles(base);
   if (!parts.length)
@@ -48,7 +51,8 @@ async function publishedReturns(conn: Conn, base: string) {
   const stats = later.length
     ? ((await columns(
         conn,
-        "select file_name, min(stats_min_value) from parquet_metadata($files::varchar[]) where path_in_schema = 'id' group by 1",
+        "select file_name, min(stats_min_value) from parquet_metadata($files::varchar[]) where " +
+          "path_in_schema = 'id' group by 1",
         { files: listValue(later) },
       )) as [string[], (string | null)[]])
     : [[], []];
@@ -127,7 +131,8 @@ export async function appendStage(
     const b = new Binds();
     const after = await scalar(
       conn,
-      `select count(*)::integer from benchmarks b join (select benchmark, max(date) d from ${pub("benchmark_source", b)} group by 1) p using (benchmark) where b.date <= p.d`,
+      `select count(*)::integer from benchmarks b join (select benchmark, max(date) d ` +
+        `from ${pub("benchmark_source", b)} group by 1) p using (benchmark) where b.date <= p.d`,
       b.params,
     );
     if (Number(after) > 0) throw new NotAnAppendError("new index levels are dated on or before the published ones");
@@ -165,9 +170,11 @@ export async function appendStage(
     });
   }
   const hasIndex = existsSync(join(base, "benchmark_source.parquet"));
-  await conn.run(
-    `create view benchmark_all as ${hasIndex ? "select * from read_parquet(getvariable('pub_benchmark_source_file'))" : `select null::varchar benchmark, null::date date, null::double "close" where false`}${grown.has("benchmarks") ? " union all by name select * from benchmarks" : ""}`,
-  );
+  const pubBenchmarks = hasIndex
+    ? "select * from read_parquet(getvariable('pub_benchmark_source_file'))"
+    : `select null::varchar benchmark, null::date date, null::double "close" where false`;
+  const newBenchmarks = grown.has("benchmarks") ? " union all by name select * from benchmarks" : "";
+  await conn.run(`create view benchmark_all as ${pubBenchmarks}${newBenchmarks}`);
   if (hasIndex) {
     await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
     await exportParquet(conn, "benchmark_source", out, [], "benchmark, date");
@@ -181,7 +188,9 @@ export async function appendStage(
   const pubReturns = await publishedReturns(conn, base);
   const parts = pubReturns.parts.map((f) => join(out, RETURNS_PARTS, basename(f)));
   mkdirSync(join(out, RETURNS_PARTS), { recursive: true });
-  pubReturns.parts.forEach((f, k) => linkSync(f, parts[k]));
+  pubReturns.parts.forEach((f, k) => {
+    linkSync(f, parts[k]);
+  });
   const daysFile = returnsDaysFile(out, lastPriceDate);
   // Written on a connection of its own while this one continues the backtests (both before the metrics).
   const returnsConn = ctx.connect ? await ctx.connect() : conn;
@@ -195,7 +204,8 @@ export async function appendStage(
         select id, date, ret from (
           select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
           from (
-            select ticker, date, price as p from ${existsSync(lastPub) ? `read_parquet(${rb.v(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
+            select ticker, date, price as p
+            from ${existsSync(lastPub) ? `read_parquet(${rb.v(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
             where ticker in (select ticker from new_prices)
             union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
           )
@@ -252,13 +262,15 @@ export async function appendStage(
     const hb = new Binds();
     await runSql(
       conn,
-      `create table holdings as select ${text(["date"])} from ${pub("holdings", hb)} where kind = 'rebalance' and portfolio_id in (${hb.each(ids)}) union all by name select * from holdings_new`,
+      `create table holdings as select ${text(["date"])} from ${pub("holdings", hb)} where kind = 'rebalance' and ` +
+        `portfolio_id in (${hb.each(ids)}) union all by name select * from holdings_new`,
       hb.params,
     );
     const pb = new Binds();
     await runSql(
       conn,
-      `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns", pb)} where id in (${pb.each(ids)}) union all by name select * from portfolio_returns_new`,
+      `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns", pb)} where id in ` +
+        `(${pb.each(ids)}) union all by name select * from portfolio_returns_new`,
       pb.params,
     );
     await conn.run(`create table portfolio_state as select * from portfolio_state_new`);

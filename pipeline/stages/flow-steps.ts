@@ -58,7 +58,8 @@ export function readPlan(out: string): FlowPlan {
   const plan = readStagingRecord("plan", stagingLayout(out).plan);
   if (!plan)
     throw new Error(
-      `the run's staging folder ${out} has no plan: it was removed (pruned after every worker of the run stopped) or ingest never finished; run the command again`,
+      `the run's staging folder ${out} has no plan: it was removed (pruned after every worker of the run stopped) or ` +
+        `ingest never finished; run the command again`,
     );
   return plan;
 }
@@ -179,11 +180,15 @@ export function requireAnalyticsInputs(out: string): void {
   for (const f of ["prices.parquet", "benchmark_levels.parquet", "benchmark_defs.parquet"])
     if (!existsSync(join(out, f)))
       throw new Error(
-        `the run's staging folder ${out} has no ${f}: it was removed (pruned after every worker of the run stopped) or ingest never staged it; run the command again`,
+        `the run's staging folder ${out} has no ${f}: it was removed (pruned after every worker of the run stopped) ` +
+          `or ingest never staged it; run the command again`,
       );
 }
 
-/** Partitions whose output is whole in `out` (files are renamed into place): a re-added child that finished is not run twice. */
+/**
+ * Partitions whose output is whole in `out` (files are renamed into place): a re-added child that finished is not run
+ * twice.
+ */
 export const analyticsDone = (out: string, r: TickerRange) => existsSync(join(out, "stock_metrics", partFile(r.part)));
 export const financialsDone = (out: string, part: number) =>
   FINANCIAL_DIRS.every((t) => existsSync(join(out, t, partFile(part))));

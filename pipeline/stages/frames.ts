@@ -1,6 +1,6 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { type Conn, columns, type Params } from "../store/duck.ts";
+import { type Conn, columns } from "../store/duck.ts";
 import { loadCompanies, loadRatings } from "../store/frame-reads.ts";
 import { eachNumericChunk } from "../store/typed-read.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
@@ -36,11 +36,14 @@ export async function loadPanel(
 ): Promise<PricePanel> {
   const [dates = [], days = []] = (await columns(
     conn,
-    `select strftime(d, '%Y-%m-%d'), (d - DATE '1970-01-01')::integer from (select distinct date as d from ${table}) order by d`,
+    `select strftime(d, '%Y-%m-%d'), (d - DATE '1970-01-01')::integer from (select distinct date ` +
+      `as d from ${table}) order by d`,
   )) as [string[], number[]];
   const first = days[0] ?? 0;
   const dateIndex = new Int32Array(days.length ? days[days.length - 1] - first + 1 : 0);
-  days.forEach((d, i) => (dateIndex[d - first] = i));
+  days.forEach((d, i) => {
+    dateIndex[d - first] = i;
+  });
   const priced = `(date - DATE '1970-01-01')::integer, coalesce(adj_close, "close")::double`;
   if (opts.keyOrdered) {
     const [tickers = [], counts = []] = (await columns(

@@ -105,8 +105,10 @@ export async function ingestStage(
     await merge?.(source);
     step("writing tables", 1, 2);
     // a merge rewrote the tables: their staged order says nothing any more
-    if (!written)
-      await (written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source));
+    if (!written) {
+      written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source);
+      await written;
+    }
     await companiesWithIds(ctx);
     await exportParquet(ctx.conn, "companies", ctx.out, [], "ticker");
     ctx.log.info({ rows: source.rowCounts, fundamentals: fin.companies }, "source ingested");
@@ -117,7 +119,10 @@ export async function ingestStage(
   }
 }
 
-/** The source's own tables as staged: prices, ratings and the index series. Reads only; `conn` may be a second connection. */
+/**
+ * The source's own tables as staged: prices, ratings and the index series. Reads only; `conn` may be a second
+ * connection.
+ */
 async function exportSourceTables(conn: Conn, out: string, source: StagedSource): Promise<void> {
   // staged in (ticker, date) order already (a file written in key order): written as it is, no sort
   await exportParquet(conn, "prices", out, [], source.keyOrdered?.has("prices") ? undefined : "ticker, date");
@@ -152,7 +157,9 @@ export function reusePublished(ctx: Pick<StageContext, "out" | "published">, fun
   return true;
 }
 
-/** The published snapshot's financial tables hard-linked, with the inputs they were built from; false when it has none. */
+/**
+ * The published snapshot's financial tables hard-linked, with the inputs they were built from; false when it has none.
+ */
 function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): boolean {
   const prev = ctx.published;
   if (!prev || !FINANCIAL_STATEMENTS.every((s) => existsSync(join(prev, financialTable(s))))) return false;
@@ -161,7 +168,9 @@ function keepPublishedFinancials(ctx: Pick<StageContext, "out" | "published">): 
   return true;
 }
 
-/** The financial tables of `prev` hard-linked into `out`: the four statements and, when it has it, their one-query copy. */
+/**
+ * The financial tables of `prev` hard-linked into `out`: the four statements and, when it has it, their one-query copy.
+ */
 function linkFinancials(prev: string, out: string): void {
   for (const t of FINANCIAL_DIRS) if (existsSync(join(prev, t))) linkTree(join(prev, t), join(out, t));
 }
@@ -191,7 +200,9 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
       .filter((r) => {
         if (r.row !== 0) return true;
         const k = `${r.file}|${r.column}|${r.reason}`;
-        return !seen.has(k) && (seen.add(k), true);
+        if (seen.has(k)) return false;
+        seen.add(k);
+        return true;
       });
     const dupes = results.reduce((a, r) => a + r.rejects.length, 0) - rejects.length;
     return {
@@ -210,7 +221,8 @@ async function financialsStage(ctx: StageContext, dir: string, tickers: string[]
  * continues the returns from without reading the whole published history again.
  */
 export const LAST_PRICES_SQL = (prices: string) =>
-  `select ticker, max(date) as date, arg_max("close", date) as "close", arg_max(coalesce(adj_close, "close")::double, date) as price from ${prices} group by ticker`;
+  `select ticker, max(date) as date, arg_max("close", date) as "close", arg_max(coalesce(adj_close, ` +
+  `"close")::double, date) as price from ${prices} group by ticker`;
 
 /**
  * Completes the companies table: ids (from the source, else assigned once by the catalog and

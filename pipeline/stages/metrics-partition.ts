@@ -44,7 +44,10 @@ export async function benchmarkLevels(conn: Conn, out: string): Promise<Levels> 
   if (lastLevels?.key !== key) {
     const levels = readLevels(conn, out);
     lastLevels = { key, levels };
-    levels.catch(() => lastLevels?.levels === levels && (lastLevels = null)); // a failed read is not kept (a newer one stays)
+    // a failed read is not kept (a newer one stays)
+    levels.catch(() => {
+      if (lastLevels?.levels === levels) lastLevels = null;
+    });
   }
   return lastLevels!.levels;
 }
@@ -93,7 +96,8 @@ export async function metricsPartition(job: MetricsJob): Promise<{ subjects: num
       const returnsSql = returnsFromPrices(job.out, inRange("ticker", job.range, b), b);
       await run(conn, `create temp table range_returns as ${returnsSql}`, b.params);
       await conn.run(
-        `copy (select * from range_returns order by id, date) to $part (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`,
+        `copy (select * from range_returns order by id, date) to $part (format parquet, compression zstd, ` +
+          `row_group_size ${RETURNS_ROW_GROUP})`,
         { part },
       );
       await conn.run("drop table range_returns");

@@ -135,7 +135,10 @@ export type PortfolioItem = {
   state?: BacktestState | null;
 };
 
-/** Where each backtest stands after the last day (backtest.ts BacktestState): a header row (ticker null), then the held stocks in order. */
+/**
+ * Where each backtest stands after the last day (backtest.ts BacktestState): a header row (ticker null), then the held
+ * stocks in order.
+ */
 export const STATE_COLS: [string, "varchar" | "integer" | "double" | "date"][] = [
   ["id", "varchar"],
   ["ord", "integer"],
@@ -168,7 +171,8 @@ export async function readStates(conn: Conn, relation: string, params?: Params):
   // Ordered by id, then ord: each id's header row (ord −1) comes first, then its holdings in order.
   const [ids = [], tickers = [], shares = [], last = [], cash = [], value = [], start = [], next = []] = (await columns(
     conn,
-    `select id, ticker, shares, last, cash, value, cast(calendar_start as varchar), cast(next_rebalance_date as varchar) from ${relation} order by id, ord`,
+    `select id, ticker, shares, last, cash, value, cast(calendar_start as varchar), cast(next_rebalance_date as ` +
+      `varchar) from ${relation} order by id, ord`,
     params,
   )) as unknown[][];
   const out = new Map<string, BacktestState>();

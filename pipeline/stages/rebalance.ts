@@ -123,7 +123,8 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
     await run(
       conn,
-      `create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} from read_parquet($f) where id <> $pid`,
+      `create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} ` +
+        `from read_parquet($f) where id <> $pid`,
       { ...pq("portfolios"), pid },
     );
     await run(
@@ -144,7 +145,8 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     if (existsSync(join(from, "portfolio_state.parquet")))
       await run(
         conn,
-        `create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from read_parquet($f) where id <> $pid`,
+        `create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from ` +
+          `read_parquet($f) where id <> $pid`,
         { ...pq("portfolio_state"), pid },
       );
     else await stageStateTable(conn, "portfolio_state", []);

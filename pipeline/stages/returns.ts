@@ -16,7 +16,8 @@ export const RETURNS_ROW_GROUP = 16384;
 /** Returns (id, date, ret) of the prices in `out/prices.parquet` whose ticker satisfies `where` (values in `b`). */
 export function returnsFromPrices(out: string, where: string, b: Binds): string {
   return `select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
-    from (select ticker, date, coalesce(adj_close, "close")::double as p from read_parquet(${b.v(join(out, "prices.parquet"))}) where ${where})`;
+    from (select ticker, date, coalesce(adj_close, "close")::double as p
+      from read_parquet(${b.v(join(out, "prices.parquet"))}) where ${where})`;
 }
 
 /**

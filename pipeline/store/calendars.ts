@@ -33,7 +33,10 @@ export class Calendars {
 
   private text(d: number): string {
     let s = this.iso.get(d);
-    if (s === undefined) this.iso.set(d, (s = isoFromEpochDay(d)));
+    if (s === undefined) {
+      s = isoFromEpochDay(d);
+      this.iso.set(d, s);
+    }
     return s;
   }
 }

@@ -62,7 +62,10 @@ export async function openStagingDuck(out: string, opts: Record<string, string> 
 /** SQL identifier: only for names from our own fixed lists and specs, never for data. */
 export const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
-/** Values bound to one statement, by name or position ($1 …): data never becomes SQL text (a NUL or quote stays data). */
+/**
+ * Values bound to one statement, by name or position ($1 …): data never becomes SQL text (a NUL or
+ * quote stays data).
+ */
 export type Params = Record<string, DuckDBValue> | DuckDBValue[];
 
 /**

@@ -92,7 +92,10 @@ export async function readFinancialTables(
   const out = new Map<string, CompanyFinancials>();
   const get = (t: string) => {
     let f = out.get(t);
-    if (!f) out.set(t, (f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() }));
+    if (!f) {
+      f = { annual: emptySet(), quarterly: emptySet(), ttm: emptySet() };
+      out.set(t, f);
+    }
     return f;
   };
   for (const s of statements) {
@@ -134,7 +137,9 @@ export const FINANCIAL_ROWS = "financial_rows";
 /** Every folder of a snapshot's financial tables: the four wide ones and their one-query copy. */
 export const FINANCIAL_DIRS: readonly string[] = [...FINANCIAL_STATEMENTS.map(financialTable), FINANCIAL_ROWS];
 
-/** The period columns every statement row has in `financial_rows` (`Publish Date`, `Restated Date`: derived rows only). */
+/**
+ * The period columns every statement row has in `financial_rows` (`Publish Date`, `Restated Date`: derived rows only).
+ */
 const ROW_PERIOD = ["Fiscal Year", "Fiscal Period", "Report Date", "Publish Date", "Restated Date"] as const;
 /** A statement's item keys: what goes into the row's `items` list, in order. */
 const itemKeys = (s: FinancialStatement) =>
@@ -148,9 +153,17 @@ export function financialRowsSql(source: (s: FinancialStatement) => string, b: B
   const parts = FINANCIAL_STATEMENTS.map((s) => {
     const keys = new Set(financialKeys(s));
     const period = ROW_PERIOD.map((k) => `${keys.has(k) ? ident(k) : "null"}::${periodType(k)} as ${ident(k)}`);
-    return `select ticker, ${FINANCIAL_STATEMENTS.indexOf(s)}::utinyint as statement_ord, ${b.v(s)}::varchar as statement, type, ord, ${period.join(", ")}, [${itemKeys(s).map(ident).join(", ")}]::double[] as items from ${source(s)}`;
+    const items = itemKeys(s).map(ident).join(", ");
+    return (
+      `select ticker, ${FINANCIAL_STATEMENTS.indexOf(s)}::utinyint as statement_ord, ` +
+      `${b.v(s)}::varchar as statement, type, ord, ${period.join(", ")}, [${items}]::double[] as items ` +
+      `from ${source(s)}`
+    );
   });
-  return `select * exclude (statement_ord) from (${parts.join(" union all ")}) order by ticker, statement_ord, type, ord`;
+  return (
+    `select * exclude (statement_ord) from (${parts.join(" union all ")}) ` +
+    "order by ticker, statement_ord, type, ord"
+  );
 }
 
 /** Per statement: its keys, its item keys (which are ratios) and an empty row in key order. */
@@ -183,7 +196,8 @@ export async function readFinancialRows(
   const b = new Binds();
   const cols = await columns(
     conn,
-    `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation(b)} where ticker = ${b.v(ticker)} order by statement, type, ord`,
+    `select statement, type, "Fiscal Year", "Fiscal Period", ${dates.join(", ")}, items from ${relation(b)} where ` +
+      `ticker = ${b.v(ticker)} order by statement, type, ord`,
     b.params,
   );
   const [statements = [], types = []] = cols as string[][];

@@ -10,7 +10,8 @@ export async function loadCompanies(conn: Conn): Promise<Company[]> {
   // in slices: the API's reader loads them at open, while the old snapshot serves requests
   const [id, ticker, name, sector, sectorId, industry, industryId, shares, cap] = await columnsInSlices(
     conn,
-    "select id, ticker, name, sector, sector_id, industry, industry_id, shares_outstanding, market_cap from companies order by ticker",
+    "select id, ticker, name, sector, sector_id, industry, industry_id, shares_outstanding, market_cap " +
+      "from companies order by ticker",
   );
   return ticker.map((t, i) => ({
     id: String(id[i]),
@@ -40,9 +41,12 @@ export async function loadRatings(conn: Conn, table = "ratings", params?: Params
   const out: RatingRow[] = [];
   await eachNumericChunk(
     conn,
-    `with d as (select date, (row_number() over (order by date) - 1)::integer di from (select distinct date from ${table})),
-          t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti from (select distinct ticker from ${table}))
-     select di, ti, ${RATING_NAMES.map((n) => `${n}::double`).join(", ")} from ${table} join d using (date) join t using (ticker) order by date, ticker`,
+    `with d as (select date, (row_number() over (order by date) - 1)::integer di
+                from (select distinct date from ${table})),
+          t as (select ticker, (row_number() over (order by ticker) - 1)::integer ti
+                from (select distinct ticker from ${table}))
+     select di, ti, ${RATING_NAMES.map((n) => `${n}::double`).join(", ")}
+     from ${table} join d using (date) join t using (ticker) order by date, ticker`,
     2 + RATING_NAMES.length,
     (cols, n) => {
       const [di, ti] = cols as Int32Array[];

@@ -68,7 +68,9 @@ async function loadHoldings(
   const b = new Binds();
   const cols = await columns(
     conn,
-    `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} from ${pq(dir, "holdings", b)} ${id === undefined ? "" : `where portfolio_id = ${b.v(id)}`} order by portfolio_id, kind, date, ticker`,
+    `select portfolio_id, kind, strftime(date, '%Y-%m-%d'), ticker, price, ${RATING_NAMES.join(", ")} ` +
+      `from ${pq(dir, "holdings", b)} ${id === undefined ? "" : `where portfolio_id = ${b.v(id)}`} order by ` +
+      `portfolio_id, kind, date, ticker`,
     b.params,
   );
   const [pid = [], kind = [], date = [], ticker = [], price = []] = cols as [
@@ -81,7 +83,9 @@ async function loadHoldings(
   const out = new Map<string, { rebalance: Map<string, HoldingRow[]>; today: HoldingRow[] }>();
   for (let i = 0; i < pid.length; i++) {
     const h = { date: date[i], ticker: ticker[i], price: price[i] } as HoldingRow;
-    RATING_NAMES.forEach((n, k) => (h[n] = (cols[k + 5] as number[])[i]));
+    RATING_NAMES.forEach((n, k) => {
+      h[n] = (cols[k + 5] as number[])[i];
+    });
     const p = out.get(pid[i]) ?? { rebalance: new Map<string, HoldingRow[]>(), today: [] as HoldingRow[] };
     out.set(pid[i], p);
     if (kind[i] === "today") p.today.push(h);
@@ -118,7 +122,8 @@ export async function loadSnapshotBenchmarks(conn: Conn, dir: string): Promise<B
   const b = new Binds();
   const [bId = [], bName = [], bDesc = [], bFreq = [], bSeries = [], bRules = []] = (await columns(
     conn,
-    `select id, name, description, rebalance_frequency, series, rules from ${pq(dir, "benchmark_defs", b)} order by id::integer`,
+    `select id, name, description, rebalance_frequency, series, rules ` +
+      `from ${pq(dir, "benchmark_defs", b)} order by id::integer`,
     b.params,
   )) as unknown[][];
   return bId.map((idv, i) => {
@@ -149,7 +154,9 @@ export async function readPortfolios(conn: Conn, dir: string, id?: string): Prom
   const b = new Binds();
   const [pId = [], owner = [], created = [], rules = [], prev = [], next = [], today = []] = (await columns(
     conn,
-    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d'), strftime(next_rebalance_date, '%Y-%m-%d'), strftime(today_date, '%Y-%m-%d') from ${pq(dir, "portfolios", b)} ${one(b)}`,
+    `select id, owner_id, created_at, rules, strftime(previous_rebalance_date, '%Y-%m-%d'), ` +
+      `strftime(next_rebalance_date, '%Y-%m-%d'), strftime(today_date, '%Y-%m-%d') ` +
+      `from ${pq(dir, "portfolios", b)} ${one(b)}`,
     b.params,
   )) as (string | null)[][];
   const portfolios = new Map<string, PortfolioResult>();

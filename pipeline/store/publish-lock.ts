@@ -56,7 +56,8 @@ export async function withPublishLock<T>(
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ELOCKED")
       throw new PublishLockError(
-        `another publisher held ${join(locksDir(dataDir), "publish.lock")} for over ${Math.round(waitMs / 1000)} s; nothing was published`,
+        `another publisher held ${join(locksDir(dataDir), "publish.lock")} for ` +
+          `over ${Math.round(waitMs / 1000)} s; nothing was published`,
       );
     throw e;
   }

@@ -47,7 +47,9 @@ function ratingRows(cols: unknown[][], offset = 0): RatingRow[] {
   const [dates = [], tickers = []] = cols as string[][];
   return dates.map((d, i) => {
     const r = { date: d, ticker: tickers[i] } as RatingRow;
-    RATING_NAMES.forEach((n, k) => (r[n] = Number((cols[k + 2 + offset] as number[])[i])));
+    RATING_NAMES.forEach((n, k) => {
+      r[n] = Number((cols[k + 2 + offset] as number[])[i]);
+    });
     return r;
   });
 }
@@ -64,7 +66,8 @@ export async function ratedPage(
   const b = new Binds();
   const cols = await columns(
     conn,
-    `select ${SELECT_ROW}, upper(c.ticker) from ${join(ratings)} where ${where(q, b)} order by ${orderBy(q)} limit ${b.v(Math.max(0, Math.floor(limit)))} offset ${b.v(Math.max(0, Math.floor(offset)))}`,
+    `select ${SELECT_ROW}, upper(c.ticker) from ${join(ratings)} where ${where(q, b)} order by ${orderBy(q)} ` +
+      `limit ${b.v(Math.max(0, Math.floor(limit)))} offset ${b.v(Math.max(0, Math.floor(offset)))}`,
     b.params,
   );
   return { rows: ratingRows(cols), companyTickers: (cols[2 + RATING_NAMES.length] ?? []) as string[] };
@@ -132,10 +135,13 @@ export async function ratingHistories(conn: Conn, upperTickers: readonly string[
   const b = new Binds();
   const cols = await columns(
     conn,
-    `select ${SELECT_ROW}, upper(r.ticker) from ratings r where upper(r.ticker) in (${b.each(upperTickers)}) order by upper(r.ticker), r.date`,
+    `select ${SELECT_ROW}, upper(r.ticker) from ratings r where upper(r.ticker) in (${b.each(upperTickers)}) ` +
+      `order by upper(r.ticker), r.date`,
     b.params,
   );
   const keys = (cols[2 + RATING_NAMES.length] ?? []) as string[];
-  ratingRows(cols).forEach((r, i) => out.get(keys[i])?.push(r));
+  ratingRows(cols).forEach((r, i) => {
+    out.get(keys[i])?.push(r);
+  });
   return out;
 }

@@ -32,13 +32,17 @@ interface IndexFile {
   parts: Record<string, { file: string; min: string; max: string }[]>;
 }
 
-/** Each part file's [min, max] of `key`, from the Parquet row-group statistics (absolute paths); `names`: only these files of `dir`. */
+/**
+ * Each part file's [min, max] of `key`, from the Parquet row-group statistics (absolute paths); `names`: only these
+ * files of `dir`.
+ */
 export async function partRanges(c: Conn, dir: string, key: string, names?: string[]): Promise<PartRange[]> {
   const b = new Binds();
   const from = names ? b.list(names.map((n) => join(dir, n))) : b.v(join(dir, "*.parquet"));
   const [files = [], mins = [], maxs = []] = (await columns(
     c,
-    `select file_name, min(stats_min_value), max(stats_max_value) from parquet_metadata(${from}) where path_in_schema = ${b.v(key)} group by file_name order by file_name`,
+    `select file_name, min(stats_min_value), max(stats_max_value) from parquet_metadata(${from}) where ` +
+      `path_in_schema = ${b.v(key)} group by file_name order by file_name`,
     b.params,
   )) as [string[], string[], string[]];
   return files.map((file, i) => ({ file, min: mins[i], max: maxs[i] })).filter((p) => p.min !== null && p.max !== null);
@@ -69,8 +73,10 @@ export async function writeReaderIndex(dir: string, base?: string | null): Promi
   if (!hasRatings && !tables.length) return;
   const known = base ? readPartRanges(base) : null;
   let db: Awaited<ReturnType<typeof openDuck>> | null = null;
-  const conn = async () =>
-    (db ??= await openDuck(":memory:", { threads: "2", memory_limit: DUCK_MEMORY.readerIndex })).conn;
+  const conn = async () => {
+    db ??= await openDuck(":memory:", { threads: "2", memory_limit: DUCK_MEMORY.readerIndex });
+    return db.conn;
+  };
   try {
     const parts: IndexFile["parts"] = {};
     for (const [t, key] of tables) {

@@ -54,7 +54,8 @@ export async function storedSeries(
     const rel = `read_parquet(${b.v(file)}, file_row_number = true)`;
     const [ids = [], counts = [], first = [], last = []] = (await columns(
       conn,
-      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} where ${where(b)} group by 1 order by 1`,
+      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} ` +
+        `where ${where(b)} group by 1 order by 1`,
       b.params,
     )) as [string[], number[], number[], number[]];
     for (let k = 0; k < ids.length; k++) {
@@ -67,7 +68,10 @@ export async function storedSeries(
     // DuckDB keeps a scan's rows in storage order (preserve_insertion_order, on by default): no ORDER BY, no sort
     const at: number[] = [];
     let n = 0;
-    for (const c of counts) at.push(n), (n += c);
+    for (const c of counts) {
+      at.push(n);
+      n += c;
+    }
     // (a DATE column crosses as its epoch days)
     // (materialized: a partition's rows, read without an await per chunk)
     const vb = new Binds();
@@ -82,11 +86,11 @@ export async function storedSeries(
   }
   // Each id's runs, file after file.
   const runs = new Map<string, { piece: number; at: number; count: number }[]>();
-  pieces.forEach((p, i) =>
-    p.ids.forEach((id, k) =>
-      (runs.get(id) ?? runs.set(id, []).get(id)!).push({ piece: i, at: p.at[k], count: p.counts[k] }),
-    ),
-  );
+  pieces.forEach((p, i) => {
+    p.ids.forEach((id, k) => {
+      (runs.get(id) ?? runs.set(id, []).get(id)!).push({ piece: i, at: p.at[k], count: p.counts[k] });
+    });
+  });
   const total = pieces.reduce((a, p) => a + p.days.length, 0);
   const days = new Int32Array(total);
   const values = new Float64Array(total);
@@ -114,7 +118,14 @@ export async function storedSeries(
  */
 function seriesOfRuns(ids: string[], counts: number[], days: Int32Array, values: Float64Array): Map<string, Series> {
   const iso = new Map<number, string>();
-  const text = (d: number) => iso.get(d) ?? (iso.set(d, isoFromEpochDay(d)), iso.get(d)!);
+  const text = (d: number) => {
+    let s = iso.get(d);
+    if (s === undefined) {
+      s = isoFromEpochDay(d);
+      iso.set(d, s);
+    }
+    return s;
+  };
   // Candidates by length, first and last day: a full comparison only where those three agree.
   const seen = new Map<string, { at: number; dates: string[] }[]>();
   const same = (a: number, b: number, len: number) => {

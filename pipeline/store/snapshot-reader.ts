@@ -281,10 +281,11 @@ export class SnapshotReader {
     let p = this.historyPending.get(upperTicker);
     if (!p) {
       if (!this.historyBatch) {
-        const batch = (this.historyBatch = {
+        const batch = {
           tickers: [] as string[],
           done: null as unknown as Promise<Map<string, RatingRow[]>>,
-        });
+        };
+        this.historyBatch = batch;
         batch.done = new Promise<void>((r) => setImmediate(r)).then(() => {
           this.historyBatch = null;
           return this.query((c) => ratingHistories(c, batch.tickers));
@@ -324,7 +325,9 @@ export class SnapshotReader {
     if (r === undefined) {
       // days and values cross as typed arrays; the dates array is shared by every series of the same calendar
       const b = new Binds();
-      const sql = `select (date - DATE '1970-01-01')::integer, ret::double from ${this.rel(b, "stock_returns", ticker)} where id = ${b.v(ticker)} order by date`;
+      const sql =
+        `select (date - DATE '1970-01-01')::integer, ret::double ` +
+        `from ${this.rel(b, "stock_returns", ticker)} where id = ${b.v(ticker)} order by date`;
       const [days, ret] = await this.query((c) =>
         numericColumns(c, sql, ["i32", "f64"] as ["i32", "f64"], { materialized: true, params: b.params }),
       );

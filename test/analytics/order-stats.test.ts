@@ -8,7 +8,10 @@ import { quantileSorted } from "../../pipeline/analytics/stats.ts";
 // A deterministic generator (no library: a linear congruential one).
 function lcg(seed: number) {
   let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
 }
 
 const QS = [0.01, 0.05, 0.95, 0.99];
@@ -54,7 +57,7 @@ describe("OrderStats", () => {
       Float64Array.from({ length: n }, () => 0.001), // all equal
       Float64Array.from({ length: n }, (_, i) => i), // sorted
       Float64Array.from({ length: n }, (_, i) => -i), // reversed
-      Float64Array.from({ length: n }, (_, i) => Math.round(rnd() * 4)), // few distinct values
+      Float64Array.from({ length: n }, () => Math.round(rnd() * 4)), // few distinct values
     ];
     for (const x of cases) expectSortAgreement(x);
   });

@@ -163,7 +163,16 @@ describe("rows, labels and benchmark column", () => {
   it("has the contract's labels in order, with the trailing spaces", () => {
     // Contract §6 verbatim ("␠" = one trailing space).
     const contract =
-      "Start Period, End Period, Risk-Free Rate␠, Cumulative Return␠, CAGR﹪, Sharpe, Prob. Sharpe Ratio␠, Smart Sharpe, Sortino, Smart Sortino, Sortino/√2, Smart Sortino/√2, Omega, Max Drawdown␠, Longest DD Days, Volatility (ann.)␠, R^2, Information Ratio, Calmar, Skew, Kurtosis, Expected Daily %, Expected Monthly %, Expected Yearly %, Kelly Criterion␠, Risk of Ruin␠, Daily Value-at-Risk␠, Expected Shortfall (cVaR)␠, Max Consecutive Wins, Max Consecutive Losses, Gain/Pain Ratio, Gain/Pain (1M), Payoff Ratio, Profit Factor, Common Sense Ratio, CPC Index, Tail Ratio, Outlier Win Ratio, Outlier Loss Ratio, MTD␠, 3M␠, 6M␠, YTD␠, 1Y␠, 3Y (ann.)␠, 5Y (ann.)␠, 10Y (ann.)␠, All-time (ann.)␠, Best Day␠, Worst Day␠, Best Month␠, Worst Month␠, Best Year␠, Worst Year␠, Avg. Drawdown␠, Avg. Drawdown Days, Recovery Factor, Ulcer Index, Serenity Index, Avg. Up Month␠, Avg. Down Month␠, Win Days %, Win Month %, Win Quarter %, Win Year %, Beta, Alpha, Correlation, Treynor Ratio";
+      "Start Period, End Period, Risk-Free Rate␠, Cumulative Return␠, CAGR﹪, Sharpe, Prob. Sharpe Ratio␠, Smart " +
+      "Sharpe, Sortino, Smart Sortino, Sortino/√2, Smart Sortino/√2, Omega, Max Drawdown␠, Longest DD Days, " +
+      "Volatility (ann.)␠, R^2, Information Ratio, Calmar, Skew, Kurtosis, Expected Daily %, Expected Monthly %, " +
+      "Expected Yearly %, Kelly Criterion␠, Risk of Ruin␠, Daily Value-at-Risk␠, Expected Shortfall (cVaR)␠, Max " +
+      "Consecutive Wins, Max Consecutive Losses, Gain/Pain Ratio, Gain/Pain (1M), Payoff Ratio, Profit Factor, " +
+      "Common Sense Ratio, CPC Index, Tail Ratio, Outlier Win Ratio, Outlier Loss Ratio, MTD␠, 3M␠, 6M␠, YTD␠, 1Y␠, " +
+      "3Y (ann.)␠, 5Y (ann.)␠, 10Y (ann.)␠, All-time (ann.)␠, Best Day␠, Worst Day␠, Best Month␠, Worst Month␠, Best " +
+      "Year␠, Worst Year␠, Avg. Drawdown␠, Avg. Drawdown Days, Recovery Factor, Ulcer Index, Serenity Index, Avg. Up " +
+      "Month␠, Avg. Down Month␠, Win Days %, Win Month %, Win Quarter %, Win Year %, Beta, " +
+      "Alpha, Correlation, Treynor Ratio";
     const labels = contract.split(", ").map((l) => l.replace("␠", " "));
     expect(rows.map((r) => r.metric)).toEqual(labels);
     const plain = metricRows({ dates: c.dates, returns: Float64Array.from(c.returns) }, "AAPL");

@@ -16,12 +16,16 @@ describe("value series", () => {
     const [s] = performanceSeries("cumulative_return", x);
     // 1.1 − 1; 1.1 × 0.5 − 1 = −0.45; 0.55 × 1.2 − 1 = −0.34
     expect(s.data.map((d) => d.date)).toEqual(x.returns.dates);
-    [0, 0.1, -0.45, -0.34].forEach((v, i) => close(s.data[i].return as number, v));
+    [0, 0.1, -0.45, -0.34].forEach((v, i) => {
+      close(s.data[i].return as number, v);
+    });
   });
   it("drawdown is value / running peak − 1", () => {
     const [s] = performanceSeries("drawdown", x);
     // values 1, 1.1, 0.55, 0.66; peaks 1, 1.1, 1.1, 1.1
-    [0, 0, -0.5, -0.4].forEach((v, i) => close(s.data[i].return as number, v));
+    [0, 0, -0.5, -0.4].forEach((v, i) => {
+      close(s.data[i].return as number, v);
+    });
   });
   it("yearly_returns compounds per calendar year, dated 12-31", () => {
     const [s] = performanceSeries("yearly_returns", x);
@@ -73,11 +77,14 @@ describe("rolling series", () => {
       ["X", 126, 5],
       ["X", 252, 0],
     ]);
-    out[0].data.forEach((d) => close(d.return as number, 2));
+    for (const d of out[0].data) close(d.return as number, 2);
   });
   it("running sums agree with a naive recomputation over a long noisy series", () => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.05 + 0.3;
+    const rnd = () => {
+      seed = (seed * 16807) % 2147483647;
+      return (seed / 2147483647 - 0.5) * 0.05 + 0.3;
+    };
     const x = Float64Array.from({ length: 10_000 }, rnd);
     const y = Float64Array.from({ length: 10_000 }, rnd);
     const { std } = rollingMeanStd(x, 126);
@@ -189,7 +196,10 @@ describe("edge cases", () => {
   });
   it("running sums stay exact on price-like levels (large mean, small spread) over 20,000 steps", () => {
     let seed = 11;
-    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const rnd = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
     const x = Float64Array.from({ length: 20_000 }, (_, i) => 100 + i / 100 + rnd() * 0.01);
     const { mean, std } = rollingMeanStd(x, 252);
     for (const k of [0, 1023, 1024, 7777, 19_748]) {

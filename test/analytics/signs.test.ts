@@ -6,7 +6,10 @@ import { signs, signsBranching } from "../../pipeline/analytics/metrics/context.
 
 function lcg(seed: number) {
   let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
 }
 
 function expectSame(r: Float64Array) {

@@ -132,7 +132,10 @@ function rawExchange(url: string, head: string): Promise<string> {
     sock.on("end", () => resolve(out));
     sock.on("close", () => resolve(out));
     sock.on("error", reject);
-    setTimeout(() => (sock.destroy(), resolve(out)), 5000).unref();
+    setTimeout(() => {
+      sock.destroy();
+      resolve(out);
+    }, 5000).unref();
   });
 }
 

@@ -56,17 +56,19 @@ beforeAll(async () => {
   const source = writeTinySource((f) => {
     const prices = ["date,open,high,low,close,volume,Name"];
     // DDD falls every day, so its returns and metrics are negative (numbers that start with "-")
-    dates.forEach((d, i) =>
-      TINY_TICKERS.forEach((t, k) =>
-        prices.push(`${d},,,,${(t === "DDD" ? 40 - i * 0.5 : 10 * (k + 1) + i * 0.1 * (k + 1)).toFixed(2)},1000,${t}`),
-      ),
-    );
+    dates.forEach((d, i) => {
+      TINY_TICKERS.forEach((t, k) => {
+        const close = t === "DDD" ? 40 - i * 0.5 : 10 * (k + 1) + i * 0.1 * (k + 1);
+        prices.push(`${d},,,,${close.toFixed(2)},1000,${t}`);
+      });
+    });
     const q = (s: string) => `"${s.replaceAll('"', '""')}"`;
     const companies = [
       "ticker,name,sector,industry,shares_outstanding",
       ...TINY_TICKERS.map(
         (t, k) =>
-          `${t},${q(NAMES[t as keyof typeof NAMES])},${k === 0 ? q(SECTOR) : "Tech"},${k === 1 ? q(INDUSTRY) : "Software"},1000`,
+          `${t},${q(NAMES[t as keyof typeof NAMES])},${k === 0 ? q(SECTOR) : "Tech"},` +
+          `${k === 1 ? q(INDUSTRY) : "Software"},1000`,
       ),
     ];
     const pj = JSON.parse(f["portfolios.json"]);
@@ -248,9 +250,9 @@ describe("CSV cells holding line breaks", () => {
     const back = readCsv(text);
     expect(back.length).toBe(CASES.length + 1);
     expect(back[0]).toEqual(["i", "cell", "after"]);
-    back
-      .slice(1)
-      .forEach((r, i) => expect(r, JSON.stringify(CASES[i][0])).toEqual([String(i), CASES[i][1], `after ${i}`]));
+    back.slice(1).forEach((r, i) => {
+      expect(r, JSON.stringify(CASES[i][0])).toEqual([String(i), CASES[i][1], `after ${i}`]);
+    });
   });
 
   it("in header cells too", () => {

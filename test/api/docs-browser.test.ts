@@ -48,6 +48,7 @@ describe.skipIf(!have)("/docs in headless Chromium", () => {
       .waitFor({ timeout: 30_000 });
     // one menu entry per endpoint summary (the sidebar lists every operation)
     await page.getByText("stock_ratings", { exact: false }).first().waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as rendered
     const text = await page.locator("body").innerText();
     for (const tag of [
       "stock_ratings",

@@ -223,7 +223,10 @@ export function buildFixture(opts: FixtureOptions = {}): Fixture {
       let n = 0;
       for (const c of companies) {
         const px = closes.get(c.ticker)!;
-        if (Number.isFinite(px[d]) && Number.isFinite(px[d - 1])) (sum += px[d] / px[d - 1] - 1), n++;
+        if (Number.isFinite(px[d]) && Number.isFinite(px[d - 1])) {
+          sum += px[d] / px[d - 1] - 1;
+          n++;
+        }
       }
       level *= 1 + (n ? sum / n : 0);
     }

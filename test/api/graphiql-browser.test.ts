@@ -49,6 +49,7 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       await keyInput.waitFor({ timeout: 30_000 });
       await page.waitForTimeout(1_500);
       expect(posts).toEqual([]);
+      // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as rendered
       const shown = () => page.locator("body").innerText();
       expect(await shown()).not.toMatch(/UNAUTHENTICATED|Error fetching schema/);
       await keyInput.fill(KEYS.alice);
@@ -64,7 +65,14 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       // The button can be drawn before the IDE has wired its editor (a click then runs nothing):
       // click again until the query is sent, as a user would.
       await expect
-        .poll(async () => answer ?? (await run.click(), null), { timeout: 30_000, interval: 1_000 })
+        .poll(
+          async () => {
+            if (answer !== null) return answer;
+            await run.click();
+            return null;
+          },
+          { timeout: 30_000, interval: 1_000 },
+        )
         .not.toBeNull();
       const res = answer!;
       expect(res.status()).toBe(200);
@@ -72,7 +80,9 @@ describe.skipIf(!present)("GraphiQL IDE in headless chromium", () => {
       const top = (await s.api("stock_ratings", { limit: 1 })).json[0].stock.ticker;
       const total = s.fx.snapshot.ratingsByDate.get(s.fx.snapshot.ratingDates.at(-1)!)!.length;
       const result = page.locator(".result-window, .graphiql-response").first();
-      const text = async () => (await result.innerText()).replace(/[\s\u00a0]+/g, ""); // the editor renders non-breaking spaces
+      // the editor renders non-breaking spaces
+      // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as rendered
+      const text = async () => (await result.innerText()).replace(/[\s\u00a0]+/g, "");
       await expect.poll(text, { timeout: 20_000 }).toContain(`"totalCount":${total}`);
       expect(await text()).toContain(`"ticker":"${top}"`);
       expect(await shown()).not.toMatch(/UNAUTHENTICATED|Error fetching schema/);

@@ -26,24 +26,32 @@ const plain = (r: unknown) => JSON.parse(JSON.stringify(r));
 const QUERIES: [string, string, Record<string, unknown>?][] = [
   [
     "stock ratings page",
-    `query($n: Int) { stockRatings(first: $n, orderBy: "-growth_rating") { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { date stock { id ticker marketCap sector { id name } } totalRating macroRating } } } }`,
+    `query($n: Int) { stockRatings(first: $n, orderBy: "-growth_rating") { totalCount pageInfo { hasNextPage ` +
+      `endCursor } edges { cursor node { date stock { id ticker marketCap sector { id name } } ` +
+      `totalRating macroRating } } } }`,
     { n: 7 },
   ],
   [
     "stock with history, financials, metrics, performance",
-    `{ stock(ticker: "aapl") { ratings(first: 3, descending: true) { edges { node { date totalRating } } } financials(type: TTM) { derived { fiscalYear items { item value number } } } metrics(benchmark: "1") { metric values { column display number } } performance(type: BOXPLOT) { name data { period min median max count } } } }`,
+    `{ stock(ticker: "aapl") { ratings(first: 3, descending: true) { edges { node { date totalRating } } } ` +
+      `financials(type: TTM) { derived { fiscalYear items { item value number } } } metrics(benchmark: "1") { metric ` +
+      `values { column display number } } performance(type: BOXPLOT) { name data { period min median max count } } } }`,
   ],
   [
     "portfolio with holdings and trades",
-    `{ portfolio(id: "101") { name status ranges { growthRating } holdings(first: 3, orderBy: "name") { edges { node { stock { name } totalRating } } } trades(value: 50000, rebalancePeriod: TODAY) { totalCount edges { node { ticker quantity pct } } } } }`,
+    `{ portfolio(id: "101") { name status ranges { growthRating } holdings(first: 3, orderBy: "name") { edges { node ` +
+      `{ stock { name } totalRating } } } trades(value: 50000, rebalancePeriod: TODAY) { totalCount edges { node { ` +
+      `ticker quantity pct } } } } }`,
   ],
   [
     "watchlists, profile, benchmarks",
-    `{ watchlistsForUser { id name stockCount items(first: 2) { edges { node { stock { ticker } totalRating } } } } profile { email } benchmarks { id name } }`,
+    `{ watchlistsForUser { id name stockCount items(first: 2) { edges { node { stock { ticker } totalRating } } } } ` +
+      `profile { email } benchmarks { id name } }`,
   ],
   [
     "errors: not found, bad argument, unknown benchmark",
-    `{ a: stock(ticker: "NOPE") { ticker } b: stockRatings(first: 500) { totalCount } c: portfolio(id: "101") { metrics(benchmark: "x") { metric } } d: benchmarks { id } }`,
+    `{ a: stock(ticker: "NOPE") { ticker } b: stockRatings(first: 500) { totalCount } c: portfolio(id: "101") { ` +
+      `metrics(benchmark: "x") { metric } } d: benchmarks { id } }`,
   ],
 ];
 

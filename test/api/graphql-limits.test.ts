@@ -85,7 +85,7 @@ describe("documents refused before validation", () => {
     expect(many.json.errors[0].extensions).toMatchObject({ limit: "aliases", max: 200, found: 201 });
   });
 
-  it("nesting past 24 levels → 400 naming the nesting limit; 13 to 24 levels get the depth rule's message", async () => {
+  it("nesting past 24 levels → 400 naming the limit; 13 to 24 get the depth rule's message", async () => {
     // n levels of stock → ratings → edges → node: 4n + 2 nested fields (counted by hand)
     const deep = (n: number) => {
       let q = "ticker";
@@ -119,7 +119,8 @@ describe("cost", () => {
     expect(r.json.errors).toEqual([
       {
         message:
-          "query cost 285190 is over the limit of 5000 points per request: ask for fewer nodes (first) or fewer analytics fields",
+          "query cost 285190 is over the limit of 5000 points per request: ask for fewer nodes " +
+          "(first) or fewer analytics fields",
         extensions: { code: "COST_LIMIT", cost: 190 * 1501, maxCost: 5000 },
       },
     ]);
@@ -127,11 +128,13 @@ describe("cost", () => {
     expect((await gql(s, `{ __typename }`)).json.extensions.cost.remaining).toBe(before); // __typename costs 0
   });
 
-  it("every answer carries extensions.cost {requested, limit, remaining, resetAt} with the table's arithmetic", async () => {
+  it("every answer carries extensions.cost {requested, limit, remaining, resetAt} by the table's rules", async () => {
     // 1 (connection) + 3 nodes × (edges 1 + node 1 + stock 1 + sector 1); scalars 0
     const list = `{ stockRatings(first: 3) { edges { node { totalRating stock { ticker sector { name } } } } } }`;
     // stock 1 + performance BOXPLOT 30 + metrics (stored) 20 + metrics(period) 50 + financials 700
-    const one = `{ stock(ticker: "AAPL") { performance(type: BOXPLOT) { name } metrics { metric } m: metrics(period: 1) { metric } financials { type } } }`;
+    const one =
+      `{ stock(ticker: "AAPL") { performance(type: BOXPLOT) { name } metrics { metric } m: metrics(period: ` +
+      `1) { metric } financials { type } } }`;
     const a = await gql(s, list);
     const b = await gql(s, one);
     expect(a.json.errors).toBeUndefined();
@@ -167,7 +170,9 @@ describe("a key's budget per minute", () => {
     expect(over.json.data).toBeUndefined();
     expect(over.json.errors).toEqual([
       {
-        message: `the api key's GraphQL cost budget of 10 points per minute is spent (this query costs 2); retry after ${retry} s`,
+        message:
+          `the api key's GraphQL cost budget of 10 points per minute is spent (this query ` +
+          `costs 2); retry after ${retry} s`,
         extensions: {
           code: "RATE_LIMITED",
           cost: { requested: 2, limit: 10, remaining: 0, resetAt: expect.any(String) },

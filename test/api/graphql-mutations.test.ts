@@ -24,14 +24,15 @@ const tickersOf = async (id: string) =>
 const companies = () => s.fx.snapshot.companies;
 
 describe("watchlists", () => {
-  it("addToWatchlist: success with errors null, visible to REST at once; a stock already present is not repeated", async () => {
+  it("addToWatchlist: success, errors null, seen by REST at once; a stock already there is not repeated", async () => {
     const before = await tickersOf("1");
     const [a, b] = companies()
       .filter((c) => !before.includes(c.ticker))
       .slice(5, 7);
     const r = await gql(
       s,
-      `mutation($in: AddToWatchlistInput!) { addToWatchlist(input: $in) { success errors { field messages } clientMutationId watchlist { id stockCount } } }`,
+      `mutation($in: AddToWatchlistInput!) { addToWatchlist(input: $in) { success errors { field messages } ` +
+        `clientMutationId watchlist { id stockCount } } }`,
       {
         in: { watchlistId: "1", stockTickers: [a.ticker.toLowerCase()], stockIds: [b.id], clientMutationId: "m1" },
       },
@@ -46,7 +47,8 @@ describe("watchlists", () => {
     expect(after.sort()).toEqual([...before, a.ticker, b.ticker].sort());
     const again = await gql(
       s,
-      `mutation { addToWatchlist(input: {watchlistId: "1", stockTickers: ["${a.ticker}", "${a.ticker}"]}) { success errors { field } } }`,
+      `mutation { addToWatchlist(input: {watchlistId: "1", stockTickers: ["${a.ticker}", "${a.ticker}"]}) ` +
+        `{ success errors { field } } }`,
     );
     expect(again.json.data.addToWatchlist).toEqual({ success: true, errors: null });
     expect(await tickersOf("1")).toEqual(after);
@@ -57,7 +59,8 @@ describe("watchlists", () => {
     const fresh = companies().find((c) => !before.includes(c.ticker))!;
     const unknown = await gql(
       s,
-      `mutation { addToWatchlist(input: {watchlistId: "1", stockTickers: ["${fresh.ticker}", "ZZZZQ"], stockIds: ["nope"]}) { success errors { field messages } watchlist { id } } }`,
+      `mutation { addToWatchlist(input: {watchlistId: "1", stockTickers: ["${fresh.ticker}", "ZZZZQ"], stockIds: ` +
+        `["nope"]}) { success errors { field messages } watchlist { id } } }`,
     );
     expect(unknown.json.data.addToWatchlist).toEqual({
       success: false,
@@ -81,14 +84,16 @@ describe("watchlists", () => {
     const before = await tickersOf("1");
     const bad = await gql(
       s,
-      `mutation { removeFromWatchlist(input: {watchlistId: "1", stockTickers: ["${before[0]}", "${companies().find((c) => !before.includes(c.ticker))!.ticker}"]}) { success errors { field } } }`,
+      `mutation { removeFromWatchlist(input: {watchlistId: "1", stockTickers: ["${before[0]}", ` +
+        `"${companies().find((c) => !before.includes(c.ticker))!.ticker}"]}) { success errors { field } } }`,
     );
     expect(bad.json.data.removeFromWatchlist).toEqual({ success: false, errors: [{ field: "stockTickers" }] });
     expect(await tickersOf("1")).toEqual(before);
     const id = s.fx.snapshot.companyByTicker.get(before[1])!.id;
     const ok = await gql(
       s,
-      `mutation { removeFromWatchlist(input: {watchlistId: "1", stockTickers: ["${before[0]}"], stockIds: ["${id}"]}) { success watchlist { stockCount } } }`,
+      `mutation { removeFromWatchlist(input: {watchlistId: "1", stockTickers: ["${before[0]}"], stockIds: ` +
+        `["${id}"]}) { success watchlist { stockCount } } }`,
     );
     expect(ok.json.data.removeFromWatchlist).toEqual({ success: true, watchlist: { stockCount: before.length - 2 } });
     expect(await tickersOf("1")).toEqual(before.slice(2));
@@ -100,7 +105,8 @@ describe("watchlists", () => {
       .map((c) => c.ticker);
     const c = await gql(
       s,
-      `mutation { createWatchlist(input: {name: "Mine", description: "three", stockTickers: ${JSON.stringify(t)}}) { success watchlist { id name private stockCount } } }`,
+      `mutation { createWatchlist(input: {name: "Mine", description: "three", stockTickers: ${JSON.stringify(t)}}) { ` +
+        `success watchlist { id name private stockCount } } }`,
     );
     const w = c.json.data.createWatchlist.watchlist;
     expect(w).toMatchObject({ name: "Mine", private: true, stockCount: 3 });
@@ -113,7 +119,8 @@ describe("watchlists", () => {
     });
     const u = await gql(
       s,
-      `mutation { updateWatchlist(input: {watchlistId: "${w.id}", name: "Renamed", private: false}) { success watchlist { name private description } } }`,
+      `mutation { updateWatchlist(input: {watchlistId: "${w.id}", name: "Renamed", private: false}) { success ` +
+        `watchlist { name private description } } }`,
     );
     expect(u.json.data.updateWatchlist).toEqual({
       success: true,
@@ -140,7 +147,8 @@ describe("watchlists", () => {
     for (const id of ["2", "3", "999"]) {
       for (const m of [
         `addToWatchlist(input: {watchlistId: "${id}", stockTickers: ["AAPL"]}) { success errors { field messages } }`,
-        `removeFromWatchlist(input: {watchlistId: "${id}", stockTickers: ["AAPL"]}) { success errors { field messages } }`,
+        `removeFromWatchlist(input: {watchlistId: "${id}", stockTickers: ["AAPL"]}) { ` +
+          `success errors { field messages } }`,
         `updateWatchlist(input: {watchlistId: "${id}", name: "mine now"}) { success errors { field messages } }`,
         `deleteWatchlist(input: {watchlistId: "${id}"}) { success errors { field messages } }`,
       ]) {
@@ -158,10 +166,13 @@ describe("watchlists", () => {
 });
 
 describe("portfolios", () => {
-  it("createPortfolio validates like portfolios.json and asks for a rebalance; the portfolio reads PENDING", async () => {
+  it("createPortfolio validates like portfolios.json, asks for a rebalance; the portfolio reads PENDING", async () => {
     const r = await gql(
       s,
-      `mutation { createPortfolio(input: {name: "Momentum", rebalanceFrequency: 2, maxStocks: 6, maxSectorConcentration: 0.5, ranges: {returnRating: [4, 10]}}) { success errors { field messages } portfolio { id owner { id } private status rebalanceRequestedAt maxStocksCriteria maxStocksCriteriaOrder maxSectorConcentration ranges { returnRating } holdings { totalCount } } } }`,
+      `mutation { createPortfolio(input: {name: "Momentum", rebalanceFrequency: 2, maxStocks: 6, ` +
+        `maxSectorConcentration: 0.5, ranges: {returnRating: [4, 10]}}) { success errors { field messages } ` +
+        `portfolio { id owner { id } private status rebalanceRequestedAt maxStocksCriteria maxStocksCriteriaOrder ` +
+        `maxSectorConcentration ranges { returnRating } holdings { totalCount } } } }`,
     );
     const p = r.json.data.createPortfolio.portfolio;
     expect(r.json.data.createPortfolio.success).toBe(true);
@@ -192,7 +203,9 @@ describe("portfolios", () => {
   it("invalid rules: success false with one entry per field, nothing created", async () => {
     const r = await gql(
       s,
-      `mutation { createPortfolio(input: {name: "", rebalanceFrequency: 0, maxStocks: 5, maxStocksCriteria: "price", maxSectorConcentration: 1.5, ranges: {growthRating: [8, 2]}}) { success errors { field messages } portfolio { id } } }`,
+      `mutation { createPortfolio(input: {name: "", rebalanceFrequency: 0, maxStocks: 5, maxStocksCriteria: "price", ` +
+        `maxSectorConcentration: 1.5, ranges: {growthRating: [8, 2]}}) { success errors { field ` +
+        `messages } portfolio { id } } }`,
     );
     const out = r.json.data.createPortfolio;
     expect(out.success).toBe(false);
@@ -211,15 +224,18 @@ describe("portfolios", () => {
     expect(rebalances).toEqual([]);
   });
 
-  it("updatePortfolio changes only the given fields (ranges as a whole) and asks for a rebalance; delete drops it", async () => {
+  it("updatePortfolio changes just the given fields (ranges whole), asks to rebalance; delete drops it", async () => {
     const c = await gql(
       s,
-      `mutation { createPortfolio(input: {name: "To change", rebalanceFrequency: 1, maxStocks: 4, maxSectorConcentration: 0.5, ranges: {totalRating: [1, 9]}}) { portfolio { id } } }`,
+      `mutation { createPortfolio(input: {name: "To change", rebalanceFrequency: 1, maxStocks: 4, ` +
+        `maxSectorConcentration: 0.5, ranges: {totalRating: [1, 9]}}) { portfolio { id } } }`,
     );
     const id = c.json.data.createPortfolio.portfolio.id;
     const u = await gql(
       s,
-      `mutation { updatePortfolio(input: {portfolioId: "${id}", maxStocks: 7, ranges: {riskRating: [0, 5]}}) { success errors { field messages } portfolio { name maxStocks maxSectorConcentration ranges { totalRating riskRating } status } } }`,
+      `mutation { updatePortfolio(input: {portfolioId: "${id}", maxStocks: 7, ranges: {riskRating: [0, 5]}}) { ` +
+        `success errors { field messages } portfolio { name maxStocks maxSectorConcentration ranges { ` +
+        `totalRating riskRating } status } } }`,
     );
     expect(u.json.data.updatePortfolio).toEqual({
       success: true,
@@ -234,7 +250,8 @@ describe("portfolios", () => {
     });
     const clear = await gql(
       s,
-      `mutation { updatePortfolio(input: {portfolioId: "${id}", maxSectorConcentration: null}) { portfolio { maxSectorConcentration } } }`,
+      `mutation { updatePortfolio(input: {portfolioId: "${id}", maxSectorConcentration: null}) { portfolio ` +
+        `{ maxSectorConcentration } } }`,
     );
     expect(clear.json.data.updatePortfolio.portfolio.maxSectorConcentration).toBeNull();
     const d = await gql(
@@ -246,11 +263,12 @@ describe("portfolios", () => {
     expect((await s.api(`portfolios/${id}`)).status).toBe(404);
   });
 
-  it("another user's portfolio and predefined ones are not found for update and delete; nothing is written", async () => {
+  it("another user's portfolio and predefined ones: not found for update and delete; nothing is written", async () => {
     for (const id of ["202", "101", "9999"]) {
       const u = await gql(
         s,
-        `mutation { updatePortfolio(input: {portfolioId: "${id}", name: "hijack"}) { success errors { field messages } } }`,
+        `mutation { updatePortfolio(input: {portfolioId: "${id}", name: "hijack"}) { success ` +
+          `errors { field messages } } }`,
       );
       expect(u.json.data.updatePortfolio).toEqual({
         success: false,
@@ -271,7 +289,8 @@ describe("profile", () => {
   it("updateProfile changes the given fields; an email of another user is refused", async () => {
     const r = await gql(
       s,
-      `mutation { updateProfile(input: {firstName: "Alicia", phoneNumber: "+1 555 0199"}) { success profile { email firstName lastName phoneNumber } } }`,
+      `mutation { updateProfile(input: {firstName: "Alicia", phoneNumber: "+1 555 0199"}) { success profile { email ` +
+        `firstName lastName phoneNumber } } }`,
     );
     expect(r.json.data.updateProfile).toEqual({
       success: true,

@@ -21,7 +21,9 @@ describe("the interface's operations, as written in section 4.3", () => {
     const date = s.fx.snapshot.ratingDates[2];
     const r = await gql(
       s,
-      `{ stockRatings(first: 5, orderBy: "-total_rating", date: "${date}") { edges { node { stock { id name sector { id name } industry { id name } } date totalRating growthRating returnRating riskRating valuationRating technicalRating } } } }`,
+      `{ stockRatings(first: 5, orderBy: "-total_rating", date: "${date}") { edges { node { stock { id name sector { ` +
+        `id name } industry { id name } } date totalRating growthRating returnRating riskRating ` +
+        `valuationRating technicalRating } } } }`,
     );
     expect(r.status).toBe(200);
     expect(r.json.errors).toBeUndefined();
@@ -80,7 +82,9 @@ describe("the interface's operations, as written in section 4.3", () => {
 
 describe("variables and operations", () => {
   it("variables typed in the operation header", async () => {
-    const q = `query Top($n: Int!, $order: String, $date: String) { stockRatings(first: $n, orderBy: $order, date: $date) { edges { node { stock { ticker } } } } }`;
+    const q =
+      `query Top($n: Int!, $order: String, $date: String) { stockRatings(first: $n, orderBy: $order, date: ` +
+      `$date) { edges { node { stock { ticker } } } } }`;
     const r = await gql(s, q, { n: 3, order: "ticker", date: latestDate() });
     const tickers = r.json.data.stockRatings.edges.map(
       (e: { node: { stock: { ticker: string } } }) => e.node.stock.ticker,
@@ -92,8 +96,10 @@ describe("variables and operations", () => {
     expect(bad.json.errors[0].message).toMatch(/\$n/);
   });
 
-  it("a document with a query and a mutation runs the one named by operationName, and asks for it without", async () => {
-    const doc = `query Read { profile { email } } mutation Write($id: ID!) { addToWatchlist(input: {watchlistId: $id, stockTickers: ["AMAT"]}) { success } }`;
+  it("a document with a query and a mutation runs the one operationName names, and asks for it without", async () => {
+    const doc =
+      `query Read { profile { email } } mutation Write($id: ID!) { addToWatchlist(input: {watchlistId: ` +
+      `$id, stockTickers: ["AMAT"]}) { success } }`;
     const without = await gql(s, doc, { id: "1" });
     expect(without.status).toBe(400);
     expect(without.json.errors[0].message).toMatch(/several operations.*operationName/);
@@ -184,14 +190,16 @@ describe("what REST reads, through the same readers", () => {
   it("stockRatings pages with cursors and totalCount match the REST list with offset", async () => {
     const page1 = await gql(
       s,
-      `{ stockRatings(first: 3) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { stock { ticker } totalRating } } } }`,
+      `{ stockRatings(first: 3) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node ` +
+        `{ stock { ticker } totalRating } } } }`,
     );
     const c = page1.json.data.stockRatings;
     expect(c.totalCount).toBe(s.fx.snapshot.ratingsByDate.get(latestDate())!.length);
     expect(c.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false, endCursor: c.edges[2].cursor });
     const page2 = await gql(
       s,
-      `query($a: String) { stockRatings(first: 3, after: $a) { pageInfo { hasPreviousPage } edges { node { stock { ticker } totalRating } } } }`,
+      `query($a: String) { stockRatings(first: 3, after: $a) { pageInfo { hasPreviousPage } edges { node { stock ` +
+        `{ ticker } totalRating } } } }`,
       { a: c.pageInfo.endCursor },
     );
     const rest = await s.api("stock_ratings", { limit: 6 });
@@ -207,7 +215,8 @@ describe("what REST reads, through the same readers", () => {
   it("search and ranges filter like REST; the last page says there is no next one", async () => {
     const r = await gql(
       s,
-      `{ stockRatings(first: 200, search: "app", ranges: {totalRating: [0, 10]}) { totalCount pageInfo { hasNextPage } edges { node { stock { ticker } } } } }`,
+      `{ stockRatings(first: 200, search: "app", ranges: {totalRating: [0, 10]}) { totalCount pageInfo { hasNextPage ` +
+        `} edges { node { stock { ticker } } } } }`,
     );
     const rest = await s.api("stock_ratings", { search: "app", limit: 200 });
     expect(
@@ -247,7 +256,10 @@ describe("what REST reads, through the same readers", () => {
     const t = s.fx.snapshot.companies[0].ticker;
     const r = await gql(
       s,
-      `{ stock(ticker: "${t.toLowerCase()}") { ticker marketCap ratings(first: 200) { totalCount edges { node { date totalRating } } } financials(type: QUARTERLY) { income { fiscalYear fiscalPeriod reportDate items { item value number } } } metrics(benchmark: "1") { metric values { column display number } } performance(type: MONTHLY_HEATMAP) { name data { date year month return } } } }`,
+      `{ stock(ticker: "${t.toLowerCase()}") { ticker marketCap ratings(first: 200) { totalCount edges { node { date ` +
+        `totalRating } } } financials(type: QUARTERLY) { income { fiscalYear fiscalPeriod reportDate items { item ` +
+        `value number } } } metrics(benchmark: "1") { metric values { column display number } } performance(type: ` +
+        `MONTHLY_HEATMAP) { name data { date year month return } } } }`,
     );
     expect(r.json.errors).toBeUndefined();
     const st = r.json.data.stock;
@@ -284,9 +296,11 @@ describe("what REST reads, through the same readers", () => {
   it("a predefined portfolio with holdings, trades, metrics and performance equal to REST's", async () => {
     const r = await gql(
       s,
-      `{ portfolio(id: "101") { id owner { id } private maxSectorConcentration ranges { growthRating totalRating } status rebalanceRequestedAt
+      `{ portfolio(id: "101") { id owner { id } private maxSectorConcentration ranges { growthRating totalRating }
+      status rebalanceRequestedAt
       holdings(first: 200, orderBy: "-total_rating") { totalCount edges { node { date stock { ticker } totalRating } } }
-      trades(value: 100000, allowFractional: true, first: 200) { edges { node { date id ticker name price quantity value pct orderType } } }
+      trades(value: 100000, allowFractional: true, first: 200) {
+        edges { node { date id ticker name price quantity value pct orderType } } }
       metrics(period: 0.5) { metric values { display } }
       performance(type: ROLLING_BETA, benchmark: "1") { name window data { date return } } } }`,
     );
@@ -328,10 +342,11 @@ describe("what REST reads, through the same readers", () => {
     expect(p.performance).toEqual(perf);
   });
 
-  it("portfolios(private) lists the caller's or the predefined ones; another user's portfolio is not found", async () => {
+  it("portfolios(private) lists the caller's or the predefined ones; another user's one is not found", async () => {
     const mine = await gql(
       s,
-      `{ portfolios { totalCount edges { node { id owner { id } } } } predefined: portfolios(private: false) { edges { node { id } } } }`,
+      `{ portfolios { totalCount edges { node { id owner { id } } } } predefined: portfolios(private: ` +
+        `false) { edges { node { id } } } }`,
     );
     expect(mine.json.data.portfolios).toEqual({ totalCount: 1, edges: [{ node: { id: "201", owner: { id: "u1" } } }] });
     expect(mine.json.data.predefined.edges).toEqual([{ node: { id: "101" } }]);
@@ -345,7 +360,8 @@ describe("what REST reads, through the same readers", () => {
   it("watchlists with items; another user's private watchlist is not found, a public one is visible", async () => {
     const r = await gql(
       s,
-      `{ watchlist(id: "1") { id name description private createdAt stockCount items(first: 200, orderBy: "-total_rating") { totalCount edges { node { stock { ticker sector { id name } } ${RATING_FIELDS} } } } } }`,
+      `{ watchlist(id: "1") { id name description private createdAt stockCount items(first: 200, orderBy: ` +
+        `"-total_rating") { totalCount edges { node { stock { ticker sector { id name } } ${RATING_FIELDS} } } } } }`,
     );
     const rest1 = (await s.api("watchlists/1")).json;
     const restItems = (await s.api("watchlist_items/1", { order_by: "-total_rating", limit: 200 })).json;

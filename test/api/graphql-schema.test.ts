@@ -66,7 +66,10 @@ describe("batching", () => {
       Object.entries(access).map(([k, f]) => [
         k,
         typeof f === "function"
-          ? (...a: unknown[]) => ((calls[k] = (calls[k] ?? 0) + 1), (f as (...x: unknown[]) => unknown)(...a))
+          ? (...a: unknown[]) => {
+              calls[k] = (calls[k] ?? 0) + 1;
+              return (f as (...x: unknown[]) => unknown)(...a);
+            }
           : f,
       ]),
     ) as typeof access;
@@ -80,7 +83,8 @@ describe("batching", () => {
     const r = await execute({
       schema: graphqlSchema(),
       document: parse(
-        `{ stocks(first: 200) { edges { node { ticker rating { totalRating } financials { income { fiscalYear } } } } } }`,
+        `{ stocks(first: 200) { edges { node { ticker rating { totalRating } financials { ` +
+          `income { fiscalYear } } } } } }`,
       ),
       contextValue: ctx,
     });

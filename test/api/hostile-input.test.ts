@@ -169,7 +169,8 @@ describe("GraphQL: control characters are BAD_USER_INPUT naming the argument", (
     const names = ["O'Brien", "x' or '1'='1", "'); delete from watchlists; --", 'quote " and \\ backslash'];
     for (const name of names) {
       const c = await q(
-        "mutation($i: CreateWatchlistInput!) { createWatchlist(input: $i) { success watchlist { id name description } } }",
+        "mutation($i: CreateWatchlistInput!) { createWatchlist(input: $i) { success " +
+          "watchlist { id name description } } }",
         { i: { name, description: name } },
       );
       const w = c.json.data.createWatchlist.watchlist;
@@ -195,7 +196,7 @@ describe("GraphQL: control characters are BAD_USER_INPUT naming the argument", (
 });
 
 describe("values the fuzz suite found answered wrongly (test/fuzz)", () => {
-  it("stock.rating(date:) with an impossible or empty date is BAD_USER_INPUT naming date, not an internal error", async () => {
+  it("stock.rating(date:) with an impossible or empty date: BAD_USER_INPUT naming date, not a 500", async () => {
     const day = reader.ratingDates.at(-1)!;
     const ticker = (await reader.ratingsOn(day))[0].ticker;
     for (const date of ["2015-02-30", "garbage", "2015-13-45", ""]) {
@@ -245,7 +246,8 @@ describe("per-user limits hold under concurrent writes", () => {
             [userId, count],
           )
         : conn.run(
-            `insert into user_portfolios select 'fill-' || i, $1, now(), now(), '{"name":"filler"}' from range($2) t(i)`,
+            `insert into user_portfolios select 'fill-' || i, $1, now(), now(), ` +
+              `'{"name":"filler"}' from range($2) t(i)`,
             [userId, count],
           ),
     );

@@ -52,7 +52,9 @@ function latestOnOrBefore(ticker: string, date?: string): RatingRow | undefined 
 
 describe.each(Object.keys(impls))("SnapshotSource conformance: %s", (name) => {
   let s: SnapshotSource;
-  beforeAll(() => void (s = impls[name]()));
+  beforeAll(() => {
+    s = impls[name]();
+  });
 
   it("identity, companies, benchmarks, rating dates as of a day", async () => {
     expect([s.id, s.createdAt]).toEqual([snap.id, snap.createdAt]);

@@ -189,7 +189,8 @@ describe("quarterly and TTM", () => {
     expect(at(ttm, "2021-06-30")["Operating Income (Loss)"]).toBeNull();
     expect(at(ttm, "2021-09-30")["Non-Operating Income (Loss)"]).toBeNull(); // window 2020 Q4..2021 Q3: all empty
     const q21 = at(ttm, "2021-12-31");
-    expect([q21.Revenue, q21["Gross Profit"], q21["Net Income (Common)"]]).toEqual([1200, 450, 90]); // 4×300; 120+120+110+100; 30+20+25+15
+    // 4×300; 120+120+110+100; 30+20+25+15
+    expect([q21.Revenue, q21["Gross Profit"], q21["Net Income (Common)"]]).toEqual([1200, 450, 90]);
     const cf = at(tst.ttm.cashflow, "2021-12-31");
     expect([
       cf["Net Cash from Operating Activities"],

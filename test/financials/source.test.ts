@@ -17,7 +17,9 @@ function folder(name: string, files: Record<string, string[]>): string {
   return dir;
 }
 
-const HEAD = `Ticker;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated Date";Revenue;"Net Income (Common)"`;
+const HEAD =
+  `Ticker;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated ` +
+  `Date";Revenue;"Net Income (Common)"`;
 
 describe("rejections", () => {
   it("names file, row and column for every bad cell and drops the row", () => {
@@ -129,7 +131,8 @@ describe("the folder", () => {
     const dir = folder("derived", {
       "us-income-annual.csv": [HEAD, "AAA;2020;FY;2020-12-31;;;1000;100"],
       "us-derived-annual.csv": [
-        `Ticker;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated Date";EBITDA;"Net Profit Margin";"Piotroski F-Score";"Earnings Per Share, Basic"`,
+        `Ticker;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated Date";EBITDA;"Net Profit ` +
+          `Margin";"Piotroski F-Score";"Earnings Per Share, Basic"`,
         "AAA;2020;FY;2020-12-31;2021-02-01;2021-02-01;1234.6;0.123456;7;",
       ],
     });

@@ -174,7 +174,9 @@ interface GqlError {
 }
 
 function checkGql(c: GqlCase, a: Answer): void {
-  const where = `${c.kind} ${c.query.slice(0, 600)}${c.query.length > 600 ? "…" : ""} ${JSON.stringify(c.variables ?? {}).slice(0, 200)} → ${a.status} ${a.text.slice(0, 300)}`;
+  const where =
+    `${c.kind} ${c.query.slice(0, 600)}${c.query.length > 600 ? "…" : ""} ` +
+    `${JSON.stringify(c.variables ?? {}).slice(0, 200)} → ${a.status} ${a.text.slice(0, 300)}`;
   expect(a.status, where).toBeLessThan(500);
   expect(a.ms, `answer time (ms) of ${where}`).toBeLessThan(FUZZ.answerMs);
   if (a.status === 413) return; // a document over the body limit

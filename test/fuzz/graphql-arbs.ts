@@ -320,7 +320,11 @@ export function adversarialArb(): fc.Arbitrary<GqlCase> {
     }));
   const cycle = fc.integer({ min: 1, max: 50 }).map((n) => ({
     kind: "fragment-cycle",
-    query: `{ ...F0 }\n${Array.from({ length: n }, (_, i) => `fragment F${i} on Query { benchmarks { id } ...F${(i + 1) % n} }`).join("\n")}`,
+    query:
+      "{ ...F0 }\n" +
+      Array.from({ length: n }, (_, i) => `fragment F${i} on Query { benchmarks { id } ...F${(i + 1) % n} }`).join(
+        "\n",
+      ),
     docInvalid: true,
     named: [],
     mustRefuse: true,

@@ -427,9 +427,10 @@ const unknownParam = fc
   )
   .filter(
     ([k]) =>
-      !/^(api_key|format|search|order_by|date|ranges|limit|offset|type|benchmark|period|private|value|allow_fractional|rebalance_period)$/.test(
-        k,
-      ),
+      !new RegExp(
+        "^(api_key|format|search|order_by|date|ranges|limit|offset|type|benchmark|period|private|value|" +
+          "allow_fractional|rebalance_period)$",
+      ).test(k),
   )
   .map(([k, v]) => ({ text: `${k === "%00" ? k : pct(k)}=${pct(v)}`, name: k === "%00" ? "\u0000" : k, value: v }));
 

@@ -18,11 +18,30 @@ const load = (name: string): Row[] => readRecords(join(dir, "fundamentals"), nam
 const firstLine = (name: string) => readFileSync(join(dir, "fundamentals", name), "utf8").split("\n", 1)[0];
 
 // The header lines of the SimFin bulk files (free tier): every generated file starts with them.
-const META = `Ticker;SimFinId;Currency;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated Date";"Shares (Basic)";"Shares (Diluted)"`;
+const META =
+  `Ticker;SimFinId;Currency;"Fiscal Year";"Fiscal Period";"Report Date";"Publish Date";"Restated ` +
+  `Date";"Shares (Basic)";"Shares (Diluted)"`;
 const SIMFIN = {
-  income: `${META};Revenue;"Cost of Revenue";"Gross Profit";"Operating Expenses";"Selling, General & Administrative";"Research & Development";"Depreciation & Amortization";"Operating Income (Loss)";"Non-Operating Income (Loss)";"Interest Expense, Net";"Pretax Income (Loss), Adj.";"Abnormal Gains (Losses)";"Pretax Income (Loss)";"Income Tax (Expense) Benefit, Net";"Income (Loss) from Continuing Operations";"Net Extraordinary Gains (Losses)";"Net Income";"Net Income (Common)"`,
-  balance: `${META};"Cash, Cash Equivalents & Short Term Investments";"Accounts & Notes Receivable";Inventories;"Total Current Assets";"Property, Plant & Equipment, Net";"Long Term Investments & Receivables";"Other Long Term Assets";"Total Noncurrent Assets";"Total Assets";"Payables & Accruals";"Short Term Debt";"Total Current Liabilities";"Long Term Debt";"Total Noncurrent Liabilities";"Total Liabilities";"Share Capital & Additional Paid-In Capital";"Treasury Stock";"Retained Earnings";"Total Equity";"Total Liabilities & Equity"`,
-  cashflow: `${META};"Net Income/Starting Line";"Depreciation & Amortization";"Non-Cash Items";"Change in Working Capital";"Change in Accounts Receivable";"Change in Inventories";"Change in Accounts Payable";"Change in Other";"Net Cash from Operating Activities";"Change in Fixed Assets & Intangibles";"Net Change in Long Term Investment";"Net Cash from Acquisitions & Divestitures";"Net Cash from Investing Activities";"Dividends Paid";"Cash from (Repayment of) Debt";"Cash from (Repurchase of) Equity";"Net Cash from Financing Activities";"Net Change in Cash"`,
+  income:
+    `${META};Revenue;"Cost of Revenue";"Gross Profit";"Operating Expenses";"Selling, General & ` +
+    `Administrative";"Research & Development";"Depreciation & Amortization";"Operating Income (Loss)";"Non-Operating ` +
+    `Income (Loss)";"Interest Expense, Net";"Pretax Income (Loss), Adj.";"Abnormal Gains (Losses)";"Pretax Income ` +
+    `(Loss)";"Income Tax (Expense) Benefit, Net";"Income (Loss) from Continuing Operations";"Net Extraordinary Gains ` +
+    `(Losses)";"Net Income";"Net Income (Common)"`,
+  balance:
+    `${META};"Cash, Cash Equivalents & Short Term Investments";"Accounts & Notes ` +
+    `Receivable";Inventories;"Total Current Assets";"Property, Plant & Equipment, Net";"Long Term Investments & ` +
+    `Receivables";"Other Long Term Assets";"Total Noncurrent Assets";"Total Assets";"Payables & Accruals";"Short ` +
+    `Term Debt";"Total Current Liabilities";"Long Term Debt";"Total Noncurrent Liabilities";"Total ` +
+    `Liabilities";"Share Capital & Additional Paid-In Capital";"Treasury Stock";"Retained Earnings";"Total ` +
+    `Equity";"Total Liabilities & Equity"`,
+  cashflow:
+    `${META};"Net Income/Starting Line";"Depreciation & Amortization";"Non-Cash Items";"Change in Working ` +
+    `Capital";"Change in Accounts Receivable";"Change in Inventories";"Change in Accounts Payable";"Change in ` +
+    `Other";"Net Cash from Operating Activities";"Change in Fixed Assets & Intangibles";"Net Change in Long Term ` +
+    `Investment";"Net Cash from Acquisitions & Divestitures";"Net Cash from Investing Activities";"Dividends ` +
+    `Paid";"Cash from (Repayment of) Debt";"Cash from (Repurchase of) Equity";"Net Cash from Financing ` +
+    `Activities";"Net Change in Cash"`,
 };
 
 /** Sum of the named items of a row (empty = 0). */

@@ -74,7 +74,8 @@ describe("companies.csv", () => {
     expect(new Set(companies.map((c) => c.sector)).size).toBe(11);
 
     const lastClose = new Map<string, number>();
-    for (const r of readCsv(dirA, "prices.csv").rows) lastClose.set(r[6], Number(r[4])); // rows ascend by date per ticker
+    // rows ascend by date per ticker
+    for (const r of readCsv(dirA, "prices.csv").rows) lastClose.set(r[6], Number(r[4]));
     for (const c of companies)
       expect(Number(c.market_cap)).toBe(Math.round(Number(c.shares_outstanding) * lastClose.get(c.ticker)!));
   });
@@ -95,7 +96,7 @@ describe("prices.csv", () => {
     expect(bad).toEqual([]);
   });
 
-  it("trades on weekdays only, ascending per ticker, with listings after the start and delistings before the end", () => {
+  it("trades on weekdays only, ascending per ticker, listings after the start and delistings before the end", () => {
     const { rows } = load();
     const allDates = [...new Set(rows.map((r) => r[0]))].sort();
     const first = allDates[0];

@@ -74,7 +74,8 @@ describe("npm run pipeline: an unreachable Redis", () => {
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      "Redis at redis://127.0.0.1:1 is unreachable (connect ECONNREFUSED 127.0.0.1:1): start it, or unset REDIS_URL to run in this process\n",
+      "Redis at redis://127.0.0.1:1 is unreachable (connect ECONNREFUSED 127.0.0.1:1): start it, or unset " +
+        "REDIS_URL to run in this process\n",
     );
   });
 });

@@ -1,7 +1,8 @@
 // Faults on the real thing: worker processes on a real Redis, the run queued as a flow (the
-// default). A worker SIGKILLed mid-stage has its job taken over by another worker (stalled-job recovery) with a result identical to the in-process
-// runner's; Redis restarted mid-run, with and without persistence, never leaves the enqueuing
-// command waiting: it completes or fails with a clear message, and the worker survives.
+// default). A worker SIGKILLed mid-stage has its job taken over by another worker (stalled-job recovery)
+// with a result identical to the in-process runner's; Redis restarted mid-run, with and without
+// persistence, never leaves the enqueuing command waiting: it completes or fails with a clear message,
+// and the worker survives.
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,7 +58,7 @@ const completed = (p: Proc) => p.out.filter((l) => l.startsWith("COMPLETED ")).m
 const midRun = (dataDir: string) => waitFor("a staging folder", () => stagingFolders(dataDir).length > 0, 60_000, 20);
 
 describe.skipIf(noRedis)("worker killed mid-stage", () => {
-  it("is retried by another worker with a result identical to the in-process run, and leaves no staging behind", async () => {
+  it("is retried by another worker, its result identical to the in-process run; leaves no staging behind", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "faults-kill-"));
     const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-kill` };
     const a = startWorker(env);

@@ -161,7 +161,7 @@ describe.skipIf(noRedis)("a run as a flow", () => {
     b.child.kill("SIGTERM");
   }, 180_000);
 
-  it("is what a scheduled run (a `run` job with no source version, as the nightly scheduler adds it) becomes", async () => {
+  it("is what a scheduled run (a `run` job with no source version, as the scheduler adds it) becomes", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "flow-nightly-"));
     const env = { REDIS_URL: REDIS, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-nightly`, ...PARTITION };
     const w = startWorker(env);
@@ -235,7 +235,7 @@ describe.skipIf(noRedis)("a run as a flow", () => {
       await queue.close();
     }
   }, 180_000);
-  it("adds the stock metric jobs before ingest ends when every benchmark is an index series, and publishes the in-process snapshot", async () => {
+  it("adds stock metric jobs before ingest ends (index benchmarks); publishes the in-process snapshot", async () => {
     // The sample's source without its rule benchmark: the metrics need only prices and index series.
     const indexOnly = mkdtempSync(join(tmpdir(), "flow-index-src-"));
     cpSync(source, indexOnly, { recursive: true });
@@ -287,7 +287,7 @@ describe.skipIf(noRedis)("a run as a flow", () => {
     b.child.kill("SIGTERM");
   }, 180_000);
 
-  it("re-adds only the children whose output is not whole (a finished child was removed: an equal id would run it again)", async () => {
+  it("re-adds only children whose output is not whole (a finished child was removed: its id reruns it)", async () => {
     const prefix = `${prefixBase}-readd`;
     const queue = pipelineQueue(REDIS, prefix);
     try {
@@ -318,7 +318,7 @@ describe.skipIf(noRedis)("a run as a flow", () => {
       await queue.close();
     }
   });
-  it("hands out a backtest before any ticker-range job, and leaves it a while to the worker holding its universe", async () => {
+  it("hands out a backtest before any ticker-range job, left a while to the worker holding its universe", async () => {
     const prefix = `${prefixBase}-order`;
     const queue = pipelineQueue(REDIS, prefix);
     const taken: string[] = [];

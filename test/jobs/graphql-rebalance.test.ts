@@ -33,7 +33,9 @@ afterAll(async () => {
   await r.quit();
 });
 
-/** A published tiny snapshot, a server over it and a rebalancer of `mode` (the in-process runner or a BullMQ worker). */
+/**
+ * A published tiny snapshot, a server over it and a rebalancer of `mode` (the in-process runner or a BullMQ worker).
+ */
 async function setup(mode: "in-process" | "bullmq", name: string) {
   const dataDir = mkdtempSync(join(tmpdir(), `gql-rebalance-${mode}-${name}-`));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
@@ -110,12 +112,14 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
 
 for (const mode of ["in-process", "bullmq"] as const) {
   describe.skipIf(mode === "bullmq" && noRedis)(`portfolio mutations through the job runner (${mode})`, () => {
-    it("PENDING after each change, READY once the snapshot serving it is published; REST serves its holdings", async () => {
+    it("PENDING after each change, READY once the snapshot serving it is published; REST serves holdings", async () => {
       const { holder, rebalancer, gql, rest, settle, holdings } = await setup(mode, "ready");
       // Tiny source ratings (test/fixtures/tiny-source.ts): total = 5,6,7,8 and return = 6,7,8,9 for AAA..DDD.
       // returnRating in [7, 10] keeps BBB, CCC, DDD; the two best by total rating: CCC (7) and DDD (8).
       const created = await gql(
-        `mutation { createPortfolio(input: {name: "Two best", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { success errors { field messages } portfolio { id status rebalanceRequestedAt } } }`,
+        `mutation { createPortfolio(input: {name: "Two best", rebalanceFrequency: 1, maxStocks: 2, ranges: ` +
+          `{returnRating: [7, 10]}}) { success errors { field messages } portfolio { id ` +
+          `status rebalanceRequestedAt } } }`,
       );
       const p = created.data.createPortfolio.portfolio as { id: string; status: string; rebalanceRequestedAt: string };
       expect(created.data.createPortfolio.success).toBe(true);
@@ -128,7 +132,8 @@ for (const mode of ["in-process", "bullmq"] as const) {
 
       // ascending by total rating: BBB (6), CCC (7)
       const updated = await gql(
-        `mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { success portfolio { status } } }`,
+        `mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { ` +
+          `success portfolio { status } } }`,
       );
       expect(updated.data.updatePortfolio).toEqual({ success: true, portfolio: { status: "PENDING" } });
       await settle(p.id);
@@ -145,7 +150,7 @@ for (const mode of ["in-process", "bullmq"] as const) {
       expect(holder.get()!.portfolios.has("101")).toBe(true); // the predefined one is untouched
     }, 120_000);
 
-    it("FAILED (with its time) when the rebalance fails for good; PENDING again at the next change; READY once one succeeds", async () => {
+    it("FAILED (with its time) when the rebalance fails for good; PENDING at the next change; then READY", async () => {
       const { dataDir, catalog, holder, gql, status, settle, holdings, workerLog } = await setup(mode, "failed");
       // The published snapshot's prices made unreadable: every rebalance on it fails (in BullMQ
       // after its 3 attempts). The file is swapped, not written in place: it may be hard-linked.
@@ -153,7 +158,8 @@ for (const mode of ["in-process", "bullmq"] as const) {
       renameSync(prices, `${prices}.good`);
       writeFileSync(prices, "not a parquet file");
       const created = await gql(
-        `mutation { createPortfolio(input: {name: "Doomed", rebalanceFrequency: 1, maxStocks: 2, ranges: {returnRating: [7, 10]}}) { portfolio { id status rebalanceFailedAt } } }`,
+        `mutation { createPortfolio(input: {name: "Doomed", rebalanceFrequency: 1, maxStocks: 2, ranges: ` +
+          `{returnRating: [7, 10]}}) { portfolio { id status rebalanceFailedAt } } }`,
       );
       const p = created.data.createPortfolio.portfolio as {
         id: string;
@@ -181,7 +187,8 @@ for (const mode of ["in-process", "bullmq"] as const) {
       rmSync(prices);
       renameSync(`${prices}.good`, prices);
       const updated = await gql(
-        `mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { portfolio { status rebalanceFailedAt } } }`,
+        `mutation { updatePortfolio(input: {portfolioId: "${p.id}", maxStocksCriteriaOrder: "ascending"}) { ` +
+          `portfolio { status rebalanceFailedAt } } }`,
       );
       expect(updated.data.updatePortfolio.portfolio).toEqual({ status: "PENDING", rebalanceFailedAt: null });
       await settle(p.id);

@@ -149,7 +149,10 @@ const tablesOf = (dir: string) =>
     .map((e) => (e.isFile() ? e.name : `${e.name}/*.parquet`))
     .sort();
 
-/** Every Parquet table of two snapshots (part folders as one table), row for row (order-independent); returns the differing table names. */
+/**
+ * Every Parquet table of two snapshots (part folders as one table), row for row (order-independent); returns the
+ * differing table names.
+ */
 export async function differingTables(dirA: string, dirB: string): Promise<string[]> {
   const files = tablesOf(dirA);
   const other = tablesOf(dirB);

@@ -115,7 +115,7 @@ describe("partitioned stages", () => {
     ]);
   }, 120_000);
 
-  it("a run whose fundamentals are the published snapshot's bytes links its financial tables instead of rebuilding them", async () => {
+  it("a run whose fundamentals are the published snapshot's bytes links its financial tables", async () => {
     const src = mkdtempSync(join(tmpdir(), "parts-reuse-"));
     await generateSample(src, { companies: 20, years: 2, seed: 5 });
     const dataDir = mkdtempSync(join(tmpdir(), "parts-reuse-store-"));
@@ -156,7 +156,7 @@ describe("partitioned stages", () => {
     expect(row.Revenue).toBe(123456789);
   }, 180_000);
 
-  it("leaves out statements of companies the companies table does not list, bad rows included; a changed company list rebuilds the reused tables", async () => {
+  it("leaves out statements of unlisted companies, bad rows included; a new company list rebuilds them", async () => {
     const src = mkdtempSync(join(tmpdir(), "parts-unknown-"));
     await generateSample(src, { companies: 20, years: 2, seed: 9 });
     const f = join(src, "fundamentals", "us-income-annual.csv");

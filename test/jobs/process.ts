@@ -36,10 +36,10 @@ export function spawnScript(script: string, args: string[], env: Record<string, 
     output: () => out,
     waitFor(pattern, ms = 120_000) {
       return new Promise((res, rej) => {
-        const t = setTimeout(
-          () => (clearInterval(i), rej(new Error(`no ${pattern} within ${ms} ms; output:\n${out}`))),
-          ms,
-        );
+        const t = setTimeout(() => {
+          clearInterval(i);
+          rej(new Error(`no ${pattern} within ${ms} ms; output:\n${out}`));
+        }, ms);
         const i = setInterval(() => {
           const m = pattern.exec(out);
           if (m) {

@@ -98,7 +98,8 @@ describe("a rebalance racing a run", () => {
   }, 60_000);
 
   it.skipIf(noRedis)(
-    "through the queue on two workers: a run and two rebalances at once all land, no snapshot of the history is missing",
+    "through the queue on two workers: a run and two rebalances at once all land, no " +
+      "snapshot of the history is missing",
     async () => {
       const { dataDir, catalog, user } = await store();
       const prefix = `${prefixBase}-queue`;

@@ -75,7 +75,7 @@ describe("npm start on a store that serves another source", () => {
 });
 
 describe("Redis at start and shutdown", () => {
-  it("an unreachable REDIS_URL: one start-up line, no stack traces, still publishes and serves; SIGTERM exits 0", async () => {
+  it("an unreachable REDIS_URL: one start-up line, no stack trace, publishes and serves; SIGTERM exits 0", async () => {
     const p = start({
       DATA_DIR: mkdtempSync(join(tmpdir(), "start-noredis-")),
       SOURCE_DIR: writeTinySource(),

@@ -18,7 +18,9 @@ const hasScript = spawnSync("script", ["--version"]).status === 0;
 // Terminal text as lines: each redraw of the bar (cursor to column 1) starts a line.
 const plain = (s: string) =>
   s
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal sequences this strips
     .replace(/\x1b\[1G/g, "\n")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the terminal sequences this strips
     .replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, "")
     .replace(/\r/g, "\n");
 
@@ -75,9 +77,14 @@ describe("log format", () => {
       const out = plain(cliRun(true));
       expect(out).not.toContain('{"level"');
       expect(out).toMatch(
-        /^\[\d\d:\d\d:\d\d\] INFO: source ingested \{"rows":\{"companies":4,"prices":120,"ratings":8,"benchmarks":30\}/m,
+        new RegExp(
+          String.raw`^\[\d\d:\d\d:\d\d\] INFO: source ingested ` +
+            String.raw`\{"rows":\{"companies":4,"prices":120,"ratings":8,"benchmarks":30\}`,
+          "m",
+        ),
       );
       expect(out).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: snapshot published /m);
+      // a bar with a percentage, or for a step without a count a spinner (never a bar frozen at 0 %)
       for (const stage of [
         "ingest: reading and validating the source",
         "ingest: prices",
@@ -85,7 +92,6 @@ describe("log format", () => {
         "portfolios",
         "analytics",
       ])
-        // a bar with a percentage, or for a step without a count a spinner (never a bar frozen at 0 %)
         expect(out).toMatch(new RegExp(`^ ${stage} (\\[[░█]+\\] \\d+% \\||[|/\\\\-]) \\d+s`, "m"));
       expect(out).toMatch(/^ ingest: reading and validating the source [|/\\-] \d+s/m);
       expect(out).not.toMatch(/^ ingest: reading and validating the source \[/m);

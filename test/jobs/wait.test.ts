@@ -97,8 +97,11 @@ describe.skipIf(noRedis)("waiting on a queued job", () => {
     const lose = async () => {
       const until = Date.now() + 10_000;
       let parent: Job | undefined;
-      while (Date.now() < until && !(parent = (await q.getJobs(["waiting-children"]))[0]))
+      while (Date.now() < until) {
+        parent = (await q.getJobs(["waiting-children"]))[0];
+        if (parent) break;
         await new Promise((r) => setTimeout(r, 50));
+      }
       const keys = await redis.keys(`${prefix}:*`);
       if (keys.length) await redis.del(...keys);
       return parent!.id!;
@@ -112,7 +115,8 @@ describe.skipIf(noRedis)("waiting on a queued job", () => {
     );
     expect(err).toBeInstanceOf(JobLostError);
     expect(err.message).toBe(
-      `job ${id} vanished from Redis (restarted without persistence?) 1 time(s); nothing was published by it — run the command again`,
+      `job ${id} vanished from Redis (restarted without persistence?) 1 time(s); nothing was published ` +
+        `by it — run the command again`,
     );
     // Lost once and then taken by a worker: the run completes.
     const notes2: string[] = [];
@@ -174,7 +178,10 @@ describe.skipIf(noRedis)("waiting on a queued job", () => {
     expect(err).toBeInstanceOf(JobFailedError);
     // The flow's ingest child rejected the source at once (not retried); the parent names it.
     expect(err.message).toMatch(
-      /^job publish\.s[0-9a-f]{15}\.all failed for good: its child job ingest\.s[0-9a-f]{15}\.all failed after 1 attempt\(s\): source rejected: 1 problem/,
+      new RegExp(
+        String.raw`^job publish\.s[0-9a-f]{15}\.all failed for good: ` +
+          String.raw`its child job ingest\.s[0-9a-f]{15}\.all failed after 1 attempt\(s\): source rejected: 1 problem`,
+      ),
     );
     expect(err.message).toMatch(/total_rating/);
     expect(err.message).toContain(`the published snapshot is unchanged (${good.meta.id})`);

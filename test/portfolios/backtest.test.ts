@@ -6,7 +6,9 @@ import { AUTUMN, autumnRules, rules, type Spec, universeOf, WINTER } from "./uni
 const tickers = (h: HoldingRow[]) => h.map((x) => x.ticker);
 const expectReturns = (got: Float64Array, want: number[]) => {
   expect(got.length).toBe(want.length);
-  want.forEach((w, i) => expect(got[i]).toBeCloseTo(w, 12));
+  want.forEach((w, i) => {
+    expect(got[i]).toBeCloseTo(w, 12);
+  });
 };
 
 describe("backtest (winter)", () => {

@@ -106,7 +106,7 @@ describe("planAppend", () => {
       }),
     ).toBe("prices/2024-01.csv changed (only CSV files grow by lines)");
   });
-  it("guesses from sizes alone what the hashes then decide: the same answer for an append, an append the hashes refuse for a same-size edit", async () => {
+  it("sizes alone guess what hashes decide for an append; for a same-size edit, an append they refuse", async () => {
     const dir = source(BASE);
     const record = await recordOf(dir);
     appendFileSync(join(dir, "prices.csv"), "2024-01-03,AAA,11\n");

@@ -118,7 +118,9 @@ describe("stageSource", () => {
     const f = tinyFiles();
     const prices = f["prices.csv"].split("\n");
     // prices: row 3 has an unparseable close, and ticker ZZZ has two rows; companies: row 2 a bad share count.
-    const badPrices = `${replaceLine(f["prices.csv"], 3, prices[3].replace(/,[\d.]+,1000,/, ",abc,1000,"))}\n2024-01-01,,,,5,1,ZZZ\n2024-01-02,,,,5,1,zzz`;
+    const badPrices =
+      `${replaceLine(f["prices.csv"], 3, prices[3].replace(/,[\d.]+,1000,/, ",abc,1000,"))}` +
+      `\n2024-01-01,,,,5,1,ZZZ\n2024-01-02,,,,5,1,zzz`;
     const badCompanies = f["companies.csv"].replace(
       "BBB,Beta Corp,Tech,Hardware,2000",
       "BBB,Beta Corp,Tech,Hardware,-5",

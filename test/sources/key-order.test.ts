@@ -19,7 +19,10 @@ import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 // one database for the file: every check makes the tables it reads (create or replace)
 let db: Awaited<ReturnType<typeof openDuck>>;
 let conn: Conn;
-beforeAll(async () => void ({ conn } = db = await openDuck()));
+beforeAll(async () => {
+  db = await openDuck();
+  conn = db.conn;
+});
 afterAll(() => db?.close());
 
 /** A table `t(ticker, date)` with these rows, in this order. */
@@ -136,7 +139,8 @@ it("a source in key order and the same rows shuffled publish the same prices.par
   expect(readFileSync(published[0]).equals(readFileSync(published[1]))).toBe(true);
   const [[inOrder]] = (await columns(
     conn,
-    `select bool_and(ok) from (select (ticker, date) > lag((ticker, date)) over (order by file_row_number) or file_row_number = 0 as ok from read_parquet('${published[0]}', file_row_number = true))`,
+    `select bool_and(ok) from (select (ticker, date) > lag((ticker, date)) over (order by file_row_number) or ` +
+      `file_row_number = 0 as ok from read_parquet('${published[0]}', file_row_number = true))`,
   )) as [[boolean]];
   expect(inOrder).toBe(true);
 }, 180_000);

@@ -48,7 +48,7 @@ it("a user portfolio's rebalance request time is set on create, moves on update,
   expect(c.rebalanceRequestedAt(p.id)).toBeNull();
 });
 
-it("two catalogs of one process on one file take turns: neither loses a write, and each mirror ends with every one", async () => {
+it("two catalogs of one process on one file take turns: no write lost, each mirror ends with every one", async () => {
   // DuckDB's file lock is per process, so nothing but the catalog itself keeps two of its
   // transactions in one process apart (a worker's and a server's catalog in one test process
   // once lost a failed rebalance's record to this: the server read PENDING for good).

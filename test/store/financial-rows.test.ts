@@ -61,14 +61,16 @@ it("stores a statement row's items in interface order (one row by hand)", async 
   const wb = new Binds();
   const [[ticker, year, revenue, netIncome]] = (
     await db.conn.runAndReadAll(
-      `select ticker, "Fiscal Year", "Revenue", "Net Income (Common)" from ${wide("income", wb)} where type = 'annual' order by ticker, ord limit 1`,
+      `select ticker, "Fiscal Year", "Revenue", "Net Income (Common)" from ${wide("income", wb)} where type = ` +
+        `'annual' order by ticker, ord limit 1`,
       wb.params,
     )
   ).getRowsJS() as [[string, number, number, number | null]];
   const rb = new Binds();
   const [[items, fy, period]] = (
     await db.conn.runAndReadAll(
-      `select items, "Fiscal Year", "Fiscal Period" from ${rowsRel(rb)} where ticker = ${rb.v(ticker)} and statement = 'income' and type = 'annual' order by ord limit 1`,
+      `select items, "Fiscal Year", "Fiscal Period" from ${rowsRel(rb)} where ticker = ${rb.v(ticker)} and statement ` +
+        `= 'income' and type = 'annual' order by ord limit 1`,
       rb.params,
     )
   ).getRowsJS() as [[number[], number, string]];

@@ -22,7 +22,8 @@ import {
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules/.bin/tsx");
-// The holder runs in node itself (tsx's loader), not under the tsx wrapper: SIGKILL must hit the process that holds the heartbeat.
+// The holder runs in node itself (tsx's loader), not under the tsx wrapper: SIGKILL must hit the process that holds the
+// heartbeat.
 const NODE_TS = [process.execPath, "--import", "tsx"] as const;
 const ENTRY = join(ROOT, "test/store/publisher-entry.ts");
 

@@ -90,7 +90,7 @@ describe("publishSnapshot", () => {
     expect(readManifest(dataDir)?.snapshotId).toBe(a.id);
     expect(existsSync(b.staging)).toBe(false);
   });
-  it("keeps a live run's spill folder (<staging>.tmp) and its set-aside files (<staging>.flow); removes a dead run's", async () => {
+  it("keeps a live run's spill folder (<staging>.tmp) and set-aside <staging>.flow; removes a dead run's", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "store-"));
     const live = fakeRun(dataDir);
     const dead = fakeRun(dataDir);

@@ -8,7 +8,10 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../../pipeline/store/duck.ts";
 import { snapshotDir } from "../../pipeline/store/snapshots.ts";
 
-/** Generates a source (20 companies or more, 2 years or more) into a new store; `run()` publishes it and answers the snapshot id. */
+/**
+ * Generates a source (20 companies or more, 2 years or more) into a new store; `run()` publishes it and answers the
+ * snapshot id.
+ */
 export async function generatedStore(opts: {
   companies: number;
   years: number;
@@ -33,7 +36,10 @@ export async function generatedStore(opts: {
   return { dataDir, run };
 }
 
-/** `generatedStore` run once: its snapshot (id and folder) and a DuckDB connection for the checks, which the caller closes. */
+/**
+ * `generatedStore` run once: its snapshot (id and folder) and a DuckDB connection for the checks, which the caller
+ * closes.
+ */
 export async function publishedSnapshot(opts: Parameters<typeof generatedStore>[0]) {
   const store = await generatedStore(opts);
   const id = await store.run();

@@ -16,9 +16,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { setRatingsView } from "../../pipeline/store/load-snapshot.ts";
 import type { Conn } from "../../pipeline/store/duck.ts";
 import { linkTree } from "../../pipeline/store/link.ts";
+import { setRatingsView } from "../../pipeline/store/load-snapshot.ts";
 import { latestRatings } from "../../pipeline/store/rating-queries.ts";
 import {
   PARTITIONED,
@@ -102,7 +102,7 @@ it("a snapshot published without the index is read the same (the reader derives 
   }
 });
 
-it("a folder of hard links to the published snapshot takes their entries from its index; a changed file is read again", async () => {
+it("hard links to the published snapshot take their entries from its index; a changed file is read again", async () => {
   const tmp = mkdtempSync(join(tmpdir(), "reader-index-"));
   try {
     // a base whose index says something the footers do not, for two files: which entries are reused shows
@@ -122,7 +122,8 @@ it("a folder of hard links to the published snapshot takes their entries from it
     const got = readPartRanges(next)!;
     const truth = readPartRanges(dir)!;
     expect(got.get("stock_metrics")![0].min).toBe("marked"); // a link: the base's entry
-    expect(got.get("stock_metrics")![1].min).toBe(truth.get("stock_metrics")![1].min); // rewritten: read from its footer
+    // rewritten: read from its footer
+    expect(got.get("stock_metrics")![1].min).toBe(truth.get("stock_metrics")![1].min);
     for (const [t] of PARTITIONED)
       if (t !== "stock_metrics")
         expect(got.get(t)!.map((p) => [p.min, p.max])).toEqual(truth.get(t)!.map((p) => [p.min, p.max]));

@@ -72,7 +72,7 @@ it("lists every Parquet file a request may read: each part of the partitioned ta
   expect(files).not.toContain(join(dir, "prices.parquet"));
 });
 
-it("a swap moves the reference to a reader that already read every footer: its first requests open no file", async () => {
+it("a swap moves the reference to a reader that has read every footer: its first requests open no file", async () => {
   const old = holder.get()!;
   expect(old.id).toBe(first);
   const next = (await holder.refresh())!;

@@ -91,11 +91,16 @@ describe("SnapshotReader", () => {
       const conn = (r as unknown as { conns: { run(sql: string, ...bound: unknown[]): Promise<unknown> }[] }).conns;
       for (const c of conn) {
         const run = c.run.bind(c);
-        c.run = (sql: string, ...bound: unknown[]) => (scans.push(sql), run(sql, ...bound));
+        c.run = (sql: string, ...bound: unknown[]) => {
+          scans.push(sql);
+          return run(sql, ...bound);
+        };
       }
       const got = await Promise.all(tickers.map((t) => r.ratingHistory(t)));
       expect(scans.filter((q) => q.includes("from ratings r")).length).toBe(1);
-      tickers.forEach((t, i) => expect(got[i]).toEqual(expected(t)));
+      tickers.forEach((t, i) => {
+        expect(got[i]).toEqual(expected(t));
+      });
       expect(got[0].length).toBeGreaterThan(1);
       expect(got.at(-1)).toEqual([]);
       // asked again, alone (the cache holds 1 of them): the same rows

@@ -17,13 +17,16 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 // 300,000 rows: more than two of DuckDB's 122,880-row groups, so the rows are written as
 // compressed row groups, not kept in the write-ahead log.
-const PRICES = `select (date '2001-01-02' + (i % 6000)::integer) as date, 'T' || (i // 6000) as ticker, 100 + (i % 997) / 100 as close from range(300000) t(i)`;
+const PRICES =
+  `select (date '2001-01-02' + (i % 6000)::integer) as date, 'T' || (i // 6000) as ticker, 100 + (i % ` +
+  `997) / 100 as close from range(300000) t(i)`;
 
 /** The compressions DuckDB chose for table `t`'s column `col`. */
 async function compressions(conn: Awaited<ReturnType<typeof openDuck>>["conn"], col: string): Promise<string[]> {
   const [kinds = []] = (await columns(
     conn,
-    `select distinct compression from pragma_storage_info('t') where column_name = '${col}' and segment_type <> 'VALIDITY' order by 1`,
+    `select distinct compression from pragma_storage_info('t') where column_name = '${col}' and ` +
+      `segment_type <> 'VALIDITY' order by 1`,
   )) as [string[]];
   return kinds;
 }
@@ -57,7 +60,7 @@ it("is a file in <out>.tmp whose tables are stored compressed, unlike a :memory:
   }
 });
 
-it("gives each opener a file of its own (a retried job beside a first attempt still running), gone with <out>.tmp", async () => {
+it("gives each opener its own file (a retried job beside a first attempt still running), gone with .tmp", async () => {
   const a = await openStagingDuck(out);
   const b = await openStagingDuck(out);
   try {

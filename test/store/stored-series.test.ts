@@ -19,7 +19,8 @@ async function write(name: string, rows: [string, string, number][], orderBy = "
   const b = new Binds();
   const values = rows.map(([id, d, v]) => `(${b.v(id)}, ${b.v(d)}::date, ${b.v(v)}::double)`).join(", ");
   await conn.run(
-    `copy (select * from (values ${values}) t(id, date, ret) ${orderBy}) to ${b.v(file)} (format parquet, row_group_size 2048)`,
+    `copy (select * from (values ${values}) t(id, date, ret) ${orderBy}) to ${b.v(file)} (format ` +
+      `parquet, row_group_size 2048)`,
     b.params,
   );
   return file;

@@ -120,7 +120,8 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
     createPortfolio: mutation<PortfolioInput, UserPortfolio>({
       name: "createPortfolio",
       description:
-        "Creates a portfolio of the caller, validated like portfolios.json; it reads PENDING until its backtest is published.",
+        "Creates a portfolio of the caller, validated like portfolios.json; it reads PENDING " +
+        "until its backtest is published.",
       scopes: "portfoliosWrite",
       input: ruleInput(true),
       outputs: portfolioOut,
@@ -129,7 +130,8 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
     updatePortfolio: mutation<PortfolioInput & { portfolioId: string }, UserPortfolio>({
       name: "updatePortfolio",
       description:
-        "Changes the given rule fields (ranges as a whole) of one of the caller's portfolios; it reads PENDING until rebalanced.",
+        "Changes the given rule fields (ranges as a whole) of one of the caller's portfolios; it " +
+        "reads PENDING until rebalanced.",
       scopes: "portfoliosWrite",
       input: { portfolioId: { type: ID() }, ...ruleInput(false) },
       outputs: portfolioOut,

@@ -31,7 +31,7 @@ type Outputs<T> = {
   [k: string]: { type: GraphQLFieldConfig<unknown, GqlContext>["type"]; value: (v: T, ctx: GqlContext) => unknown };
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: inputs are interfaces without an index signature (unknown rejects them)
 export function mutation<I extends Record<string, any>, T>(def: {
   name: string;
   description: string;

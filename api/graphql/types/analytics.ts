@@ -82,7 +82,8 @@ const f = GraphQLFloat;
 const SeriesPoint = new GraphQLObjectType<Record<string, number | string>>({
   name: "SeriesPoint",
   description:
-    "A point of a series: date and return for most types; year and month for monthly_heatmap; the statistics for boxplot.",
+    "A point of a series: date and return for most types; year and month for " +
+    "monthly_heatmap; the statistics for boxplot.",
   fields: {
     date: { type: GraphQLString },
     return: { type: f },

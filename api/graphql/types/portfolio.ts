@@ -64,7 +64,8 @@ const PortfolioStatusEnum = new GraphQLEnumType({
     READY: { description: "The served snapshot holds this portfolio's backtest for its current rules" },
     FAILED: {
       description:
-        "The rebalance its latest change asked for failed on the server; the next change or pipeline run computes it again",
+        "The rebalance its latest change asked for failed on the server; the next change or " +
+        "pipeline run computes it again",
     },
   },
 });

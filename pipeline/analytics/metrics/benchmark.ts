@@ -2,7 +2,9 @@
 import { covariance } from "../stats.ts";
 import type { SeriesContext } from "./context.ts";
 
-/** A subject and its benchmark over the same dates; the subject's and benchmark's own figures come from their contexts. */
+/**
+ * A subject and its benchmark over the same dates; the subject's and benchmark's own figures come from their contexts.
+ */
 export class Pair {
   private cache = new Map<string, number>();
   constructor(
@@ -18,7 +20,10 @@ export class Pair {
   /** A figure of the pair computed once per key (a row's value serves both columns). */
   memo(key: string, f: () => number): number {
     let v = this.cache.get(key);
-    if (v === undefined) this.cache.set(key, (v = f()));
+    if (v === undefined) {
+      v = f();
+      this.cache.set(key, v);
+    }
     return v;
   }
   /** covariance(r, b). */

@@ -49,14 +49,20 @@ export class SeriesContext {
   /** A value of this series computed once per key. */
   memo<T>(key: string, f: () => T): T {
     let v = this.cache.get(key) as T | undefined;
-    if (v === undefined && !this.cache.has(key)) this.cache.set(key, (v = f()));
+    if (v === undefined && !this.cache.has(key)) {
+      v = f();
+      this.cache.set(key, v);
+    }
     return v as T;
   }
 
   /** A value derived from this series alone (a metric cell), computed once per key. */
   remember<T>(key: object, f: () => T): T {
     let v = this.cells.get(key) as T | undefined;
-    if (v === undefined && !this.cells.has(key)) this.cells.set(key, (v = f()));
+    if (v === undefined && !this.cells.has(key)) {
+      v = f();
+      this.cells.set(key, v);
+    }
     return v as T;
   }
 
@@ -201,8 +207,15 @@ export function signsBranching(r: ArrayLike<number>): Signs {
     longestDown = 0;
   for (let i = 0; i < r.length; i++) {
     const x = r[i];
-    if (x > 0) (upSum += x), up++;
-    if (x < 0) (downSum += x), (downSq += x * x), down++;
+    if (x > 0) {
+      upSum += x;
+      up++;
+    }
+    if (x < 0) {
+      downSum += x;
+      downSq += x * x;
+      down++;
+    }
     if (x !== 0) nonZero++;
     if (x >= 0) atLeastZero++;
     runUp = x > 0 ? runUp + 1 : 0;

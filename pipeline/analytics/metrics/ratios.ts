@@ -6,7 +6,9 @@ import { avgLoss, avgWin, dailyAvgLoss, dailyPayoff, dailyWinRate, winRate } fro
 export const consecutiveWins = (ctx: SeriesContext) => ctx.signs().longestUp;
 export const consecutiveLosses = (ctx: SeriesContext) => ctx.signs().longestDown;
 
-/** Gain-to-pain: sum of returns over the absolute sum of the negative ones (per day or month, summed, not compounded). */
+/**
+ * Gain-to-pain: sum of returns over the absolute sum of the negative ones (per day or month, summed, not compounded).
+ */
 function gainToPain(x: ArrayLike<number>): number {
   let total = 0,
     pain = 0;

@@ -109,13 +109,21 @@ export function winRate(x: ArrayLike<number>): number {
 export function avgWin(x: ArrayLike<number>): number {
   let s = 0,
     k = 0;
-  for (let i = 0; i < x.length; i++) if (x[i] > 0) (s += x[i]), k++;
+  for (let i = 0; i < x.length; i++)
+    if (x[i] > 0) {
+      s += x[i];
+      k++;
+    }
   return k ? s / k : NaN;
 }
 export function avgLoss(x: ArrayLike<number>): number {
   let s = 0,
     k = 0;
-  for (let i = 0; i < x.length; i++) if (x[i] < 0) (s += x[i]), k++;
+  for (let i = 0; i < x.length; i++)
+    if (x[i] < 0) {
+      s += x[i];
+      k++;
+    }
   return k ? s / k : NaN;
 }
 

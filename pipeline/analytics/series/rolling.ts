@@ -29,11 +29,17 @@ export function rollingMeanStd(x: Float64Array, w: number): { mean: Float64Array
       for (let j = i - w + 1; j <= i; j++) t += x[j];
       k = t / w;
       s = ss = 0;
-      for (let j = i - w + 1; j <= i; j++) (s += x[j] - k), (ss += (x[j] - k) ** 2);
+      for (let j = i - w + 1; j <= i; j++) {
+        s += x[j] - k;
+        ss += (x[j] - k) ** 2;
+      }
     } else {
       s += x[i] - k;
       ss += (x[i] - k) ** 2;
-      if (i >= w) (s -= x[i - w] - k), (ss -= (x[i - w] - k) ** 2);
+      if (i >= w) {
+        s -= x[i - w] - k;
+        ss -= (x[i - w] - k) ** 2;
+      }
     }
     if (i >= w - 1) {
       mean[i - w + 1] = k + s / w;
@@ -59,23 +65,35 @@ export function rollingBeta(x: Float64Array, y: Float64Array, w: number): Float6
     if (i >= w && i % REBASE === 0) {
       let tx = 0,
         ty = 0;
-      for (let j = i - w + 1; j <= i; j++) (tx += x[j]), (ty += y[j]);
+      for (let j = i - w + 1; j <= i; j++) {
+        tx += x[j];
+        ty += y[j];
+      }
       kx = tx / w;
       ky = ty / w;
       sx = sy = sxy = syy = 0;
       for (let j = i - w + 1; j <= i; j++) {
         const dx = x[j] - kx,
           dy = y[j] - ky;
-        (sx += dx), (sy += dy), (sxy += dx * dy), (syy += dy * dy);
+        sx += dx;
+        sy += dy;
+        sxy += dx * dy;
+        syy += dy * dy;
       }
     } else {
       const dx = x[i] - kx,
         dy = y[i] - ky;
-      (sx += dx), (sy += dy), (sxy += dx * dy), (syy += dy * dy);
+      sx += dx;
+      sy += dy;
+      sxy += dx * dy;
+      syy += dy * dy;
       if (i >= w) {
         const ox = x[i - w] - kx,
           oy = y[i - w] - ky;
-        (sx -= ox), (sy -= oy), (sxy -= ox * oy), (syy -= oy * oy);
+        sx -= ox;
+        sy -= oy;
+        sxy -= ox * oy;
+        syy -= oy * oy;
       }
     }
     if (i >= w - 1) {

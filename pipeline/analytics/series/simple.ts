@@ -10,7 +10,11 @@ const num = (x: number) => (Number.isFinite(x) ? x : (null as unknown as number)
 /** Compounded from the first date, whose value is 0.0. */
 export const cumulativeReturn = each(({ name, returns: { dates, returns } }) => {
   let v = 1;
-  return { name, data: dates.map((date, i) => ((v *= 1 + returns[i]), { date, return: v - 1 })) };
+  const data = dates.map((date, i) => {
+    v *= 1 + returns[i];
+    return { date, return: v - 1 };
+  });
+  return { name, data };
 });
 
 /** Value / running peak − 1. */

@@ -408,7 +408,9 @@ export class Catalog implements CatalogReader, CatalogWriter {
 
   async removeFromWatchlist(id: string, tickers: string[]): Promise<Watchlist> {
     const b = new Binds();
-    const sql = `delete from watchlist_items where watchlist_id = ${b.v(id)} and ticker in (${b.each(tickers.map((t) => t.toUpperCase()))})`;
+    const sql =
+      `delete from watchlist_items where watchlist_id = ${b.v(id)} and ticker in ` +
+      `(${b.each(tickers.map((t) => t.toUpperCase()))})`;
     if (tickers.length) await this.tx((conn) => conn.run(sql, b.params));
     return this.watchlist(id)!;
   }
@@ -453,7 +455,8 @@ export class Catalog implements CatalogReader, CatalogWriter {
     await this.tx(async (conn) => {
       await conn.run("delete from rebalance_failures where portfolio_id = $1", [id]);
       await conn.run(
-        "insert into rebalance_failures select id, $1::varchar::timestamptz, now(), $2 from user_portfolios where id = $3",
+        "insert into rebalance_failures select id, $1::varchar::timestamptz, now(), $2 from " +
+          "user_portfolios where id = $3",
         [requestedAt, reason.slice(0, 2000), id],
       );
     });

@@ -20,5 +20,6 @@ create table if not exists user_portfolios (
   rules varchar not null);
 create table if not exists rebalance_failures (
   portfolio_id varchar primary key, requested_at timestamptz, failed_at timestamptz not null, reason varchar not null);
-create table if not exists id_map (kind varchar not null, name varchar not null, id integer not null, primary key (kind, name));
+create table if not exists id_map (
+  kind varchar not null, name varchar not null, id integer not null, primary key (kind, name));
 `;
