@@ -4,7 +4,7 @@
 #   docker run -p 8080:8080 -v store:/app/data stock-ratings
 # compose.yaml runs it with Redis and pipeline workers.
 
-FROM node:20-slim AS build
+FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts are skipped here because `prepare` (the build) needs the sources copied below; the
@@ -18,7 +18,7 @@ COPY data/generate.ts data/generate.ts
 COPY data/generator data/generator
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-slim
+FROM node:22-slim
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build /app/package.json ./
