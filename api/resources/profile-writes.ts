@@ -4,26 +4,24 @@ import type { User } from "../../pipeline/store/catalog-types.ts";
 import { singleLine } from "./text-input.ts";
 import { fail, fieldErrors, ok, type WriteContext, type WriteResult, writerOf } from "./write-results.ts";
 
+/** A first or last name: trimmed, not empty, at most 100 characters, one line. */
+const personName = () =>
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(100)
+    .refine(...singleLine)
+    .optional();
+
 const schema = z.object({
   email: z
     .email("must be an email address")
     .max(254)
     .refine(...singleLine)
     .optional(),
-  firstName: z
-    .string()
-    .trim()
-    .min(1, "must not be empty")
-    .max(100)
-    .refine(...singleLine)
-    .optional(),
-  lastName: z
-    .string()
-    .trim()
-    .min(1, "must not be empty")
-    .max(100)
-    .refine(...singleLine)
-    .optional(),
+  firstName: personName(),
+  lastName: personName(),
   phoneNumber: z
     .string()
     .regex(/^[0-9+()./ -]{3,40}$/, "must be a phone number (digits, spaces, + ( ) - . /)")

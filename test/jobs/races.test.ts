@@ -19,6 +19,7 @@ import { openDuck, scalar } from "../../pipeline/store/duck.ts";
 import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
+import { userRules } from "../portfolios/universe-fixture.ts";
 import { noRedis } from "../redis.ts";
 import { cleanUpQueues, silent } from "./jobs-fixture.ts";
 
@@ -28,16 +29,8 @@ const workers: Worker[] = [];
 
 afterAll(() => cleanUpQueues(prefixBase, workers));
 
-const rules = (order: "ascending" | "descending") => ({
-  name: "Mine",
-  description: "",
-  rebalanceFrequency: 1,
-  maxStocks: 1,
-  maxStocksCriteria: "total_rating" as const,
-  maxStocksCriteriaOrder: order,
-  maxSectorConcentration: null,
-  ranges: {},
-});
+const rules = (order: "ascending" | "descending") =>
+  userRules({ name: "Mine", maxStocks: 1, maxStocksCriteriaOrder: order });
 
 async function store() {
   const dataDir = mkdtempSync(join(tmpdir(), "races-"));

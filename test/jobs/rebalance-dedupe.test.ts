@@ -14,6 +14,7 @@ import { startPipelineWorker } from "../../jobs/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { publishedSince, readManifest } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { userRules } from "../portfolios/universe-fixture.ts";
 import { cleanUpQueues, silent, spawnTs, waitFor } from "./jobs-fixture.ts";
 
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -28,16 +29,7 @@ describe("a rebalance asked for by the API and by the CLI", () => {
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: null });
     const user = await catalog.createUser({ email: "d@example.com", firstName: "", lastName: "", phoneNumber: "" });
-    const p = await catalog.createUserPortfolio(user.id, {
-      name: "Mine",
-      description: "",
-      rebalanceFrequency: 1,
-      maxStocks: 2,
-      maxStocksCriteria: "total_rating",
-      maxStocksCriteriaOrder: "descending",
-      maxSectorConcentration: null,
-      ranges: {},
-    });
+    const p = await catalog.createUserPortfolio(user.id, userRules({ name: "Mine" }));
     await catalog.idle();
     const since = readManifest(dataDir)!.version ?? 0;
 

@@ -18,6 +18,7 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck, rows } from "../../pipeline/store/duck.ts";
 import { publishedSince, readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
+import { userRules } from "../portfolios/universe-fixture.ts";
 import { silent, spawnTs, waitFor } from "./jobs-fixture.ts";
 
 // The whole-snapshot loader must not run on the start-up path: calling it fails the test.
@@ -30,16 +31,8 @@ vi.mock("../../pipeline/store/load-snapshot.ts", async (original) => ({
   },
 }));
 
-const rules = (name: string, order: "ascending" | "descending") => ({
-  name,
-  description: "",
-  rebalanceFrequency: 1,
-  maxStocks: 1,
-  maxStocksCriteria: "total_rating" as const,
-  maxStocksCriteriaOrder: order,
-  maxSectorConcentration: null,
-  ranges: {},
-});
+const rules = (name: string, order: "ascending" | "descending") =>
+  userRules({ name, maxStocks: 1, maxStocksCriteriaOrder: order });
 
 /**
  * A published tiny store with four user portfolios: `kept` and `renamed` go into the run;

@@ -67,6 +67,12 @@ export function rules(over: Partial<PortfolioRules> = {}): PortfolioRules {
   };
 }
 
+/** `rules` without the id, as a user portfolio is created in the catalog. */
+export function userRules(over: Partial<PortfolioRules> = {}): Omit<PortfolioRules, "id"> {
+  const { id: _id, ...r } = rules(over);
+  return r;
+}
+
 // Winter: 4 stocks, 6 trading days, 2 monthly rebalances (31 Jan, 29 Feb). total_rating as
 // below, return_rating = total − 1, the rest 5.
 const winterTotals: Record<string, Record<string, number>> = {
