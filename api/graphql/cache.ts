@@ -137,7 +137,7 @@ export function answeredMediaType(accept: string | undefined): string | null {
 }
 
 export class ResponseCache {
-  private bodies = new BodyCache(2000, 32 * 1024 * 1024);
+  private bodies = new BodyCache<{ body: Buffer; cost: number }>(2000, 32 * 1024 * 1024);
   key(
     snapshotId: string,
     scopes: readonly string[],
@@ -158,12 +158,10 @@ export class ResponseCache {
   }
   /** The cached body (without `extensions`) and the query's cost. */
   get(key: string): { body: Buffer; cost: number } | undefined {
-    const e = this.bodies.get(key);
-    // the entry's etag field (unused here) holds the cost
-    return e && { body: e.body, cost: Number(e.etag) };
+    return this.bodies.get(key);
   }
   set(key: string, body: string, cost: number): void {
-    this.bodies.set(key, { etag: String(cost), body: Buffer.from(body, "utf8") });
+    this.bodies.set(key, { body: Buffer.from(body, "utf8"), cost });
   }
 }
 

@@ -1,11 +1,12 @@
-// A small LRU of serialized bodies, bounded by entry count and total bytes.
+// A small LRU of serialized bodies (with what each entry keeps beside its body), bounded by entry
+// count and total bytes.
 export interface CachedBody {
   etag: string;
   body: Buffer;
 }
 
-export class BodyCache {
-  private map = new Map<string, CachedBody>();
+export class BodyCache<T extends { body: Buffer } = CachedBody> {
+  private map = new Map<string, T>();
   private bytes = 0;
   hits = 0;
   misses = 0;
@@ -14,7 +15,7 @@ export class BodyCache {
     private readonly maxBytes = 64 * 1024 * 1024,
   ) {}
 
-  get(key: string): CachedBody | undefined {
+  get(key: string): T | undefined {
     const v = this.map.get(key);
     if (v === undefined) {
       this.misses++;
@@ -27,7 +28,7 @@ export class BodyCache {
     return v;
   }
 
-  set(key: string, v: CachedBody): void {
+  set(key: string, v: T): void {
     if (v.body.length > this.maxBytes / 4) return; // one huge body would evict everything
     const old = this.map.get(key);
     if (old) {
