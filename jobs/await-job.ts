@@ -108,96 +108,144 @@ async function nap(ms: number, early: Promise<void>): Promise<void> {
 }
 
 async function poll(queue: Queue, enq: Enqueued, opts: WaitOptions, ended: () => Promise<void>): Promise<JobResult> {
-  const id = enq.job.id!;
-  const deadline = opts.deadline ?? Date.now() + opts.timeoutMs;
-  // Every call to Redis and every pause ends by the deadline at the latest.
-  const left = () => Math.max(1, deadline - Date.now());
-  const bounded = <T>(p: Promise<T>, ms = 5_000) => within(p, Math.min(ms, left()));
-  let lastNote = "";
-  const note = (line: string) => {
-    if (line !== lastNote) opts.onNote?.(line);
-    lastNote = line;
-  };
-  let lastProgress = "";
-  let lastState = "waiting";
-  /** Since when Redis has not answered (null: it answered last time). */
-  let unreachableSince: number | null = null;
-  let reenqueues = 0;
+  const w = new JobPoll(queue, enq, opts, ended);
   for (;;) {
-    if (Date.now() >= deadline) throw timedOut(id, opts.timeoutMs, lastState, unreachableSince);
+    const r = await w.round();
+    if (r !== undefined) return r;
+  }
+}
+
+/** One wait's state between polls: what was last said, seen and tried. */
+class JobPoll {
+  readonly id: string;
+  readonly deadline: number;
+  lastNote = "";
+  lastProgress = "";
+  lastState = "waiting";
+  /** Since when Redis has not answered (null: it answered last time). */
+  unreachableSince: number | null = null;
+  reenqueues = 0;
+
+  constructor(
+    readonly queue: Queue,
+    readonly enq: Enqueued,
+    readonly opts: WaitOptions,
+    readonly ended: () => Promise<void>,
+  ) {
+    this.id = enq.job.id!;
+    this.deadline = opts.deadline ?? Date.now() + opts.timeoutMs;
+  }
+
+  // Every call to Redis and every pause ends by the deadline at the latest.
+  left = () => Math.max(1, this.deadline - Date.now());
+  bounded = <T>(p: Promise<T>, ms = 5_000) => within(p, Math.min(ms, this.left()));
+  note(line: string): void {
+    if (line !== this.lastNote) this.opts.onNote?.(line);
+    this.lastNote = line;
+  }
+  nap = () => nap(Math.min(this.opts.pollMs ?? 500, this.left()), this.ended());
+  /** The job's result if the manifest's log says it published. */
+  published(): JobResult | undefined {
+    const { dataDir, kind } = this.opts;
+    const id = publishedBy(dataDir, this.id, this.enq.sinceVersion, kind);
+    return id ? { snapshotId: id, totalMs: readMeta(dataDir, id).timingsMs.total ?? 0 } : undefined;
+  }
+
+  /** One poll: the result, a thrown failure, or undefined to poll again. */
+  async round(): Promise<JobResult | undefined> {
+    if (Date.now() >= this.deadline)
+      throw timedOut(this.id, this.opts.timeoutMs, this.lastState, this.unreachableSince);
     let job: Job | null | undefined;
     let state: string;
     try {
-      job = await bounded(queue.getJob(id));
-      state = job ? await bounded(job.getState()) : "unknown";
-      unreachableSince = null;
+      job = await this.bounded(this.queue.getJob(this.id));
+      state = job ? await this.bounded(job.getState()) : "unknown";
+      this.unreachableSince = null;
     } catch {
-      if (Date.now() >= deadline && unreachableSince === null) continue; // cut short by the deadline
-      unreachableSince ??= Date.now();
-      // A worker may still finish the job and publish while Redis is away: the manifest says so.
-      const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
-      if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
-      note(`Redis at the queue is unreachable; still waiting for job ${id} (last seen ${lastState})`);
-      await sleep(Math.min(1_000, left()));
-      continue;
+      return this.unreachable();
     }
-    if (state === "unknown") {
-      const published = publishedBy(opts.dataDir, id, enq.sinceVersion, opts.kind);
-      if (published) return { snapshotId: published, totalMs: readMeta(opts.dataDir, published).timingsMs.total ?? 0 };
-      if (!opts.lostMeansGone && liveStagings(opts.dataDir).some((s) => s.job === id))
-        note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
-      else if (reenqueues < (opts.maxReenqueues ?? 1)) {
-        reenqueues++;
-        note(
-          `job ${id} vanished from Redis (restarted without persistence?) before any ` +
-            `worker published it; enqueued again`,
-        );
-        await bounded(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
-      } else
-        throw new JobLostError(
-          `job ${id} vanished from Redis (restarted without persistence?) ${reenqueues} time(s); nothing was ` +
-            `published by it — run the command again`,
-        );
-      lastState = "lost";
-      await nap(Math.min(opts.pollMs ?? 500, left()), ended());
-      continue;
-    }
-    lastState = state;
+    if (state === "unknown") return this.lost();
+    this.lastState = state;
     // The job was read before its state: fetched while active, its returnvalue is still null then.
-    if (state === "completed") return (job!.returnvalue ?? (await bounded(queue.getJob(id)))?.returnvalue) as JobResult;
-    if (state === "failed") {
-      const current = readManifest(opts.dataDir)?.snapshotId;
-      // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no
-      // reason yet.
-      const failed = (await bounded(queue.getJob(id)).catch(() => null)) ?? job!;
-      throw new JobFailedError(
-        `job ${id} ${await failure(queue, failed, bounded)}\n` +
-          `the published snapshot is unchanged (${current ?? "none yet"})`,
+    if (state === "completed")
+      return (job!.returnvalue ?? (await this.bounded(this.queue.getJob(this.id)))?.returnvalue) as JobResult;
+    if (state === "failed") throw await this.failed(job!);
+    await this.report(state, job!);
+    await this.nap();
+    return undefined;
+  }
+
+  async unreachable(): Promise<JobResult | undefined> {
+    if (Date.now() >= this.deadline && this.unreachableSince === null) return undefined; // cut short by the deadline
+    this.unreachableSince ??= Date.now();
+    // A worker may still finish the job and publish while Redis is away: the manifest says so.
+    const done = this.published();
+    if (done) return done;
+    this.note(`Redis at the queue is unreachable; still waiting for job ${this.id} (last seen ${this.lastState})`);
+    await sleep(Math.min(1_000, this.left()));
+    return undefined;
+  }
+
+  /** Redis has no such job: published already, still computed by a worker, or enqueued again. */
+  async lost(): Promise<JobResult | undefined> {
+    const done = this.published();
+    if (done) return done;
+    const { opts, id } = this;
+    if (!opts.lostMeansGone && liveStagings(opts.dataDir).some((s) => s.job === id))
+      this.note(`Redis lost job ${id} (restarted without persistence?); a worker is still computing it`);
+    else if (this.reenqueues < (opts.maxReenqueues ?? 1)) {
+      this.reenqueues++;
+      this.note(
+        `job ${id} vanished from Redis (restarted without persistence?) before any ` +
+          `worker published it; enqueued again`,
       );
-    }
-    if (state === "delayed" && job!.attemptsMade > 0)
-      note(
-        `attempt ${job!.attemptsMade} of job ${id} failed ` +
-          `(${String(job!.failedReason).split("\n")[0]}); retrying after a backoff`,
+      await this.bounded(opts.reenqueue(), 10_000).catch(() => undefined); // unreachable again: the next round says so
+    } else
+      throw new JobLostError(
+        `job ${id} vanished from Redis (restarted without persistence?) ${this.reenqueues} time(s); nothing was ` +
+          `published by it — run the command again`,
+      );
+    this.lastState = "lost";
+    await this.nap();
+    return undefined;
+  }
+
+  async failed(job: Job): Promise<JobFailedError> {
+    const current = readManifest(this.opts.dataDir)?.snapshotId;
+    // Read again: fetched before it failed (e.g. a flow's parent still waiting for its children), it carries no
+    // reason yet.
+    const failed = (await this.bounded(this.queue.getJob(this.id)).catch(() => null)) ?? job;
+    return new JobFailedError(
+      `job ${this.id} ${await failure(this.queue, failed, this.bounded)}\n` +
+        `the published snapshot is unchanged (${current ?? "none yet"})`,
+    );
+  }
+
+  /** Says where a job still underway stands, and passes its progress on when it moved. */
+  async report(state: string, job: Job): Promise<void> {
+    const id = this.id;
+    if (state === "delayed" && job.attemptsMade > 0)
+      this.note(
+        `attempt ${job.attemptsMade} of job ${id} failed ` +
+          `(${String(job.failedReason).split("\n")[0]}); retrying after a backoff`,
       );
     else if (state === "waiting" || state === "prioritized" || state === "waiting-children") {
-      const workers = await bounded(queue.getWorkersCount()).catch(() => -1);
-      note(
+      const workers = await this.bounded(this.queue.getWorkersCount()).catch(() => -1);
+      this.note(
         workers === 0
           ? `job ${id} waits: no pipeline worker is connected (npm run pipeline -- worker)`
           : state === "waiting-children"
             ? `job ${id} waits for its partition jobs`
             : `job ${id} queued`,
       );
-    } else if (state === "active") note(`job ${id} running`);
-    const p = opts.progressOf
-      ? await bounded(opts.progressOf(job!)).catch(() => null)
-      : (job!.progress as JobProgress | number);
-    if (typeof p === "object" && p && JSON.stringify(p) !== lastProgress) {
-      lastProgress = JSON.stringify(p);
-      opts.onProgress?.(p);
+    } else if (state === "active") this.note(`job ${id} running`);
+    const p = this.opts.progressOf
+      ? await this.bounded(this.opts.progressOf(job)).catch(() => null)
+      : (job.progress as JobProgress | number);
+    if (typeof p === "object" && p && JSON.stringify(p) !== this.lastProgress) {
+      this.lastProgress = JSON.stringify(p);
+      this.opts.onProgress?.(p);
     }
-    await nap(Math.min(opts.pollMs ?? 500, left()), ended());
   }
 }
 
