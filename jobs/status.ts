@@ -68,59 +68,12 @@ export async function gatherStatus(
   prefix?: string,
   timeoutMs = 10_000,
 ): Promise<Status> {
-  const m = readManifest(dataDir);
-  const meta = m ? readMeta(dataDir, m.snapshotId) : null;
-  const status: Status = {
-    snapshot:
-      m && meta
-        ? {
-            id: m.snapshotId,
-            publishedAt: m.publishedAt,
-            version: m.version ?? 0,
-            source: meta.sourceDir,
-            sourceId: meta.sourceId,
-            lastPriceDate: meta.lastPriceDate,
-            counts: meta.counts,
-            timingsMs: meta.timingsMs,
-            kept: m.history,
-            recent: (m.log ?? []).slice(0, 5),
-          }
-        : null,
-    staging: liveStagings(dataDir),
-  };
+  const status: Status = { snapshot: publishedStatus(dataDir), staging: liveStagings(dataDir) };
   if (!redisUrl) return status;
   const queue = pipelineQueue(redisUrl, prefix);
   try {
-    const read = async () => {
-      const [counts, workers, active, scheduler, runs] = await Promise.all([
-        queue.getJobCounts("waiting", "active", "delayed", "prioritized", "completed", "failed"),
-        queue.getWorkersCount(),
-        queue.getActive(),
-        queue.getJobScheduler(NIGHTLY_SCHEDULER),
-        runsOf(queue),
-      ]);
-      return {
-        counts,
-        workers,
-        running: active.map((j) => ({
-          id: j.id,
-          name: j.name,
-          attempt: j.attemptsMade + 1,
-          startedAt: j.processedOn ? new Date(j.processedOn).toISOString() : null,
-          progress: j.progress,
-        })),
-        scheduler: scheduler
-          ? {
-              pattern: scheduler.pattern,
-              tz: scheduler.tz,
-              next: scheduler.next ? new Date(scheduler.next).toISOString() : null,
-            }
-          : null,
-        runs,
-      };
-    };
     status.queue = await Promise.race([
-      read(),
+      queueStatus(queue),
       new Promise<never>((_, rej) =>
         setTimeout(() => rej(new Error(`Redis did not answer within ${timeoutMs / 1000} s`)), timeoutMs).unref(),
       ),
@@ -129,4 +82,51 @@ export async function gatherStatus(
   } finally {
     await closeQuietly(queue);
   }
+}
+
+function publishedStatus(dataDir: string): Status["snapshot"] {
+  const m = readManifest(dataDir);
+  const meta = m ? readMeta(dataDir, m.snapshotId) : null;
+  if (!m || !meta) return null;
+  return {
+    id: m.snapshotId,
+    publishedAt: m.publishedAt,
+    version: m.version ?? 0,
+    source: meta.sourceDir,
+    sourceId: meta.sourceId,
+    lastPriceDate: meta.lastPriceDate,
+    counts: meta.counts,
+    timingsMs: meta.timingsMs,
+    kept: m.history,
+    recent: (m.log ?? []).slice(0, 5),
+  };
+}
+
+async function queueStatus(queue: Queue): Promise<NonNullable<Status["queue"]>> {
+  const [counts, workers, active, scheduler, runs] = await Promise.all([
+    queue.getJobCounts("waiting", "active", "delayed", "prioritized", "completed", "failed"),
+    queue.getWorkersCount(),
+    queue.getActive(),
+    queue.getJobScheduler(NIGHTLY_SCHEDULER),
+    runsOf(queue),
+  ]);
+  return {
+    counts,
+    workers,
+    running: active.map((j) => ({
+      id: j.id,
+      name: j.name,
+      attempt: j.attemptsMade + 1,
+      startedAt: j.processedOn ? new Date(j.processedOn).toISOString() : null,
+      progress: j.progress,
+    })),
+    scheduler: scheduler
+      ? {
+          pattern: scheduler.pattern,
+          tz: scheduler.tz,
+          next: scheduler.next ? new Date(scheduler.next).toISOString() : null,
+        }
+      : null,
+    runs,
+  };
 }
