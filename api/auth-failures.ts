@@ -6,8 +6,18 @@ import { RateLimiterRes } from "rate-limiter-flexible";
 import { type ApiError, RateLimited } from "./errors.ts";
 import { type RateLimitOptions, storeLimiter } from "./rate-limit.ts";
 
+/**
+ * Tells the other servers sharing the count that an address went over it, and hears them: a server
+ * that never saw the failure over the limit refuses the address too, even the right key, which
+ * would otherwise tell a guesser spreading guesses over servers that this one was right.
+ */
+export interface BlockBroadcast {
+  publish(address: string, until: number): void;
+  subscribe(onBlock: (address: string, until: number) => void): void;
+}
+
 /** Failed authentications allowed per address (`points`) and window; Redis key prefix default rl:auth-fail. */
-export type AuthFailureOptions = RateLimitOptions;
+export type AuthFailureOptions = RateLimitOptions & { broadcast?: BlockBroadcast };
 
 export interface AuthGuard {
   /** Throws 429 while the address is blocked: a Map lookup, so the read path pays next to nothing. */
@@ -28,6 +38,11 @@ export function createAuthGuard(opts: AuthFailureOptions | undefined): AuthGuard
   const limiter = storeLimiter(opts, "rl:auth-fail");
   // address → blocked until (ms); known locally once a failure here went over the shared count
   const blocked = new Map<string, number>();
+  const block = (address: string, until: number) => {
+    if (blocked.size >= MAX_BLOCKED) blocked.clear();
+    if (until > (blocked.get(address) ?? 0)) blocked.set(address, until);
+  };
+  opts.broadcast?.subscribe(block);
   return {
     check(address) {
       if (blocked.size === 0 || address === undefined) return;
@@ -43,8 +58,8 @@ export function createAuthGuard(opts: AuthFailureOptions | undefined): AuthGuard
         await limiter.consume(address, 1);
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw failure; // a store error: do not refuse service for it
-        if (blocked.size >= MAX_BLOCKED) blocked.clear();
-        blocked.set(address, Date.now() + e.msBeforeNext);
+        block(address, Date.now() + e.msBeforeNext);
+        opts.broadcast?.publish(address, Date.now() + e.msBeforeNext);
         throw refusal(e.msBeforeNext);
       }
       throw failure;

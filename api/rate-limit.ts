@@ -23,7 +23,13 @@ export type Limiter = (keyId: string) => Promise<RateHeaders | undefined>;
 export function storeLimiter(opts: RateLimitOptions, defaultPrefix: string): RateLimiterAbstract {
   const base = { points: opts.points, duration: opts.durationSec, keyPrefix: opts.prefix ?? defaultPrefix };
   return opts.redis
-    ? new RateLimiterRedis({ ...base, storeClient: opts.redis, insuranceLimiter: new RateLimiterMemory(base) })
+    ? new RateLimiterRedis({
+        ...base,
+        storeClient: opts.redis,
+        insuranceLimiter: new RateLimiterMemory(base),
+        // a client that is reconnecting gets no command: the insurance counts at once
+        rejectIfRedisNotReady: true,
+      })
     : new RateLimiterMemory(base);
 }
 

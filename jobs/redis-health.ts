@@ -3,6 +3,7 @@
 // stack trace per retry.
 import type { EventEmitter } from "node:events";
 import { Redis } from "ioredis";
+import type { BlockBroadcast } from "../api/auth-failures.ts";
 import type { Log } from "../pipeline/stages/context.ts";
 
 /** The URL with any password replaced, for log lines. */
@@ -74,4 +75,56 @@ export function logErrorsOncePerOutage(
     if (down) log.info({}, `${what}: Redis reachable again`);
     down = false;
   });
+}
+
+/**
+ * A client for the request path (rate limits, the failed-auth throttle): a command waits at most
+ * `commandMs`, and a ping every second that goes unanswered drops the connection. A Redis host cut
+ * off the network answers nothing, not even a reset, so without this the socket stays "ready" and
+ * every request waits on it; dropped, the client is reconnecting and the limiters count in memory
+ * at once (rejectIfRedisNotReady) until a reconnect succeeds.
+ */
+export function requestPathRedis(url: string, commandMs = 500): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, commandTimeout: commandMs, connectTimeout: 2_000 });
+  const watchdog = setInterval(() => {
+    if (redis.status !== "ready") return;
+    redis.ping().catch(() => {
+      // an unanswered ping while "ready" is a dead link, not a busy server: reconnect (the error
+      // event of the failed reconnect is what the outage log line reports)
+      if (redis.status === "ready") redis.disconnect(true);
+    });
+  }, 1_000).unref();
+  redis.on("end", () => clearInterval(watchdog));
+  return redis;
+}
+
+/**
+ * The failed-auth throttle's block list shared through Redis pub/sub: one message per address that
+ * went over the shared count, heard by every server on the same prefix. Lost while Redis is away
+ * (each server then blocks on its own count, as the insurance limiter counts).
+ */
+export function redisBlockBroadcast(redis: Redis, channel: string): BlockBroadcast & { close(): void } {
+  // Queued until connected (the subscription must outlive start-up and outages; ioredis
+  // resubscribes after a reconnect); no command timeout on a connection that only listens.
+  const sub = redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
+  sub.on("error", () => undefined); // the outage is logged once by the request-path client
+  return {
+    publish: (address, until) => void redis.publish(channel, JSON.stringify({ address, until })).catch(() => undefined),
+    subscribe(onBlock) {
+      sub.subscribe(channel).catch(() => undefined);
+      sub.on("message", (_c: string, msg: string) => {
+        const m = safeParse(msg);
+        if (typeof m?.address === "string" && typeof m.until === "number") onBlock(m.address, m.until);
+      });
+    },
+    close: () => sub.disconnect(),
+  };
+}
+
+function safeParse(s: string): { address?: unknown; until?: unknown } | null {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return null;
+  }
 }

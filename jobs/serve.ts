@@ -1,7 +1,6 @@
 // What one HTTP server process needs: the catalog mirror and the snapshot holder, both kept
 // fresh by polling, wired into the API's deps. api/server.ts does the listening (and cluster).
 
-import { Redis } from "ioredis";
 import type pino from "pino";
 import type { AppDeps } from "../api/app.ts";
 import { ReaderSource } from "../api/resources/reader-source.ts";
@@ -13,7 +12,7 @@ import type { Config } from "./config.ts";
 import { queueDashboard } from "./dashboard.ts";
 import { createAccessLogger } from "./logger.ts";
 import { inProcessRebalancer, queueRebalancer } from "./rebalance-requests.ts";
-import { logErrorsOncePerOutage } from "./redis-health.ts";
+import { logErrorsOncePerOutage, redisBlockBroadcast, requestPathRedis } from "./redis-health.ts";
 import type { Closer } from "./shutdown.ts";
 
 /** Failed authentications per client address and minute before it gets 429s (key guessing). */
@@ -56,7 +55,8 @@ export async function makeAppDeps(
     () => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")),
     1000,
   ).unref();
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined;
+  const redis = config.redisUrl ? requestPathRedis(config.redisUrl) : undefined;
+  const blocks = redis ? redisBlockBroadcast(redis, "rl:auth-fail:blocked") : undefined;
   const admin = config.redisUrl ? queueDashboard(config.redisUrl, config.queuePrefix) : undefined;
   // While Redis is away the insurance limiter counts per process; one line per outage says so.
   if (redis)
@@ -76,7 +76,7 @@ export async function makeAppDeps(
     accessLogger: createAccessLogger(log.level),
     rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis },
     graphqlCostPerMinute: config.graphqlCostPerMinute,
-    authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis },
+    authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis, broadcast: blocks },
     cors: config.corsOrigins ?? undefined,
     admin,
   };
@@ -91,7 +91,15 @@ export async function makeAppDeps(
     },
     // quit() waits for a reply a dead Redis never sends; disconnect() does not.
     ...(redis
-      ? [{ name: "rate-limit Redis", close: () => (redis.status === "ready" ? redis.quit() : redis.disconnect()) }]
+      ? [
+          {
+            name: "rate-limit Redis",
+            close: () => {
+              blocks?.close();
+              return redis.status === "ready" ? redis.quit() : redis.disconnect();
+            },
+          },
+        ]
       : []),
     ...(admin ? [{ name: "queue dashboard", close: () => admin.queue.close() }] : []),
   ];

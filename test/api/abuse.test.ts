@@ -3,6 +3,7 @@
 import net from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisBlockBroadcast } from "../../jobs/redis-health.ts";
 import { noRedis } from "../redis.ts";
 import { KEYS } from "./fixture.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
@@ -58,23 +59,34 @@ describe("failed authentications per client address", () => {
     const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
     const a = new Redis(redisUrl);
     const b = new Redis(redisUrl);
+    // Until a client is connected the limiters count in memory (rejectIfRedisNotReady).
+    await Promise.all([a.ping(), b.ping()]);
     const prefix = `test-authfail-${process.pid}-${Date.now()}`;
+    const [ba, bb] = [redisBlockBroadcast(a, `${prefix}:blocked`), redisBlockBroadcast(b, `${prefix}:blocked`)];
     const one = await startTestServer({
       fx: s.fx,
-      deps: { authFailureLimit: { points: 4, durationSec: 60, redis: a, prefix } },
+      deps: { authFailureLimit: { points: 4, durationSec: 60, redis: a, prefix, broadcast: ba } },
     });
     const two = await startTestServer({
       fx: s.fx,
-      deps: { authFailureLimit: { points: 4, durationSec: 60, redis: b, prefix } },
+      deps: { authFailureLimit: { points: 4, durationSec: 60, redis: b, prefix, broadcast: bb } },
     });
+    await new Promise((r) => setTimeout(r, 200)); // both subscriptions in place
     try {
       expect((await guess(one, 1)).status).toBe(401);
       expect((await guess(two, 2)).status).toBe(401);
       expect((await guess(one, 3)).status).toBe(401);
       expect((await guess(two, 4)).status).toBe(401);
       expect((await guess(one, 5)).status).toBe(429);
+      // `two` never saw a failure over the count, yet refuses the address even with a valid key:
+      // `one` said so through Redis (a right guess must not be told apart on another server).
+      for (let i = 0; i < 20 && (await two.api("benchmarks")).status !== 429; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect((await two.api("benchmarks")).status).toBe(429);
       expect((await guess(two, 6)).status).toBe(429);
     } finally {
+      ba.close();
+      bb.close();
       await Promise.all([one.close(), two.close()]);
       const keys = await a.keys(`${prefix}*`);
       if (keys.length) await a.del(...keys);

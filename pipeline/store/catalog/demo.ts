@@ -30,6 +30,20 @@ export async function ensureDemoUser(
   catalog: Catalog,
   fixedKey: string | null,
 ): Promise<{ user: User; key: string | null; created: boolean }> {
+  try {
+    return await ensureDemoUserOnce(catalog, fixedKey);
+  } catch (e) {
+    // Hosts started together on one store: another made the demo user or inserted the same
+    // DEMO_API_KEY between our read and our write. Read what it wrote and go on from there.
+    if (!(await catalog.refresh())) throw e;
+    return ensureDemoUserOnce(catalog, fixedKey);
+  }
+}
+
+async function ensureDemoUserOnce(
+  catalog: Catalog,
+  fixedKey: string | null,
+): Promise<{ user: User; key: string | null; created: boolean }> {
   let user = catalog.userByEmail(DEMO_EMAIL);
   const created = !user;
   user ??= await catalog.createUser({
