@@ -8,6 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pipelineQueue } from "../../jobs/queue.ts";
 import { readManifest } from "../../pipeline/store/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { type HostProc, ROOT, Topology, unavailable } from "./topology.ts";
@@ -181,6 +182,53 @@ describe.skipIf(why !== null)("several hosts sharing a store, Redis on a host of
       await api[h].proc.waitFor(/rate limits \(counting per process meanwhile\): Redis reachable again/, 20_000);
     }
   }, 240_000);
+
+  it("a worker host cut off mid-run: its job finishes on the other worker, one snapshot is published", async () => {
+    const log = () => readManifest(dataDir)!.log ?? [];
+    const published = log().length;
+    const before = readManifest(dataDir)!.snapshotId;
+    const queue = pipelineQueue(redisUrl);
+    try {
+      // worker2 away first, so the job caught running below is worker1's
+      topo.cut("worker2");
+      const source = writeTinySource((f) => ({
+        "ratings.csv": f["ratings.csv"].replaceAll("2024-01-29", "2024-02-07"),
+      }));
+      const run = runThroughQueue(source);
+      const active = await until(
+        async () => {
+          const ids = (await queue.getActive()).map((j) => j.id!);
+          return ids.length ? ids : null;
+        },
+        60_000,
+        "a job running",
+      );
+      topo.heal("worker2");
+      topo.cut("worker1");
+      // worker1 no longer renews the job's lock: once it lapses, the stalled check hands it to worker2
+      expect(await run.done, `${run.output()}\nactive when cut: ${active}`).toBe(0);
+      const after = readManifest(dataDir)!.snapshotId;
+      expect(after).not.toBe(before);
+      expect(log().length).toBe(published + 1);
+      // the job worker1 was running when it dropped off is among those worker2 completed
+      const completedBy2 = workers.worker2
+        .output()
+        .split("\n")
+        .filter((l) => l.includes("pipeline job completed"))
+        .map((l) => JSON.parse(l).job as string);
+      expect(completedBy2).toContain(active[0]);
+      for (const h of ["api1", "api2"]) await until(async () => (await snapshotOf(h)) === after, 20_000, `${h} swap`);
+      // worker1 back on the network publishes nothing more of that run
+      topo.heal("worker1");
+      await sleep(5_000);
+      expect(readManifest(dataDir)!.snapshotId).toBe(after);
+      expect(log().length).toBe(published + 1);
+    } finally {
+      topo.heal("worker1");
+      topo.heal("worker2");
+      await queue.close();
+    }
+  }, 300_000);
 
   it("20 failed authentications split over the two API hosts, and the next one locks the address out on both", async () => {
     for (let i = 0; i < 20; i++) {
