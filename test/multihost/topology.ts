@@ -5,6 +5,8 @@
 // cable; healing brings the link back. Needs root and iproute2 (`available()` says why not).
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "../..");
@@ -15,6 +17,19 @@ export function unavailable(): string | null {
   const r = spawnSync("ip", ["netns", "list"], { encoding: "utf8" });
   if (r.error || r.status !== 0) return `ip netns does not work here: ${r.error?.message ?? r.stderr.trim()}`;
   return null;
+}
+
+/** Debian's PostgreSQL server binaries (the newest installed). */
+export function postgresBin(): string {
+  const root = "/usr/lib/postgresql";
+  const v = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a))[0] : undefined;
+  if (!v || !existsSync(join(root, v, "bin", "postgres"))) throw new Error(`no PostgreSQL server under ${root}`);
+  return join(root, v, "bin");
+}
+
+function pgUser(): { uid: number; gid: number } {
+  const out = execFileSync("id", ["postgres"], { encoding: "utf8" });
+  return { uid: Number(/uid=(\d+)/.exec(out)![1]), gid: Number(/gid=(\d+)/.exec(out)![1]) };
 }
 
 const ip = (...args: string[]) => execFileSync("ip", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -105,6 +120,26 @@ export class Topology {
           }, 50);
         }),
     };
+  }
+
+  /**
+   * A PostgreSQL server of its own on the host (a fresh cluster in a temp folder, trust auth for the
+   * hosts' network), started as the `postgres` user; resolves to its URL once it accepts connections.
+   */
+  async startPostgres(name: string): Promise<string> {
+    const bin = postgresBin();
+    const dir = mkdtempSync(join(tmpdir(), "multihost-pg-"));
+    chownSync(dir, pgUser().uid, pgUser().gid);
+    const asPg = (cmd: string, args: string[]) =>
+      execFileSync("runuser", ["-u", "postgres", "--", join(bin, cmd), ...args], { stdio: "ignore" });
+    asPg("initdb", ["-D", join(dir, "data"), "-A", "trust", "-U", "postgres"]);
+    appendFileSync(join(dir, "data", "pg_hba.conf"), `host all all 10.${this.net}.0.0/24 trust\n`);
+    const pg = this.start(name, "runuser", [
+      ...["-u", "postgres", "--", join(bin, "postgres"), "-D", join(dir, "data")],
+      ...["-c", "listen_addresses=*", "-c", "port=5432", "-c", `unix_socket_directories=${dir}`, "-c", "fsync=off"],
+    ]);
+    await pg.waitFor(/ready to accept connections/, 60_000);
+    return `postgres://postgres@${this.address(name)}:5432/postgres`;
   }
 
   /** Kills every process started on a host, then removes the hosts and the bridge. */
