@@ -72,7 +72,10 @@ export class PgCatalog extends SqlCatalog implements CatalogPort {
       max: opts.poolSize ?? 8,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     });
-    pool.on("error", () => undefined); // an idle client's lost connection: the next query reports it
+    // A lost connection is reported by the query that needs it; as an event (an idle client, or a
+    // checked-out one between two queries) it would end the process.
+    pool.on("error", () => undefined);
+    pool.on("connect", (client) => client.on("error", () => undefined));
     const c = new PgCatalog(url, pool);
     try {
       const client = await pool.connect();
