@@ -4,7 +4,6 @@
 // shown by another's mirror through LISTEN/NOTIFY, with no refresh called; and the server cut off
 // → reads keep serving from the mirror, writes refuse with catalog_unavailable (503), and writes
 // work again once it is back.
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { GraphQLError } from "graphql";
 import pg from "pg";
 import pino from "pino";
@@ -13,7 +12,7 @@ import { toApiError } from "../../../api/errors.ts";
 import { mapError } from "../../../api/graphql/errors.ts";
 import { PgCatalog } from "../../../pipeline/store/catalog/catalog.ts";
 import { MIGRATIONS } from "../../../pipeline/store/catalog/pg-migrations.ts";
-import { dropDatabases, freshDatabase } from "./pg-fixture.ts";
+import { dropDatabases, freshDatabase, relay } from "./pg-fixture.ts";
 
 const opened: PgCatalog[] = [];
 async function open(url: string): Promise<PgCatalog> {
@@ -117,35 +116,6 @@ it("shows a write through replica A in replica B's mirror by NOTIFY, with no ref
   await vi.waitFor(() => expect(b.authenticate(key)).toBeNull(), { timeout: 5000, interval: 5 });
   expect(refresh).not.toHaveBeenCalled();
 });
-
-/** A TCP relay in front of the server, to cut the catalog off and bring it back. */
-async function relay(port: number) {
-  const sockets = new Set<Socket>();
-  let server: Server;
-  const start = () =>
-    new Promise<void>((ok) => {
-      server = createServer((s) => {
-        const up = connect(5432, "127.0.0.1");
-        for (const x of [s, up]) {
-          sockets.add(x);
-          x.on("error", () => undefined);
-          x.on("close", () => sockets.delete(x));
-        }
-        s.pipe(up).pipe(s);
-      }).listen(port, "127.0.0.1", ok);
-    });
-  await start();
-  return {
-    url: (db: string) => db.replace(":5432/", `:${port}/`),
-    cut: async () => {
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        for (const s of sockets) s.destroy();
-      });
-    },
-    restore: start,
-  };
-}
 
 it("serves reads with the server cut off, refuses writes as unavailable (503), writes again after", async () => {
   const url = await freshDatabase();
