@@ -137,9 +137,10 @@ export abstract class SqlCatalog extends MirrorReads {
 
   /** Adds tickers not yet present (upper-cased); validation of the tickers is the caller's. */
   async addToWatchlist(id: string, tickers: string[]): Promise<Watchlist> {
-    if (!this.watchlist(id)) throw new CatalogError("not_found", `no watchlist ${id}`);
+    const w = this.watchlist(id);
+    if (!w) throw new CatalogError("not_found", `no watchlist ${id}`);
     const wanted = [...new Set(tickers.map((t) => t.toUpperCase()))];
-    if (wanted.length)
+    if (wanted.some((t) => !w.tickers.includes(t)))
       await this.sqlTx(async (q) => {
         // The items as stored now (another process may have added some), under the watchlist's lock.
         await q.exclusive(`watchlist:${id}`);
