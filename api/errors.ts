@@ -118,6 +118,7 @@ const PIPELINE_ANSWERS: Record<PipelineErrorCode, (() => ApiError) | null> = {
   not_an_append: null,
   storage_order: null,
   staging_record_corrupt: null,
+  catalog_unavailable: () => new Unavailable("the account store is unreachable; nothing was written; retry"),
 };
 
 /** Any thrown value → an ApiError (unknown errors become an opaque 500). */

@@ -1,6 +1,6 @@
 // Data engineers' command line: `npm run pipeline -- <command>`.
 
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
             `REDIS_URL to run in this process`,
         );
     }
-    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const catalog = await Catalog.at(config.catalogLocation);
     try {
       const r = await dispatchRun({
         dataDir: config.dataDir,
@@ -172,7 +172,7 @@ async function main(argv: string[]): Promise<number> {
         throw e;
       }
     }
-    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const catalog = await Catalog.at(config.catalogLocation);
     const { startPipelineWorker } = await import("./worker.ts");
     // Flow jobs run one after another on this thread: one scratch database serves them all.
     (await import("../pipeline/store/scratch.ts")).shareScratchOnMainThread();
@@ -208,7 +208,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(`no snapshot is published under ${config.dataDir}: run the pipeline first`);
       return 2;
     }
-    const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+    const catalog = await Catalog.at(config.catalogLocation);
     const progress = terminalProgress();
     try {
       const r = await dispatchRebalance({

@@ -66,6 +66,11 @@ const schema = z.object({
     .string()
     .regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, "must be a size such as 1024MB or 2GB")
     .default(DUCK_MEMORY.staging),
+  // The accounts on PostgreSQL (several hosts); unset: the embedded DuckDB file DATA_DIR/catalog.duckdb.
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL")
+    .optional(),
   // Set by `npm start`'s primary for the server processes it forks (jobs/start.ts), not by hand.
   START_REDIS_REPORTED_DOWN: z.literal("1", { error: 'must be "1" or unset' }).optional(),
 });
@@ -78,6 +83,10 @@ export interface Config {
   /** DATA_DIR/sample: the generated sample lives with the rest of what the service writes. */
   sampleDir: string;
   redisUrl: string | null;
+  /** DATABASE_URL: the catalog on PostgreSQL; null: the embedded file. */
+  databaseUrl: string | null;
+  /** Where the catalog lives (Catalog.at): DATABASE_URL, else DATA_DIR/catalog.duckdb. */
+  catalogLocation: string;
   demoApiKey: string | null;
   logLevel: z.infer<typeof schema>["LOG_LEVEL"];
   webConcurrency: number;
@@ -118,6 +127,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Values never echoed in a configuration error: a key, a URL that may hold a password. */
+const SECRETS = new Set(["DEMO_API_KEY", "DATABASE_URL"]);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty variables count as unset, as a shell user expects of `FOO= npm start`.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
@@ -127,7 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       r.error.issues.map(
         (i) =>
           `${i.path.join(".")}: ${i.message}` +
-          `${i.path[0] === "DEMO_API_KEY" ? "" : ` (got ${JSON.stringify(present[String(i.path[0])])})`}`,
+          `${SECRETS.has(String(i.path[0])) ? "" : ` (got ${JSON.stringify(present[String(i.path[0])])})`}`,
       ),
     ); // a secret is never echoed
   const c = r.data;
@@ -138,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sourceDir: c.SOURCE_DIR ? resolve(c.SOURCE_DIR) : null,
     sampleDir: join(dataDir, "sample"),
     redisUrl: c.REDIS_URL ?? null,
+    databaseUrl: c.DATABASE_URL ?? null,
+    catalogLocation: c.DATABASE_URL ?? join(dataDir, "catalog.duckdb"),
     demoApiKey: c.DEMO_API_KEY ?? null,
     logLevel: c.LOG_LEVEL,
     webConcurrency: c.WEB_CONCURRENCY,

@@ -1,7 +1,10 @@
-// API keys: `npm run keys -- create --email E --scopes a,b [--json]`, `list`, `revoke ID`.
+// API keys: `npm run keys -- create --email E --scopes a,b [--json]`, `list`, `revoke ID`; and
+// `migrate-catalog --to postgres://…`, which copies the embedded catalog to PostgreSQL.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Catalog, CatalogError } from "../pipeline/store/catalog/catalog.ts";
+import { Catalog, CatalogError, isPostgresUrl } from "../pipeline/store/catalog/catalog.ts";
+import { copyCatalog } from "../pipeline/store/catalog/copy.ts";
 import { SCOPES } from "../pipeline/store/catalog-types.ts";
 import { loadConfig } from "./config.ts";
 import { runCommand, UsageError } from "./run-command.ts";
@@ -12,13 +15,17 @@ const USAGE = `usage: npm run keys -- <command>
          creates the user when new; prints the key once (with --json the last line is {"id","key","scopes"})
   list   keys with their user, scopes and state (never the keys themselves)
   revoke ID
+  migrate-catalog --to postgres://USER@HOST/DB
+         copies DATA_DIR/catalog.duckdb (users, hashed keys, watchlists, portfolios) to PostgreSQL with the
+         same ids; rows already there are kept, so it may run again; prints what it copied
 scopes: ${SCOPES.join(", ")}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const config = loadConfig();
   ensureWritableDir(config.dataDir);
-  const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+  if (command === "migrate-catalog") return migrateCatalog(rest, join(config.dataDir, "catalog.duckdb"));
+  const catalog = await Catalog.at(config.catalogLocation);
   if (command === "create") {
     const { values } = parseArgs({
       args: rest,
@@ -71,6 +78,19 @@ async function main(argv: string[]): Promise<number> {
   if (command && command !== "help" && command !== "--help" && command !== "-h")
     throw new UsageError(command === "revoke" ? "revoke needs a key ID" : `unknown command ${JSON.stringify(command)}`);
   console.log(USAGE);
+  return 0;
+}
+
+async function migrateCatalog(args: string[], path: string): Promise<number> {
+  const { values } = parseArgs({ args, options: { to: { type: "string" } } });
+  if (!values.to || !isPostgresUrl(values.to)) throw new UsageError("migrate-catalog needs --to postgres://…");
+  if (!existsSync(path)) throw new UsageError(`no embedded catalog at ${path} (is DATA_DIR right?)`);
+  const from = await Catalog.open(path);
+  const report = await copyCatalog(from, values.to);
+  const where = new URL(values.to);
+  console.log(`copied ${path} to postgres ${where.host}${where.pathname}:`);
+  for (const [table, { read, copied }] of Object.entries(report))
+    console.log(`  ${table}: ${copied} copied, ${read - copied} already there`);
   return 0;
 }
 

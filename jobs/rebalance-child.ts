@@ -11,7 +11,7 @@ const [dataDir, catalogPath, portfolioId] = process.argv.slice(2);
 const send = (m: object) => new Promise<void>((res) => process.send!(m, () => res()));
 const line = (level: "info" | "warn") => (o: object, msg?: string) => void send({ log: { level, o, msg } });
 try {
-  const catalog = await Catalog.open(catalogPath);
+  const catalog = await Catalog.at(catalogPath);
   const meta = await runRebalance({ dataDir, catalog, log: { info: line("info"), warn: line("warn") } }, portfolioId);
   await send({ ok: true, snapshotId: meta.id });
 } catch (e) {

@@ -5,7 +5,6 @@
 // /healthz serves the published snapshot. WEB_CONCURRENCY > 1 forks one server process per worker; the primary only
 // orchestrates. SIGTERM/SIGINT drain requests, close the queue worker, Redis and the catalog, exit 0.
 import cluster from "node:cluster";
-import { join } from "node:path";
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../pipeline/store/catalog/demo.ts";
@@ -53,7 +52,7 @@ async function primary(config: Config): Promise<void> {
   const redisDown = await redisReportedDown(config, log);
   const plan = planStart(config);
   const progress = terminalProgress();
-  const catalog = await Catalog.open(join(config.dataDir, "catalog.duckdb"));
+  const catalog = await Catalog.at(config.catalogLocation);
   const demo = await ensureDemoUser(catalog, config.demoApiKey);
 
   const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown });
@@ -76,7 +75,7 @@ async function primary(config: Config): Promise<void> {
     // to another worker once its lock expires.
     closers.push({ name: "pipeline worker", close: () => worker.close(true) });
   }
-  closers.push({ name: "catalog", close: () => catalog.idle() });
+  closers.push({ name: "catalog", close: () => catalog.close() });
 
   const manifest = readManifest(config.dataDir);
   // A snapshot from before the typed tables (metrics and statements as JSON text) cannot be served:
@@ -190,7 +189,7 @@ async function serverProcess(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const closers: Closer[] = [];
   onShutdown(closers, { log });
-  const srv = await serve(config, log, () => Catalog.open(join(config.dataDir, "catalog.duckdb")), {
+  const srv = await serve(config, log, () => Catalog.at(config.catalogLocation), {
     redisReportedDown: config.redisReportedDown,
   });
   closers.push({ name: "http server", close: srv.close });

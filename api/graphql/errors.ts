@@ -22,8 +22,10 @@ export function mapError(e: GraphQLError, log: pino.Logger, reqId: string): Grap
   if (!orig || orig instanceof GraphQLError) return e; // validation, scope and variable errors as they are
   const opts = { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path };
   // A pipeline error answers with its code's entry in api/errors.ts, as over REST.
-  const api = orig instanceof ApiError ? orig : pipelineErrorCode(orig) ? toApiError(orig) : null;
-  if (api && api.status < 500)
+  const code = pipelineErrorCode(orig);
+  const api = orig instanceof ApiError ? orig : code ? toApiError(orig) : null;
+  // An unreachable account store is no fault of the query: the write is refused, and says so (503).
+  if (api && (api.status < 500 || code === "catalog_unavailable"))
     return new GraphQLError(api.message, {
       ...opts,
       extensions: {

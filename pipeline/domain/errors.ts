@@ -14,7 +14,9 @@ export type PipelineErrorCode =
   /** A table is not in the storage order a reader relies on. */
   | "storage_order"
   /** A record of a run's staging folder is not JSON or not of its schema (pipeline/store/staging-layout.ts). */
-  | "staging_record_corrupt";
+  | "staging_record_corrupt"
+  /** The account store (the PostgreSQL catalog) could not be reached: nothing was written. */
+  | "catalog_unavailable";
 
 /** Any pipeline error that carries a code. */
 export interface CodedError extends Error {
@@ -37,4 +39,5 @@ const PIPELINE_CODES: ReadonlySet<string> = new Set<PipelineErrorCode>([
   "not_an_append",
   "storage_order",
   "staging_record_corrupt",
+  "catalog_unavailable",
 ]);

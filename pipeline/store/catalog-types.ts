@@ -98,3 +98,38 @@ export interface CatalogWriter {
  * catalog enforces it inside the writing transaction.
  */
 export const MAX_OWNED = 200;
+
+/**
+ * The catalog port: what the service needs of the account store, whichever holds it (the embedded
+ * DuckDB file, pipeline/store/catalog/embedded.ts, or PostgreSQL, pipeline/store/catalog/postgres.ts).
+ * Reads are synchronous, from a mirror in this process's memory that each implementation keeps
+ * current (a version file beside the DuckDB file; LISTEN/NOTIFY on PostgreSQL); writes persist first
+ * and return once this process's mirror shows them.
+ */
+export interface CatalogPort extends Required<CatalogReader>, CatalogWriter {
+  /** Where the catalog lives: the DuckDB file's path or the PostgreSQL URL (a child process opens it again). */
+  readonly path: string;
+  /** "embedded" or "postgres", for logs and the migration CLI. */
+  readonly kind: "embedded" | "postgres";
+  userByEmail(email: string): User | null;
+  listKeys(): ApiKeyInfo[];
+  allUsers(): User[];
+  allWatchlists(): Watchlist[];
+  allUserPortfolios(): UserPortfolio[];
+  createUser(u: Omit<User, "id">): Promise<User>;
+  /** Creates a key; the plain key is returned here once and never stored. `fixedKey` is for DEMO_API_KEY. */
+  createKey(userId: string, scopes: string[], fixedKey?: string): Promise<{ id: string; key: string; scopes: Scope[] }>;
+  revokeKey(id: string): Promise<void>;
+  /** Revokes every active key of `userId` except `keepId`; returns how many. */
+  revokeKeysOfUserExcept(userId: string, keepId: string): Promise<number>;
+  recordRebalanceFailure(id: string, requestedAt: string | null, reason: string): Promise<void>;
+  /** Stable integer ids for names: a name keeps the id it was first given, across runs and sources. */
+  assignIds(kind: string, names: string[]): Promise<Map<string, number>>;
+  assignIdsOfKinds<K extends string>(byKind: Record<K, string[]>): Promise<Record<K, Map<string, number>>>;
+  /** Brings the mirror up to date with writes of other processes; true when it changed. */
+  refresh(): Promise<boolean>;
+  /** Resolves once no write of this process is open. */
+  idle(): Promise<void>;
+  /** idle(), then lets go of connections (PostgreSQL); the catalog is not used after. */
+  close(): Promise<void>;
+}

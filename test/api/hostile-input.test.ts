@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
-import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { Catalog, type EmbeddedCatalog } from "../../pipeline/store/catalog/catalog.ts";
 import { MAX_OWNED, SCOPES } from "../../pipeline/store/catalog-types.ts";
 import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
 import { generatedStore } from "../store/published.ts";
@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from "./helpers.ts";
 
 let s: TestServer;
 let reader: SnapshotReader;
-let catalog: Catalog;
+let catalog: EmbeddedCatalog;
 let key: string;
 let userId: string;
 let portfolioId: string;

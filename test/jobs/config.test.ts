@@ -25,6 +25,21 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("puts the catalog on PostgreSQL with DATABASE_URL; a refused URL is not echoed (it may hold a password)", () => {
+    const url = "postgres://svc:secret@db.internal:5432/accounts";
+    expect(loadConfig({ DATABASE_URL: url, DATA_DIR: "/tmp/s" })).toMatchObject({
+      databaseUrl: url,
+      catalogLocation: url,
+    });
+    expect(loadConfig({ DATA_DIR: "/tmp/s" })).toMatchObject({
+      databaseUrl: null,
+      catalogLocation: "/tmp/s/catalog.duckdb",
+    });
+    expect(problems({ DATABASE_URL: "mysql://svc:secret@db/accounts" })).toEqual([
+      "DATABASE_URL: must be a postgres:// or postgresql:// URL",
+    ]);
+  });
+
   it("refuses every malformed pipeline variable by name", () => {
     expect(problems({ TICKERS_PER_PARTITION: "2.5" })).toEqual([
       'TICKERS_PER_PARTITION: must be a whole number (got "2.5")',
