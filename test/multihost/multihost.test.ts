@@ -131,7 +131,8 @@ describe.skipIf(why !== null)("several hosts sharing a store, Redis on a host of
     const name = `shared-${Date.now()}`;
     const made = await graphql(
       "api1",
-      'mutation($n: String!) { createWatchlist(input: {name: $n, stockTickers: ["AAA"]}) { success errors { field messages } } }',
+      'mutation($n: String!) { createWatchlist(input: {name: $n, stockTickers: ["AAA"]}) ' +
+        "{ success errors { field messages } } }",
       { n: name },
     );
     expect(made.body.data?.createWatchlist, JSON.stringify(made.body)).toMatchObject({ success: true });
@@ -147,7 +148,7 @@ describe.skipIf(why !== null)("several hosts sharing a store, Redis on a host of
     expect(seen).toContain(name);
   });
 
-  it("with the Redis host cut off both API hosts serve reads and writes, and a queued run ends once it is back", async () => {
+  it("Redis host cut off: both API hosts serve reads and writes; a queued run ends once it is back", async () => {
     const before = readManifest(dataDir)!.snapshotId;
     const source = writeTinySource((f) => ({ "ratings.csv": f["ratings.csv"].replaceAll("2024-01-29", "2024-02-06") }));
     const run = runThroughQueue(source);
@@ -230,7 +231,7 @@ describe.skipIf(why !== null)("several hosts sharing a store, Redis on a host of
     }
   }, 300_000);
 
-  it("20 failed authentications split over the two API hosts, and the next one locks the address out on both", async () => {
+  it("20 failed authentications split over the API hosts; the next locks the address out on both", async () => {
     for (let i = 0; i < 20; i++) {
       const r = await get(i % 2 ? "api2" : "api1", "/data/v1/stock_ratings", `wrong-key-${i}-0123456789abcdef`);
       expect(r.status, `attempt ${i + 1}`).toBe(401);
