@@ -244,3 +244,97 @@ describe.skipIf(why !== null)("several hosts sharing a store, Redis on a host of
     expect((await get("api1", "/data/v1/stock_ratings")).status).toBe(429);
   });
 });
+
+describe.skipIf(why !== null)("two API hosts with the accounts on a PostgreSQL host", () => {
+  let topo: Topology;
+  const url: Record<string, string> = {};
+  const procs: Record<string, HostProc> = {};
+
+  const get = (host: string, path: string) =>
+    fetch(`${url[host]}${path}`, { headers: { api_key: DEMO_KEY }, signal: AbortSignal.timeout(10_000) });
+  const createWatchlist = async (host: string, name: string) => {
+    const r = await fetch(`${url[host]}/graphiql`, {
+      method: "POST",
+      headers: { api_key: DEMO_KEY, "content-type": "application/json" },
+      body: JSON.stringify({
+        query: "mutation($n: String!) { createWatchlist(input: {name: $n}) { success } }",
+        variables: { n: name },
+      }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    return {
+      status: r.status,
+      body: (await r.json()) as { data?: unknown; errors?: { extensions?: { code?: string } }[] },
+    };
+  };
+  const names = async (host: string) => {
+    const r = await fetch(`${url[host]}/graphiql`, {
+      method: "POST",
+      headers: { api_key: DEMO_KEY, "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ watchlistsForUser { name } }" }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = (await r.json()) as { data?: { watchlistsForUser?: { name: string }[] } };
+    return (body.data?.watchlistsForUser ?? []).map((w) => w.name);
+  };
+
+  beforeAll(async () => {
+    topo = new Topology();
+    const redisHost = topo.add("redis");
+    topo.add("pg");
+    for (const h of ["api1", "api2"]) topo.add(h);
+    const redis = topo.start("redis", "redis-server", [
+      ...["--bind", "0.0.0.0", "--port", "6379", "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+    ]);
+    await redis.waitFor(/Ready to accept connections/, 20_000);
+    const databaseUrl = await topo.startPostgres("pg");
+    const dataDir = mkdtempSync(join(tmpdir(), "multihost-pg-store-"));
+    const source = writeTinySource();
+    for (const h of ["api1", "api2"]) {
+      procs[h] = topo.start(h, NODE[0], [...NODE.slice(1), "jobs/start.ts"], {
+        ...{ REDIS_URL: `redis://${redisHost}:6379`, DATA_DIR: dataDir, DATABASE_URL: databaseUrl },
+        ...{ LOG_FORMAT: "json", PORT: "8080", SOURCE_DIR: source, DEMO_API_KEY: DEMO_KEY },
+      });
+      url[h] = `http://${topo.address(h)}:8080`;
+    }
+    for (const h of ["api1", "api2"])
+      await until(async () => (await get(h, "/healthz")).status === 200, 180_000, `${h} serving`).catch((e) => {
+        throw new Error(`${e.message}\n${h} said:\n${procs[h].output().slice(-3000)}`);
+      });
+  }, 300_000);
+
+  afterAll(async () => {
+    await topo?.destroy();
+  });
+
+  it("a GraphQL write on API host 1 is read on API host 2 at once (NOTIFY, no polling)", async () => {
+    expect((await createWatchlist("api1", "written-on-1")).body.data).toEqual({ createWatchlist: { success: true } });
+    const t = Date.now();
+    await until(async () => (await names("api2")).includes("written-on-1"), 1_000, "the watchlist on api2");
+    expect(Date.now() - t).toBeLessThan(1_000);
+  });
+
+  it("PostgreSQL host cut off: reads serve, writes answer UNAVAILABLE (503), nothing acknowledged is lost", async () => {
+    expect((await createWatchlist("api2", "before-the-cut")).body.data).toEqual({ createWatchlist: { success: true } });
+    topo.cut("pg");
+    try {
+      for (const h of ["api1", "api2"]) expect((await get(h, "/data/v1/stock_ratings?limit=5")).status).toBe(200);
+      const refused = await createWatchlist("api1", "during-the-cut");
+      // a field error of the mutation (HTTP 200, as GraphQL answers a failed field), within the request's limit
+      expect(refused.body.errors?.[0]?.extensions, JSON.stringify(refused.body)).toMatchObject({
+        code: "UNAVAILABLE",
+        status: 503,
+      });
+      expect(await names("api2")).toContain("before-the-cut");
+    } finally {
+      topo.heal("pg");
+    }
+    const after = await until(
+      async () => ((await createWatchlist("api2", "after-the-cut")).status === 200 ? names("api1") : null),
+      30_000,
+      "writes again",
+    );
+    expect(after).toEqual(expect.arrayContaining(["before-the-cut", "written-on-1"]));
+    expect(after).not.toContain("during-the-cut");
+  }, 120_000);
+});

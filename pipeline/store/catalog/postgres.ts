@@ -14,6 +14,12 @@ import { SqlCatalog } from "./writes.ts";
 const CHANNEL = "catalog";
 /** How long a connection attempt may take before the store counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 3000;
+/**
+ * How long one catalog statement may wait for its answer. A server cut off the network sends no
+ * reset: without a bound a write would wait for TCP to give up (minutes), past every request's limit,
+ * instead of answering 503 at once. Catalog statements are small; 3 s is far beyond any of them.
+ */
+const QUERY_TIMEOUT_MS = 3000;
 
 const sqlOf = (client: pg.PoolClient): SqlTx => ({
   run: async (sql: string, params?: SqlValue[]) => {
@@ -27,7 +33,7 @@ const sqlOf = (client: pg.PoolClient): SqlTx => ({
 
 /** node-postgres' messages for a connection lost or never made. */
 const DROPPED =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
 
 /** Whether `e` says the server could not be reached or went away (as opposed to refusing the statement). */
 export function isUnreachable(e: unknown): boolean {
@@ -47,6 +53,9 @@ function typed(e: unknown): unknown {
   if (err.code === "23505") return new CatalogError("conflict", `already exists (${err.constraint})`);
   return e;
 }
+
+/** A connection whose statement went unanswered is not given out again (true: the pool ends it). */
+const discard = (e: unknown): boolean => e !== undefined && isUnreachable(e);
 
 export class PgCatalog extends SqlCatalog implements CatalogPort {
   readonly kind = "postgres" as const;
@@ -71,6 +80,8 @@ export class PgCatalog extends SqlCatalog implements CatalogPort {
       connectionString: url,
       max: opts.poolSize ?? 8,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
     });
     // A lost connection is reported by the query that needs it; as an event (an idle client, or a
     // checked-out one between two queries) it would end the process.
@@ -135,6 +146,7 @@ export class PgCatalog extends SqlCatalog implements CatalogPort {
   /** Every table and the version, in one snapshot. */
   private async loadNow(): Promise<void> {
     const client = await this.pool.connect();
+    let failed: unknown;
     try {
       await client.query("begin isolation level repeatable read read only");
       const [{ v }] = (await client.query<{ v: string }>("select v from catalog_version")).rows;
@@ -145,10 +157,12 @@ export class PgCatalog extends SqlCatalog implements CatalogPort {
         this.version = Number(v);
       }
     } catch (e) {
-      await client.query("rollback").catch(() => undefined);
+      // unanswered: the rollback would wait as long; the server rolls back when the pool ends it
+      if (!discard(e)) await client.query("rollback").catch(() => undefined);
+      failed = e;
       throw e;
     } finally {
-      client.release();
+      client.release(discard(failed));
     }
   }
 
@@ -167,6 +181,7 @@ export class PgCatalog extends SqlCatalog implements CatalogPort {
   private async write<T>(fn: (q: SqlTx) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let out: T;
+    let failed: unknown;
     try {
       await client.query("begin");
       out = await fn(sqlOf(client));
@@ -175,10 +190,12 @@ export class PgCatalog extends SqlCatalog implements CatalogPort {
       await client.query("select pg_notify($1, $2)", [CHANNEL, String(v)]);
       await client.query("commit");
     } catch (e) {
-      await client.query("rollback").catch(() => undefined);
+      // unanswered: the rollback would wait as long; the server rolls back when the pool ends it
+      if (!discard(e)) await client.query("rollback").catch(() => undefined);
+      failed = e;
       throw e;
     } finally {
-      client.release();
+      client.release(discard(failed));
     }
     await this.reload();
     return out;
