@@ -5,7 +5,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { buildCalendar, END_YEAR, endOfMonthDay } from "./generator/calendar.ts";
+import { lastEpochDayOfMonth } from "../pipeline/shared/dates.ts";
+import { buildCalendar, END_YEAR } from "./generator/calendar.ts";
 import { buildCompanies } from "./generator/companies.ts";
 import { buildFundamentals, HEADERS, type StatementRow, statementLine } from "./generator/fundamentals.ts";
 import { BENCHMARK_SERIES, portfoliosJson } from "./generator/portfolios.ts";
@@ -47,7 +48,14 @@ export async function generateSample(
   progress("prices");
   const panel = simulatePrices(seed, cal, companies);
   progress("fundamentals");
-  const fundamentals = buildFundamentals(seed, companies, startYear, endOfMonthDay(END_YEAR, 12), cal, panel.close);
+  const fundamentals = buildFundamentals(
+    seed,
+    companies,
+    startYear,
+    lastEpochDayOfMonth(END_YEAR, 12),
+    cal,
+    panel.close,
+  );
   // Ratings begin with the first trading date of the second year: a year of history behind them.
   progress("ratings");
   const ratings = computeRatings(cal, companies, panel.close, fundamentals, cal.monthStarts[12]);

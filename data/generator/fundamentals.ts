@@ -2,7 +2,8 @@
 // quarterly accounting model. Every total is the sum of its parts, the balance sheet balances, cash
 // on the balance sheet moves by exactly the cash-flow statement's net change, and annual flows are
 // the sums of their quarters. Amounts are whole thousands of USD, written as USD integers.
-import { type Calendar, endOfMonthDay, indexOnOrBefore, isoFromDay } from "./calendar.ts";
+import { epochDayOfIso, isoFromEpochDay, lastEpochDayOfMonth } from "../../pipeline/shared/dates.ts";
+import { type Calendar, indexOnOrBefore } from "./calendar.ts";
 import { type CompanyDef, SECTORS } from "./companies.ts";
 import { Rng } from "./random.ts";
 
@@ -205,7 +206,7 @@ function simulateCompany(
         em += 12;
         ey--;
       }
-      const reportDay = endOfMonthDay(ey, em);
+      const reportDay = lastEpochDayOfMonth(ey, em);
       const publishDay = reportDay + (fp === 4 ? rng.int(45, 75) : rng.int(30, 45));
       if (publishDay > cutoffDay) return quarters;
 
@@ -404,7 +405,7 @@ export function buildFundamentals(
 
   for (const c of withStatements) {
     const listDay = dates.dayNumbers[c.listIndex];
-    const listYear = Number(isoFromDay(listDay).slice(0, 4));
+    const listYear = Number(isoFromEpochDay(listDay).slice(0, 4));
     const firstFy = Math.max(startYear, listYear) - 2;
     const cutoff = Math.min(endDay, dates.dayNumbers[c.delistIndex]);
     const ci = companies.indexOf(c);
@@ -428,9 +429,9 @@ export function buildFundamentals(
       simFinId,
       fiscalYear: q.fy,
       fiscalPeriod: fpLabel,
-      reportDate: isoFromDay(q.reportDay),
-      publishDate: isoFromDay(q.publishDay),
-      restatedDate: isoFromDay(restated),
+      reportDate: isoFromEpochDay(q.reportDay),
+      publishDate: isoFromEpochDay(q.publishDay),
+      restatedDate: isoFromEpochDay(restated),
       sharesBasic: Math.round((sharesRaw * scale) / 1000) * 1000,
       sharesDiluted: Math.round((sharesRaw * scale * dilution) / 1000) * 1000,
       values,
@@ -466,9 +467,7 @@ export function buildFundamentals(
       const ai = Math.floor(annual.length / 2);
       const orig = annual[ai];
       const qi = rows[stmt].quarterly.findIndex((x) => x.fiscalYear === orig.fiscalYear && x.fiscalPeriod === "Q4");
-      const later = isoFromDay(
-        Math.min(endDay, Math.round(Date.parse(`${orig.restatedDate}T00:00:00Z`) / 86_400_000) + 40),
-      );
+      const later = isoFromEpochDay(Math.min(endDay, epochDayOfIso(orig.restatedDate) + 40));
       // One amount moves in the annual row and in its Q4 row, so the quarters still sum to the year.
       const d = stmt === "income" ? Math.round(orig.values[0]! * 0.012) : Math.round(orig.values[21]! * 0.25);
       const patch = (src: StatementRow): StatementRow => {

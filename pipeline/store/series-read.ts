@@ -1,6 +1,7 @@
 // Reading long (id, date, value) rows back into one series per id.
-import { isoFromEpochDay } from "../analytics/dates.ts";
+
 import type { PipelineErrorCode } from "../domain/errors.ts";
+import { isoFromEpochDay } from "../shared/dates.ts";
 import { Binds, type Conn, columns, type Params } from "./duck.ts";
 import { numericColumns } from "./typed-read.ts";
 
