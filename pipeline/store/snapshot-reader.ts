@@ -81,6 +81,46 @@ export function readableFiles(dir: string): string[] {
   return out;
 }
 
+/**
+ * The reader database's settings and small in-memory tables: companies (one row per stock) and
+ * the last rating date's rows (the default list). Every rated-stocks page joins them, and a table
+ * costs a fraction of a Parquet decode per query.
+ */
+async function prepare(c: Conn, conns: Conn[], dir: string): Promise<void> {
+  // The metadata cache keeps each Parquet file's footer after the first read, so a request
+  // costs the row groups of its ticker, not the file's metadata again. (`enable_object_cache`
+  // is a no-op since DuckDB 1.1; this setting needs the parquet extension loaded first.)
+  await c.run("load parquet");
+  await c.run("set global parquet_metadata_cache = true");
+  await c.run("create table companies as select * from read_parquet($f)", { f: join(dir, "companies.parquet") });
+  // every pooled connection reads the view (its file list is a per-connection variable)
+  await setRatingsView(conns, dir);
+}
+
+/** The snapshot's rating dates, ascending; the last one's rows become the in-memory LAST_DAY table. */
+async function ratingDates(c: Conn, dir: string): Promise<string[]> {
+  const rb = new Binds();
+  const [dates = []] = (await columns(
+    c,
+    `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings", rb)} order by 1`,
+    rb.params,
+  )) as [string[]];
+  await c.run(`create table ${LAST_DAY} as select * from ratings where date = $d::date`, {
+    d: dates.at(-1) ?? "1970-01-01",
+  });
+  return dates;
+}
+
+/** Every portfolio id (sorted), and the predefined ones (no owner) in file order, as the in-memory loader has them. */
+async function portfolioIds(c: Conn, dir: string): Promise<{ all: string[]; predefined: string[] }> {
+  const file = { f: join(dir, "portfolios.parquet") };
+  const [all = []] = (await columns(c, "select id from read_parquet($f) order by id", file)) as [string[]];
+  const [predefined = []] = (await columns(c, "select id from read_parquet($f) where owner_id is null", file)) as [
+    string[],
+  ];
+  return { all, predefined };
+}
+
 const n0 = (o: ReaderOptions) => o.cacheEntries ?? 2000;
 const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });
 
@@ -142,32 +182,11 @@ export class SnapshotReader {
     const conns = [db.conn, await db.connect(), await db.connect(), await db.connect()];
     try {
       const c = db.conn;
-      // The metadata cache keeps each Parquet file's footer after the first read, so a request
-      // costs the row groups of its ticker, not the file's metadata again. (`enable_object_cache`
-      // is a no-op since DuckDB 1.1; this setting needs the parquet extension loaded first.)
-      await c.run("load parquet");
-      await c.run("set global parquet_metadata_cache = true");
-      // companies (one row per stock) and the last rating date's rows (the default list) as small
-      // in-memory tables: every rated-stocks page joins them, and a table costs a fraction of a
-      // Parquet decode per query
-      await c.run("create table companies as select * from read_parquet($f)", { f: join(dir, "companies.parquet") });
-      // every pooled connection reads the view (its file list is a per-connection variable)
-      await setRatingsView(conns, dir);
+      await prepare(c, conns, dir);
       const companies = await loadCompanies(c);
-      const rb = new Binds();
-      const [dates = []] = (await columns(
-        c,
-        `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings", rb)} order by 1`,
-        rb.params,
-      )) as [string[]];
-      await c.run(`create table ${LAST_DAY} as select * from ratings where date = $d::date`, {
-        d: dates.at(-1) ?? "1970-01-01",
-      });
+      const dates = await ratingDates(c, dir);
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
-      const portfoliosFile = { f: join(dir, "portfolios.parquet") };
-      const [pids = []] = (await columns(c, "select id from read_parquet($f) order by id", portfoliosFile)) as [
-        string[],
-      ];
+      const { all, predefined } = await portfolioIds(c, dir);
       // from the index written at publish when there is one (reader-index.ts), else derived here
       let parts = readPartRanges(dir);
       if (!parts) {
@@ -177,13 +196,8 @@ export class SnapshotReader {
       }
       const latestFile = join(dir, RATINGS_LATEST);
       const latest = await latestRatings(c, undefined, undefined, existsSync(latestFile) ? latestFile : undefined);
-      // file order, as the in-memory loader lists them
-      const [pre = []] = (await columns(
-        c,
-        "select id from read_parquet($f) where owner_id is null",
-        portfoliosFile,
-      )) as [string[]];
       if (opts.warm !== false) await warm(c, readableFiles(dir));
+      const byTicker = new Map(companies.map((x) => [x.ticker.toUpperCase(), x]));
       return new SnapshotReader(
         id,
         meta,
@@ -191,12 +205,12 @@ export class SnapshotReader {
         db,
         conns,
         companies,
-        new Map(companies.map((x) => [x.ticker.toUpperCase(), x])),
+        byTicker,
         dates,
         benchmarks,
-        pids,
+        all,
         parts,
-        pre,
+        predefined,
         latest,
         opts,
       );
