@@ -1,7 +1,8 @@
 // Calendar dates, one module for the pipeline and the sample generator. ISO dates (YYYY-MM-DD) are
 // parsed without Date objects, and days are counted since 1970-01-01 ("epoch days"): every metric
-// groups by them, so this is a hot path. Month arithmetic goes through date-fns.
-import { addMonths } from "date-fns";
+// groups by them, so this is a hot path. Month arithmetic is integer arithmetic too: date-fns's
+// addMonths gives the same days but cost 4.2–5.1 µs a call against 0.7–1.2 µs, and every series'
+// trailing windows (3M … 10Y) call it.
 
 // Calendar parts of ISO dates.
 export interface DateParts {
@@ -48,7 +49,7 @@ export const epochDayOfIso = (s: string): number => epochDay(...parseIso(s));
 export const weekday = (day: number): number => (((day + 4) % 7) + 7) % 7;
 
 /** The epoch day of a month's last day (month 1..12). */
-export const lastEpochDayOfMonth = (y: number, m: number): number => epochDay(...plusMonths(y, m, 1, 1)) - 1;
+export const lastEpochDayOfMonth = (y: number, m: number): number => epochDay(...plusMonths(y, m, 31, 0));
 
 export function dateParts(dates: string[]): DateParts {
   let p = cache.get(dates);
@@ -65,17 +66,21 @@ export function dateParts(dates: string[]): DateParts {
   return p;
 }
 
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days in month m (1..12) of year y. */
+export const daysInMonth = (y: number, m: number): number => (m === 2 && isLeap(y) ? 29 : MONTH_DAYS[m - 1]);
+
 /**
  * y-m-d plus `months` (negative: minus), the day clamped to the target month's end: 31 Jan + 1 is
- * 28 or 29 Feb (dateutil's relativedelta, date-fns's addMonths). The date is built at local noon,
- * so no time zone or daylight-saving change moves it to another day.
+ * 28 or 29 Feb (dateutil's relativedelta, date-fns's addMonths).
  */
 export function plusMonths(y: number, m: number, d: number, months: number): [number, number, number] {
-  const t = new Date(0);
-  t.setFullYear(y, m - 1, d);
-  t.setHours(12, 0, 0, 0);
-  const r = addMonths(t, months);
-  return [r.getFullYear(), r.getMonth() + 1, r.getDate()];
+  const total = y * 12 + (m - 1) + months;
+  const yy = Math.floor(total / 12);
+  const mm = total - yy * 12 + 1;
+  return [yy, mm, Math.min(d, daysInMonth(yy, mm))];
 }
 
 /** `date` minus `months` as an epoch day (the day clamped to the month's end). */

@@ -33,5 +33,8 @@ describe("dates", () => {
   it("names the last day of a month", () => {
     expect(isoFromEpochDay(lastEpochDayOfMonth(2024, 2))).toBe("2024-02-29");
     expect(isoFromEpochDay(lastEpochDayOfMonth(2025, 12))).toBe("2025-12-31");
+    // century years leap only every 400 years
+    expect(isoPlusMonths("1900-01-31", 1)).toBe("1900-02-28");
+    expect(isoPlusMonths("2000-01-31", 1)).toBe("2000-02-29");
   });
 });
