@@ -61,5 +61,4 @@ export function buildCalendar(startYear: number, endYear: number = END_YEAR): Ca
 }
 
 /** Index of the last trading date on or before `day`, or -1. */
-export const indexOnOrBefore = (cal: Calendar, day: number): number =>
-  lowerBound(cal.dayNumbers.length, (i) => cal.dayNumbers[i] <= day) - 1;
+export const indexOnOrBefore = (cal: Calendar, day: number): number => lowerBound(cal.dayNumbers, day, true) - 1;

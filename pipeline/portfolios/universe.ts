@@ -116,5 +116,4 @@ export function rankedPositions(s: RatingSlice, criteria: RatingName | "market_c
 }
 
 /** Index of the first trading date on or after `date` (dates.length when none). */
-export const tradingIndexOnOrAfter = (dates: string[], date: string): number =>
-  lowerBound(dates.length, (i) => dates[i] < date);
+export const tradingIndexOnOrAfter = (dates: string[], date: string): number => lowerBound(dates, date);

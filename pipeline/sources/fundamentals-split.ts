@@ -15,8 +15,7 @@ const FILES = (["income", "balance", "cashflow", "derived"] as const).flatMap((k
 const FLUSH_CHARS = 1 << 22;
 
 /** Partition of an upper-case ticker: ranges start at `bounds` (ascending; partition 0 below the first). */
-export const partitionOf = (bounds: readonly string[], ticker: string): number =>
-  lowerBound(bounds.length, (i) => bounds[i] <= ticker);
+export const partitionOf = (bounds: readonly string[], ticker: string): number => lowerBound(bounds, ticker, true);
 
 const partDir = (outDir: string, part: number) => join(outDir, `part-${part}`);
 

@@ -45,7 +45,7 @@ export const bestYear = (ctx: SeriesContext) => max(ctx.agg("year").returns);
 export const worstYear = (ctx: SeriesContext) => min(ctx.agg("year").returns);
 
 /** First index whose date is on or after epoch day `day`. */
-const firstOnOrAfter = (ctx: SeriesContext, day: number): number => lowerBound(ctx.n, (i) => ctx.parts.day[i] < day);
+const firstOnOrAfter = (ctx: SeriesContext, day: number): number => lowerBound(ctx.parts.day, day, false, ctx.n);
 
 function lastDate(ctx: SeriesContext): [number, number, number] {
   const i = ctx.n - 1;
