@@ -5,7 +5,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { buildCalendar, END_YEAR, endOfMonthDay } from "./generator/calendar.ts";
+import { lastEpochDayOfMonth } from "../pipeline/shared/dates.ts";
+import { buildCalendar, END_YEAR } from "./generator/calendar.ts";
 import { buildCompanies } from "./generator/companies.ts";
 import { buildFundamentals, HEADERS, type StatementRow, statementLine } from "./generator/fundamentals.ts";
 import { BENCHMARK_SERIES, portfoliosJson } from "./generator/portfolios.ts";
@@ -26,20 +27,10 @@ export interface GenerateOptions {
 // 5 simulation steps, then 11 files (4 tables, 6 statements, portfolios.json).
 const STEPS = 16;
 
-export async function generateSample(
-  outDir: string,
-  opts: GenerateOptions = {},
-): Promise<{ outDir: string; files: string[]; ms: number }> {
-  const t0 = performance.now();
-  const seed = opts.seed ?? DEFAULTS.seed;
-  const nCompanies = opts.companies ?? DEFAULTS.companies;
-  const years = opts.years ?? DEFAULTS.years;
-  if (!Number.isInteger(seed)) throw new Error("seed must be an integer");
-  if (!Number.isInteger(nCompanies) || nCompanies < 20) throw new Error("companies must be an integer >= 20");
-  if (!Number.isInteger(years) || years < 2 || years > 40) throw new Error("years must be an integer from 2 to 40");
+type Progress = (what: string) => void;
 
-  let step = 0;
-  const progress = (what: string) => opts.progress?.(`sample: ${what}`, step++, STEPS);
+/** The simulated sample: calendar, companies, prices, statements, ratings and the benchmark index. */
+function simulate(seed: number, nCompanies: number, years: number, progress: Progress) {
   const startYear = END_YEAR - years + 1;
   progress("companies");
   const cal = buildCalendar(startYear);
@@ -47,25 +38,21 @@ export async function generateSample(
   progress("prices");
   const panel = simulatePrices(seed, cal, companies);
   progress("fundamentals");
-  const fundamentals = buildFundamentals(seed, companies, startYear, endOfMonthDay(END_YEAR, 12), cal, panel.close);
+  const endDay = lastEpochDayOfMonth(END_YEAR, 12);
+  const fundamentals = buildFundamentals(seed, companies, startYear, endDay, cal, panel.close);
   // Ratings begin with the first trading date of the second year: a year of history behind them.
   progress("ratings");
   const ratings = computeRatings(cal, companies, panel.close, fundamentals, cal.monthStarts[12]);
   progress("index");
   const index = capWeightedIndex(panel, companies, cal.dates.length);
+  return { cal, companies, panel, fundamentals, ratings, index };
+}
+type Sample = ReturnType<typeof simulate>;
 
-  const out = resolve(outDir);
-  await mkdir(join(out, "fundamentals"), { recursive: true });
-  const files: string[] = [];
-  const csv = async (name: string, header: string, body: (w: ChunkWriter) => void) => {
-    progress(`writing ${name}`);
-    const w = await ChunkWriter.create(join(out, name));
-    w.line(header);
-    body(w);
-    await w.close();
-    files.push(name);
-  };
+/** Writes one CSV file of the sample (the header, then the lines `body` writes). */
+type WriteCsv = (name: string, header: string, body: (w: ChunkWriter) => void) => Promise<void>;
 
+async function writeMarketTables(csv: WriteCsv, { cal, companies, panel, ratings, index }: Sample): Promise<void> {
   await csv("companies.csv", "id,ticker,name,sector,industry,shares_outstanding,market_cap", (w) => {
     companies.forEach((c, i) => {
       const last = panel.close[i][c.delistIndex];
@@ -75,7 +62,6 @@ export async function generateSample(
       );
     });
   });
-
   await csv("prices.csv", "date,open,high,low,close,volume,ticker", (w) => {
     companies.forEach((c, i) => {
       const { open, high, low, close, volume } = panel;
@@ -87,7 +73,6 @@ export async function generateSample(
       }
     });
   });
-
   await csv("ratings.csv", `date,ticker,${RATING_COLUMNS.join(",")}`, (w) => {
     ratings.dateIndex.forEach((d, k) => {
       const { company, values } = ratings.rows[k];
@@ -100,11 +85,12 @@ export async function generateSample(
       });
     });
   });
-
   await csv("benchmarks.csv", "date,benchmark,close", (w) => {
     for (let t = 0; t < cal.dates.length; t++) w.line(`${cal.dates[t]},${BENCHMARK_SERIES},${fmt2(index[t])}`);
   });
+}
 
+async function writeStatements(csv: WriteCsv, { fundamentals }: Sample): Promise<void> {
   const statements: [string, string, StatementRow[]][] = [
     ["us-income-annual.csv", HEADERS.income, fundamentals.income.annual],
     ["us-income-quarterly.csv", HEADERS.income, fundamentals.income.quarterly],
@@ -117,6 +103,41 @@ export async function generateSample(
     await csv(`fundamentals/${name}`, header, (w) => {
       for (const r of rows) w.line(statementLine(r));
     });
+}
+
+function checkOptions(opts: GenerateOptions): { seed: number; nCompanies: number; years: number } {
+  const seed = opts.seed ?? DEFAULTS.seed;
+  const nCompanies = opts.companies ?? DEFAULTS.companies;
+  const years = opts.years ?? DEFAULTS.years;
+  if (!Number.isInteger(seed)) throw new Error("seed must be an integer");
+  if (!Number.isInteger(nCompanies) || nCompanies < 20) throw new Error("companies must be an integer >= 20");
+  if (!Number.isInteger(years) || years < 2 || years > 40) throw new Error("years must be an integer from 2 to 40");
+  return { seed, nCompanies, years };
+}
+
+export async function generateSample(
+  outDir: string,
+  opts: GenerateOptions = {},
+): Promise<{ outDir: string; files: string[]; ms: number }> {
+  const t0 = performance.now();
+  const { seed, nCompanies, years } = checkOptions(opts);
+  let step = 0;
+  const progress: Progress = (what) => opts.progress?.(`sample: ${what}`, step++, STEPS);
+  const sample = simulate(seed, nCompanies, years, progress);
+
+  const out = resolve(outDir);
+  await mkdir(join(out, "fundamentals"), { recursive: true });
+  const files: string[] = [];
+  const csv: WriteCsv = async (name, header, body) => {
+    progress(`writing ${name}`);
+    const w = await ChunkWriter.create(join(out, name));
+    w.line(header);
+    body(w);
+    await w.close();
+    files.push(name);
+  };
+  await writeMarketTables(csv, sample);
+  await writeStatements(csv, sample);
 
   progress("writing portfolios.json");
   await writeFile(join(out, "portfolios.json"), portfoliosJson());

@@ -1,6 +1,6 @@
 // Compounding daily returns into calendar periods (weeks ending Monday, months, quarters, years),
 // the way QuantStats groups them. Dates ascend, so each period is one contiguous run.
-import type { DateParts } from "./dates.ts";
+import type { DateParts } from "../shared/dates.ts";
 
 export type Period = "week" | "month" | "quarter" | "year";
 

@@ -1,6 +1,7 @@
 // The daily return convention (contract §4) and benchmark alignment on a subject's dates.
+
+import { dateParts } from "../shared/dates.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
-import { dateParts } from "./dates.ts";
 
 /** First priced date 0.0, then close to close over priced dates; NaN prices are no-price days. */
 export function stockReturns(dates: string[], prices: Float64Array): ReturnSeries {

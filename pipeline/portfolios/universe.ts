@@ -1,6 +1,8 @@
 // The universe a backtest runs over: prices on one trading calendar, companies, and ratings
 // indexed once so that "the ratings as of day d" is one array lookup and a selection is a scan
 // over typed columns (no map lookups or allocations per candidate).
+
+import { lowerBound } from "../shared/lower-bound.ts";
 import { type Company, type PricePanel, RATING_NAMES, type RatingName, type RatingRow } from "../types.ts";
 
 /** One rating date's rows as columns, ordered by ticker (so a position order is ticker order). */
@@ -114,13 +116,4 @@ export function rankedPositions(s: RatingSlice, criteria: RatingName | "market_c
 }
 
 /** Index of the first trading date on or after `date` (dates.length when none). */
-export function tradingIndexOnOrAfter(dates: string[], date: string): number {
-  let lo = 0;
-  let hi = dates.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (dates[mid] < date) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+export const tradingIndexOnOrAfter = (dates: string[], date: string): number => lowerBound(dates, date);

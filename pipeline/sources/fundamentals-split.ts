@@ -5,6 +5,7 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
+import { lowerBound } from "../shared/lower-bound.ts";
 import { fundamentalsFileName } from "./fundamentals.ts";
 import { eachLine } from "./lines.ts";
 
@@ -14,16 +15,7 @@ const FILES = (["income", "balance", "cashflow", "derived"] as const).flatMap((k
 const FLUSH_CHARS = 1 << 22;
 
 /** Partition of an upper-case ticker: ranges start at `bounds` (ascending; partition 0 below the first). */
-export function partitionOf(bounds: readonly string[], ticker: string): number {
-  let lo = 0;
-  let hi = bounds.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (bounds[mid] <= ticker) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+export const partitionOf = (bounds: readonly string[], ticker: string): number => lowerBound(bounds, ticker, true);
 
 const partDir = (outDir: string, part: number) => join(outDir, `part-${part}`);
 

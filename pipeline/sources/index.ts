@@ -37,24 +37,118 @@ export async function stageCompanies(conn: Conn, dir: string): Promise<boolean> 
   return (await loadTable(conn, COMPANIES, loc)).rejectCount === 0;
 }
 
+export interface StageOptions {
+  partial?: boolean;
+  progress?: (step: string, done: number, total: number) => void;
+  /** After each table that loaded clean, before the next. */
+  loaded?: (table: string) => Promise<void>;
+}
+
+const SPECS = [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[];
+
+/** What loading the tables found: the clean tables, every reject, row counts, and how each table was read. */
+interface Loaded {
+  tables: Set<string>;
+  rejects: RejectedRow[];
+  /** All rejects, beyond the ones listed (a table lists at most MAX_REPORTED). */
+  rejectCount: number;
+  rowCounts: Record<string, number>;
+  tickerTables: Set<string>;
+  keyOrdered: Set<string>;
+}
+
+/** Locates and loads each table of SPECS, collecting rejects (a missing required table is one). */
+async function loadTables(conn: Conn, dir: string, opts: StageOptions): Promise<Loaded> {
+  const got: Loaded = {
+    ...{ tables: new Set(), rejects: [], rejectCount: 0, rowCounts: {} },
+    ...{ tickerTables: new Set(), keyOrdered: new Set() },
+  };
+  for (const [i, spec] of SPECS.entries()) {
+    opts.progress?.(spec.table, i, SPECS.length + 1);
+    let loc: ReturnType<typeof locateTable>;
+    try {
+      loc = locateTable(dir, spec.table);
+    } catch (e) {
+      got.rejects.push({ file: spec.table, row: 0, column: "", reason: (e as Error).message });
+      got.rejectCount++;
+      continue;
+    }
+    if (!loc) {
+      if (spec.required) {
+        got.rejects.push({
+          file: `${spec.table}.csv`,
+          row: 0,
+          column: "",
+          reason: "required table is missing (CSV or Parquet file, or a folder of them)",
+        });
+        got.rejectCount++;
+      }
+      continue;
+    }
+    const r = await loadTable(conn, spec, loc);
+    got.rejects.push(...r.rejects);
+    got.rejectCount += r.rejectCount;
+    got.rowCounts[spec.table] = r.rowCount;
+    if (r.tickers) got.tickerTables.add(spec.table);
+    if (r.keyOrdered) got.keyOrdered.add(spec.table);
+    if (r.rejectCount === 0) {
+      got.tables.add(spec.table);
+      await opts.loaded?.(spec.table);
+    }
+  }
+  return got;
+}
+
+/**
+ * Prices and ratings of tickers no company row describes (they cannot be served or ranked), at
+ * most 50 per table. Checked on every table whose ticker column was read, rows with other problems
+ * included, so a source is reported in one round (row errors and unknown tickers together).
+ */
+async function orphanTickers(conn: Conn, tickerTables: Set<string>): Promise<RejectedRow[]> {
+  const out: RejectedRow[] = [];
+  if (!tickerTables.has("companies")) return out;
+  for (const t of ["prices", "ratings"]) {
+    if (!tickerTables.has(t)) continue;
+    const orphans = await rows<{ ticker: string; n: bigint }>(
+      conn,
+      `select ticker, n from ${t}_tickers anti join companies_tickers using (ticker) order by ticker limit 50`,
+    );
+    for (const o of orphans)
+      out.push({
+        file: `${t}`,
+        row: 0,
+        column: "ticker",
+        reason: `ticker ${o.ticker} (${o.n} rows) is not in companies`,
+      });
+  }
+  return out;
+}
+
+/** portfolios.json benchmarks naming a series the benchmarks table does not have. */
+async function unknownSeries(conn: Conn, tables: Set<string>, pj: PortfolioSource): Promise<RejectedRow[]> {
+  const names = tables.has("benchmarks")
+    ? new Set((await rows<{ b: string }>(conn, `select distinct benchmark b from benchmarks`)).map((r) => r.b))
+    : new Set<string>();
+  return pj.benchmarks.flatMap((b, i) =>
+    b.series !== undefined && !names.has(b.series)
+      ? [
+          {
+            file: "portfolios.json",
+            row: i + 1,
+            column: "benchmarks.series",
+            reason: `series ${JSON.stringify(b.series)} is not in the benchmarks table`,
+          },
+        ]
+      : [],
+  );
+}
+
 /**
  * Loads companies, prices, ratings, benchmarks and portfolios.json from `dir` into `conn`.
  * `partial` (backfill): tables and series the source leaves out come from the published snapshot,
  * so references to them are checked after the merge, not here.
  */
-export async function stageSource(
-  conn: Conn,
-  dir: string,
-  opts: {
-    partial?: boolean;
-    progress?: (
-      step: string,
-      done: number,
-      total: number,
-    ) => void /** After each table that loaded clean, before the next. */;
-    loaded?: (table: string) => Promise<void>;
-  } = {},
-): Promise<StagedSource> {
+export async function stageSource(conn: Conn, dir: string, opts: StageOptions = {}): Promise<StagedSource> {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     return {
       tables: new Set(),
@@ -65,86 +159,14 @@ export async function stageSource(
       portfoliosGiven: false,
     };
   }
-  const tables = new Set<string>();
-  const rejects: RejectedRow[] = [];
-  let rejectCount = 0;
-  const rowCounts: Record<string, number> = {};
-  const tickerTables = new Set<string>();
-  const keyOrdered = new Set<string>();
-  const specs = [COMPANIES, PRICES, RATINGS, BENCHMARKS] as TableSpec[];
-  for (const [i, spec] of specs.entries()) {
-    opts.progress?.(spec.table, i, specs.length + 1);
-    let loc: ReturnType<typeof locateTable>;
-    try {
-      loc = locateTable(dir, spec.table);
-    } catch (e) {
-      rejects.push({ file: spec.table, row: 0, column: "", reason: (e as Error).message });
-      rejectCount++;
-      continue;
-    }
-    if (!loc) {
-      if (spec.required) {
-        rejects.push({
-          file: `${spec.table}.csv`,
-          row: 0,
-          column: "",
-          reason: "required table is missing (CSV or Parquet file, or a folder of them)",
-        });
-        rejectCount++;
-      }
-      continue;
-    }
-    const r = await loadTable(conn, spec, loc);
-    rejects.push(...r.rejects);
-    rejectCount += r.rejectCount;
-    rowCounts[spec.table] = r.rowCount;
-    if (r.tickers) tickerTables.add(spec.table);
-    if (r.keyOrdered) keyOrdered.add(spec.table);
-    if (r.rejectCount === 0) {
-      tables.add(spec.table);
-      await opts.loaded?.(spec.table);
-    }
-  }
-  opts.progress?.("checks", specs.length, specs.length + 1);
+  const got = await loadTables(conn, dir, opts);
+  opts.progress?.("checks", SPECS.length, SPECS.length + 1);
   const pj = readPortfoliosJson(dir);
-  rejects.push(...pj.rejects);
-  rejectCount += pj.rejects.length;
-
-  // Checked on every table whose ticker column was read, rows with other problems included, so a
-  // source is reported in one round (row errors and unknown tickers together).
-  if (tickerTables.has("companies")) {
-    for (const t of ["prices", "ratings"]) {
-      if (!tickerTables.has(t)) continue;
-      // A price or rating of a ticker no company row describes cannot be served or ranked.
-      const orphans = await rows<{ ticker: string; n: bigint }>(
-        conn,
-        `select ticker, n from ${t}_tickers anti join companies_tickers using (ticker) order by ticker limit 50`,
-      );
-      for (const o of orphans)
-        rejects.push({
-          file: `${t}`,
-          row: 0,
-          column: "ticker",
-          reason: `ticker ${o.ticker} (${o.n} rows) is not in companies`,
-        });
-      rejectCount += orphans.length;
-    }
-  }
-  if (!opts.partial && (tables.has("benchmarks") || pj.value.benchmarks.some((b) => b.series))) {
-    const names = tables.has("benchmarks")
-      ? new Set((await rows<{ b: string }>(conn, `select distinct benchmark b from benchmarks`)).map((r) => r.b))
-      : new Set<string>();
-    pj.value.benchmarks.forEach((b, i) => {
-      if (b.series !== undefined && !names.has(b.series)) {
-        rejects.push({
-          file: "portfolios.json",
-          row: i + 1,
-          column: "benchmarks.series",
-          reason: `series ${JSON.stringify(b.series)} is not in the benchmarks table`,
-        });
-        rejectCount++;
-      }
-    });
-  }
+  const found = [...pj.rejects, ...(await orphanTickers(conn, got.tickerTables))];
+  if (!opts.partial && (got.tables.has("benchmarks") || pj.value.benchmarks.some((b) => b.series)))
+    found.push(...(await unknownSeries(conn, got.tables, pj.value)));
+  const rejects = [...got.rejects, ...found];
+  const rejectCount = got.rejectCount + found.length;
+  const { tables, rowCounts, keyOrdered } = got;
   return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts, portfoliosGiven: pj.given, keyOrdered };
 }

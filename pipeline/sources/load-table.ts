@@ -93,10 +93,6 @@ function typedExpr(c: ColumnSpec, v: string): string {
   return `trim(${v})`;
 }
 
-/**
- * Loads `loc` into table `spec.table` of `conn` when it is clean. Rejects are returned, not
- * thrown, so the caller can report every table's problems at once.
- */
 /** How a staged relation maps onto the spec: columns found, missing ones, cell checks, key. */
 async function planChecks(conn: Conn, spec: TableSpec, relation: string, file: string) {
   const header = (await rows<{ column_name: string }>(conn, `select column_name from (describe ${relation})`))
@@ -277,29 +273,17 @@ function typedChecks(c: ColumnSpec, v: string): string[] {
 }
 
 /**
- * Loads `loc` into table `spec.table` of `conn` when it is clean. Rejects are returned, not
- * thrown, so the caller can report every table's problems at once.
+ * The rows of staged `<raw>_n` that fail a check or repeat a key (the first MAX_REPORTED, by file
+ * and row), and how many there are in all. `bad`, `dup`: whether any does, so a clean table runs
+ * neither query.
  */
-export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult> {
-  if (loc.files.length === 1) {
-    const clean = await loadIfClean(conn, spec, loc);
-    if (clean) return clean;
-  }
-  const raw = `raw_${spec.table}`;
-  await stageFiles(conn, raw, loc);
-  const file = loc.files.length === 1 ? basename(loc.files[0]) : `${spec.table}/`;
-  const { missing, checks, keyExpr, anyBad, dupKeys, typed, tickerExpr } = await planChecks(
-    conn,
-    spec,
-    `${raw}_n`,
-    file,
-  );
-  const rejects: RejectedRow[] = [...missing];
-  if (rejects.length) {
-    await dropStaged(conn, raw, loc);
-    return { rejects, rejectCount: rejects.length, rowCount: 0, tickers: false };
-  }
-  const [[bad], [dup]] = (await readColumns(conn, `select ${anyBad}, ${dupKeys}`)) as [boolean[], boolean[]];
+async function rejectedRows(
+  conn: Conn,
+  spec: TableSpec,
+  raw: string,
+  plan: { checks: { column: string; reason: string; cond: string }[]; keyExpr: string; bad: boolean; dup: boolean },
+): Promise<{ rejects: RejectedRow[]; rejectCount: number }> {
+  const { checks, keyExpr, bad, dup } = plan;
   const b = new Binds();
   const union = [
     ...(bad
@@ -338,9 +322,36 @@ export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable):
     string[],
     bigint[],
   ];
+  const rejects: RejectedRow[] = [];
   for (let i = 0; i < files.length; i++)
     rejects.push({ file: basename(files[i]), row: Number(rowNos[i]), column: cols[i], reason: reasons[i] });
-  const rejectCount = ns.length ? Number(ns[0]) : 0;
+  return { rejects, rejectCount: ns.length ? Number(ns[0]) : 0 };
+}
+
+/**
+ * Loads `loc` into table `spec.table` of `conn` when it is clean. Rejects are returned, not
+ * thrown, so the caller can report every table's problems at once.
+ */
+export async function loadTable(conn: Conn, spec: TableSpec, loc: LocatedTable): Promise<LoadResult> {
+  if (loc.files.length === 1) {
+    const clean = await loadIfClean(conn, spec, loc);
+    if (clean) return clean;
+  }
+  const raw = `raw_${spec.table}`;
+  await stageFiles(conn, raw, loc);
+  const file = loc.files.length === 1 ? basename(loc.files[0]) : `${spec.table}/`;
+  const { missing, checks, keyExpr, anyBad, dupKeys, typed, tickerExpr } = await planChecks(
+    conn,
+    spec,
+    `${raw}_n`,
+    file,
+  );
+  if (missing.length) {
+    await dropStaged(conn, raw, loc);
+    return { rejects: [...missing], rejectCount: missing.length, rowCount: 0, tickers: false };
+  }
+  const [[bad], [dup]] = (await readColumns(conn, `select ${anyBad}, ${dupKeys}`)) as [boolean[], boolean[]];
+  const { rejects, rejectCount } = await rejectedRows(conn, spec, raw, { checks, keyExpr, bad, dup });
   const rowCount = Number((await readColumns(conn, `select count(*) from ${raw}_n`))[0][0]);
   if (rejectCount === 0)
     await conn.run(`create or replace table ${spec.table} as select ${typed.join(", ")} from ${raw}_n order by __row`);

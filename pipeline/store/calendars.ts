@@ -3,7 +3,7 @@
 // a handful of date arrays instead of one 6,300-string array each (at 25 years of days), and the
 // calendar parts the analytics derive per dates array (`dateParts`, cached by identity) are
 // computed once per calendar, not once per stock.
-import { isoFromEpochDay } from "../analytics/dates.ts";
+import { isoFromEpochDay } from "../shared/dates.ts";
 
 export class Calendars {
   /** Candidates by length, first and last day; a full comparison only where those agree. */

@@ -1,6 +1,7 @@
 // Reading long (id, date, value) rows back into one series per id.
-import { isoFromEpochDay } from "../analytics/dates.ts";
+
 import type { PipelineErrorCode } from "../domain/errors.ts";
+import { isoFromEpochDay } from "../shared/dates.ts";
 import { Binds, type Conn, columns, type Params } from "./duck.ts";
 import { numericColumns } from "./typed-read.ts";
 
@@ -46,45 +47,61 @@ export async function storedSeries(
   conn: Conn,
   files: string[],
   where: (b: Binds) => string,
-  col: { id: string; date: string; value: string },
+  col: SeriesColumns,
 ): Promise<Map<string, Series>> {
-  const pieces: { ids: string[]; counts: number[]; days: Int32Array; values: Float64Array; at: number[] }[] = [];
-  for (const file of files) {
-    const b = new Binds();
-    const rel = `read_parquet(${b.v(file)}, file_row_number = true)`;
-    const [ids = [], counts = [], first = [], last = []] = (await columns(
-      conn,
-      `select ${col.id}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} ` +
-        `where ${where(b)} group by 1 order by 1`,
-      b.params,
-    )) as [string[], number[], number[], number[]];
-    for (let k = 0; k < ids.length; k++) {
-      if (last[k] - first[k] + 1 !== counts[k] || (k > 0 && first[k] <= last[k - 1]))
-        throw new StorageOrderError(
-          file,
-          `the rows of ${ids[k]} are not one run after ${k > 0 ? ids[k - 1] : "the start"}`,
-        );
-    }
-    // DuckDB keeps a scan's rows in storage order (preserve_insertion_order, on by default): no ORDER BY, no sort
-    const at: number[] = [];
-    let n = 0;
-    for (const c of counts) {
-      at.push(n);
-      n += c;
-    }
-    // (a DATE column crosses as its epoch days)
-    // (materialized: a partition's rows, read without an await per chunk)
-    const vb = new Binds();
-    const [days, values] = (await numericColumns(
-      conn,
-      `select ${col.date}::date, ${col.value}::double from read_parquet(${vb.v(file)}) where ${where(vb)}`,
-      ["i32", "f64"],
-      { expectRows: n, materialized: true, params: vb.params },
-    )) as [Int32Array, Float64Array];
-    if (n !== days.length) throw new StorageOrderError(file, `${days.length} rows read, ${n} counted`);
-    pieces.push({ ids, counts, days, values, at });
+  const pieces: Piece[] = [];
+  for (const file of files) pieces.push(await readPiece(conn, file, where, col));
+  return concatRuns(pieces, files);
+}
+
+type SeriesColumns = { id: string; date: string; value: string };
+/** One file's rows in storage order: per id (ascending) its row count and where its run starts. */
+type Piece = { ids: string[]; counts: number[]; days: Int32Array; values: Float64Array; at: number[] };
+
+/** One file's ids with their row counts, checked to be one run each in id order. */
+async function runsOf(conn: Conn, file: string, where: (b: Binds) => string, idCol: string) {
+  const b = new Binds();
+  const rel = `read_parquet(${b.v(file)}, file_row_number = true)`;
+  const [ids = [], counts = [], first = [], last = []] = (await columns(
+    conn,
+    `select ${idCol}, count(*)::integer, min(file_row_number)::double, max(file_row_number)::double from ${rel} ` +
+      `where ${where(b)} group by 1 order by 1`,
+    b.params,
+  )) as [string[], number[], number[], number[]];
+  for (let k = 0; k < ids.length; k++) {
+    if (last[k] - first[k] + 1 !== counts[k] || (k > 0 && first[k] <= last[k - 1]))
+      throw new StorageOrderError(
+        file,
+        `the rows of ${ids[k]} are not one run after ${k > 0 ? ids[k - 1] : "the start"}`,
+      );
   }
-  // Each id's runs, file after file.
+  return { ids, counts };
+}
+
+async function readPiece(conn: Conn, file: string, where: (b: Binds) => string, col: SeriesColumns): Promise<Piece> {
+  const { ids, counts } = await runsOf(conn, file, where, col.id);
+  // DuckDB keeps a scan's rows in storage order (preserve_insertion_order, on by default): no ORDER BY, no sort
+  const at: number[] = [];
+  let n = 0;
+  for (const c of counts) {
+    at.push(n);
+    n += c;
+  }
+  // (a DATE column crosses as its epoch days)
+  // (materialized: a partition's rows, read without an await per chunk)
+  const vb = new Binds();
+  const [days, values] = (await numericColumns(
+    conn,
+    `select ${col.date}::date, ${col.value}::double from read_parquet(${vb.v(file)}) where ${where(vb)}`,
+    ["i32", "f64"],
+    { expectRows: n, materialized: true, params: vb.params },
+  )) as [Int32Array, Float64Array];
+  if (n !== days.length) throw new StorageOrderError(file, `${days.length} rows read, ${n} counted`);
+  return { ids, counts, days, values, at };
+}
+
+/** Each id's runs, file after file, concatenated into one series per id; its dates must ascend. */
+function concatRuns(pieces: Piece[], files: string[]): Map<string, Series> {
   const runs = new Map<string, { piece: number; at: number; count: number }[]>();
   pieces.forEach((p, i) => {
     p.ids.forEach((id, k) => {

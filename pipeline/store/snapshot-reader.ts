@@ -4,6 +4,7 @@
 // queries and memory does not grow with stocks × days. Same values as the in-memory loader.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { LRUCache } from "lru-cache";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../types.ts";
 import { Calendars } from "./calendars.ts";
 import { datedRelation } from "./dated-parts.ts";
@@ -37,30 +38,19 @@ async function warm(c: Conn, files: string[]): Promise<void> {
   for (const f of files) await c.run("select * from read_parquet($f) limit 0", { f });
 }
 
-/** A Map that forgets its least recently used entry beyond `max`. */
-export class LruCache<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(readonly max: number) {}
-  get(k: K): V | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
-  }
-  set(k: K, v: V): void {
-    this.map.delete(k);
-    this.map.set(k, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
-  delete(k: K): void {
-    this.map.delete(k);
-  }
-  get size(): number {
-    return this.map.size;
+/** The former hand-written cache's shape over lru-cache, for api/'s imports until they take lru-cache itself. */
+export class LruCache<K extends {}, V extends {}> extends LRUCache<K, V> {
+  constructor(max: number) {
+    super({ max });
   }
 }
+
+/** A cached "read, and not there" (lru-cache holds no null). */
+const NONE = Symbol("none");
+type Held<T> = T | typeof NONE;
+const lru = <V extends {}>(max: number) => new LRUCache<string, V>({ max });
+/** A cache hit as the reader returns it: undefined for a miss and for a known absence. */
+const found = <T>(v: Held<T> | undefined): T | undefined => (v === NONE ? undefined : v);
 
 /** The last rating date's rows, an in-memory table of the reader's database. */
 const LAST_DAY = "ratings_last_day";
@@ -91,17 +81,57 @@ export function readableFiles(dir: string): string[] {
   return out;
 }
 
+/**
+ * The reader database's settings and small in-memory tables: companies (one row per stock) and
+ * the last rating date's rows (the default list). Every rated-stocks page joins them, and a table
+ * costs a fraction of a Parquet decode per query.
+ */
+async function prepare(c: Conn, conns: Conn[], dir: string): Promise<void> {
+  // The metadata cache keeps each Parquet file's footer after the first read, so a request
+  // costs the row groups of its ticker, not the file's metadata again. (`enable_object_cache`
+  // is a no-op since DuckDB 1.1; this setting needs the parquet extension loaded first.)
+  await c.run("load parquet");
+  await c.run("set global parquet_metadata_cache = true");
+  await c.run("create table companies as select * from read_parquet($f)", { f: join(dir, "companies.parquet") });
+  // every pooled connection reads the view (its file list is a per-connection variable)
+  await setRatingsView(conns, dir);
+}
+
+/** The snapshot's rating dates, ascending; the last one's rows become the in-memory LAST_DAY table. */
+async function ratingDates(c: Conn, dir: string): Promise<string[]> {
+  const rb = new Binds();
+  const [dates = []] = (await columns(
+    c,
+    `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings", rb)} order by 1`,
+    rb.params,
+  )) as [string[]];
+  await c.run(`create table ${LAST_DAY} as select * from ratings where date = $d::date`, {
+    d: dates.at(-1) ?? "1970-01-01",
+  });
+  return dates;
+}
+
+/** Every portfolio id (sorted), and the predefined ones (no owner) in file order, as the in-memory loader has them. */
+async function portfolioIds(c: Conn, dir: string): Promise<{ all: string[]; predefined: string[] }> {
+  const file = { f: join(dir, "portfolios.parquet") };
+  const [all = []] = (await columns(c, "select id from read_parquet($f) order by id", file)) as [string[]];
+  const [predefined = []] = (await columns(c, "select id from read_parquet($f) where owner_id is null", file)) as [
+    string[],
+  ];
+  return { all, predefined };
+}
+
 const n0 = (o: ReaderOptions) => o.cacheEntries ?? 2000;
 const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });
 
 export class SnapshotReader {
-  private readonly returnsCache: LruCache<string, ReturnSeries | null>;
-  private readonly metricsCache: LruCache<string, MetricRow[] | null>;
-  private readonly financialsCache: LruCache<string, CompanyFinancials | null>;
-  private readonly ratingsCache: LruCache<string, RatingRow[]>;
-  private readonly portfolioCache: LruCache<string, PortfolioResult | null>;
-  private readonly historyCache: LruCache<string, RatingRow[]>;
-  private readonly asOfCache: LruCache<string, RatingRow | null>;
+  private readonly returnsCache: LRUCache<string, Held<ReturnSeries>>;
+  private readonly metricsCache: LRUCache<string, Held<MetricRow[]>>;
+  private readonly financialsCache: LRUCache<string, Held<CompanyFinancials>>;
+  private readonly ratingsCache: LRUCache<string, RatingRow[]>;
+  private readonly portfolioCache: LRUCache<string, Held<PortfolioResult>>;
+  private readonly historyCache: LRUCache<string, RatingRow[]>;
+  private readonly asOfCache: LRUCache<string, Held<RatingRow>>;
   /** Histories being read, and the batch of cold tickers the next scan will read (ratingHistory). */
   private readonly historyPending = new Map<string, Promise<RatingRow[]>>();
   private historyBatch: { tickers: string[]; done: Promise<Map<string, RatingRow[]>> } | null = null;
@@ -135,14 +165,14 @@ export class SnapshotReader {
     opts: ReaderOptions,
   ) {
     this.companyById = new Map(companies.map((c) => [c.id, c]));
-    this.historyCache = new LruCache(Math.ceil(n0(opts) / 4));
-    this.asOfCache = new LruCache(n0(opts) * 4);
+    this.historyCache = lru(Math.ceil(n0(opts) / 4));
+    this.asOfCache = lru(n0(opts) * 4);
     const n = opts.cacheEntries ?? 2000;
-    this.returnsCache = new LruCache(n);
-    this.metricsCache = new LruCache(n);
-    this.financialsCache = new LruCache(Math.ceil(n / 4));
-    this.ratingsCache = new LruCache(16);
-    this.portfolioCache = new LruCache(Math.ceil(n / 4));
+    this.returnsCache = lru(n);
+    this.metricsCache = lru(n);
+    this.financialsCache = lru(Math.ceil(n / 4));
+    this.ratingsCache = lru(16);
+    this.portfolioCache = lru(Math.ceil(n / 4));
   }
 
   static async open(dataDir: string, id: string, opts: ReaderOptions = {}): Promise<SnapshotReader> {
@@ -152,32 +182,11 @@ export class SnapshotReader {
     const conns = [db.conn, await db.connect(), await db.connect(), await db.connect()];
     try {
       const c = db.conn;
-      // The metadata cache keeps each Parquet file's footer after the first read, so a request
-      // costs the row groups of its ticker, not the file's metadata again. (`enable_object_cache`
-      // is a no-op since DuckDB 1.1; this setting needs the parquet extension loaded first.)
-      await c.run("load parquet");
-      await c.run("set global parquet_metadata_cache = true");
-      // companies (one row per stock) and the last rating date's rows (the default list) as small
-      // in-memory tables: every rated-stocks page joins them, and a table costs a fraction of a
-      // Parquet decode per query
-      await c.run("create table companies as select * from read_parquet($f)", { f: join(dir, "companies.parquet") });
-      // every pooled connection reads the view (its file list is a per-connection variable)
-      await setRatingsView(conns, dir);
+      await prepare(c, conns, dir);
       const companies = await loadCompanies(c);
-      const rb = new Binds();
-      const [dates = []] = (await columns(
-        c,
-        `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings", rb)} order by 1`,
-        rb.params,
-      )) as [string[]];
-      await c.run(`create table ${LAST_DAY} as select * from ratings where date = $d::date`, {
-        d: dates.at(-1) ?? "1970-01-01",
-      });
+      const dates = await ratingDates(c, dir);
       const benchmarks = await loadSnapshotBenchmarks(c, dir);
-      const portfoliosFile = { f: join(dir, "portfolios.parquet") };
-      const [pids = []] = (await columns(c, "select id from read_parquet($f) order by id", portfoliosFile)) as [
-        string[],
-      ];
+      const { all, predefined } = await portfolioIds(c, dir);
       // from the index written at publish when there is one (reader-index.ts), else derived here
       let parts = readPartRanges(dir);
       if (!parts) {
@@ -187,13 +196,8 @@ export class SnapshotReader {
       }
       const latestFile = join(dir, RATINGS_LATEST);
       const latest = await latestRatings(c, undefined, undefined, existsSync(latestFile) ? latestFile : undefined);
-      // file order, as the in-memory loader lists them
-      const [pre = []] = (await columns(
-        c,
-        "select id from read_parquet($f) where owner_id is null",
-        portfoliosFile,
-      )) as [string[]];
       if (opts.warm !== false) await warm(c, readableFiles(dir));
+      const byTicker = new Map(companies.map((x) => [x.ticker.toUpperCase(), x]));
       return new SnapshotReader(
         id,
         meta,
@@ -201,12 +205,12 @@ export class SnapshotReader {
         db,
         conns,
         companies,
-        new Map(companies.map((x) => [x.ticker.toUpperCase(), x])),
+        byTicker,
         dates,
         benchmarks,
-        pids,
+        all,
         parts,
-        pre,
+        predefined,
         latest,
         opts,
       );
@@ -263,10 +267,10 @@ export class SnapshotReader {
     if (missing.length) {
       // a long list scans the date's history once instead of naming every ticker
       const got = await this.query((c) => latestRatings(c, date, missing.length > 500 ? undefined : missing));
-      for (const t of missing) this.asOfCache.set(`${date}|${t}`, got.get(t) ?? null);
-      return upperTickers.map((t) => (got.has(t) ? got.get(t) : (this.asOfCache.get(`${date}|${t}`) ?? undefined)));
+      for (const t of missing) this.asOfCache.set(`${date}|${t}`, got.get(t) ?? NONE);
+      return upperTickers.map((t) => (got.has(t) ? got.get(t) : found(this.asOfCache.get(`${date}|${t}`))));
     }
-    return upperTickers.map((t) => this.asOfCache.get(`${date}|${t}`) ?? undefined);
+    return upperTickers.map((t) => found(this.asOfCache.get(`${date}|${t}`)));
   }
 
   /**
@@ -308,7 +312,7 @@ export class SnapshotReader {
   /** All statement types of one ticker (the financials key: upper-case ticker), or undefined. */
   async companyFinancials(ticker: string): Promise<CompanyFinancials | undefined> {
     await this.financials(ticker, "annual");
-    return this.financialsCache.get(ticker) ?? undefined;
+    return found(this.financialsCache.get(ticker));
   }
 
   /** The table as a relation (files bound in `b`); for a partitioned table and a key, the part that can hold it. */
@@ -331,10 +335,10 @@ export class SnapshotReader {
       const [days, ret] = await this.query((c) =>
         numericColumns(c, sql, ["i32", "f64"] as ["i32", "f64"], { materialized: true, params: b.params }),
       );
-      r = days.length ? { dates: this.calendars.datesOf(days), returns: ret } : null;
+      r = days.length ? { dates: this.calendars.datesOf(days), returns: ret } : NONE;
       this.returnsCache.set(ticker, r);
     }
-    return r ?? undefined;
+    return found(r);
   }
 
   /** Full-period metric rows of a stock (id = ticker) or portfolio, plain or against a benchmark. */
@@ -364,17 +368,17 @@ export class SnapshotReader {
           b.params,
         ),
       );
-      rows = into.get(key) ?? null;
+      rows = into.get(key) ?? NONE;
       this.metricsCache.set(key, rows);
     }
-    return rows ?? undefined;
+    return found(rows);
   }
 
   /** One ticker's statements of one type (the financials key: upper-case ticker). */
   async financials(ticker: string, type: FinancialType): Promise<FinancialSet | undefined> {
     let f = this.financialsCache.get(ticker);
     if (f === undefined) {
-      f = null;
+      f = NONE;
       // the one-query copy when the snapshot has it (docs/data/snapshot.md), else the four wide tables
       const rows = this.parts.has(FINANCIAL_ROWS)
         ? await this.query((c) => readFinancialRows(c, (b) => this.rel(b, FINANCIAL_ROWS, ticker), ticker))
@@ -397,7 +401,7 @@ export class SnapshotReader {
       }
       this.financialsCache.set(ticker, f);
     }
-    return f?.[type];
+    return found(f)?.[type];
   }
 
   /** Ratings of one rating date ordered by ticker; `offset`/`limit` page through them. */
@@ -417,10 +421,10 @@ export class SnapshotReader {
   async portfolio(id: string): Promise<PortfolioResult | undefined> {
     let p = this.portfolioCache.get(id);
     if (p === undefined) {
-      p = (await this.query((c) => readPortfolios(c, this.dir, id))).get(id) ?? null;
+      p = (await this.query((c) => readPortfolios(c, this.dir, id))).get(id) ?? NONE;
       this.portfolioCache.set(id, p);
     }
-    return p ?? undefined;
+    return found(p);
   }
 
   close(): void {

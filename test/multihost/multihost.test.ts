@@ -314,7 +314,7 @@ describe.skipIf(why !== null)("two API hosts with the accounts on a PostgreSQL h
     expect(Date.now() - t).toBeLessThan(1_000);
   });
 
-  it("PostgreSQL host cut off: reads serve, writes answer UNAVAILABLE (503), nothing acknowledged is lost", async () => {
+  it("PostgreSQL host cut off: reads serve, writes UNAVAILABLE (503), nothing acknowledged lost", async () => {
     expect((await createWatchlist("api2", "before-the-cut")).body.data).toEqual({ createWatchlist: { success: true } });
     topo.cut("pg");
     try {

@@ -3,9 +3,10 @@
 // moments and win/loss figures many rows reuse (Sharpe, Sortino, their smart and probabilistic
 // forms, VaR, Kelly, CPC … all start from the same few sums). Each is the very function a row
 // would call, evaluated once: the numbers are those of computing every row on its own.
+
+import { type DateParts, dateParts } from "../../shared/dates.ts";
 import type { ReturnSeries } from "../../types.ts";
 import { type Aggregated, aggregate, type Period } from "../aggregate.ts";
-import { type DateParts, dateParts } from "../dates.ts";
 import { OrderStats } from "../order-stats.ts";
 import { kurtosis, mean, skew, std, sum } from "../stats.ts";
 

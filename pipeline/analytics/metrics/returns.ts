@@ -1,6 +1,7 @@
 // Return metrics: cumulative, CAGR (calendar days / 365, per the contract), expected (geometric)
 // returns, best and worst periods, and the trailing windows counted back from the last date.
-import { epochDay, minusMonths } from "../dates.ts";
+import { epochDay, minusMonths } from "../../shared/dates.ts";
+import { lowerBound } from "../../shared/lower-bound.ts";
 import type { SeriesContext } from "./context.ts";
 
 export function comp(r: ArrayLike<number>, from = 0, to = r.length): number {
@@ -44,16 +45,7 @@ export const bestYear = (ctx: SeriesContext) => max(ctx.agg("year").returns);
 export const worstYear = (ctx: SeriesContext) => min(ctx.agg("year").returns);
 
 /** First index whose date is on or after epoch day `day`. */
-function firstOnOrAfter(ctx: SeriesContext, day: number): number {
-  let lo = 0,
-    hi = ctx.n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ctx.parts.day[mid] < day) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const firstOnOrAfter = (ctx: SeriesContext, day: number): number => lowerBound(ctx.parts.day, day, false, ctx.n);
 
 function lastDate(ctx: SeriesContext): [number, number, number] {
   const i = ctx.n - 1;

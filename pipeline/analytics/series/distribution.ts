@@ -1,6 +1,7 @@
 // rolling_beta, histogram and boxplot.
+
+import { dateParts } from "../../shared/dates.ts";
 import { aggregate, type Period } from "../aggregate.ts";
-import { dateParts } from "../dates.ts";
 import { mean, quantileSorted } from "../stats.ts";
 import { rollingBeta as betaOver } from "./rolling.ts";
 import { monthly } from "./simple.ts";

@@ -1,6 +1,7 @@
 // cumulative_return, drawdown, yearly_returns, monthly_heatmap, rolling_volatility, rolling_sharpe.
+
+import { dateParts } from "../../shared/dates.ts";
 import { aggregate } from "../aggregate.ts";
-import { dateParts } from "../dates.ts";
 import { drawdownSeries } from "../metrics/context.ts";
 import { rollingMeanStd } from "./rolling.ts";
 import { each, type Named, type SeriesObject } from "./types.ts";

@@ -32,8 +32,11 @@ const sqlOf = (client: pg.PoolClient): SqlTx => ({
 });
 
 /** node-postgres' messages for a connection lost or never made. */
-const DROPPED =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/i;
+const DROPPED = new RegExp(
+  "Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|" +
+    "Query read timeout",
+  "i",
+);
 
 /** Whether `e` says the server could not be reached or went away (as opposed to refusing the statement). */
 export function isUnreachable(e: unknown): boolean {
