@@ -22,7 +22,7 @@ import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { REST_PREFIX } from "../rest/dispatch.ts";
 import type { HeaderSet } from "../security-headers.ts";
 import { type AnswerCache, type GraphqlAnswer, type RestAnswer, scopeSet } from "./answer-cache.ts";
-import { watchForFill } from "./fill.ts";
+import { SHAREABLE_SEGMENTS, watchForFill } from "./fill.ts";
 import { persistedGetKey, restRequestKey } from "./keys.ts";
 
 /** Marks an answer the fast path wrote (tests and operators tell the two paths apart by it). */
@@ -103,6 +103,7 @@ export function createFastPath(env: FastEnv): FastPath {
   }
 
   function rest(req: IncomingMessage, res: ServerResponse, url: string, sid: string): boolean {
+    if (!SHAREABLE_SEGMENTS.has(firstSegment(url))) return false; // never cached: Express, untouched
     const k = restRequestKey(url);
     if (k === null) return false;
     const h = req.headers.api_key;
@@ -190,6 +191,18 @@ export function createFastPath(env: FastEnv): FastPath {
     const sid = snapshotId(snapshot);
     return isRest ? rest(req, res, url, sid) : graphql(req, res, url, sid);
   };
+}
+
+/** The first path segment under /data/v1/ (the URL is known to start with it). */
+function firstSegment(url: string): string {
+  const from = REST_PREFIX.length + 1;
+  let to = from;
+  while (to < url.length) {
+    const c = url.charCodeAt(to);
+    if (c === 47 /* / */ || c === 63 /* ? */) break;
+    to++;
+  }
+  return url.slice(from, to);
 }
 
 /** The failed-auth throttle: a blocked address is left to Express, which answers its 429. */

@@ -26,6 +26,16 @@ export const SHAREABLE_ROUTES: ReadonlyMap<string, readonly Scope[]> = new Map<s
   ["portfolios_list", ENDPOINT_SCOPES.portfolios], // only the predefined list is keyed by route.ts
 ]);
 
+/** First path segments under /data/v1 of the shareable routes: other requests skip the fast path at once. */
+export const SHAREABLE_SEGMENTS: ReadonlySet<string> = new Set([
+  "stock_ratings",
+  "stock_financials",
+  "stock_metrics",
+  "stock_performance",
+  "benchmarks",
+  "portfolios",
+]);
+
 /** Headers that belong to one response, not to the answer. */
 const PER_REQUEST = new Set([
   "x-request-id",
