@@ -42,7 +42,7 @@ export function createMetrics(snapshot: () => SnapshotRef | null, cache: BodyCac
     });
     new Counter({
       name: "api_response_cache_fast_total",
-      help: "Requests the node:http fast path answered from the response cache (without Express)",
+      help: "Requests the node:http fast path answered (from the response cache, or its rate limit's 429)",
       registers: [registry],
       collect() {
         this.reset();

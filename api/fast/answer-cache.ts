@@ -77,6 +77,16 @@ export class AnswerCache {
   }
 }
 
-/** A key's scopes as one sorted string (the scope set in every cache key). */
-export const scopeSet = (scopes: readonly string[]): string =>
-  scopes.length === 1 ? scopes[0] : [...scopes].sort().join(",");
+const scopeSets = new WeakMap<readonly string[], string>();
+/**
+ * A key's scopes as one sorted string (the scope set in every cache key), kept per scopes array:
+ * the catalog hands out a new key object (and array) when a key changes, never edits one in place.
+ */
+export function scopeSet(scopes: readonly string[]): string {
+  let s = scopeSets.get(scopes);
+  if (s === undefined) {
+    s = [...scopes].sort().join(",");
+    scopeSets.set(scopes, s);
+  }
+  return s;
+}

@@ -3,8 +3,10 @@
 //   (prescan.ts), and validation results with the operation's cost per (document, variables,
 //   operationName): the cost depends on the variables, everything else on the document;
 // - whole responses of queries that read only the snapshot (stock ratings, stocks, benchmarks,
-//   introspection), per snapshot id and the caller's scopes, like REST's serialized-body LRU.
-//   Queries that touch the catalog (portfolios, watchlists, profile) are built per request.
+//   introspection), per snapshot id and the caller's scopes, in the app's response cache
+//   (api/fast/answer-cache.ts), which the node:http fast path also answers persisted GETs from.
+//   Queries that touch the catalog (portfolios, watchlists, profile) are built per request;
+// - automatic persisted queries: query texts by their SHA-256 (PersistedQueries).
 
 import { createHash } from "node:crypto";
 import {
