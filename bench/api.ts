@@ -11,7 +11,8 @@
 // The load generator is wrk (1 thread) when installed, else autocannon; 32 connections,
 // BENCH_SECONDS (default 3) per run.
 //   npx tsx bench/api.ts          or          npm run bench -- api
-import { execFile, execFileSync, fork } from "node:child_process";
+//   BENCH_STORE=DIR: the API serves that published store through the lazy reader (as `npm start`)
+import { type ChildProcess, execFile, execFileSync, fork } from "node:child_process";
 import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,8 +22,11 @@ import { promisify } from "node:util";
 import autocannon from "autocannon";
 import express from "express";
 import type { AppDeps } from "../api/app.ts";
+import { ReaderSource } from "../api/resources/reader-source.ts";
 import { startServer } from "../api/server.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
+import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
 import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
 import { STOCK_RATINGS_QUERY } from "./graphql.ts";
 import { runIfMain } from "./script.ts";
@@ -61,8 +65,11 @@ async function serve(): Promise<void> {
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   // As `npm start` serves: its loggers at info (into a sink instead of stdout), per-key rate limiting
   // in memory with a limit the load cannot reach (every request pays for the check, none is refused).
+  // BENCH_STORE=DIR: serve that published store through the lazy reader, as `npm start` does
+  const store = process.env.BENCH_STORE;
+  const lazy = store ? new ReaderSource(await SnapshotReader.open(store, readManifest(store)!.snapshotId)) : null;
   const deps = (extra: Partial<AppDeps>): AppDeps => ({
-    snapshot: () => fx.snapshot,
+    snapshot: () => lazy ?? fx.snapshot,
     catalog: buildCatalog(fx),
     logger: createLogger("info", sink),
     accessLogger: createAccessLogger("info", sink),
@@ -103,14 +110,15 @@ async function serve(): Promise<void> {
   const apq =
     `/graphiql?variables=${encodeURIComponent(JSON.stringify({ first: 50 }))}` +
     `&extensions=${encodeURIComponent(JSON.stringify(extensions))}`;
+  const holdings = lazy ? lazy.reader.predefinedIds[0] : 101;
   const targets: Record<string, Target> = {
     fast: { url: `${fast.url}${RATINGS}&${key}` },
     express: { url: `${main.url}${RATINGS}&${key}` },
     bareExpress: { url: `http://127.0.0.1:${ePort}/` },
     bareHttp: { url: `http://127.0.0.1:${hPort}/` },
     apq: { url: `${fast.url}${apq}`, headers: gqlHeaders },
-    holdingsFast: { url: `${fast.url}/data/v1/portfolio_holdings/101?${key}` },
-    holdingsMain: { url: `${main.url}/data/v1/portfolio_holdings/101?${key}` },
+    holdingsFast: { url: `${fast.url}/data/v1/portfolio_holdings/${holdings}?${key}` },
+    holdingsMain: { url: `${main.url}/data/v1/portfolio_holdings/${holdings}?${key}` },
     watchlistsFast: { url: `${fast.url}/data/v1/watchlists?${key}` },
     watchlistsMain: { url: `${main.url}/data/v1/watchlists?${key}` },
   };
@@ -118,10 +126,20 @@ async function serve(): Promise<void> {
     const r = await fetch(t.url, { headers: t.headers });
     if (r.status !== 200) throw new Error(`${name}: ${r.status} ${await r.text()}`);
   }
+  // the parent asks for this process's CPU time around each run: CPU per request is this machine's
+  // steadiest figure (throughput moves with whatever else the two cores run)
+  process.on("message", (m) => {
+    if (m === "cpu") {
+      const u = process.cpuUsage();
+      process.send!({ cpu: u.user + u.system });
+    }
+  });
   process.send!({ targets, bytes: body.length, built, days: fx.dates.length, stocks: fx.snapshot.companies.length });
 }
 
-type Measured = { rps: number; p99: number; bad: number };
+/** Requests/s, p99 (ms), failed requests, and the servers' CPU µs per request. */
+type Measured = { rps: number; p99: number; bad: number; cpuPerReq: number };
+type Load = Omit<Measured, "cpuPerReq"> & { requests: number };
 
 const HAS_WRK = (() => {
   try {
@@ -134,7 +152,7 @@ const HAS_WRK = (() => {
 })();
 
 /** wrk's figures: requests/s, p99 (ms), non-2xx responses and socket errors. */
-async function measureWrk(t: Target): Promise<Measured> {
+async function measureWrk(t: Target): Promise<Load> {
   const args = ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "--latency"];
   for (const [k, v] of Object.entries(t.headers ?? {})) args.push("-H", `${k}: ${v}`);
   const { stdout } = await promisify(execFile)("wrk", [...args, t.url]);
@@ -144,10 +162,11 @@ async function measureWrk(t: Target): Promise<Measured> {
   const non2xx = Number(stdout.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0);
   const errs = stdout.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
   const bad = non2xx + (errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  return { rps, p99, bad };
+  const requests = Number(stdout.match(/(\d+) requests in/)?.[1]);
+  return { rps, p99, bad, requests };
 }
 
-async function measureAutocannon(t: Target): Promise<Measured> {
+async function measureAutocannon(t: Target): Promise<Load> {
   const r = await autocannon({
     url: t.url,
     headers: t.headers,
@@ -155,20 +174,52 @@ async function measureAutocannon(t: Target): Promise<Measured> {
     duration: SECONDS,
     pipelining: 1,
   });
-  return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts };
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    bad: r.non2xx + r.errors + r.timeouts,
+    requests: r.requests.total,
+  };
 }
 
-const measure = (t: Target) => (HAS_WRK ? measureWrk(t) : measureAutocannon(t));
+/** The child's CPU time so far (µs). */
+const cpuOf = (child: ChildProcess) =>
+  new Promise<number>((resolve) => {
+    const on = (m: unknown) => {
+      if (m && typeof m === "object" && "cpu" in m) {
+        child.off("message", on);
+        resolve((m as { cpu: number }).cpu);
+      }
+    };
+    child.on("message", on);
+    child.send("cpu");
+  });
+
+async function measure(child: ChildProcess, t: Target): Promise<Measured> {
+  const before = await cpuOf(child);
+  const load = await (HAS_WRK ? measureWrk(t) : measureAutocannon(t));
+  const cpu = (await cpuOf(child)) - before;
+  return { rps: load.rps, p99: load.p99, bad: load.bad, cpuPerReq: cpu / Math.max(1, load.requests) };
+}
 
 /** Median by throughput (p99 and errors from the same run). */
 const median = (xs: Measured[]) => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)];
 
-/** The median of each round's own ratio a/b, with its range (the two runs of a round are seconds apart). */
+/**
+ * The median of each round's own ratio a/b, with its range (the two runs of a round are seconds
+ * apart), and the ratio of the median CPU per request b/a (the throughput the CPU cost allows).
+ */
 function pairedRatio(a: Measured[], b: Measured[]): { median: number; text: string } {
   const r = a.map((x, k) => x.rps / b[k].rps).sort((x, y) => x - y);
   const m = r[Math.floor(r.length / 2)];
-  return { median: m, text: `${m.toFixed(2)}× (${r[0].toFixed(2)}–${r[r.length - 1].toFixed(2)})` };
+  const cpu = medianOf(b.map((x) => x.cpuPerReq)) / medianOf(a.map((x) => x.cpuPerReq));
+  return {
+    median: m,
+    text: `${m.toFixed(2)}× (${r[0].toFixed(2)}–${r[r.length - 1].toFixed(2)}), by CPU ${cpu.toFixed(2)}×`,
+  };
 }
+
+const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function benchApi(): Promise<void> {
   const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv, stdio: "inherit" });
@@ -184,10 +235,10 @@ export async function benchApi(): Promise<void> {
         `${RATINGS} is ${ready.bytes} bytes`,
     );
     const names = Object.keys(ready.targets);
-    for (const n of names) await measure(ready.targets[n]); // warm every server and cache
+    for (const n of names) await measure(child, ready.targets[n]); // warm every server and cache
     const runs: Record<string, Measured[]> = Object.fromEntries(names.map((n) => [n, []]));
     // This machine's throughput drifts by 2× between runs: the targets take turns in every round.
-    for (let k = 0; k < ROUNDS; k++) for (const n of names) runs[n].push(await measure(ready.targets[n]));
+    for (let k = 0; k < ROUNDS; k++) for (const n of names) runs[n].push(await measure(child, ready.targets[n]));
     report(runs);
   } finally {
     child.kill();
@@ -195,7 +246,16 @@ export async function benchApi(): Promise<void> {
 }
 
 function report(runs: Record<string, Measured[]>): void {
-  const rows: string[][] = [["read", "server", "req/s (median)", "p99 ms", "ratio: median of rounds (min–max)"]];
+  const rows: string[][] = [
+    [
+      "read",
+      "server",
+      "req/s (median)",
+      "p99 ms",
+      "CPU µs/req",
+      "ratio: median of rounds (min–max), by CPU per request",
+    ],
+  ];
   const row = (read: string, server: string, n: string, ratio: string) => {
     const m = median(runs[n]);
     rows.push([
@@ -203,6 +263,7 @@ function report(runs: Record<string, Measured[]>): void {
       server + (m.bad ? ` (${m.bad} errors)` : ""),
       Math.round(m.rps).toLocaleString("en-US"),
       m.p99.toFixed(1),
+      String(Math.round(medianOf(runs[n].map((x) => x.cpuPerReq)))),
       ratio,
     ]);
   };
@@ -226,7 +287,7 @@ function report(runs: Record<string, Measured[]>): void {
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows)
-    console.log(r.map((c, i) => (i >= 2 && i <= 3 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  "));
+    console.log(r.map((c, i) => (i >= 2 && i <= 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  "));
 }
 
 await runIfMain(import.meta.url, serve, benchApi);

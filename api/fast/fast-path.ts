@@ -51,6 +51,7 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const GRAPHQL_GET = "/graphiql?";
 
+// One closure over `env` holding the fast path's small steps (each well under 60 lines): they share it.
 export function createFastPath(env: FastEnv): FastPath {
   const { answers } = env;
 

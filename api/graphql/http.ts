@@ -270,6 +270,34 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       : { url: `${req.url}&query=${encodeURIComponent(text)}`, body: "" };
   }
 
+  /**
+   * Answers a snapshot-only query from the response cache (graphql-http's parsing, validation and
+   * execution skipped; the cost still spent); false when the cache does not hold it. Sets the
+   * request's cache key either way, for onOperation to fill.
+   */
+  async function fromCache(req: Request, res: Response, p: Prepared, params: GraphqlParams): Promise<boolean> {
+    p.mediaType = answeredMediaType(req.headers.accept);
+    const doc = params.persisted ? `h:${params.persisted.sha256Hash}` : `q:${params.query}`;
+    p.cacheKey =
+      p.mediaType && responses!.key(p.caller.key.scopes, p.mediaType, doc, params.operationName, params.variables);
+    const hit = p.cacheKey ? responses!.get(snapshotId(p.snapshot), p.cacheKey) : undefined;
+    if (!hit) return false;
+    const { report, refused } = await budget(p.caller.key.id, hit.cost);
+    if (refused) throw new CostBudgetSpent(report);
+    const body = Buffer.concat([
+      hit.body.subarray(0, -1),
+      Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`),
+    ]);
+    res.writeHead(200, {
+      "Content-Type": `${p.mediaType}; charset=utf-8`,
+      "Content-Length": body.length,
+      "Cache-Control": "no-store",
+      "X-Request-Id": requestId(res),
+    });
+    res.end(body);
+    return true;
+  }
+
   async function run(req: Request, res: Response): Promise<void> {
     const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
     const h = req.headers.api_key;
@@ -295,30 +323,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       req.method === "POST" ? {} : (req.query as Record<string, unknown>),
     );
     const apq = params?.persisted ? persistedQuery(req, params) : undefined;
-    // a cached response of a snapshot-only query skips graphql-http's parsing, validation and execution
-    if (responses && params) {
-      p.mediaType = answeredMediaType(req.headers.accept);
-      const doc = params.persisted ? `h:${params.persisted.sha256Hash}` : `q:${params.query}`;
-      p.cacheKey =
-        p.mediaType && responses.key(caller.key.scopes, p.mediaType, doc, params.operationName, params.variables);
-      const hit = p.cacheKey ? responses.get(snapshotId(snapshot), p.cacheKey) : undefined;
-      if (hit) {
-        const { report, refused } = await budget(caller.key.id, hit.cost);
-        if (refused) throw new CostBudgetSpent(report);
-        const body = Buffer.concat([
-          hit.body.subarray(0, -1),
-          Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`),
-        ]);
-        res.writeHead(200, {
-          "Content-Type": `${p.mediaType}; charset=utf-8`,
-          "Content-Length": body.length,
-          "Cache-Control": "no-store",
-          "X-Request-Id": requestId(res),
-        });
-        res.end(body);
-        return;
-      }
-    }
+    if (responses && params && (await fromCache(req, res, p, params))) return;
     res.setHeader("X-Request-Id", requestId(res));
     res.setHeader("Cache-Control", "no-store");
     const [body, init] = await gql({
