@@ -4,6 +4,7 @@
 // reference: the fast path must not change a byte but X-Request-Id and its own marker) and from the
 // fixture's users (test/api/fixture.ts: alice and bob hold keys with the same scopes).
 import { createHash } from "node:crypto";
+import http from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS } from "./fixture.ts";
@@ -67,27 +68,45 @@ describe("answers", () => {
       const raw = await new Promise<{ enc: string | undefined; body: Buffer; hit: string | undefined }>(
         (resolve, reject) => {
           const u = new URL(s.url + target);
-          import("node:http").then(({ default: http }) =>
-            http
-              .get({ host: u.hostname, port: u.port, path: target, headers: { "accept-encoding": coding } }, (res) => {
-                const chunks: Buffer[] = [];
-                res.on("data", (c: Buffer) => chunks.push(c));
-                res.on("end", () =>
-                  resolve({
-                    enc: res.headers["content-encoding"],
-                    body: Buffer.concat(chunks),
-                    hit: res.headers[FAST_HEADER] as string | undefined,
-                  }),
-                );
-              })
-              .on("error", reject),
-          );
+          http
+            .get({ host: u.hostname, port: u.port, path: target, headers: { "accept-encoding": coding } }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on("data", (c: Buffer) => chunks.push(c));
+              res.on("end", () =>
+                resolve({
+                  enc: res.headers["content-encoding"],
+                  body: Buffer.concat(chunks),
+                  hit: res.headers[FAST_HEADER] as string | undefined,
+                }),
+              );
+            })
+            .on("error", reject);
         },
       );
       expect(raw.hit).toBe("hit");
       expect(raw.enc).toBe(coding);
       expect(decode(raw.body).toString("utf8")).toBe(plain.text);
     }
+  });
+
+  it("HEAD is answered with the GET's headers and no body", async () => {
+    const get = await prime(s, FAST, RATINGS);
+    const u = new URL(s.url);
+    const head = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((done, fail) =>
+      http
+        .request({ host: u.hostname, port: u.port, path: RATINGS, method: "HEAD" }, (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        })
+        .on("error", fail)
+        .end(),
+    );
+    expect(head.status).toBe(200);
+    expect(head.headers[FAST_HEADER]).toBe("hit");
+    expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(get.text)));
+    expect(head.headers.etag).toBe(get.headers.get("etag"));
+    expect(head.body).toBe("");
   });
 
   it("If-None-Match → 304 without a body on the fast path", async () => {
