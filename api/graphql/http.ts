@@ -217,7 +217,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
             ),
           ],
         });
-      else if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName))
+      else if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName) && current(p))
         responses!.set(snapshotId(p.snapshot), p.cacheKey, json, p.cost ?? 0);
       const type = answeredMediaType(req.raw.headers.accept) ?? "application/json";
       return [
@@ -226,6 +226,12 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       ];
     },
   });
+
+  /** Whether the request's snapshot is still the served one (an answer of a swapped-out one is not kept). */
+  const current = (p: Prepared) => {
+    const now = env.snapshot();
+    return now !== null && snapshotId(now) === snapshotId(p.snapshot);
+  };
 
   /** Spends the query's cost from the key's budget, then executes it within the time limit. */
   async function executeLimited(args: ExecutionArgs): Promise<ExecutionResult> {
