@@ -122,10 +122,13 @@ export function createFastPath(env: FastEnv): FastPath {
     if (!hasScopes(caller, a.scopes)) return false; // Express answers the 403 (and counts the request)
     take(req, res, a.route, () => {
       if (env.limiter === null) return sendRest(req, res, a, undefined);
-      env.limiter(caller.key.id).then(
-        (rate) => sendRest(req, res, a, rate),
-        (e: unknown) => refuse(res, toApiError(e)),
-      );
+      env
+        .limiter(caller.key.id)
+        .then(
+          (rate) => sendRest(req, res, a, rate),
+          (e: unknown) => refuse(res, toApiError(e)),
+        )
+        .catch(() => res.destroy()); // a write that failed: the connection is gone or broken
     });
     return true;
   }
@@ -145,14 +148,16 @@ export function createFastPath(env: FastEnv): FastPath {
         sendErrors(res, toApiError(e));
       };
       const limited = env.limiter === null ? Promise.resolve(undefined) : env.limiter(caller.key.id);
-      limited.then(
-        (rate) =>
-          env.costBudget(caller.key.id, a.cost).then(({ report, refused }) => {
-            if (refused) return fail(new CostBudgetSpent(report));
-            sendGraphql(req, res, a, report, rate);
-          }),
-        fail,
-      );
+      limited
+        .then(
+          (rate) =>
+            env.costBudget(caller.key.id, a.cost).then(({ report, refused }) => {
+              if (refused) return fail(new CostBudgetSpent(report));
+              sendGraphql(req, res, a, report, rate);
+            }),
+          fail,
+        )
+        .catch(() => res.destroy()); // a write that failed: the connection is gone or broken
     });
     return true;
   }
