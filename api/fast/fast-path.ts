@@ -169,21 +169,23 @@ export function createFastPath(env: FastEnv): FastPath {
     report: object,
     rate: RateHeaders | undefined,
   ): void {
-    const body = Buffer.concat([
-      a.body.subarray(0, -1),
-      Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`),
-    ]);
+    // the cached body without its closing brace, then the request's cost report: two writes, one
+    // writev (corked), and no copy of the body
+    const head = a.body.subarray(0, -1);
+    const tail = Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`);
     const type = answeredMediaType(req.headers.accept) ?? "application/json";
     res.writeHead(200, {
       ...env.baseHeaders,
       ...rate,
       "Content-Type": `${type}; charset=utf-8`,
-      "Content-Length": body.length,
+      "Content-Length": head.length + tail.length,
       "Cache-Control": "no-store",
       "X-Request-Id": (res as Res).locals.requestId as string,
       [FAST_HEADER]: "hit",
     });
-    res.end(body);
+    res.cork();
+    res.write(head);
+    res.end(tail); // end uncorks
   }
 
   return (req, res) => {

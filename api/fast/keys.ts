@@ -44,8 +44,6 @@ interface PersistedGet {
   variables: unknown;
 }
 
-const parsedGets = new Map<string, PersistedGet | null>();
-
 function parsePersistedGet(raw: string, mediaType: string): PersistedGet | null {
   const p = querystring.parse(raw);
   if (p.query !== undefined || typeof p.extensions !== "string") return null;
@@ -66,16 +64,24 @@ function parsePersistedGet(raw: string, mediaType: string): PersistedGet | null 
 
 /** The response cache key of a GET /graphiql?extensions=… persisted query for a scope set; null: Express serves it. */
 export function persistedGetKey(url: string, accept: string | undefined, scopes: string): string | null {
+  // the whole key per (Accept, scope set, URL): a repeated read parses and stringifies nothing
+  const memo = `${accept ?? ""}\u0000${scopes}\u0000${url}`;
+  let key = keys.get(memo);
+  if (key === undefined) {
+    key = computeKey(url, accept, scopes);
+    if (keys.size >= 1000) keys.clear();
+    if (memo.length <= 4096) keys.set(memo, key);
+  }
+  return key;
+}
+
+const keys = new Map<string, string | null>();
+
+function computeKey(url: string, accept: string | undefined, scopes: string): string | null {
   const q = url.indexOf("?");
   if (q < 0 || wantsIde(accept)) return null;
   const mediaType = answeredMediaType(accept);
   if (mediaType === null) return null;
-  const memo = `${mediaType}\u0000${url}`;
-  let g = parsedGets.get(memo);
-  if (g === undefined) {
-    g = parsePersistedGet(url.slice(q + 1), mediaType);
-    if (parsedGets.size >= 1000) parsedGets.clear();
-    if (url.length <= 4096) parsedGets.set(memo, g);
-  }
+  const g = parsePersistedGet(url.slice(q + 1), mediaType);
   return g && responseKey(scopes, g.mediaType, g.doc, g.operationName, g.variables);
 }
