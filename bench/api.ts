@@ -237,8 +237,10 @@ export async function benchApi(): Promise<void> {
     const names = Object.keys(ready.targets);
     for (const n of names) await measure(child, ready.targets[n]); // warm every server and cache
     const runs: Record<string, Measured[]> = Object.fromEntries(names.map((n) => [n, []]));
-    // This machine's throughput drifts by 2× between runs: the targets take turns in every round.
-    for (let k = 0; k < ROUNDS; k++) for (const n of names) runs[n].push(await measure(child, ready.targets[n]));
+    // This machine's throughput drifts by 2× between runs: the targets take turns in every round,
+    // in reverse order every other round (what a run leaves behind, its garbage, falls on both of a pair).
+    for (let k = 0; k < ROUNDS; k++)
+      for (const n of k % 2 === 0 ? names : [...names].reverse()) runs[n].push(await measure(child, ready.targets[n]));
     report(runs);
   } finally {
     child.kill();
