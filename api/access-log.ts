@@ -86,7 +86,7 @@ export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: I
       queue.push({
         id,
         method: req.method,
-        url: req.originalUrl,
+        url: req.originalUrl ?? req.url, // the fast path's requests never met Express
         remoteAddress: req.socket.remoteAddress,
         userAgent: req.headers["user-agent"]?.slice(0, USER_AGENT_CHARS),
         status: res.statusCode,

@@ -10,6 +10,8 @@ import { adminGate } from "./admin.ts";
 import { type AuthFailureOptions, createAuthGuard } from "./auth-failures.ts";
 import { docsHandler } from "./docs.ts";
 import { NotFound, toApiError } from "./errors.ts";
+import { AnswerCache, DEFAULT_RESPONSE_CACHE_BYTES } from "./fast/answer-cache.ts";
+import { createFastPath, type FastEnv } from "./fast/fast-path.ts";
 import { COST_PER_MINUTE } from "./graphql/cost.ts";
 import { type GraphqlLimits, graphqlHandler } from "./graphql/http.ts";
 import { isGraphqlUrl } from "./graphql/ide.ts";
@@ -47,6 +49,8 @@ export interface AppDeps {
   requestRebalance?: (portfolioId: string) => void;
   /** GraphQL whole-response cache of snapshot-only queries; default on. */
   graphqlResponseCache?: boolean;
+  /** Bytes of the response cache the node:http fast path serves from (RESPONSE_CACHE_MB); 0: no fast path. */
+  responseCacheBytes?: number;
   /** GraphQL cost points per key per minute (default COST_PER_MINUTE), in rateLimit's store. */
   graphqlCostPerMinute?: number;
   /** Overrides of the GraphQL request limits (api/graphql/http.ts GRAPHQL_LIMITS). */
@@ -60,7 +64,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.set("query parser", "simple");
 
   const cache = new BodyCache(deps.cache?.maxEntries, deps.cache?.maxBytes);
-  const metrics = createMetrics(deps.snapshot, cache);
+  const answers = new AnswerCache(deps.responseCacheBytes || DEFAULT_RESPONSE_CACHE_BYTES);
+  const metrics = createMetrics(deps.snapshot, cache, answers);
   app.locals.bodyCache = cache;
 
   const observe = accessLog(
@@ -95,6 +100,12 @@ export function createApp(deps: AppDeps): express.Express {
   const authGuard = createAuthGuard(deps.authFailureLimit); // one per app: REST and GraphQL failures count together
   const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard, cache };
   const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
+  const costBudget = createCostBudget({
+    points: deps.graphqlCostPerMinute ?? COST_PER_MINUTE,
+    durationSec: 60,
+    redis: deps.rateLimit?.redis,
+    prefix: deps.rateLimit?.prefix && `${deps.rateLimit.prefix}:gql-cost`,
+  });
   // One router layer for the whole read path: every Express layer walked costs on each request.
   const graphql = graphqlHandler({
     snapshot: deps.snapshot,
@@ -105,14 +116,24 @@ export function createApp(deps: AppDeps): express.Express {
     authGuard,
     logger: deps.logger,
     responseCache: deps.graphqlResponseCache,
-    costBudget: createCostBudget({
-      points: deps.graphqlCostPerMinute ?? COST_PER_MINUTE,
-      durationSec: 60,
-      redis: deps.rateLimit?.redis,
-      prefix: deps.rateLimit?.prefix && `${deps.rateLimit.prefix}:gql-cost`,
-    }),
+    costBudget,
     limits: deps.graphqlLimits,
+    answers,
   });
+  app.locals.fastPath =
+    deps.responseCacheBytes === 0
+      ? null
+      : createFastPath({
+          snapshot: deps.snapshot,
+          catalog: deps.catalog,
+          answers,
+          limiter,
+          authGuard,
+          costBudget,
+          observe: observe as FastEnv["observe"],
+          baseHeaders,
+          cors: corsLayer as FastEnv["cors"],
+        });
   app.use((req, res, next) => {
     res.locals.baseHeaders = baseHeaders; // REST responses add them in their writeHead (output/payload.ts)
     observe(req, res);

@@ -44,13 +44,23 @@ export function presentedKey(
   return typeof h === "string" && h !== "" ? h : undefined;
 }
 
+/** The caller a presented key belongs to; null when unknown, revoked or longer than any key. */
+export function findCaller(key: string, catalog: CatalogReader): Caller | null {
+  if (key.length > 512) return null;
+  const found = catalog.authenticate(key);
+  return !found || found.key.revokedAt ? null : found;
+}
+
 export function authenticate(key: string | undefined, catalog: CatalogReader): Caller {
   if (key === undefined) throw new Unauthorized("an api_key is required (query parameter or header api_key)");
-  if (key.length > 512) throw new Unauthorized("unknown api_key");
-  const found = catalog.authenticate(key);
-  if (!found || found.key.revokedAt) throw new Unauthorized("unknown api_key");
+  const found = findCaller(key, catalog);
+  if (!found) throw new Unauthorized("unknown api_key");
   return found;
 }
+
+/** Whether the key holds every one of `scopes`. */
+export const hasScopes = (caller: Caller, scopes: readonly Scope[]): boolean =>
+  scopes.every((s) => caller.key.scopes.includes(s));
 
 export function requireScopes(caller: Caller, scopes: readonly Scope[]): void {
   if (scopes.length === 0) return;

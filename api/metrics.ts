@@ -1,12 +1,13 @@
 // Prometheus metrics (prom-client), one registry per app: request count and latency per route,
 // snapshot age, body cache size. Route labels are the endpoint ids (bounded cardinality).
-import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { OnFinish } from "./access-log.ts";
+import type { AnswerCache } from "./fast/answer-cache.ts";
 import type { BodyCache } from "./output/lru.ts";
 import { RequestMetrics } from "./request-metrics.ts";
 import type { SnapshotRef } from "./resources/snapshot-access.ts";
 
-export function createMetrics(snapshot: () => SnapshotRef | null, cache: BodyCache) {
+export function createMetrics(snapshot: () => SnapshotRef | null, cache: BodyCache, answers?: AnswerCache) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new RequestMetrics();
@@ -29,6 +30,26 @@ export function createMetrics(snapshot: () => SnapshotRef | null, cache: BodyCac
       this.set(cache.size);
     },
   });
+
+  if (answers) {
+    new Gauge({
+      name: "api_response_cache_bytes",
+      help: "Bytes held by the fast path's response cache (bodies and their compressed forms)",
+      registers: [registry],
+      collect() {
+        this.set(answers.bytes);
+      },
+    });
+    new Counter({
+      name: "api_response_cache_fast_total",
+      help: "Requests the node:http fast path answered (from the response cache, or its rate limit's 429)",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(answers.fastServed);
+      },
+    });
+  }
 
   const observe: OnFinish = (req, res, ms) => {
     const route = (res.locals.route as string | undefined) ?? (req.path === "/healthz" ? "healthz" : "other");

@@ -10,6 +10,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type AppDeps, createApp } from "./app.ts";
 import { MAX_HEADER_BYTES, onClientError } from "./client-error.ts";
+import type { FastPath } from "./fast/fast-path.ts";
 
 export interface ServerOptions {
   port: number;
@@ -45,7 +46,16 @@ async function startSingle(opts: ServerOptions): Promise<RunningServer> {
   const deps = opts.deps ?? (opts.makeDeps ? await opts.makeDeps() : undefined);
   if (!deps) throw new Error("startServer needs deps or makeDeps");
   const app = createApp(deps);
-  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app);
+  // the fast path answers cached reads before Express (api/fast/fast-path.ts); the rest go to Express
+  const fast = app.locals.fastPath as FastPath | null;
+  const server = http.createServer(
+    { maxHeaderSize: MAX_HEADER_BYTES },
+    fast === null
+      ? app
+      : (req, res) => {
+          if (!fast(req, res)) app(req, res);
+        },
+  );
   server.on("clientError", onClientError); // JSON errors for requests the parser refuses
   server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
   await new Promise<void>((resolve, reject) => {

@@ -33,6 +33,8 @@ const schema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   // unset: the API's own default (COST_PER_MINUTE, api/graphql/cost.ts)
   GRAPHQL_COST_PER_MINUTE: z.coerce.number().int().min(1).optional(),
+  // MiB of whole answers the node:http fast path serves from (api/fast/); 0 turns the fast path off
+  RESPONSE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)
   CORS_ORIGINS: z
     .string()
@@ -93,6 +95,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** GraphQL cost points an api key may spend a minute (api/graphql/cost.ts). */
   graphqlCostPerMinute: number | undefined;
+  /** Bytes of the response cache the API's fast path serves from (api/fast/answer-cache.ts); 0: no fast path. */
+  responseCacheBytes: number;
   /** Origins browsers may read responses from (CORS), "*", or null for none. */
   corsOrigins: string[] | "*" | null;
   /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
@@ -157,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency: c.WEB_CONCURRENCY,
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     graphqlCostPerMinute: c.GRAPHQL_COST_PER_MINUTE,
+    responseCacheBytes: c.RESPONSE_CACHE_MB * 1024 * 1024,
     corsOrigins: c.CORS_ORIGINS ?? null,
     queuePrefix: c.QUEUE_PREFIX,
     scheduleCron: c.SCHEDULE_CRON,

@@ -76,6 +76,7 @@ export async function makeAppDeps(
     accessLogger: createAccessLogger(log.level),
     rateLimit: { points: config.rateLimitPerMinute, durationSec: 60, redis },
     graphqlCostPerMinute: config.graphqlCostPerMinute,
+    responseCacheBytes: config.responseCacheBytes,
     authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis, broadcast: blocks },
     cors: config.corsOrigins ?? undefined,
     admin,

@@ -3,8 +3,12 @@
 //   (prescan.ts), and validation results with the operation's cost per (document, variables,
 //   operationName): the cost depends on the variables, everything else on the document;
 // - whole responses of queries that read only the snapshot (stock ratings, stocks, benchmarks,
-//   introspection), per snapshot id and the caller's scopes, like REST's serialized-body LRU.
-//   Queries that touch the catalog (portfolios, watchlists, profile) are built per request.
+//   introspection), per snapshot id and the caller's scopes, in the app's response cache
+//   (api/fast/answer-cache.ts), which the node:http fast path also answers persisted GETs from.
+//   Queries that touch the catalog (portfolios, watchlists, profile) are built per request;
+// - automatic persisted queries: query texts by their SHA-256 (PersistedQueries).
+
+import { createHash } from "node:crypto";
 import {
   type DocumentNode,
   type GraphQLError,
@@ -17,8 +21,9 @@ import {
   type ValidationRule,
   validate,
 } from "graphql";
+import { LRUCache } from "lru-cache";
 import { LruCache } from "../../pipeline/store/snapshot-reader.ts";
-import { BodyCache } from "../output/lru.ts";
+import { type AnswerCache, type GraphqlAnswer, scopeSet } from "../fast/answer-cache.ts";
 import type { CostSink } from "./limits.ts";
 import { MAX_TOKENS, prescan, tokenLimitError } from "./prescan.ts";
 
@@ -136,33 +141,77 @@ export function answeredMediaType(accept: string | undefined): string | null {
   return null;
 }
 
+/**
+ * The response cache's key of a GraphQL read (without the snapshot id, which AnswerCache holds):
+ * the caller's scope set, the answered media type, the document (`h:` + its SHA-256 for a persisted
+ * query, else `q:` + its text), operationName and variables. The fast path computes the same key.
+ */
+export function responseKey(
+  scopes: string,
+  mediaType: string,
+  doc: string,
+  operationName: string | null | undefined,
+  variables: unknown,
+): string | null {
+  if (doc.length > MAX_QUERY_CHARS + 2) return null;
+  return ["g", scopes, mediaType, operationName ?? "", JSON.stringify(variables ?? null), doc].join("\u0000");
+}
+
+/** Whole GraphQL answers in the app's response cache (api/fast/answer-cache.ts), per snapshot. */
 export class ResponseCache {
-  private bodies = new BodyCache<{ body: Buffer; cost: number }>(2000, 32 * 1024 * 1024);
+  constructor(private readonly answers: AnswerCache) {}
   key(
-    snapshotId: string,
     scopes: readonly string[],
     mediaType: string,
-    query: string,
+    doc: string,
     operationName: string | null | undefined,
     variables: unknown,
   ): string | null {
-    if (query.length > MAX_QUERY_CHARS) return null;
-    return [
-      snapshotId,
-      [...scopes].sort().join(","),
-      mediaType,
-      operationName ?? "",
-      JSON.stringify(variables ?? null),
-      query,
-    ].join("\u0000");
+    return responseKey(scopeSet(scopes), mediaType, doc, operationName, variables);
   }
   /** The cached body (without `extensions`) and the query's cost. */
-  get(key: string): { body: Buffer; cost: number } | undefined {
-    return this.bodies.get(key);
+  get(snapshotId: string, key: string): GraphqlAnswer | undefined {
+    const a = this.answers.get(snapshotId, key);
+    return a?.kind === "graphql" ? a : undefined;
   }
-  set(key: string, body: string, cost: number): void {
-    this.bodies.set(key, { body: Buffer.from(body, "utf8"), cost });
+  set(snapshotId: string, key: string, body: string, cost: number): void {
+    const b = Buffer.from(body, "utf8");
+    if (b.length <= this.answers.maxBodyBytes) this.answers.set(snapshotId, key, { kind: "graphql", body: b, cost });
   }
+}
+
+/** Automatic persisted queries (Apollo's protocol): query texts by their SHA-256, bounded by bytes. */
+export class PersistedQueries {
+  private texts = new LRUCache<string, string>({
+    max: 10_000,
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: (s) => Math.max(1, s.length),
+  });
+  get(hash: string): string | undefined {
+    return this.texts.get(hash);
+  }
+  /** Keeps `query` under `hash` when the hash is the query's; false when it is not. */
+  register(hash: string, query: string): boolean {
+    if (sha256Hex(query) !== hash) return false;
+    if (query.length <= MAX_QUERY_CHARS) this.texts.set(hash, query);
+    return true;
+  }
+}
+
+export const sha256Hex = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+
+/** A persisted-query extension as sent: `{version: 1, sha256Hash}`; null when malformed. */
+export interface PersistedQueryRef {
+  version: unknown;
+  sha256Hash: string;
+}
+
+/** The parameters of a GraphQL request; `query` is absent only for a persisted query sent by its hash. */
+export interface GraphqlParams {
+  query: string | undefined;
+  operationName?: string | null;
+  variables?: unknown;
+  persisted?: PersistedQueryRef;
 }
 
 const isMap = (v: unknown) => v == null || (typeof v === "object" && !Array.isArray(v));
@@ -176,7 +225,7 @@ export function requestParams(
   contentType: string | undefined,
   body: unknown,
   query: Record<string, unknown>,
-): { query: string; operationName?: string | null; variables?: unknown } | null {
+): GraphqlParams | null {
   try {
     let p: Record<string, unknown>;
     if (method === "POST") {
@@ -191,13 +240,23 @@ export function requestParams(
       };
     }
     if (
-      typeof p.query !== "string" ||
       !isMap(p.variables) ||
       !isMap(p.extensions) ||
       !(p.operationName == null || typeof p.operationName === "string")
     )
       return null;
-    return { query: p.query, operationName: p.operationName as string | null | undefined, variables: p.variables };
+    const pq = (p.extensions as { persistedQuery?: unknown } | undefined)?.persistedQuery;
+    const persisted =
+      pq && typeof pq === "object" && typeof (pq as PersistedQueryRef).sha256Hash === "string"
+        ? (pq as PersistedQueryRef)
+        : undefined;
+    if (typeof p.query !== "string" && !(p.query === undefined && persisted)) return null;
+    return {
+      query: p.query as string | undefined,
+      operationName: p.operationName as string | null | undefined,
+      variables: p.variables,
+      persisted,
+    };
   } catch {
     return null;
   }

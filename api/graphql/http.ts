@@ -5,6 +5,7 @@
 // limits), spends the query's cost from the key's budget per minute (429 when spent), and
 // executes within a time limit; the answer is refused past a size limit, and carries the budget
 // in `extensions.cost` (api/README.md, "GraphQL limits").
+import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { type ExecutionArgs, type ExecutionResult, GraphQLError } from "graphql";
 import { createHandler } from "graphql-http";
@@ -14,9 +15,18 @@ import { requestId } from "../access-log.ts";
 import { authenticate, type Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { ApiError, toApiError, Unauthorized } from "../errors.ts";
+import { AnswerCache } from "../fast/answer-cache.ts";
 import { type CostBudget, type CostReport, createCostBudget, type Limiter } from "../rate-limit.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
-import { answeredMediaType, DocumentCache, ResponseCache, requestParams, snapshotOnly } from "./cache.ts";
+import {
+  answeredMediaType,
+  DocumentCache,
+  type GraphqlParams,
+  PersistedQueries,
+  ResponseCache,
+  requestParams,
+  snapshotOnly,
+} from "./cache.ts";
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { COST_PER_MINUTE, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
 import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
@@ -56,6 +66,8 @@ export interface GraphqlEnv {
   logger: pino.Logger;
   /** Whole-response cache of snapshot-only queries (default on; the benchmark measures both). */
   responseCache?: boolean;
+  /** The app's response cache (shared with REST and the fast path); default a cache of its own. */
+  answers?: AnswerCache;
   /** The keys' cost budgets per minute (default COST_PER_MINUTE per key, in memory). */
   costBudget?: CostBudget;
   /** Overrides of GRAPHQL_LIMITS (tests and the limits benchmark). */
@@ -106,22 +118,35 @@ function withCost(json: string, report: CostReport | undefined): string {
   return report ? `${json.slice(0, -1)},"extensions":${JSON.stringify({ cost: report })}}` : json;
 }
 
-function sendErrors(res: Response, e: ApiError): void {
+/** A refusal with a GraphQL error code of its own (the persisted-query protocol's). */
+export class GraphqlRefusal extends ApiError {
+  constructor(
+    status: number,
+    readonly graphqlCode: string,
+    message: string,
+  ) {
+    super(status, status === 404 ? "not_found" : "invalid_parameter", message);
+  }
+}
+
+export function sendErrors(res: ServerResponse, e: ApiError): void {
   const code =
-    e.status === 401
-      ? "UNAUTHENTICATED"
-      : e.status === 429
-        ? "RATE_LIMITED"
-        : e.status === 503
-          ? "UNAVAILABLE"
-          : e.status === 413
-            ? "PAYLOAD_TOO_LARGE"
-            : "BAD_REQUEST";
+    e instanceof GraphqlRefusal
+      ? e.graphqlCode
+      : e.status === 401
+        ? "UNAUTHENTICATED"
+        : e.status === 429
+          ? "RATE_LIMITED"
+          : e.status === 503
+            ? "UNAVAILABLE"
+            : e.status === 413
+              ? "PAYLOAD_TOO_LARGE"
+              : "BAD_REQUEST";
   res.writeHead(e.status, {
     ...e.headers,
     "Content-Type": "application/json; charset=utf-8",
     "Cache-Control": "no-store",
-    "X-Request-Id": requestId(res),
+    "X-Request-Id": requestId(res as Response),
   });
   res.end(errorsBody(e.message, code, e instanceof CostBudgetSpent ? { cost: e.report } : {}));
 }
@@ -142,7 +167,8 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
   const prepared = new WeakMap<Response, Prepared>();
   const ofContext = new WeakMap<object, Prepared>();
   const documents = new DocumentCache();
-  const responses = env.responseCache === false ? null : new ResponseCache();
+  const responses = env.responseCache === false ? null : new ResponseCache(env.answers ?? new AnswerCache());
+  const persisted = new PersistedQueries();
   // graphql-http's handler with our own adapter: the body is read (bounded) before it runs, and an
   // empty body is an empty string (the stock Express adapter would wait for the stream again).
   const gql = createHandler<Request, { res: Response }, Record<string, unknown>>({
@@ -191,8 +217,8 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
             ),
           ],
         });
-      else if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName))
-        responses!.set(p.cacheKey, json, p.cost ?? 0);
+      else if (p.cacheKey && !mapped.errors?.length && snapshotOnly(args.document, args.operationName) && current(p))
+        responses!.set(snapshotId(p.snapshot), p.cacheKey, json, p.cost ?? 0);
       const type = answeredMediaType(req.raw.headers.accept) ?? "application/json";
       return [
         withCost(json, p.report),
@@ -200,6 +226,12 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       ];
     },
   });
+
+  /** Whether the request's snapshot is still the served one (an answer of a swapped-out one is not kept). */
+  const current = (p: Prepared) => {
+    const now = env.snapshot();
+    return now !== null && snapshotId(now) === snapshotId(p.snapshot);
+  };
 
   /** Spends the query's cost from the key's budget, then executes it within the time limit. */
   async function executeLimited(args: ExecutionArgs): Promise<ExecutionResult> {
@@ -222,6 +254,56 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     }
   }
 
+  /**
+   * Automatic persisted queries (Apollo's protocol): a query sent with its SHA-256 is kept under
+   * it; a hash sent alone runs the kept query (404 PERSISTED_QUERY_NOT_FOUND when none is: the
+   * client sends it again with the query). The request graphql-http reads then carries the text.
+   */
+  function persistedQuery(req: Request, params: GraphqlParams): { url: string; body: string } | undefined {
+    const { version, sha256Hash: hash } = params.persisted!;
+    if (version !== 1)
+      throw new GraphqlRefusal(400, "PERSISTED_QUERY_NOT_SUPPORTED", "unsupported persisted query version: 1 only");
+    if (params.query !== undefined) {
+      if (!persisted.register(hash, params.query))
+        throw new GraphqlRefusal(400, "BAD_REQUEST", "provided sha does not match query");
+      return undefined;
+    }
+    const text = persisted.get(hash);
+    if (text === undefined) throw new GraphqlRefusal(404, "PERSISTED_QUERY_NOT_FOUND", "PersistedQueryNotFound");
+    params.query = text;
+    return req.method === "POST"
+      ? { url: req.url, body: JSON.stringify({ ...JSON.parse(req.body as string), query: text }) }
+      : { url: `${req.url}&query=${encodeURIComponent(text)}`, body: "" };
+  }
+
+  /**
+   * Answers a snapshot-only query from the response cache (graphql-http's parsing, validation and
+   * execution skipped; the cost still spent); false when the cache does not hold it. Sets the
+   * request's cache key either way, for onOperation to fill.
+   */
+  async function fromCache(req: Request, res: Response, p: Prepared, params: GraphqlParams): Promise<boolean> {
+    p.mediaType = answeredMediaType(req.headers.accept);
+    const doc = params.persisted ? `h:${params.persisted.sha256Hash}` : `q:${params.query}`;
+    p.cacheKey =
+      p.mediaType && responses!.key(p.caller.key.scopes, p.mediaType, doc, params.operationName, params.variables);
+    const hit = p.cacheKey ? responses!.get(snapshotId(p.snapshot), p.cacheKey) : undefined;
+    if (!hit) return false;
+    const { report, refused } = await budget(p.caller.key.id, hit.cost);
+    if (refused) throw new CostBudgetSpent(report);
+    const body = Buffer.concat([
+      hit.body.subarray(0, -1),
+      Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`),
+    ]);
+    res.writeHead(200, {
+      "Content-Type": `${p.mediaType}; charset=utf-8`,
+      "Content-Length": body.length,
+      "Cache-Control": "no-store",
+      "X-Request-Id": requestId(res),
+    });
+    res.end(body);
+    return true;
+  }
+
   async function run(req: Request, res: Response): Promise<void> {
     const snapshot = env.snapshot(); // read once: the whole operation reads one snapshot
     const h = req.headers.api_key;
@@ -240,52 +322,21 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
       throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
     const p: Prepared = { caller, snapshot };
     prepared.set(res, p);
-    // a cached response of a snapshot-only query skips graphql-http's parsing, validation and execution
-    if (responses) {
-      p.mediaType = answeredMediaType(req.headers.accept);
-      const params = p.mediaType
-        ? requestParams(
-            req.method,
-            req.headers["content-type"],
-            req.body,
-            req.method === "POST" ? {} : (req.query as Record<string, unknown>),
-          )
-        : null;
-      p.cacheKey =
-        params &&
-        responses.key(
-          snapshotId(snapshot),
-          caller.key.scopes,
-          p.mediaType!,
-          params.query,
-          params.operationName,
-          params.variables,
-        );
-      const hit = p.cacheKey ? responses.get(p.cacheKey) : undefined;
-      if (hit) {
-        const { report, refused } = await budget(caller.key.id, hit.cost);
-        if (refused) throw new CostBudgetSpent(report);
-        const body = Buffer.concat([
-          hit.body.subarray(0, -1),
-          Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`),
-        ]);
-        res.writeHead(200, {
-          "Content-Type": `${p.mediaType}; charset=utf-8`,
-          "Content-Length": body.length,
-          "Cache-Control": "no-store",
-          "X-Request-Id": requestId(res),
-        });
-        res.end(body);
-        return;
-      }
-    }
+    const params = requestParams(
+      req.method,
+      req.headers["content-type"],
+      req.body,
+      req.method === "POST" ? {} : (req.query as Record<string, unknown>),
+    );
+    const apq = params?.persisted ? persistedQuery(req, params) : undefined;
+    if (responses && params && (await fromCache(req, res, p, params))) return;
     res.setHeader("X-Request-Id", requestId(res));
     res.setHeader("Cache-Control", "no-store");
     const [body, init] = await gql({
-      url: req.url,
+      url: apq?.url ?? req.url,
       method: req.method,
       headers: req.headers,
-      body: () => (typeof req.body === "string" ? req.body : ""),
+      body: () => apq?.body ?? (typeof req.body === "string" ? req.body : ""),
       raw: req,
       context: { res },
     });

@@ -108,6 +108,7 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
         hit = { etag, body: serialize(await r.build(), p.format) };
         env.cache.set(ck, hit);
       }
+      res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/fill.ts)
       return sendBody(res, p.format, def.endpoint, hit.body, hit.etag, id, rate);
     }
     const body = serialize(await r.build(), p.format);

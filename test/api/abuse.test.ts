@@ -1,12 +1,13 @@
 // Abuse at the HTTP edge: key guessing is throttled per client address, numbers are decimal only,
 // and an oversized request head gets the contract's JSON error instead of Node's empty 431.
+import { createHash } from "node:crypto";
 import net from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisBlockBroadcast } from "../../jobs/redis-health.ts";
 import { noRedis } from "../redis.ts";
 import { KEYS } from "./fixture.ts";
-import { startTestServer, type TestServer } from "./helpers.ts";
+import { FAST_HEADER, prime, rawGet, SERVING_PATHS, startTestServer, type TestServer } from "./helpers.ts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -17,10 +18,16 @@ afterAll(() => s?.close());
 const guess = (srv: TestServer, i: number) =>
   srv.get("/data/v1/stock_ratings", { api_key: `srk_guess_${i}_0000000000000000000000` });
 
-describe("failed authentications per client address", () => {
+// On the fast path the valid key's answers are cached before the guessing starts: a blocked
+// address must be refused even where the cache holds the answer.
+describe.each(SERVING_PATHS)("failed authentications per client address ($name)", (sp) => {
   it("after the limit, 429 with the contract body and Retry-After, for any key from that address", async () => {
-    const srv = await startTestServer({ fx: s.fx, deps: { authFailureLimit: { points: 5, durationSec: 60 } } });
+    const deps = { ...sp.deps, authFailureLimit: { points: 5, durationSec: 60 } };
+    const srv = await startTestServer({ fx: s.fx, deps });
     try {
+      const cached = `/data/v1/stock_ratings?api_key=${KEYS.alice}&limit=1`;
+      await prime(srv, sp, cached);
+      await prime(srv, sp, "/data/v1/stock_ratings", { api_key: KEYS.bob });
       for (let i = 0; i < 5; i++) expect((await guess(srv, i)).status).toBe(401);
       const refused = await guess(srv, 5);
       expect(refused.status).toBe(429);
@@ -37,7 +44,10 @@ describe("failed authentications per client address", () => {
       expect(retry).toBeLessThanOrEqual(60);
       // a valid key from the blocked address is refused too: otherwise a guess that succeeds
       // would still be told apart from the refused ones
-      expect((await srv.api("stock_ratings", { limit: 1 })).status).toBe(429);
+      const blocked = await rawGet(srv.url, cached);
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get(FAST_HEADER)).toBeNull();
+      expect((await rawGet(srv.url, "/data/v1/stock_ratings", { api_key: KEYS.bob })).status).toBe(429);
       // no key at all counts as a failure as well
       expect((await srv.get("/data/v1/benchmarks")).status).toBe(429);
     } finally {
@@ -46,15 +56,24 @@ describe("failed authentications per client address", () => {
   });
 
   it("successful requests do not count", async () => {
-    const srv = await startTestServer({ fx: s.fx, deps: { authFailureLimit: { points: 3, durationSec: 60 } } });
+    const deps = { ...sp.deps, authFailureLimit: { points: 3, durationSec: 60 } };
+    const srv = await startTestServer({ fx: s.fx, deps });
     try {
-      for (let i = 0; i < 20; i++) expect((await srv.api("benchmarks")).status).toBe(200);
+      let hits = 0;
+      for (let i = 0; i < 20; i++) {
+        const r = await srv.api("benchmarks");
+        expect(r.status).toBe(200);
+        if (r.headers.get(FAST_HEADER) === "hit") hits++;
+      }
+      expect(hits > 0).toBe(sp.fast);
       expect((await guess(srv, 0)).status).toBe(401);
     } finally {
       await srv.close();
     }
   });
+});
 
+describe("failed authentications per client address", () => {
   it.skipIf(noRedis)("two servers sharing Redis share the count", async () => {
     const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
     const a = new Redis(redisUrl);
@@ -187,7 +206,18 @@ describe("failed authentications through GraphQL", () => {
         headers: { "content-type": "application/json", api_key: key },
         body: JSON.stringify({ query: "{ __typename }" }),
       });
+    // a persisted query answered from the cache before the guessing starts
+    const q = "{ benchmarks { id } }";
+    const ext = { persistedQuery: { version: 1, sha256Hash: createHash("sha256").update(q).digest("hex") } };
+    const apq = `/graphiql?extensions=${encodeURIComponent(JSON.stringify(ext))}`;
     try {
+      await fetch(`${srv.url}/graphiql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", api_key: KEYS.alice },
+        body: JSON.stringify({ query: q, extensions: ext }),
+      });
+      const hit = await rawGet(srv.url, apq, { api_key: KEYS.alice, accept: "application/json" });
+      expect(hit.headers.get(FAST_HEADER)).toBe("hit");
       expect((await guess(srv, 0)).status).toBe(401); // REST failure 1
       const first = await post("srk_guess_gql_1_00000000000000000000");
       expect(first.status).toBe(401);
@@ -196,8 +226,9 @@ describe("failed authentications through GraphQL", () => {
       const refused = await post("srk_guess_gql_3_00000000000000000000");
       expect(refused.status).toBe(429);
       expect(JSON.stringify(await refused.json())).toMatch(/too many failed authentications/);
-      // the valid key from the blocked address is refused on both transports
+      // the valid key from the blocked address is refused on both transports, from the cache too
       expect((await post(KEYS.alice)).status).toBe(429);
+      expect((await rawGet(srv.url, apq, { api_key: KEYS.alice, accept: "application/json" })).status).toBe(429);
       expect((await srv.api("benchmarks")).status).toBe(429);
     } finally {
       await srv.close();

@@ -10,7 +10,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../jobs/config.ts";
 import { KEYS } from "./fixture.ts";
-import { startTestServer, type TestServer } from "./helpers.ts";
+import { FAST_HEADER, prime, SERVING_PATHS, startTestServer, type TestServer } from "./helpers.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -91,8 +91,22 @@ describe("compression", () => {
   });
 });
 
-describe("security headers (helmet)", () => {
+describe.each(SERVING_PATHS)("security headers (helmet), $name", (sp) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ deps: sp.deps });
+  });
+  afterAll(() => s?.close());
+
   it("every kind of response carries them", async () => {
+    // the cached answers: on the fast path these come from the cache (304 included)
+    const ok = await prime(s, sp, `/data/v1/benchmarks?${key}`);
+    await prime(s, sp, `/data/v1/benchmarks?${key}&format=csv`);
+    const etag = ok.headers.get("etag")!;
+    const notModified = await request(s.url, `/data/v1/benchmarks?${key}`, { "if-none-match": etag });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers[FAST_HEADER]).toBe(sp.fast ? "hit" : undefined);
+    expect(notModified.headers["content-security-policy"]).toMatch(/default-src 'self'/);
     for (const path of [
       `/data/v1/benchmarks?${key}`,
       `/data/v1/benchmarks?${key}&format=csv`,
@@ -103,6 +117,8 @@ describe("security headers (helmet)", () => {
       "/docs/",
     ]) {
       const r = await request(s.url, path);
+      if (path.startsWith(`/data/v1/benchmarks?${key}`))
+        expect(r.headers[FAST_HEADER]).toBe(sp.fast ? "hit" : undefined);
       expect(r.headers["x-content-type-options"], path).toBe("nosniff");
       expect(r.headers["x-frame-options"], path).toBe("SAMEORIGIN");
       expect(r.headers["strict-transport-security"], path).toMatch(/max-age=\d+/);
@@ -113,16 +129,25 @@ describe("security headers (helmet)", () => {
   });
 });
 
-describe("CORS", () => {
+describe.each(SERVING_PATHS)("CORS, $name", (sp) => {
   it("off by default: no Access-Control-Allow-Origin", async () => {
-    const r = await request(s.url, `/data/v1/benchmarks?${key}`, { Origin: "https://app.example" });
-    expect(r.headers["access-control-allow-origin"]).toBeUndefined();
+    const srv = await startTestServer({ fx: s.fx, deps: sp.deps });
+    try {
+      await prime(srv, sp, `/data/v1/benchmarks?${key}`);
+      const r = await request(srv.url, `/data/v1/benchmarks?${key}`, { Origin: "https://app.example" });
+      expect(r.headers[FAST_HEADER]).toBe(sp.fast ? "hit" : undefined);
+      expect(r.headers["access-control-allow-origin"]).toBeUndefined();
+    } finally {
+      await srv.close();
+    }
   });
 
   it("with configured origins: those origins only, preflight included", async () => {
-    const srv = await startTestServer({ fx: s.fx, deps: { cors: ["https://app.example"] } });
+    const srv = await startTestServer({ fx: s.fx, deps: { ...sp.deps, cors: ["https://app.example"] } });
     try {
+      await prime(srv, sp, `/data/v1/benchmarks?${key}`);
       const ok = await request(srv.url, `/data/v1/benchmarks?${key}`, { Origin: "https://app.example" });
+      expect(ok.headers[FAST_HEADER]).toBe(sp.fast ? "hit" : undefined);
       expect(ok.status).toBe(200);
       expect(ok.headers["access-control-allow-origin"]).toBe("https://app.example");
       expect(ok.headers["access-control-expose-headers"]).toMatch(/ETag/);
@@ -151,7 +176,9 @@ describe("CORS", () => {
       await srv.close();
     }
   });
+});
 
+describe("CORS configuration", () => {
   it("CORS_ORIGINS is validated at start", () => {
     expect(loadConfig({ CORS_ORIGINS: "https://a.example, http://b.example:8080" }).corsOrigins).toEqual([
       "https://a.example",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFixture, KEYS } from "./fixture.ts";
-import { fixtureWithMetrics, startTestServer, type TestServer } from "./helpers.ts";
+import { FAST_HEADER, fixtureWithMetrics, prime, SERVING_PATHS, startTestServer, type TestServer } from "./helpers.ts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -57,20 +57,54 @@ describe("every endpoint", () => {
     }
   });
 
+  it("unknown paths are JSON 404s", async () => {
+    const r = await s.get("/data/v1/nothing_here", { api_key: KEYS.alice });
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe("not_found");
+  });
+});
+
+/** Endpoints whose answers the fast path keeps (api/fast/fill.ts SHAREABLE_ROUTES). */
+const SHAREABLE = new Set(["stock_ratings", "stock_financials", "stock_metrics", "stock_performance", "benchmarks"]);
+// (portfolios: the list defaults to the caller's own, private=true, which is never cached)
+const shareable = (path: string) => SHAREABLE.has(path.split(/[/?]/)[0]);
+/** The request target of an endpoint path with extra parameters. */
+const target = (path: string, params: Record<string, string>) => {
+  const [p, q] = path.split("?");
+  const u = new URLSearchParams(q ?? "");
+  for (const [k, v] of Object.entries(params)) u.set(k, v);
+  return `/data/v1/${p}?${u}`;
+};
+
+// The key and scope checks on both serving paths: on the fast path each endpoint's answer is
+// cached first (by a full key), then asked for without a key, with a bad one, with too few scopes.
+describe.each(SERVING_PATHS)("keys and scopes ($name)", (sp) => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ fx: s.fx, deps: sp.deps });
+  });
+  afterAll(() => srv?.close());
+  const warm = async (path: string) => {
+    if (sp.fast && shareable(path)) await prime(srv, sp, target(path, { api_key: KEYS.alice }));
+  };
+
   it("401 without a key, with an unknown key, with a revoked key; the header api_key works", async () => {
-    const t = s.fx.snapshot.companies[0].ticker;
+    const t = srv.fx.snapshot.companies[0].ticker;
     for (const path of ALL_ENDPOINTS(t)) {
-      const none = await call(s, path);
+      await warm(path);
+      const none = await call(srv, path);
       expect(none.status, path).toBe(401);
       expect(none.json.error).toMatchObject({ status: 401, code: "unauthorized" });
-      expect((await call(s, path, { api_key: "not-a-key" })).status).toBe(401);
-      expect((await call(s, path, { api_key: KEYS.revoked })).status).toBe(401);
-      expect((await call(s, path, {}, { api_key: KEYS.alice })).status, path).toBe(200);
+      expect((await call(srv, path, { api_key: "not-a-key" })).status).toBe(401);
+      expect((await call(srv, path, { api_key: KEYS.revoked })).status).toBe(401);
+      const header = await call(srv, path, {}, { api_key: KEYS.alice });
+      expect(header.status, path).toBe(200);
+      if (sp.fast) expect(header.headers.get(FAST_HEADER), path).toBe(shareable(path) ? "hit" : null);
     }
   });
 
   it("403 names the missing scope", async () => {
-    const t = s.fx.snapshot.companies[0].ticker;
+    const t = srv.fx.snapshot.companies[0].ticker;
     const want: Record<string, string> = {
       stock_financials: "financials:read",
       stock_metrics: "analytics:read",
@@ -84,7 +118,8 @@ describe("every endpoint", () => {
       watchlist_items: "watchlists:read",
     };
     for (const path of ALL_ENDPOINTS(t)) {
-      const r = await call(s, path, { api_key: KEYS.aliceRatingsOnly });
+      await warm(path);
+      const r = await call(srv, path, { api_key: KEYS.aliceRatingsOnly });
       const ep = path.split(/[/?]/)[0];
       if (ep === "stock_ratings" || ep === "benchmarks") expect(r.status, path).toBe(200);
       else {
@@ -93,12 +128,6 @@ describe("every endpoint", () => {
         expect(r.json.error.message).toContain(want[ep]);
       }
     }
-  });
-
-  it("unknown paths are JSON 404s", async () => {
-    const r = await s.get("/data/v1/nothing_here", { api_key: KEYS.alice });
-    expect(r.status).toBe(404);
-    expect(r.json.error.code).toBe("not_found");
   });
 });
 
@@ -136,14 +165,21 @@ describe("snapshot", () => {
   });
 });
 
-describe("ETag", () => {
+describe.each(SERVING_PATHS)("ETag ($name)", (sp) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ deps: sp.deps });
+  });
+  afterAll(() => s?.close());
+
   it("If-None-Match → 304 with no body; differs by params and format", async () => {
-    const a = await s.api("stock_ratings", { limit: 7 });
+    const a = await prime(s, sp, `/data/v1/stock_ratings?limit=7&api_key=${KEYS.alice}`);
     const tag = a.headers.get("etag")!;
     expect(tag).toMatch(/^W\/".+"$/);
     const b = await s.api("stock_ratings", { limit: 7 }, { "if-none-match": tag });
     expect(b.status).toBe(304);
     expect(b.text).toBe("");
+    expect(b.headers.get(FAST_HEADER)).toBe(sp.fast ? "hit" : null);
     expect((await s.api("stock_ratings", { limit: 7 }, { "if-none-match": `"other", ${tag}` })).status).toBe(304);
     expect((await s.api("stock_ratings", { limit: 8 }, { "if-none-match": tag })).status).toBe(200);
     expect((await s.api("stock_ratings", { limit: 7, format: "csv" }, { "if-none-match": tag })).status).toBe(200);
@@ -158,9 +194,19 @@ describe("ETag", () => {
   });
 });
 
-describe("logs", () => {
+describe.each(SERVING_PATHS)("logs ($name)", (sp) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ deps: sp.deps });
+  });
+  afterAll(() => s?.close());
+
   it("never contain the key, from the query (any encoding) or the header; carry request ids", async () => {
     const t = s.fx.snapshot.companies[0].ticker;
+    // on the fast path these answers come from the cache: their lines are written there
+    await prime(s, sp, `/data/v1/stock_ratings?limit=1&api_key=${KEYS.alice}`);
+    await prime(s, sp, "/data/v1/benchmarks", { api_key: KEYS.bob });
+    s.logs.length = 0;
     await s.api("stock_ratings", { limit: 1 });
     await s.get("/data/v1/benchmarks", {}, { api_key: KEYS.bob, "x-request-id": "req-abc-123" });
     await s.get(`/data/v1/stock_metrics/${t}?api%5Fkey=${KEYS.bob}`);
@@ -177,17 +223,26 @@ describe("logs", () => {
     const lines = s.logs.map((l) => JSON.parse(l));
     const tagged = lines.find((l) => l.req?.id === "req-abc-123");
     expect(tagged?.res?.statusCode).toBe(200);
+    expect(tagged?.req?.url).toBe("/data/v1/benchmarks");
+    // the fast path's line (the answer primed above) carries the key redacted as well
+    const hit = lines.find((l) => l.req?.url === "/data/v1/stock_ratings?api_key=[redacted]&limit=1");
+    expect(hit?.res?.statusCode).toBe(200);
+    const limited = lines.find((l) => l.req?.url?.startsWith("/data/v1/stock_ratings?limit=0&"));
+    expect(limited?.req?.url).toBe("/data/v1/stock_ratings?limit=0&api_key=[redacted]");
     expect(lines.filter((l) => l.req).every((l) => typeof l.req.id === "string" && l.req.id.length > 0)).toBe(true);
   });
 });
 
-describe("rate limit", () => {
+describe.each(SERVING_PATHS)("rate limit ($name)", (sp) => {
   it("429 with Retry-After and X-RateLimit-* after the limit, per key", async () => {
-    const srv = await startTestServer({ fx: s.fx, rateLimit: { points: 5, durationSec: 60 } });
+    const srv = await startTestServer({ fx: s.fx, rateLimit: { points: 5, durationSec: 60 }, deps: sp.deps });
     try {
+      // on the fast path the answer is cached (by another key, its own limit) before the five
+      if (sp.fast) await prime(srv, sp, `/data/v1/benchmarks?api_key=${KEYS.bob}`);
       for (let i = 0; i < 5; i++) {
         const r = await srv.api("benchmarks");
         expect(r.status).toBe(200);
+        expect(r.headers.get(FAST_HEADER)).toBe(sp.fast ? "hit" : null);
         expect(r.headers.get("x-ratelimit-limit")).toBe("5");
         expect(r.headers.get("x-ratelimit-remaining")).toBe(String(4 - i));
       }
@@ -197,7 +252,7 @@ describe("rate limit", () => {
       expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
       expect(Number(r.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
-      expect((await srv.api("benchmarks", { api_key: KEYS.bob })).status).toBe(200);
+      expect((await srv.api("benchmarks", { api_key: KEYS.aliceRatingsOnly })).status).toBe(200);
     } finally {
       await srv.close();
     }
