@@ -69,29 +69,36 @@ function header(r: Rated & Record<string, string>): HTMLElement {
 
 export async function stockPage(main: HTMLElement, ticker: string): Promise<void> {
   performance.mark("tearsheet-start");
+  // every read starts now, in parallel; each part is drawn when its own reads are in
+  const ratingP = rest<Rated & Record<string, string>>(`stock_ratings/${encodeURIComponent(ticker)}`);
+  const historyP = ratingHistory(ticker);
   const title = h("h1", { tabindex: "-1" }, ticker);
   const head = h("div", null);
   const hist = h("section", { "aria-label": "Rating history" });
   const body = h("section", { id: "analytics", "aria-label": "Performance" });
-  main.replaceChildren(title, head, hist, h("h2", null, "Performance and risk"), h("div", { class: "controls" }), body);
-  const list = await benchmarkPicker("1", (id) => void renderAnalytics(body, { kind: "stock", id: ticker }, id));
-  main.querySelector(".controls")!.append(list);
-  const first = (list.querySelector("select") as HTMLSelectElement).value;
-  const analytics = renderAnalytics(body, { kind: "stock", id: ticker }, first);
+  const controls = h("div", { class: "controls" });
+  main.replaceChildren(title, head, hist, h("h2", null, "Performance and risk"), controls, body);
+  const subj = { kind: "stock" as const, id: ticker };
+  const analytics = benchmarkPicker("1", (id) => void renderAnalytics(body, subj, id)).then((picker) => {
+    controls.append(picker);
+    return renderAnalytics(body, subj, (picker.querySelector("select") as HTMLSelectElement).value);
+  });
   main.append(financialsSection(ticker));
   try {
-    const r = await rest<Rated & Record<string, string>>(`stock_ratings/${encodeURIComponent(ticker)}`);
+    const r = await ratingP;
     title.textContent = `${r.stock.ticker} — ${r.stock.name}`;
     head.append(header(r));
   } catch (e) {
     head.append(errorBox(e));
   }
   try {
-    const f = historyFigure(await ratingHistory(ticker));
+    const f = historyFigure(await historyP);
     hist.append(f.el);
     f.draw();
   } catch (e) {
     hist.append(errorBox(e));
   }
   await analytics;
+  performance.mark("tearsheet-done");
+  main.dataset.state = "ready";
 }
