@@ -61,7 +61,7 @@ export function plot(el: HTMLElement, o: PlotOptions): uPlot {
     ],
     axes: [
       o.xFmt ? { values: (_u, vals) => vals.map((v) => o.xFmt!(v)) } : {},
-      { values: (_u, vals) => vals.map((v) => o.yFmt(v)), size: 60 },
+      { values: (_u, vals) => vals.map((v) => o.yFmt(v)), size: 72 },
     ],
     cursor: { drag: { x: true, y: false } },
     legend: { live: true },

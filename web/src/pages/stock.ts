@@ -58,11 +58,10 @@ function header(r: Rated & Record<string, string>): HTMLElement {
     "div",
     { class: "summary" },
     h("p", null, `${r.stock.sector} · ${r.stock.industry} · market cap ${usd(r.stock.marketCap)} USD`),
-    table(
-      `Ratings on ${r.date}`,
-      RATINGS.map(ratingLabel),
-      [RATINGS.map((k) => r[camel(k)] ?? "–")],
-      "data ratings-now",
+    h(
+      "div",
+      { class: "scroll" },
+      table(`Ratings on ${r.date}`, RATINGS.map(ratingLabel), [RATINGS.map((k) => r[camel(k)] ?? "–")], "data"),
     ),
   );
 }
