@@ -82,7 +82,10 @@ export async function stockPage(main: HTMLElement, ticker: string): Promise<void
     controls.append(picker);
     return renderAnalytics(body, subj, (picker.querySelector("select") as HTMLSelectElement).value);
   });
-  main.append(financialsSection(ticker));
+  // the statements are below the charts: read and laid out once the charts are drawn
+  const financials = h("div", null);
+  main.append(financials);
+  void analytics.finally(() => financials.replaceWith(financialsSection(ticker)));
   try {
     const r = await ratingP;
     title.textContent = `${r.stock.ticker} — ${r.stock.name}`;
