@@ -83,6 +83,30 @@ describe.skipIf(!present)("web app in headless chromium", () => {
     await page.close();
   }, 60_000);
 
+  it("filters the screener by a rating range (the API's) and a sector (in the page)", async () => {
+    const { page, errors } = await openPage(browser);
+    await signIn(page, s.url, KEYS.alice);
+    const sector = s.fx.snapshot.companies[0].sector;
+    // the reference: the API's list for the range, every page, then the rows of that sector
+    const all: { stock: { ticker: string; sector: string } }[] = [];
+    for (let offset = 0; ; offset += 200) {
+      const r = await s.api("stock_ratings", { ranges: '{"growth_rating":[6,10]}', limit: 200, offset });
+      expect(r.status).toBe(200);
+      all.push(...r.json);
+      if (r.json.length < 200) break;
+    }
+    const expected = all.filter((r) => r.stock.sector === sector).map((r) => r.stock.ticker);
+    expect(expected.length).toBeGreaterThan(0);
+    await page.locator("#range-growth_rating-min").fill("6");
+    await page.locator("#range-growth_rating-min").press("Tab");
+    await page.locator("#sector").selectOption(sector);
+    await expect.poll(() => page.locator("p.count").textContent()).toMatch(new RegExp(`^${expected.length} stocks`));
+    const shown = (await tableRows(page, "table.screener")).map((r) => r[0]);
+    expect(shown).toEqual(expected.slice(0, 50));
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("edits a watchlist through the GraphQL mutations; REST then returns the edit", async () => {
     const { page, errors } = await openPage(browser);
     const [a, b, c] = s.fx.snapshot.companies.slice(40, 43).map((x) => x.ticker);
