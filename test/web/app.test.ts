@@ -53,6 +53,22 @@ describe.skipIf(!present)("web app in headless chromium", () => {
     await page.close();
   }, 120_000);
 
+  it("fits a 390 px wide screen: no page scrolls sideways (wide tables scroll in their own box)", async () => {
+    const { page, errors } = await openPage(browser, 390);
+    await signIn(page, s.url, KEYS.alice);
+    const widths: Record<string, number> = {};
+    for (const hash of ["#/", `#/stock/${s.fx.snapshot.companies[0].ticker}`, "#/portfolio/101", "#/lists"]) {
+      await go(page, hash);
+      widths[hash] = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+    }
+    expect(
+      Object.values(widths).every((w) => w <= 390),
+      JSON.stringify(widths),
+    ).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it("shows the stock's metric table exactly as the API's JSON", async () => {
     const { page, errors } = await openPage(browser);
     const ticker = s.fx.snapshot.companies[5].ticker;

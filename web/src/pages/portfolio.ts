@@ -100,11 +100,15 @@ async function holdingsSection(box: HTMLElement, id: string): Promise<void> {
     ),
     csvButton("Holdings", `portfolio_holdings/${id}`, { limit: "200" }, `portfolio-${id}-holdings.csv`),
     h("h3", null, "Sector allocation (% of the portfolio's value)"),
-    table(
-      null,
-      ["Sector", "Weight", ""],
-      sectors.map(([s, w]) => [s, pct(w), h("span", { class: "bar", style: `width:${(w * 100).toFixed(1)}%` })]),
-      "data sectors",
+    h(
+      "div",
+      { class: "scroll" },
+      table(
+        null,
+        ["Sector", "Weight", ""],
+        sectors.map(([s, w]) => [s, pct(w), h("span", { class: "bar", style: `width:${(w * 100).toFixed(1)}%` })]),
+        "data sectors",
+      ),
     ),
   );
 }
@@ -157,7 +161,7 @@ export async function portfolioPage(main: HTMLElement, id: string, isCurrent: ()
   let p = await load(id);
   const head = h("div", null);
   const render = () => {
-    head.replaceChildren(stateLine(p), history(p));
+    head.replaceChildren(stateLine(p), h("div", { class: "scroll" }, history(p)));
     if (p.private)
       head.append(
         h(
