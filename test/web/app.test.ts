@@ -86,15 +86,19 @@ describe.skipIf(!present)("web app in headless chromium", () => {
     await page.close();
   }, 60_000);
 
-  it("sorts the screener by a rating as the API orders it", async () => {
+  it("sorts the screener by a rating, from the keyboard, as the API orders it", async () => {
     const { page, errors } = await openPage(browser);
     await signIn(page, s.url, KEYS.alice);
-    await page.getByRole("button", { name: /^Sort by Growth rating/ }).click();
+    // by keyboard: the column header's button takes focus and Enter sorts
+    await page.getByRole("button", { name: /^Sort by Growth rating/ }).focus();
+    await page.keyboard.press("Enter");
     const first = await s.api("stock_ratings", { order_by: "-growth_rating", limit: 3 });
     const tickers = first.json.map((r: { stock: { ticker: string } }) => r.stock.ticker);
     await expect
       .poll(async () => (await tableRows(page, "table.screener")).slice(0, 3).map((r) => r[0]))
       .toEqual(tickers);
+    // focus stays on the header's button, now drawn anew
+    await expect.poll(() => page.evaluate("document.activeElement.dataset.sort")).toBe("growth_rating");
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

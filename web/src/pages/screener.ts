@@ -54,11 +54,13 @@ function sortButton(r: string): HTMLElement {
     {
       type: "button",
       class: "sort",
+      "data-sort": r,
       "aria-label": `Sort by ${ratingLabel(r)} rating${on && desc ? ", ascending" : ", descending"}`,
       onclick: () => {
         state.order = on && desc ? r : `-${r}`;
         state.page = 0;
-        void refresh();
+        // the table is drawn anew: keep the keyboard where it was
+        void refresh().then(() => results.querySelector<HTMLElement>(`button[data-sort="${r}"]`)?.focus());
       },
     },
     ratingLabel(r),
