@@ -16,6 +16,7 @@ COPY jobs jobs
 COPY pipeline pipeline
 COPY data/generate.ts data/generate.ts
 COPY data/generator data/generator
+COPY web web
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:22-slim

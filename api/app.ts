@@ -1,5 +1,6 @@
 // The Express app apart from the listening process: REST /data/v1 (fifteen endpoints), GraphQL
-// at /graphiql, the OpenAPI document, /healthz and /metrics. Tests and the server both build it with createApp.
+// at /graphiql, the OpenAPI document, /healthz, /metrics and the web app's static files at /.
+// Tests and the server both build it with createApp.
 import cors from "cors";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import type { Redis } from "ioredis";
@@ -25,6 +26,7 @@ import { restDispatcher } from "./rest/dispatch.ts";
 import { REST_ROUTES } from "./rest/index.ts";
 import { restEntries } from "./rest/route.ts";
 import { securityHeaders, setAll } from "./security-headers.ts";
+import { webHandler } from "./web-static.ts";
 
 export interface AppDeps {
   /** The published snapshot, read once at the start of every request; null before the first. */
@@ -155,6 +157,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get("/docs", docsHandler);
   app.get("/docs/redoc.standalone.js", docsHandler);
+  app.get(["/", "/web/:file"], webHandler); // the web app (web/): static files, a client of the API
 
   app.get("/healthz", (_req, res) => {
     const s = deps.snapshot();

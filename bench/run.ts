@@ -12,6 +12,7 @@ const sections: Record<string, () => Promise<void>> = {
   "scale-api": async () => (await import("./scale.ts")).benchScaleApi(),
   append: async () => (await import("./append.ts")).benchAppend(),
   catalog: async () => (await import("./catalog.ts")).benchCatalog(),
+  web: async () => (await import("./web.ts")).benchWeb(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);

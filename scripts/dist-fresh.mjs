@@ -23,19 +23,20 @@ function walk(dir) {
     const p = join(dir, e.name);
     if (e.isDirectory()) {
       if (e.name !== "node_modules" && !e.name.startsWith(".")) walk(p);
-    } else if (e.name.endsWith(".ts")) {
+    } else if (/\.(ts|css|html)$/.test(e.name)) {
       const m = statSync(p).mtimeMs;
       if (m > newest.mtime) Object.assign(newest, { file: p, mtime: m });
     }
   }
 }
-for (const d of ["api", "jobs", "pipeline", "data"]) walk(join(root, d));
+for (const d of ["api", "jobs", "pipeline", "data", "web"]) walk(join(root, d));
 for (const f of ["tsconfig.json", "tsconfig.build.json"].map((n) => join(root, n))) {
   const m = existsSync(f) ? statSync(f).mtimeMs : 0;
   if (m > newest.mtime) Object.assign(newest, { file: f, mtime: m });
 }
 
-const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+// The web bundle is built last: without it the build is incomplete.
+const built = existsSync(stamp) && existsSync(join(root, "dist/web/app.js")) ? statSync(stamp).mtimeMs : 0;
 if (newest.file && built < newest.mtime) {
   process.stderr.write(
     built

@@ -1,0 +1,172 @@
+// The web app (web/) in headless Chromium against a real server over the API test fixture: every
+// page renders without a console error, the metric table is the API's JSON, and a watchlist edited
+// in the app is what REST then returns. The app sends the key in a header only, never in a URL.
+// Skips (saying why) where /usr/bin/chromium is absent; .ci/run installs it from Debian's packages.
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEYS } from "../api/fixture.ts";
+import { startTestServer, type TestServer } from "../api/helpers.ts";
+import { CHROMIUM, go, launch, openPage, present, signIn, tableRows } from "./browser.ts";
+
+if (!present) console.warn(`skipping the web app browser tests: no chromium at ${CHROMIUM} (apt-get install chromium)`);
+
+describe.skipIf(!present)("web app in headless chromium", () => {
+  let s: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    s = await startTestServer();
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it("serves the page with a CSP allowing no inline script", async () => {
+    const r = await fetch(`${s.url}/`);
+    expect(r.status).toBe(200);
+    const csp = r.headers.get("content-security-policy") ?? "";
+    const scriptSrc = csp.split(";").find((d) => d.startsWith("script-src "));
+    expect(scriptSrc).toBe("script-src 'self'");
+    expect(await r.text()).toContain('<script type="module" src="/web/app.js"></script>');
+    expect((await fetch(`${s.url}/web/app.js`)).headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect((await fetch(`${s.url}/web/nope.js`)).status).toBe(404);
+  });
+
+  it("renders every page with no console error, and never puts the key in a URL", async () => {
+    const { page, errors, urls } = await openPage(browser);
+    const ticker = s.fx.snapshot.companies[0].ticker;
+    await signIn(page, s.url, KEYS.alice);
+    expect(await page.locator("table.screener tbody tr").count()).toBe(50);
+    await go(page, `#/stock/${ticker}`, "#analytics[data-state=ready]");
+    // the nine series figures and the rating history, each with its table alternative
+    expect(await page.locator("figure.chart").count()).toBe(10);
+    expect(await page.locator("figure.chart details.table-alt").count()).toBe(10);
+    expect(await page.locator("figure.chart canvas").count()).toBeGreaterThanOrEqual(7);
+    await page.locator("table.financials").first().waitFor();
+    await go(page, "#/portfolio/101", "#analytics[data-state=ready]");
+    expect(await page.locator("#portfolio-status").textContent()).toContain("READY");
+    await go(page, "#/lists");
+    await go(page, "#/portfolios");
+    expect(errors).toEqual([]);
+    expect(urls.filter((u) => u.includes(KEYS.alice))).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("fits a 390 px wide screen: no page scrolls sideways (wide tables scroll in their own box)", async () => {
+    const { page, errors } = await openPage(browser, 390);
+    await signIn(page, s.url, KEYS.alice);
+    const widths: Record<string, number> = {};
+    for (const hash of ["#/", `#/stock/${s.fx.snapshot.companies[0].ticker}`, "#/portfolio/101", "#/lists"]) {
+      await go(page, hash);
+      widths[hash] = (await page.evaluate("document.documentElement.scrollWidth")) as number;
+    }
+    expect(
+      Object.values(widths).every((w) => w <= 390),
+      JSON.stringify(widths),
+    ).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it("shows the stock's metric table exactly as the API's JSON", async () => {
+    const { page, errors } = await openPage(browser);
+    const ticker = s.fx.snapshot.companies[5].ticker;
+    await signIn(page, s.url, KEYS.alice);
+    await go(page, `#/stock/${ticker}`, "#analytics[data-state=ready]");
+    const api = await s.api(`stock_metrics/${ticker}`, { benchmark: 1 });
+    expect(api.status).toBe(200);
+    const cols = Object.keys(api.json[0]).filter((k) => k !== "metric");
+    expect(cols).toEqual([ticker, s.fx.snapshot.benchmarks[0].name]);
+    const expected = (api.json as Record<string, string>[]).map((r) => [r.metric, ...cols.map((c) => r[c])]);
+    const shown = await tableRows(page, "table.metrics");
+    expect(shown.length).toBeGreaterThan(60);
+    expect(shown).toEqual(expected);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("sorts the screener by a rating, from the keyboard, as the API orders it", async () => {
+    const { page, errors } = await openPage(browser);
+    await signIn(page, s.url, KEYS.alice);
+    // by keyboard: the column header's button takes focus and Enter sorts
+    await page.getByRole("button", { name: /^Sort by Growth rating/ }).focus();
+    await page.keyboard.press("Enter");
+    const first = await s.api("stock_ratings", { order_by: "-growth_rating", limit: 3 });
+    const tickers = first.json.map((r: { stock: { ticker: string } }) => r.stock.ticker);
+    await expect
+      .poll(async () => (await tableRows(page, "table.screener")).slice(0, 3).map((r) => r[0]))
+      .toEqual(tickers);
+    // focus stays on the header's button, now drawn anew
+    await expect.poll(() => page.evaluate("document.activeElement.dataset.sort")).toBe("growth_rating");
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("filters the screener by a rating range (the API's) and a sector (in the page)", async () => {
+    const { page, errors } = await openPage(browser);
+    await signIn(page, s.url, KEYS.alice);
+    const sector = s.fx.snapshot.companies[0].sector;
+    // the reference: the API's list for the range, every page, then the rows of that sector
+    const all: { stock: { ticker: string; sector: string } }[] = [];
+    for (let offset = 0; ; offset += 200) {
+      const r = await s.api("stock_ratings", { ranges: '{"growth_rating":[6,10]}', limit: 200, offset });
+      expect(r.status).toBe(200);
+      all.push(...r.json);
+      if (r.json.length < 200) break;
+    }
+    const expected = all.filter((r) => r.stock.sector === sector).map((r) => r.stock.ticker);
+    expect(expected.length).toBeGreaterThan(0);
+    await page.locator("#range-growth_rating-min").fill("6");
+    await page.locator("#range-growth_rating-min").press("Tab");
+    await page.locator("#sector").selectOption(sector);
+    await expect.poll(() => page.locator("p.count").textContent()).toMatch(new RegExp(`^${expected.length} stocks`));
+    const shown = (await tableRows(page, "table.screener")).map((r) => r[0]);
+    expect(shown).toEqual(expected.slice(0, 50));
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("edits a watchlist through the GraphQL mutations; REST then returns the edit", async () => {
+    const { page, errors } = await openPage(browser);
+    const [a, b, c] = s.fx.snapshot.companies.slice(40, 43).map((x) => x.ticker);
+    await signIn(page, s.url, KEYS.alice);
+    await go(page, "#/lists", "#watchlists[data-state=ready]");
+    const before = (await s.api("watchlists")).json.length;
+    await page.locator("#wl-new-name").fill("From the web app");
+    await page.locator("#wl-new-stockTickers").fill(`${a}, ${b}`);
+    await page.getByRole("button", { name: "Create watchlist" }).click();
+    const card = page.locator("section.watchlist", { hasText: "From the web app" });
+    await card.waitFor();
+    const id = await card.getAttribute("data-watchlist");
+    await card.getByLabel("Add tickers").fill(`${c}`);
+    await card.getByRole("button", { name: "Add", exact: true }).click();
+    await page.locator("section.watchlist", { hasText: "(3 stocks)" }).waitFor();
+    const card2 = page.locator(`section[data-watchlist="${id}"]`);
+    await card2.getByRole("button", { name: `Remove ${a} from` }).click();
+    await page.locator(`section[data-watchlist="${id}"]`, { hasText: "(2 stocks)" }).waitFor();
+    await page
+      .locator(`section[data-watchlist="${id}"]`)
+      .getByLabel("Name", { exact: true })
+      .fill("Renamed in the app");
+    await page.locator(`section[data-watchlist="${id}"]`).getByRole("button", { name: "Rename" }).click();
+    await page.locator(`section[data-watchlist="${id}"]`, { hasText: "Renamed in the app" }).waitFor();
+
+    const lists = (await s.api("watchlists")).json as { id: string; name: string; stockCount: number }[];
+    expect(lists.length).toBe(before + 1);
+    expect(lists.find((w) => w.id === id)).toMatchObject({ name: "Renamed in the app", stockCount: 2 });
+    const items = (await s.api(`watchlist_items/${id}`)).json as { stock: { ticker: string } }[];
+    expect(items.map((i) => i.stock.ticker).sort()).toEqual([b, c].sort());
+
+    // An unknown ticker: the mutation's error is shown beside the form, and nothing changes.
+    const card3 = page.locator(`section[data-watchlist="${id}"]`);
+    await card3.getByLabel("Add tickers").fill("NOPE9");
+    await card3.getByRole("button", { name: "Add", exact: true }).click();
+    await expect
+      .poll(() => card3.locator(".field-error").allInnerTexts())
+      .toContainEqual(expect.stringContaining("NOPE9"));
+    expect(((await s.api(`watchlist_items/${id}`)).json as unknown[]).length).toBe(2);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+});
