@@ -236,6 +236,27 @@ describe("export: checks", () => {
     expect(other.headers.get("etag")).not.toBe(etag);
     const pq = await get("export/stock_returns", { tickers: reader.companies[1].ticker, format: "parquet" });
     expect(pq.headers.get("etag")).not.toBe(etag);
+    // HEAD: the headers of the GET, no body, nothing read
+    const u = `${srv.url}/data/v1/export/stock_returns?tickers=${reader.companies[1].ticker}&api_key=${KEYS.alice}`;
+    const head = await fetch(u, { method: "HEAD" });
+    expect([head.status, head.headers.get("etag"), head.headers.get("content-type")]).toEqual([
+      200,
+      etag,
+      "application/vnd.apache.arrow.stream",
+    ]);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it("a client that stops reading mid-stream: the server goes on serving", async () => {
+    const ac = new AbortController();
+    const r = await fetch(`${srv.url}/data/v1/export/prices?api_key=${KEYS.alice}`, { signal: ac.signal });
+    const body = r.body!.getReader();
+    await body.read(); // the schema message at least
+    ac.abort();
+    await body.cancel().catch(() => undefined);
+    const after = await get("export/portfolio_returns");
+    expect(after.status).toBe(200);
+    expect(tableFromIPC(after.bytes).numRows).toBeGreaterThan(0);
   });
 
   it("an in-memory snapshot has no files to export: 503", async () => {
