@@ -23,6 +23,7 @@ import { BodyCache } from "./output/lru.ts";
 import { createCostBudget, createLimiter } from "./rate-limit.ts";
 import type { SnapshotRef } from "./resources/snapshot-access.ts";
 import { restDispatcher } from "./rest/dispatch.ts";
+import { exportEntries } from "./rest/export.ts";
 import { REST_ROUTES } from "./rest/index.ts";
 import { restEntries } from "./rest/route.ts";
 import { securityHeaders, setAll } from "./security-headers.ts";
@@ -101,7 +102,7 @@ export function createApp(deps: AppDeps): express.Express {
   const limiter = createLimiter(deps.rateLimit); // one per app: REST and GraphQL count against the same limit
   const authGuard = createAuthGuard(deps.authFailureLimit); // one per app: REST and GraphQL failures count together
   const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard, cache };
-  const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env)]);
+  const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env), ...exportEntries(env)]);
   const costBudget = createCostBudget({
     points: deps.graphqlCostPerMinute ?? COST_PER_MINUTE,
     durationSec: 60,

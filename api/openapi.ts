@@ -2,11 +2,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { EXPORT_TABLE_NAMES } from "../pipeline/store/export-tables.ts";
 import { ENDPOINT_SCOPES } from "./auth.ts";
 import { MAX_HEADER_BYTES } from "./client-error.ts";
 import { COST_PER_MINUTE, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./graphql/cost.ts";
 import { MAX_DEPTH } from "./graphql/limits.ts";
 import { DOCUMENT_LIMITS, MAX_TOKENS } from "./graphql/prescan.ts";
+import { ARROW_STREAM_TYPE } from "./output/arrow.ts";
+import { EXPORT_SCOPES, exportQuery } from "./rest/export.ts";
 import { ErrorSchema } from "./rest/resources.ts";
 import type { AnyRoute } from "./rest/route.ts";
 import { withFormat } from "./rest/route.ts";
@@ -49,6 +52,28 @@ const LIMITS = [
   `${MAX_RESPONSE_BYTES / 1024 / 1024} MiB is refused.`,
 ].join(" ");
 
+const API_KEY_PARAM = {
+  name: "api_key",
+  in: "query",
+  required: false,
+  description: "API key (or header api_key); required one way or the other",
+  schema: { type: "string" },
+};
+const BINARY = { schema: { type: "string", format: "binary" } };
+
+/** A query schema's parameters (description lifted from each parameter's schema). */
+function queryParameters(shape: Record<string, z.ZodType>, schemas: Json): Json[] {
+  const out: Json[] = [];
+  for (const [name, schema] of Object.entries(shape)) {
+    const js = jsonSchema(schema, "input", schemas);
+    const description = js.description as string | undefined;
+    delete js.description;
+    const optional = schema.safeParse(undefined).success;
+    out.push({ name, in: "query", required: !optional, ...(description ? { description } : {}), schema: js });
+  }
+  return out;
+}
+
 const ERRORS: Record<string, string> = {
   "400": "Bad or missing parameter",
   "401": "Absent or unknown api_key",
@@ -69,20 +94,7 @@ export function openApiDocument(routes: AnyRoute[]): Json {
     const parameters: Json[] = [];
     for (const [name, description] of Object.entries(r.pathParams ?? {}))
       parameters.push({ name, in: "path", required: true, description, schema: { type: "string" } });
-    parameters.push({
-      name: "api_key",
-      in: "query",
-      required: false,
-      description: "API key (or header api_key); required one way or the other",
-      schema: { type: "string" },
-    });
-    for (const [name, schema] of Object.entries(query.shape as Record<string, z.ZodType>)) {
-      const js = jsonSchema(schema, "input", schemas);
-      const description = js.description as string | undefined;
-      delete js.description;
-      const optional = schema.safeParse(undefined).success;
-      parameters.push({ name, in: "query", required: !optional, ...(description ? { description } : {}), schema: js });
-    }
+    parameters.push(API_KEY_PARAM, ...queryParameters(query.shape as Record<string, z.ZodType>, schemas));
     const responses: Json = {
       "200": {
         description: "OK",
@@ -90,6 +102,7 @@ export function openApiDocument(routes: AnyRoute[]): Json {
         content: {
           "application/json": { schema: jsonSchema(r.response, "output", schemas) },
           "text/csv": { schema: { type: "string" } },
+          [ARROW_STREAM_TYPE]: BINARY,
         },
       },
       "304": { description: "Not modified (If-None-Match)" },
@@ -110,6 +123,7 @@ export function openApiDocument(routes: AnyRoute[]): Json {
       },
     };
   }
+  paths["/data/v1/export/{table}"] = exportOperation(schemas, errorRef);
   return {
     openapi: "3.1.0",
     info: { title: "Stock ratings and portfolio data service", version: packageVersion(), description: LIMITS },
@@ -122,6 +136,48 @@ export function openApiDocument(routes: AnyRoute[]): Json {
         apiKeyQuery: { type: "apiKey", in: "query", name: "api_key" },
         apiKeyHeader: { type: "apiKey", in: "header", name: "api_key" },
       },
+    },
+  };
+}
+
+/** GET /data/v1/export/{table}: one snapshot table, streamed (api/rest/export.ts). */
+function exportOperation(schemas: Json, errorRef: Json): Json {
+  const scopes = EXPORT_TABLE_NAMES.map((t) => `${t}: ${EXPORT_SCOPES[t].join(" + ")}`).join("; ");
+  const responses: Json = {
+    "200": {
+      description: "The table's rows: an Arrow IPC stream (format=arrow) or one Parquet file (format=parquet)",
+      headers: { ETag: { schema: { type: "string" } } },
+      content: { [ARROW_STREAM_TYPE]: BINARY, "application/vnd.apache.parquet": BINARY },
+    },
+    "304": { description: "Not modified (If-None-Match): the snapshot has not changed" },
+  };
+  for (const [code, description] of Object.entries(ERRORS))
+    responses[code] = {
+      description: code === "404" ? "Unknown table" : description,
+      content: { "application/json": { schema: errorRef } },
+    };
+  return {
+    get: {
+      operationId: "export_table",
+      summary: "Bulk export of a snapshot table (Arrow IPC stream or Parquet)",
+      tags: ["export"],
+      description:
+        "Typed columns as stored in the snapshot (docs/data/snapshot.md): dates as dates, numbers as float64 or " +
+        `int32. Portfolio tables hold the predefined portfolios and the caller's own. Scopes per table: ${scopes}.`,
+      "x-required-scopes": Object.fromEntries(EXPORT_TABLE_NAMES.map((t) => [t, EXPORT_SCOPES[t]])),
+      security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
+      parameters: [
+        {
+          name: "table",
+          in: "path",
+          required: true,
+          description: "The table",
+          schema: { type: "string", enum: EXPORT_TABLE_NAMES },
+        },
+        API_KEY_PARAM,
+        ...queryParameters(exportQuery.shape as Record<string, z.ZodType>, schemas),
+      ],
+      responses,
     },
   };
 }

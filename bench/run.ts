@@ -13,11 +13,12 @@ const sections: Record<string, () => Promise<void>> = {
   append: async () => (await import("./append.ts")).benchAppend(),
   catalog: async () => (await import("./catalog.ts")).benchCatalog(),
   web: async () => (await import("./web.ts")).benchWeb(),
+  export: async () => (await import("./export.ts")).benchExport(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);
-// `scale` and `append` run big universes for minutes: only when asked for by name.
+// `scale`, `append` and `export` run big universes for minutes: only when asked for by name.
 for (const name of wanted.length
   ? wanted
-  : Object.keys(sections).filter((n) => !n.startsWith("scale") && n !== "append"))
+  : Object.keys(sections).filter((n) => !n.startsWith("scale") && n !== "append" && n !== "export"))
   await sections[name]();

@@ -85,6 +85,12 @@ interface SeriesLike {
  * also names its bin (`bin_start,bin_end`), so the bins stay recoverable from the CSV.
  */
 export function seriesCsv(series: SeriesLike[]): string {
+  const { rows, columns } = seriesRows(series);
+  return toCsv(rows, columns);
+}
+
+/** The long rows of `seriesCsv` and their columns (the Arrow body has the same rows). */
+export function seriesRows(series: SeriesLike[]): { rows: FlatRow[]; columns: string[] } {
   const rows: FlatRow[] = [];
   for (const s of series) {
     const bins = s.bins;
@@ -104,7 +110,7 @@ export function seriesCsv(series: SeriesLike[]): string {
   }
   const first = series[0]?.data[0];
   const base = first && "period" in first ? ["name", "period"] : ["name", "date", "return"];
-  return toCsv(rows, columnsOf(rows, base));
+  return { rows, columns: columnsOf(rows, base) };
 }
 
 /** Metric rows keep their key order: `metric,<column>[,<benchmark>]`. */

@@ -1,18 +1,36 @@
-// A response body in both formats, serialized only for the format asked.
+// A response body in every format, serialized only for the format asked.
 import type { Response } from "express";
+import { RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
+import { ARROW_STREAM_TYPE, type ColumnKind, rowsToArrow } from "./arrow.ts";
 import { encodeForAsync } from "./compress.ts";
-import { columnsOf, type FlatRow, metricsCsv, objectsCsv, seriesCsv, toCsv } from "./csv.ts";
+import { columnsOf, type FlatRow, flatten, metricsCsv, objectsCsv, seriesCsv, seriesRows, toCsv } from "./csv.ts";
 
 export interface Payload {
   json(): string;
   csv(): string;
+  /** Arrow IPC stream of the CSV's rows, typed (output/arrow.ts). */
+  arrow(): Uint8Array;
 }
 
-export type Format = "json" | "csv";
+export type Format = "json" | "csv" | "arrow";
+
+/** Columns the JSON carries as number text: typed as float64 in Arrow. */
+const KINDS: Record<string, ColumnKind> = Object.fromEntries([
+  ...RATING_NAMES.map((n) => [RATING_CAMEL[n], "numeric-text"]),
+  ["stock.marketCap", "numeric-text"],
+  ["maxSectorConcentration", "numeric-text"],
+]);
+
+function objectsArrow(data: object | object[], base: readonly string[]): Uint8Array {
+  const list = Array.isArray(data) ? data : [data];
+  const rows = list.map((o) => flatten(o as Record<string, unknown>));
+  return rowsToArrow(rows, columnsOf(rows, base), KINDS);
+}
 
 export const objectsPayload = (data: object | object[], csvColumns: readonly string[] = []): Payload => ({
   json: () => JSON.stringify(data),
   csv: () => objectsCsv(data, csvColumns),
+  arrow: () => objectsArrow(data, csvColumns),
 });
 
 /** A list whose items are already serialized JSON texts (hot paths). */
@@ -26,17 +44,50 @@ export const preserializedList = (
       items.map((i) => i.value),
       csvColumns,
     ),
+  arrow: () =>
+    objectsArrow(
+      items.map((i) => i.value),
+      csvColumns,
+    ),
 });
 
 export const seriesPayload = (series: Parameters<typeof seriesCsv>[0]): Payload => ({
   json: () => JSON.stringify(series),
   csv: () => seriesCsv(series),
+  arrow: () => {
+    const { rows, columns } = seriesRows(series);
+    return rowsToArrow(rows, columns);
+  },
 });
 
 export const metricsPayload = (rows: Record<string, string>[]): Payload => ({
   json: () => JSON.stringify(rows),
   csv: () => metricsCsv(rows),
+  arrow: () => metricsArrow(rows),
 });
+
+/**
+ * Metric rows in Arrow: `metric`, then per column of the table (the subject, the benchmark) its
+ * figure as float64 (percentages as fractions: "12.5%" is 0.125; null where the text is no number,
+ * as the period dates and "-") and the published text beside it as `<column>.display`.
+ */
+function metricsArrow(rows: Record<string, string>[]): Uint8Array {
+  const names = columnsOf(rows, ["metric"]).slice(1);
+  const kinds: Record<string, ColumnKind> = {};
+  for (const n of names) {
+    kinds[n] = "numeric-text";
+    kinds[`${n}.display`] = "utf8";
+  }
+  const flat = rows.map((r) => {
+    const out: FlatRow = { metric: r.metric };
+    for (const n of names) {
+      out[n] = r[n] ?? null;
+      out[`${n}.display`] = r[n] ?? null;
+    }
+    return out;
+  });
+  return rowsToArrow(flat, ["metric", ...names.flatMap((n) => [n, `${n}.display`])], { metric: "utf8", ...kinds });
+}
 
 export const FINANCIAL_CSV_COLUMNS = ["statement", "Fiscal Year", "Fiscal Period", "Report Date", "item", "value"];
 
@@ -49,6 +100,11 @@ export const longRowsPayload = (
   csv: () => {
     const r = rows() as FlatRow[];
     return toCsv(r, columnsOf(r, base));
+  },
+  // statement values: numbers, and the derived ratios' 4-decimal texts: float64 both
+  arrow: () => {
+    const r = rows() as FlatRow[];
+    return rowsToArrow(r, columnsOf(r, base), { value: "numeric-text" });
   },
 });
 
@@ -74,12 +130,20 @@ export function sendBody(
           "Cache-Control": CACHE_CONTROL,
           "X-Request-Id": requestId,
         }
-      : {
-          "Content-Type": "application/json; charset=utf-8",
-          ETag: etag,
-          "Cache-Control": CACHE_CONTROL,
-          "X-Request-Id": requestId,
-        };
+      : format === "arrow"
+        ? {
+            "Content-Type": ARROW_STREAM_TYPE,
+            "Content-Disposition": `attachment; filename="${filename}.arrows"`,
+            ETag: etag,
+            "Cache-Control": CACHE_CONTROL,
+            "X-Request-Id": requestId,
+          }
+        : {
+            "Content-Type": "application/json; charset=utf-8",
+            ETag: etag,
+            "Cache-Control": CACHE_CONTROL,
+            "X-Request-Id": requestId,
+          };
   const base = res.locals.baseHeaders as Record<string, string> | undefined; // security headers (app.ts)
   if (base) Object.assign(headers, base);
   if (extra) Object.assign(headers, extra);
@@ -106,4 +170,4 @@ export function sendNotModified(res: Response, etag: string, requestId: string, 
 }
 
 /** Revalidate every time (ETag), and never in a shared cache: responses belong to the key's user. */
-const CACHE_CONTROL = "private, no-cache";
+export const CACHE_CONTROL = "private, no-cache";

@@ -7,9 +7,14 @@ import { ORDER_KEYS, ORDER_VALUES, type OrderBy, parseRanges } from "../resource
 const msg = (m: string) => ({ error: m });
 
 export const formatParam = z
-  .enum(["json", "csv"], msg('must be "json" or "csv"'))
+  .enum(["json", "csv", "arrow"], msg('must be "json", "csv" or "arrow"'))
   .default("json")
-  .meta({ description: "Response format" });
+  .meta({
+    description:
+      "Response format: json, csv (the rows flattened, dotted columns), or arrow (the CSV's rows as an Arrow IPC " +
+      "stream, application/vnd.apache.arrow.stream, with typed columns: dates as Arrow dates, numbers float64 or " +
+      "int32; see docs/api/bulk.md)",
+  });
 
 // Numbers in a query are decimal: z.coerce.number would take Number()'s forms too (0x10, 0b1,
 // 0o7, " 5", "" as 0, Infinity). Anything else stays a string, and the number schema refuses it

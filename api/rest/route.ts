@@ -70,8 +70,13 @@ export interface RouteEnv {
 
 export const withFormat = (q: z.ZodObject) => q.extend({ format: formatParam });
 
-const serialize = (payload: Payload, format: Format) =>
-  Buffer.from(format === "csv" ? payload.csv() : payload.json(), "utf8");
+function serialize(payload: Payload, format: Format): Buffer {
+  if (format === "arrow") {
+    const bytes = payload.arrow();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  return Buffer.from(format === "csv" ? payload.csv() : payload.json(), "utf8");
+}
 
 /** A raw query string validated once: its api_key parameter, the format and the route's params. */
 type Parsed = { queryKey: string | null | undefined; format: Format; params: Record<string, unknown> };
@@ -140,32 +145,46 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
         if (raw.length <= 2048) parsedCache.set(raw, p);
       } else p = new ZodInvalid(parsed.error.issues, queryKey(query));
     }
-    const guard = env.authGuard;
-    let caller: Caller;
-    if (guard) {
-      const address = req.socket.remoteAddress;
-      guard.check(address);
-      try {
-        caller = authenticate(presentedKey(req, p.queryKey), env.catalog);
-      } catch (e) {
-        if (e instanceof Unauthorized) return guard.fail(address, e);
-        throw e;
-      }
-    } else caller = authenticate(presentedKey(req, p.queryKey), env.catalog);
-    if (env.limiter)
-      return env.limiter(caller.key.id).then((rate) =>
-        serve(req, res, snapshot, caller, p, path, rate).catch((e: unknown) => {
-          // errors carry them too
-          if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
-          throw e;
-        }),
-      );
-    return serve(req, res, snapshot, caller, p, path);
+    return admit(req, res, env, p.queryKey, (caller, rate) => serve(req, res, snapshot, caller, p, path, rate));
   };
 }
 
+/**
+ * The checks before a route's own: the key (401, and the failed-authentication throttle), then
+ * the rate limit (429); `serve` runs with the caller and the rate headers, which its errors carry too.
+ */
+export function admit(
+  req: Request,
+  res: Response,
+  env: RouteEnv,
+  fromQuery: string | null | undefined,
+  serve: (caller: Caller, rate?: RateHeaders) => Promise<void>,
+): Promise<void> {
+  const guard = env.authGuard;
+  let caller: Caller;
+  if (guard) {
+    const address = req.socket.remoteAddress;
+    guard.check(address);
+    try {
+      caller = authenticate(presentedKey(req, fromQuery), env.catalog);
+    } catch (e) {
+      if (e instanceof Unauthorized) return guard.fail(address, e);
+      throw e;
+    }
+  } else caller = authenticate(presentedKey(req, fromQuery), env.catalog);
+  if (env.limiter)
+    return env.limiter(caller.key.id).then((rate) =>
+      serve(caller, rate).catch((e: unknown) => {
+        // errors carry them too
+        if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
+        throw e;
+      }),
+    );
+  return serve(caller);
+}
+
 /** A control character found in the query, as the zod issue of its (top-level) parameter. */
-const controlIssue = (bad: { param: string; message: string }): z.core.$ZodIssue => ({
+export const controlIssue = (bad: { param: string; message: string }): z.core.$ZodIssue => ({
   code: "custom",
   path: [bad.param.split(/[.[]/)[0]],
   message: bad.message,

@@ -148,7 +148,7 @@ export class SnapshotReader {
   private constructor(
     readonly id: string,
     readonly meta: SnapshotMeta,
-    private readonly dir: string,
+    readonly dir: string,
     private readonly db: { conn: Conn; close(): void },
     private readonly conns: Conn[],
     readonly companies: Company[],

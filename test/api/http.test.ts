@@ -292,7 +292,7 @@ describe("internal errors", () => {
 });
 
 describe("openapi and metrics", () => {
-  it("/data/v1/openapi.json: 3.1, fifteen operations, parameters from the zod schemas", async () => {
+  it("/data/v1/openapi.json: 3.1, fifteen operations and the export, parameters from the zod schemas", async () => {
     const r = await s.get("/data/v1/openapi.json");
     expect(r.status).toBe(200);
     const doc = r.json;
@@ -302,12 +302,24 @@ describe("openapi and metrics", () => {
       JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version,
     );
     const ops = Object.values(doc.paths as Record<string, { get: unknown }>).map((p) => p.get);
-    expect(ops).toHaveLength(15);
+    expect(ops).toHaveLength(16); // the fifteen of interface §4.2 and /export/{table}
+    const exp = doc.paths["/data/v1/export/{table}"].get;
+    expect(exp.parameters.find((p: { name: string }) => p.name === "format").schema.enum).toEqual(["arrow", "parquet"]);
+    expect(Object.keys(exp.responses["200"].content)).toEqual([
+      "application/vnd.apache.arrow.stream",
+      "application/vnd.apache.parquet",
+    ]);
     const list = doc.paths["/data/v1/stock_ratings"].get;
     const limit = list.parameters.find((p: { name: string }) => p.name === "limit");
     expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 200, default: 50 });
     const order = list.parameters.find((p: { name: string }) => p.name === "order_by");
     expect(order.schema.enum).toContain("-total_rating");
+    expect(list.parameters.find((p: { name: string }) => p.name === "format").schema.enum).toEqual([
+      "json",
+      "csv",
+      "arrow",
+    ]);
+    expect(list.responses["200"].content).toHaveProperty(["application/vnd.apache.arrow.stream"]);
     const trades = doc.paths["/data/v1/portfolio_trades/{id}"].get;
     expect(trades.parameters.find((p: { name: string }) => p.name === "value").required).toBe(true);
     expect(trades.parameters.find((p: { name: string }) => p.name === "id")).toMatchObject({

@@ -1,0 +1,287 @@
+// GET /data/v1/export/:table — a whole snapshot table for programs, as an Arrow IPC stream
+// (default) or a Parquet file, filtered by tickers, date range and columns. The checks run in the
+// REST routes' order (key, rate limit, then 404 for an unknown table, the table's scopes, 503,
+// parameters); the rows come from pipeline/store/export-reads.ts, streamed with bounded memory.
+import { createReadStream } from "node:fs";
+import { stat, unlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { pipeline } from "node:stream/promises";
+import type { Request, Response } from "express";
+import { z } from "zod";
+import type { Scope } from "../../pipeline/store/catalog-types.ts";
+import type { ExportFilter } from "../../pipeline/store/export-reads.ts";
+import { exportBatches, exportColumns, exportParquet, exportSchema } from "../../pipeline/store/export-reads.ts";
+import { EXPORT_TABLE_NAMES, type ExportTable, exportSpec, isExportTable } from "../../pipeline/store/export-tables.ts";
+import { requestId } from "../access-log.ts";
+import { type Caller, queryKey, requireScopes } from "../auth.ts";
+import { InvalidParameter, NotFound, Unavailable } from "../errors.ts";
+import { ARROW_STREAM_TYPE, batchSchema, IPC_EOS, ipcBatchMessage, ipcSchemaMessage } from "../output/arrow.ts";
+import { etagMatches, requestEtag } from "../output/etag.ts";
+import { CACHE_CONTROL, sendNotModified } from "../output/payload.ts";
+import type { RateHeaders } from "../rate-limit.ts";
+import { ReaderSource } from "../resources/reader-source.ts";
+import { RESOURCE_SCOPES } from "../resources/scopes.ts";
+import { type SnapshotRef, snapshotId, sourceOf } from "../resources/snapshot-access.ts";
+import { controlIn } from "../resources/text-input.ts";
+import type { DispatchEntry } from "./dispatch.ts";
+import { invalidFromZod, isValidDate } from "./params.ts";
+import { admit, controlIssue, type RouteEnv } from "./route.ts";
+
+/** Each table needs the scopes of the REST endpoints serving the same data. */
+export const EXPORT_SCOPES: Record<ExportTable, readonly Scope[]> = {
+  ratings: RESOURCE_SCOPES.stockRatings,
+  prices: RESOURCE_SCOPES.stockAnalytics, // the stock returns' source
+  stock_returns: RESOURCE_SCOPES.stockAnalytics,
+  stock_metrics: RESOURCE_SCOPES.stockAnalytics,
+  portfolio_holdings: RESOURCE_SCOPES.portfolios,
+  portfolio_returns: RESOURCE_SCOPES.portfolioAnalytics,
+  portfolio_metrics: RESOURCE_SCOPES.portfolioAnalytics,
+  financial_income: RESOURCE_SCOPES.stockFinancials,
+  financial_balance: RESOURCE_SCOPES.stockFinancials,
+  financial_cashflow: RESOURCE_SCOPES.stockFinancials,
+  financial_derived: RESOURCE_SCOPES.stockFinancials,
+};
+
+const msg = (m: string) => ({ error: m });
+const TICKER = /^[A-Za-z0-9.\-^=_]{1,20}$/;
+const MAX_TICKERS = 10_000;
+const MAX_COLUMNS = 1_000;
+
+/** A parameter given once (text) or repeated (a list): every value, each split at commas when asked. */
+const listOf = (v: string | string[], split: boolean) =>
+  (Array.isArray(v) ? v : [v]).flatMap((s) => (split ? s.split(",") : [s])).map((s) => s.trim());
+
+const textOrList = (what: string) => z.union([z.string(), z.array(z.string())], msg(`must be ${what}`)).optional();
+
+const exportDate = (which: string) =>
+  z
+    .string(msg("must be a date YYYY-MM-DD"))
+    .refine(isValidDate, msg("must be a valid calendar date YYYY-MM-DD"))
+    .optional()
+    .meta({ description: `${which} of the table's date column, inclusive (YYYY-MM-DD)` });
+
+export const exportQuery = z
+  .object({
+    format: z
+      .enum(["arrow", "parquet"], msg('must be "arrow" or "parquet"'))
+      .default("arrow")
+      .meta({ description: "arrow: an Arrow IPC stream (default); parquet: one Parquet file (zstd)" }),
+    tickers: textOrList("a comma-separated list of tickers")
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const list = listOf(v, true);
+        const bad = list.find((t) => !TICKER.test(t));
+        if (bad !== undefined || list.length > MAX_TICKERS) {
+          ctx.addIssue({
+            code: "custom",
+            message:
+              bad !== undefined
+                ? `not a ticker: ${JSON.stringify(bad.slice(0, 40))}`
+                : `at most ${MAX_TICKERS} tickers`,
+          });
+          return z.NEVER;
+        }
+        return [...new Set(list.map((t) => t.toUpperCase()))];
+      })
+      .meta({ description: "Comma-separated tickers (case-insensitive); default every ticker" }),
+    start_date: exportDate("First day"),
+    end_date: exportDate("Last day"),
+    columns: textOrList("column names")
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const list = listOf(v, false);
+        if (list.length > MAX_COLUMNS || list.some((c) => c.length === 0 || c.length > 200)) {
+          ctx.addIssue({ code: "custom", message: "column names of 1 to 200 characters, at most 1,000" });
+          return z.NEVER;
+        }
+        return list;
+      })
+      .meta({
+        description:
+          "Columns to keep, in this order: comma-separated, or the parameter repeated (a name holding a comma, " +
+          "such as a statement item, is given whole); default all of the table's",
+      }),
+  })
+  .refine((q) => !q.start_date || !q.end_date || q.start_date <= q.end_date, {
+    path: ["end_date"],
+    message: "must not be before start_date",
+  });
+
+type ExportParams = z.output<typeof exportQuery>;
+type Parsed = { ok: true; params: ExportParams } | { ok: false; issues: z.core.$ZodIssue[] };
+
+/** The folder of the served snapshot; exports read a published one (not a test's in-memory snapshot). */
+function snapshotFolder(s: SnapshotRef): string {
+  const src = sourceOf(s);
+  if (src instanceof ReaderSource) return src.reader.dir;
+  throw new Unavailable("bulk exports read a published snapshot; this server holds an in-memory one");
+}
+
+/** `columns` as given: each a whole column name, or split at commas when the whole is none. */
+async function columnsOf(dir: string, table: ExportTable, given: string[] | undefined) {
+  if (!given) return undefined;
+  const names = new Set((await exportSchema(dir, table)).map((c) => c.name));
+  const out = given.flatMap((c) => (names.has(c) ? [c] : c.split(",").map((x) => x.trim())));
+  const unknown = out.filter((c) => !names.has(c));
+  if (unknown.length)
+    throw InvalidParameter.one(
+      "columns",
+      `${table} has no column ${unknown.map((c) => JSON.stringify(c.slice(0, 60))).join(", ")}; its columns: ` +
+        [...names].join(", "),
+    );
+  return out;
+}
+
+async function filterOf(dir: string, table: ExportTable, p: ExportParams, caller: Caller): Promise<ExportFilter> {
+  const spec = exportSpec(table);
+  if (p.tickers && !spec.ticker) throw InvalidParameter.one("tickers", `${table} has no ticker column`);
+  for (const param of ["start_date", "end_date"] as const)
+    if (p[param] && !spec.date) throw InvalidParameter.one(param, `${table} has no date column`);
+  return {
+    tickers: p.tickers,
+    startDate: p.start_date,
+    endDate: p.end_date,
+    columns: await columnsOf(dir, table, p.columns),
+    ownerId: spec.portfolio ? caller.user.id : undefined,
+  };
+}
+
+async function serve(
+  req: Request,
+  res: Response,
+  snapshot: SnapshotRef | null,
+  caller: Caller,
+  parsed: Parsed,
+  table: string,
+  rate?: RateHeaders,
+): Promise<void> {
+  if (!isExportTable(table))
+    throw new NotFound(
+      `no export table ${JSON.stringify(table.slice(0, 60))}; tables: ${EXPORT_TABLE_NAMES.join(", ")}`,
+    );
+  requireScopes(caller, EXPORT_SCOPES[table]);
+  if (!snapshot) throw new Unavailable();
+  if (!parsed.ok) throw invalidFromZod(parsed.issues);
+  const p = parsed.params;
+  const dir = snapshotFolder(snapshot);
+  const filter = await filterOf(dir, table, p, caller);
+  // per snapshot and request (and, for portfolio tables, the user whose portfolios are in it)
+  const etag = requestEtag(
+    snapshotId(snapshot),
+    JSON.stringify([
+      "export",
+      table,
+      p.format,
+      filter.tickers ?? null,
+      p.start_date ?? null,
+      p.end_date ?? null,
+      filter.columns ?? null,
+      filter.ownerId ?? null,
+    ]),
+  );
+  const id = requestId(res);
+  if (etagMatches(req.headers["if-none-match"], etag)) return sendNotModified(res, etag, id, rate);
+  const headers: Record<string, string | number> = {
+    ETag: etag,
+    "Cache-Control": CACHE_CONTROL,
+    "X-Request-Id": id,
+    ...(res.locals.baseHeaders as Record<string, string> | undefined),
+    ...rate,
+  };
+  if (p.format === "parquet") return sendParquet(req, res, dir, table, filter, headers);
+  return streamArrow(req, res, dir, table, filter, headers);
+}
+
+/** Resolves when `res` can take more (drained) or is gone (closed). */
+function writable(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+async function streamArrow(
+  req: Request,
+  res: Response,
+  dir: string,
+  table: ExportTable,
+  filter: ExportFilter,
+  headers: Record<string, string | number>,
+): Promise<void> {
+  const schema = batchSchema(await exportColumns(dir, table, filter));
+  const head = ipcSchemaMessage(schema);
+  headers["Content-Type"] = ARROW_STREAM_TYPE;
+  headers["Content-Disposition"] = `attachment; filename="${table}.arrows"`;
+  if (req.method === "HEAD") {
+    res.writeHead(200, headers);
+    res.end();
+    return;
+  }
+  const batches = exportBatches(dir, table, filter);
+  // the first batch before the status line: a failing read is still an error response
+  let next = await batches.next();
+  res.writeHead(200, headers);
+  res.write(head);
+  try {
+    while (!next.done) {
+      if (res.destroyed) return;
+      if (!res.write(ipcBatchMessage(schema, head.length, next.value))) await writable(res);
+      next = await batches.next();
+    }
+  } finally {
+    await batches.return();
+  }
+  res.end(IPC_EOS);
+}
+
+async function sendParquet(
+  req: Request,
+  res: Response,
+  dir: string,
+  table: ExportTable,
+  filter: ExportFilter,
+  headers: Record<string, string | number>,
+): Promise<void> {
+  headers["Content-Type"] = "application/vnd.apache.parquet";
+  headers["Content-Disposition"] = `attachment; filename="${table}.parquet"`;
+  if (req.method === "HEAD") {
+    res.writeHead(200, headers);
+    res.end();
+    return;
+  }
+  const path = await exportParquet(dir, table, filter, tmpdir());
+  try {
+    headers["Content-Length"] = (await stat(path)).size;
+    res.writeHead(200, headers);
+    await pipeline(createReadStream(path), res);
+  } finally {
+    await unlink(path).catch(() => undefined);
+  }
+}
+
+/** The export route's dispatch entry (registered beside the REST routes). */
+export function exportEntries(env: RouteEnv): DispatchEntry[] {
+  return [
+    {
+      path: "/export/:table",
+      handle: (req, res, path) => {
+        const snapshot = env.snapshot(); // read once: a swap mid-request never mixes two snapshots
+        res.locals.route = "export";
+        const query = req.query as Record<string, unknown>;
+        const bad = controlIn(query, "");
+        const r = bad ? null : exportQuery.safeParse(query);
+        const parsed: Parsed = r?.success
+          ? { ok: true, params: r.data }
+          : { ok: false, issues: r ? r.error.issues : [controlIssue(bad!)] };
+        return admit(req, res, env, queryKey(query), (caller, rate) =>
+          serve(req, res, snapshot, caller, parsed, path.table, rate),
+        );
+      },
+    },
+  ];
+}

@@ -1,0 +1,56 @@
+// Server process of `npm run bench -- export` (bench/export.ts is the other side): the REST API
+// over a store's published snapshot, read by the lazy reader as the server does. Forked with an
+// IPC channel so the load generator's reading of the bodies does not share this event loop.
+//   → {ready, port, tickers, rssMB}   once it serves
+//   ← {cmd: "mark"}    → {marked, rssMB}       starts a peak-RSS window (sampled every 10 ms)
+//   ← {cmd: "peak"}    → {peak, rssMB, peakMB, loopMaxMs}   the window's peak RSS and event-loop delay
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { Writable } from "node:stream";
+import { createApp } from "../api/app.ts";
+import { ReaderSource } from "../api/resources/reader-source.ts";
+import { createAccessLogger, createLogger } from "../jobs/logger.ts";
+import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
+import { readManifest } from "../pipeline/store/snapshots.ts";
+import { buildCatalog, buildFixture } from "../test/api/fixture.ts";
+
+const [dataDir] = process.argv.slice(2) as [string];
+const send = (m: object) => process.send!(m);
+const rssMB = () => Math.round(process.memoryUsage().rss / 1e6);
+
+const id = readManifest(dataDir)!.snapshotId;
+const current = new ReaderSource(await SnapshotReader.open(dataDir, id));
+const fx = buildFixture({ stocks: 20, days: 300, seed: 1, id: "keys" }); // only for the catalog's API keys (KEYS)
+const sink = new Writable({ write: (_c, _e, cb) => cb() });
+const app = createApp({
+  snapshot: () => current,
+  catalog: buildCatalog(fx),
+  logger: createLogger("info", sink),
+  accessLogger: createAccessLogger("info", sink),
+  rateLimit: { points: 1e9, durationSec: 60 },
+});
+const server = http.createServer(app);
+await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+
+let peak = rssMB();
+setInterval(() => {
+  peak = Math.max(peak, rssMB());
+}, 10).unref();
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+
+process.on("message", (m: { cmd: string }) => {
+  if (m.cmd === "mark") {
+    peak = rssMB();
+    loop.reset();
+    send({ marked: true, rssMB: peak });
+  } else if (m.cmd === "peak")
+    send({ peak: true, rssMB: rssMB(), peakMB: Math.max(peak, rssMB()), loopMaxMs: loop.max / 1e6 });
+});
+send({
+  ready: true,
+  port: (server.address() as AddressInfo).port,
+  tickers: current.reader.companies.map((c) => c.ticker),
+  rssMB: rssMB(),
+});

@@ -1,0 +1,176 @@
+// `npm run bench -- export`: bulk exports (issue 33, item 2) against a server in its own process
+// (bench/export-server.ts), this process reading the bodies over HTTP (bytes counted, not parsed).
+//   EXPORT_STORE=DIR   a published store (e.g. the 5,000 × 25 one of `bench scale`); absent: a
+//                      300 × 8 universe is generated and published into a temp folder
+// Figures, each beside its baseline from the same run:
+//   1. every stock's full-period metrics (export/stock_metrics, Arrow and Parquet) — baseline: the
+//      JSON route /stock_metrics/:ticker, one ticker after another, timed over 40 tickers and
+//      scaled to all of them;
+//   2. every daily return (export/stock_returns, Arrow and Parquet): MB/s of body, the server's
+//      peak RSS growth over its RSS before — baseline: DuckDB in this process scanning the same
+//      Parquet (count and sum of ret), the floor of any read of them;
+//   3. a small read during (2): /stock_ratings/:ticker of a ticker not asked for before, one every
+//      100 ms while the export streams — baseline: the same reads with nothing else running.
+import { fork } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { generateSample } from "../data/generate.ts";
+import { runPipeline } from "../jobs/runner.ts";
+import { Catalog } from "../pipeline/store/catalog/catalog.ts";
+import { openDuck, rows } from "../pipeline/store/duck.ts";
+import { readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
+import { KEYS } from "../test/api/fixture.ts";
+
+const SERVER = resolve(import.meta.dirname, "export-server.ts");
+const silent = { info: () => undefined, warn: () => undefined };
+
+async function storeDir(): Promise<string> {
+  const given = process.env.EXPORT_STORE;
+  if (given) return given;
+  const src = mkdtempSync(join(tmpdir(), "bench-export-src-"));
+  await generateSample(src, { companies: 300, years: 8 });
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-export-"));
+  const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+  await runPipeline({ dataDir, sourceDir: src, catalog, log: silent });
+  console.log(`EXPORT_STORE unset: published a generated 300 × 8 universe in ${dataDir}`);
+  return dataDir;
+}
+
+type Msg = Record<string, unknown>;
+
+function startServer(dataDir: string) {
+  const child = fork(SERVER, [dataDir], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const waiting: ((m: Msg) => void)[] = [];
+  child.on("message", (m: Msg) => waiting.shift()?.(m));
+  const next = () => new Promise<Msg>((r) => waiting.push(r));
+  const ask = (cmd: string) => {
+    const p = next();
+    child.send({ cmd });
+    return p;
+  };
+  return { child, next, ask };
+}
+
+/** GET, the body counted and dropped: status, bytes, ms to the last byte. */
+function download(port: number, path: string): Promise<{ status: number; bytes: number; ms: number }> {
+  const t = performance.now();
+  const sep = path.includes("?") ? "&" : "?";
+  return new Promise((resolveGet, reject) => {
+    http
+      .get({ host: "127.0.0.1", port, path: `/data/v1/${path}${sep}api_key=${KEYS.alice}` }, (res) => {
+        let bytes = 0;
+        res.on("data", (c: Buffer) => {
+          bytes += c.length;
+        });
+        res.on("end", () => resolveGet({ status: res.statusCode ?? 0, bytes, ms: performance.now() - t }));
+        res.on("error", reject);
+      })
+      .on("error", reject);
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
+const mb = (bytes: number) => bytes / 1e6;
+
+/** Small reads of fresh tickers every 100 ms until `until` settles: their latencies. */
+async function smallReads(port: number, tickers: string[], until: Promise<unknown>): Promise<number[]> {
+  let done = false;
+  until.finally(() => {
+    done = true;
+  });
+  const out: number[] = [];
+  for (const t of tickers) {
+    if (done) break;
+    const r = await download(port, `stock_ratings/${encodeURIComponent(t)}`);
+    if (r.status !== 200) throw new Error(`small read ${t}: ${r.status}`);
+    out.push(r.ms);
+    await new Promise((r2) => setTimeout(r2, 100));
+  }
+  return out;
+}
+
+async function streamFigure(
+  srv: ReturnType<typeof startServer>,
+  port: number,
+  path: string,
+  tickers: string[],
+): Promise<{ ms: number; bytes: number; growthMB: number; small: number[]; loopMaxMs: number }> {
+  const mark = (await srv.ask("mark")) as { rssMB: number };
+  const body = download(port, path);
+  const small = await smallReads(port, tickers, body);
+  const got = await body;
+  if (got.status !== 200) throw new Error(`${path}: ${got.status}`);
+  const peak = (await srv.ask("peak")) as { peakMB: number; loopMaxMs: number };
+  return { ...got, growthMB: peak.peakMB - mark.rssMB, small, loopMaxMs: peak.loopMaxMs };
+}
+
+export async function benchExport(): Promise<void> {
+  console.log("\n== export (issue 33 item 2): bulk Arrow / Parquet exports; wall figures on a shared box");
+  const dataDir = await storeDir();
+  const srv = startServer(dataDir);
+  const ready = (await srv.next()) as { port: number; tickers: string[]; rssMB: number };
+  const { port, tickers } = ready;
+  console.log(`store ${dataDir}: ${tickers.length} stocks; server RSS after open ${ready.rssMB} MB`);
+  let fresh = 0;
+  const freshTickers = (n: number) => {
+    const out = tickers.slice(fresh, fresh + n);
+    fresh += n;
+    return out;
+  };
+
+  // 3 (baseline): small reads alone
+  const alone = await smallReads(port, freshTickers(20), new Promise(() => undefined));
+  console.log(
+    `small read alone (stock_ratings/:ticker, fresh tickers): median ${median(alone).toFixed(1)} ms, ` +
+      `max ${Math.max(...alone).toFixed(1)} ms`,
+  );
+
+  // 1: every stock's full-period metrics
+  const sample = freshTickers(40);
+  const t = performance.now();
+  for (const s of sample) await download(port, `stock_metrics/${encodeURIComponent(s)}`);
+  const perTicker = (performance.now() - t) / sample.length;
+  const metricsArrow: number[] = [];
+  let metricsBytes = 0;
+  for (let i = 0; i < 3; i++) {
+    const r = await download(port, "export/stock_metrics");
+    if (r.status !== 200) throw new Error(`export/stock_metrics: ${r.status}`);
+    metricsArrow.push(r.ms);
+    metricsBytes = r.bytes;
+  }
+  const metricsParquet = await download(port, "export/stock_metrics?format=parquet");
+  console.log(
+    `every stock's full-period metrics: Arrow ${fmt(median(metricsArrow))} ` +
+      `(median of 3, ${mb(metricsBytes).toFixed(1)} MB; ` +
+      `target < 1000 ms), Parquet ${fmt(metricsParquet.ms)} (${mb(metricsParquet.bytes).toFixed(1)} MB) | baseline: ` +
+      `JSON per ticker ${perTicker.toFixed(1)} ms × ${tickers.length} = ${fmt(perTicker * tickers.length)}`,
+  );
+
+  // 2 + 3: every daily return, with small reads meanwhile
+  const db = await openDuck(":memory:", { threads: "2" });
+  const s0 = performance.now();
+  const [scan] = await rows<{ n: bigint }>(db.conn, "select count(*) as n, sum(ret) as s from read_parquet($f)", {
+    f: join(snapshotDir(dataDir, readManifest(dataDir)!.snapshotId), "stock_returns", "*.parquet"),
+  });
+  const scanMs = performance.now() - s0;
+  db.close();
+  for (const format of ["arrow", "parquet"]) {
+    const r = await streamFigure(srv, port, `export/stock_returns?format=${format}`, freshTickers(200));
+    console.log(
+      `every daily return (${Number(scan.n).toLocaleString("en-US")} rows) as ${format}: ${fmt(r.ms)}, ` +
+        `${mb(r.bytes).toFixed(0)} MB, ${(mb(r.bytes) / (r.ms / 1000)).toFixed(0)} MB/s (target >= 100 MB/s), ` +
+        `${(Number(scan.n) / (r.ms / 1000) / 1e6).toFixed(1)} M rows/s; server RSS growth ${r.growthMB} MB ` +
+        `(target < 200 MB); event loop max delay ${r.loopMaxMs.toFixed(0)} ms | small reads meanwhile: ` +
+        `${r.small.length}, median ${r.small.length ? median(r.small).toFixed(1) : "-"} ms, max ` +
+        `${r.small.length ? Math.max(...r.small).toFixed(1) : "-"} ms (target < 50 ms) | baseline: DuckDB scan of ` +
+        `the same Parquet in-process ${fmt(scanMs)} (${(Number(scan.n) / (scanMs / 1000) / 1e6).toFixed(1)} M rows/s)`,
+    );
+  }
+  srv.child.kill();
+}
