@@ -79,7 +79,7 @@ export const isJobName = (name: string): name is JobName => Object.hasOwn(JOB_CO
 
 /** A job whose name no contract has, or whose data does not match its name's schema. */
 export class JobContractError extends Error {
-  readonly code: "UNKNOWN_JOB" | "INVALID_JOB_DATA";
+  readonly code: "UNKNOWN_JOB" | "INVALID_JOB_DATA" | "INVALID_JOB_RESULT";
   constructor(code: JobContractError["code"], message: string) {
     super(message);
     this.name = "JobContractError";
@@ -96,6 +96,20 @@ export function parseJobData(name: string, data: unknown): JobData<JobName> {
   if (r.success) return r.data;
   const issues = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(data)"}: ${i.message}`);
   throw new JobContractError("INVALID_JOB_DATA", `${name} job data invalid: ${issues.join("; ")}`);
+}
+
+/**
+ * A finished job's return value as its name's contract says (the worker checks it before BullMQ stores
+ * it; a waiting command checks what it reads back), or a JobContractError naming each wrong field.
+ */
+export function parseJobResult<N extends JobName>(name: N, value: unknown): JobResultOf<N>;
+export function parseJobResult(name: string, value: unknown): JobResultOf<JobName>;
+export function parseJobResult(name: string, value: unknown): JobResultOf<JobName> {
+  if (!isJobName(name)) throw new JobContractError("UNKNOWN_JOB", `unknown job ${name}`);
+  const r = JOB_CONTRACTS[name].result.safeParse(value);
+  if (r.success) return r.data;
+  const issues = r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(result)"}: ${i.message}`);
+  throw new JobContractError("INVALID_JOB_RESULT", `${name} job result invalid: ${issues.join("; ")}`);
 }
 
 /** A finished job's return value when it is a published snapshot's, else null. */

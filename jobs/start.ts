@@ -68,6 +68,7 @@ async function primary(config: Config): Promise<void> {
           catalog,
           log,
           prefix: config.queuePrefix,
+          rebalanceInChild: true,
         })
       : null;
   if (worker) {
