@@ -12,7 +12,7 @@ import { sortedKeys, tickerRanges } from "./partitions.ts";
 export async function writePortfolioMetrics(
   ctx: Pick<StageContext, "conn" | "out">,
   portfolios: Iterable<[string, Pick<PortfolioResult, "returns">]>,
-  benchmarks: BenchmarkResult[],
+  benchmarks: Pick<BenchmarkResult, "id" | "levels">[],
 ): Promise<void> {
   const list = [...portfolios];
   const bs = benchmarks.map((b) => ({ id: b.id, levels: b.levels }));

@@ -4,7 +4,7 @@
 // (compare-and-swap), so concurrent publishers neither lose an update nor prune each other.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { PipelineErrorCode } from "../domain/errors.ts";
 import { writeAside } from "./atomic-write.ts";
@@ -60,6 +60,32 @@ export type PublishKind = z.infer<typeof publishKind>;
 export type PublishEntry = z.infer<typeof publishEntry>;
 export type Manifest = z.infer<typeof manifestSchema>;
 export type SnapshotMeta = z.infer<typeof snapshotMetaSchema>;
+
+/** What a run knows of its snapshot; the id is a new one unless the run chose it (a flow records it first). */
+export interface MetaParts {
+  id?: string;
+  sourceId: string;
+  sourceDir: string;
+  lastPriceDate: string;
+  counts: Record<string, number>;
+  timingsMs: Record<string, number>;
+}
+
+/**
+ * A snapshot's meta.json, built here for every kind of run (full, backfill, append, rebalance) and every
+ * executor (inline, worker threads, the BullMQ flow): one field order, one clock, an absolute source path.
+ */
+export function snapshotMeta(m: MetaParts): SnapshotMeta {
+  return {
+    id: m.id ?? newSnapshotId(),
+    createdAt: new Date().toISOString(),
+    sourceId: m.sourceId,
+    sourceDir: resolve(m.sourceDir),
+    lastPriceDate: m.lastPriceDate,
+    counts: m.counts,
+    timingsMs: m.timingsMs,
+  };
+}
 
 export const snapshotDir = (dataDir: string, id: string) => join(snapshotsDir(dataDir), id);
 export const manifestPath = (dataDir: string) => join(dataDir, "manifest.json");
