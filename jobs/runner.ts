@@ -223,7 +223,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     let plan: FlowPlan;
     try {
       const users = opts.catalog.allUserPortfolios();
-      const step = { analytics, merge: backfill?.merge, financials: true, universe: true };
+      const step = { analytics, merge: backfill?.merge, financials: true, universe: true, signal: opts.signal };
       plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
       timer.lap("ingest");
       opts.signal?.throwIfAborted();

@@ -35,7 +35,8 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   // The partitioned steps this job fanned out already (the stock metrics, as soon as their inputs are staged).
   const added: PartitionedName[] = [];
   if (prior?.ingestJob === job.timestamp) {
-    // An earlier attempt of this very job staged everything and may have added some partitions: the rest are added below.
+    // An earlier attempt of this very job staged everything and may have added some partitions: the
+    // rest are added below.
     plan = readPlan(out);
   } else {
     const t0 = performance.now();
@@ -70,6 +71,7 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
       const hashed = sourceFilesAsync(data.sourceDir);
       hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
       plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), {
+        signal: f.signal,
         analytics: async (ranges, written) => {
           await written; // the jobs read prices.parquet, maybe on another machine
           await addChildren(job, data, f, { partitions: { analytics: ranges.map((range) => ({ range })) } });

@@ -1,8 +1,9 @@
-// The run split into steps that talk only through files in the staging folder, so each step may
-// run in another process on another machine that mounts the same store: ingest (source tables,
-// ratings, benchmarks and the plan), the partitions (stock returns and metrics per ticker
-// range, one backtest per portfolio), and the merge that turns the partition outputs into the
-// snapshot's tables. The same stage functions as the in-process runner: the snapshot is identical.
+// The run's steps (pipeline/run/plan.ts declares them), which talk only through files in the staging
+// folder, so each step may run in another process on another machine that mounts the same store:
+// ingest (source tables, ratings, benchmarks and the plan), the partitions (stock returns and metrics
+// per ticker range, one backtest per portfolio), and the merge that turns the partition outputs into
+// the snapshot's tables. Both executors run them: the BullMQ flow one job per step and partition, the
+// in-process runner (jobs/runner.ts) in one process, its backtests in one batch (backtestsInline).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
@@ -91,6 +92,8 @@ export interface IngestStepOptions {
   financials?: boolean;
   /** Build the universe the backtests read in this process, even when nothing else here needs the price panel. */
   universe?: boolean;
+  /** A cancelled job's: the step stops once the source is staged, before the price panel is read. */
+  signal?: AbortSignal;
 }
 
 type Started = { ranges: TickerRange[]; benchmarks: number };
@@ -118,6 +121,7 @@ export async function flowIngestStep(
     await early.market?.catch(() => undefined); // it reads the database the caller closes
     throw e;
   }
+  opts.signal?.throwIfAborted();
   const { source } = staged;
   const portfolios: PortfolioEntry[] = [
     ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
