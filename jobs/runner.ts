@@ -216,7 +216,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     // only, before the company ids): the threads compute them while this one backtests.
     let stocks: Promise<unknown> | null = null;
     const analytics = async (ranges: TickerRange[], written: Promise<void>) => {
-      const jobs: PartitionJob[] = ranges.map((range) => ({ stage: "metrics", data: { out: ctx.out, range } }));
+      const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
       stocks = written.then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)));
       stocks.catch(() => undefined); // awaited below
     };
