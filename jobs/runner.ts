@@ -217,7 +217,9 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     let stocks: Promise<unknown> | null = null;
     const analytics = async (ranges: TickerRange[], written: Promise<void>) => {
       const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
-      stocks = written.then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)));
+      stocks = written
+        .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
+        .then(() => ctx.log.info({ partitions: jobs.length }, "analytics computed"));
       stocks.catch(() => undefined); // awaited below
     };
     let plan: FlowPlan;
@@ -227,6 +229,8 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
       timer.lap("ingest");
       opts.signal?.throwIfAborted();
+      // Stage starts, for a terminal bar (the stages report their own steps where they have many).
+      opts.progress?.("analytics", 0, 1);
       await backtestsInline(ctx, plan);
       timer.lap("portfolios");
       await Promise.all([stocks, ...UNBOUND.map((n) => runStepPartitions(ctx, n))]);
