@@ -8,9 +8,18 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
+import type { z } from "zod";
+import {
+  buildRunPlan,
+  PARTITIONED_STEPS,
+  type PartitionedName,
+  type PartitionedStep,
+  type PartitionInput,
+  partitionsAfter,
+  type WholeStep,
+} from "../pipeline/run/plan.ts";
 import { SourceRejectedError } from "../pipeline/sources/report.ts";
-import { analyticsDone, backtestDone, financialsDone, releaseUniverse } from "../pipeline/stages/flow-steps.ts";
-import type { TickerRange } from "../pipeline/stages/partitions.ts";
+import { releaseUniverse } from "../pipeline/stages/flow-steps.ts";
 import { startHeartbeat } from "../pipeline/store/liveness.ts";
 import { stagingBeat, stagingLayout, stagingPath } from "../pipeline/store/staging-layout.ts";
 import { serviceConfig } from "./config.ts";
@@ -21,14 +30,14 @@ import {
   type BacktestData,
   FLOW_JOBS,
   type FlowChildren,
+  type FlowJobName,
   flowStagingId,
+  type PartitionLists,
   runFlowIds,
 } from "./flow.ts";
 import type { JobProcessor, ProcessorContext, WorkerDeps } from "./processors/types.ts";
 
 export type FlowDeps = Pick<WorkerDeps, "redisUrl" | "prefix" | "dataDir" | "catalog" | "log">;
-
-type FlowJobName = (typeof FLOW_JOBS)[keyof typeof FLOW_JOBS];
 
 /** What a flow job's step gets besides its data: the run's staging folder and its id. */
 export interface FlowContext extends ProcessorContext {
@@ -170,15 +179,21 @@ export async function addChildren(
   if (await flowGone(job, data.run, f))
     throw new UnrecoverableError(`the run's flow ${job.parent!.id} failed or was lost while ${job.id} ran`);
   const out = f.out;
-  const done = {
-    analytics: (r: TickerRange) => analyticsDone(out, r),
-    backtest: (id: string) => backtestDone(out, id),
-    financials: (p: number) => financialsDone(out, p),
-  };
+  const done = (name: PartitionedName, input: PartitionInput<PartitionedName>) =>
+    (PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>).done(out, input);
   await addFlowChildren(
     f.queue(),
     { id: job.parent!.id!, queueKey: job.parent!.queueKey },
     { sourceDir: data.sourceDir, sourceVersion: data.sourceVersion, run: data.run },
     { ...c, done },
   );
+}
+
+/**
+ * The partitions of every partitioned step that follows `after` in a full run's plan, as the records
+ * `after` left in the staging folder list them; `except`: steps it added already.
+ */
+export function partitionsListed(out: string, after: WholeStep, except: PartitionedName[] = []): PartitionLists {
+  const names = partitionsAfter(buildRunPlan("full"), after).filter((n) => !except.includes(n));
+  return Object.fromEntries(names.map((n) => [n, PARTITIONED_STEPS[n].partitions(out)]));
 }

@@ -8,6 +8,14 @@
 // any job, and equal ids dedupe across dispatchers.
 import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
+import type { z } from "zod";
+import {
+  PARTITIONED_NAMES,
+  PARTITIONED_STEPS,
+  type PartitionedName,
+  type PartitionedStep,
+  type PartitionInput,
+} from "../pipeline/run/plan.ts";
 import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import { serviceConfig } from "./config.ts";
 import type { JobData, JobName } from "./contracts.ts";
@@ -15,29 +23,28 @@ import { type JobProgress, jobId, WHOLE } from "./job-types.ts";
 import { JOB_DEFAULTS } from "./queue.ts";
 
 export type FlowData = JobData<"publish">;
-export type FinancialsData = JobData<"financials">;
-export type AnalyticsData = JobData<"analytics">;
 export type BacktestData = JobData<"backtest">;
 
+/** The flow's whole-step jobs; each partitioned step of the plan (pipeline/run/plan.ts) is a job kind too. */
 export const FLOW_JOBS = {
   parent: "publish",
   ingest: "ingest",
   fundamentals: "fundamentals",
-  financials: "financials",
-  analytics: "analytics",
-  backtest: "backtest",
 } as const satisfies Record<string, JobName>;
 
-const tickersPart = (part: number) => `tickers-${String(part).padStart(4, "0")}`;
+export type FlowJobName = (typeof FLOW_JOBS)[keyof typeof FLOW_JOBS] | PartitionedName;
 
 export function runFlowIds(sourceVersion: string) {
+  const partition = <N extends PartitionedName>(name: N, input: PartitionInput<N>) =>
+    jobId(name, sourceVersion, (PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>).key(input));
   return {
     parent: jobId("publish", sourceVersion, WHOLE),
     ingest: jobId("ingest", sourceVersion, WHOLE),
     fundamentals: jobId("fundamentals", sourceVersion, WHOLE),
-    financials: (part: number) => jobId("financials", sourceVersion, tickersPart(part)),
-    analytics: (r: TickerRange) => jobId("analytics", sourceVersion, tickersPart(r.part)),
-    backtest: (portfolioId: string) => jobId("backtest", sourceVersion, `portfolio-${portfolioId}`),
+    partition,
+    financials: (part: number) => partition("financials", { part }),
+    analytics: (range: TickerRange) => partition("analytics", { range }),
+    backtest: (portfolioId: string) => partition("backtest", { portfolioId }),
   };
 }
 
@@ -95,19 +102,20 @@ export const AFFINITY_MS = 10_000;
 export const affinityWindowMs = (companies: number, priceDates: number) =>
   Math.min(AFFINITY_MS, Math.ceil((companies * priceDates * 4) / 10_000));
 
+/** Partitions of the run, per partitioned step of the plan. */
+export type PartitionLists = { [N in PartitionedName]?: PartitionInput<N>[] };
+
 /**
- * Partitions of a run added under its parent (by the ingest and fundamentals jobs). Equal ids are one
- * job while it waits or runs; a finished child is removed at once, so a job that adds children again
- * (its retry, or its re-run after a lost lock) leaves out those whose output is whole (`done`).
+ * Partitions of a run added under its parent (by the steps that list them: ingest, fundamentals).
+ * Equal ids are one job while it waits or runs; a finished child is removed at once, so a job that
+ * adds children again (its retry, or its re-run after a lost lock) leaves out those whose output is whole (`done`).
  */
 export interface FlowChildren {
-  analytics?: TickerRange[];
-  portfolioIds?: string[];
+  partitions: PartitionLists;
   /** The worker holding the universe the backtests read, and for how long they wait for it (BacktestData). */
   affinity?: string;
   affinityMs?: number;
-  financials?: number;
-  done: { analytics(r: TickerRange): boolean; backtest(id: string): boolean; financials(part: number): boolean };
+  done(name: PartitionedName, input: PartitionInput<PartitionedName>): boolean;
 }
 
 export async function addFlowChildren(
@@ -122,35 +130,18 @@ export async function addFlowChildren(
   // waits: a backtest (on the path to the publish, and cheapest on the worker that just finished
   // ingest) is taken before the next of the many range jobs.
   const ranged: JobsOptions = { ...opts, priority: RANGE_PRIORITY };
-  const jobs = [
-    ...(c.portfolioIds ?? [])
-      .filter((id) => !c.done.backtest(id))
-      .map((portfolioId) => ({
-        name: FLOW_JOBS.backtest,
-        data: {
-          ...data,
-          portfolioId,
-          ...(c.affinity
-            ? { affinity: c.affinity, ...(c.affinityMs !== undefined ? { affinityMs: c.affinityMs } : {}) }
-            : {}),
-        } satisfies BacktestData,
-        opts: { ...opts, jobId: ids.backtest(portfolioId) },
+  const hint = c.affinity
+    ? { affinity: c.affinity, ...(c.affinityMs !== undefined ? { affinityMs: c.affinityMs } : {}) }
+    : {};
+  const jobs = PARTITIONED_NAMES.flatMap((name) =>
+    (c.partitions[name] ?? [])
+      .filter((input) => !c.done(name, input))
+      .map((input) => ({
+        name,
+        data: { ...data, ...input, ...(name === "backtest" ? hint : {}) },
+        opts: { ...(PARTITIONED_STEPS[name].ranged ? ranged : opts), jobId: ids.partition(name, input) },
       })),
-    ...(c.analytics ?? [])
-      .filter((r) => !c.done.analytics(r))
-      .map((range) => ({
-        name: FLOW_JOBS.analytics,
-        data: { ...data, range } satisfies AnalyticsData,
-        opts: { ...ranged, jobId: ids.analytics(range) },
-      })),
-    ...Array.from({ length: c.financials ?? 0 }, (_, part) => part)
-      .filter((part) => !c.done.financials(part))
-      .map((part) => ({
-        name: FLOW_JOBS.financials,
-        data: { ...data, part } satisfies FinancialsData,
-        opts: { ...ranged, jobId: ids.financials(part) },
-      })),
-  ];
+  );
   if (jobs.length) await queue.addBulk(jobs);
   return jobs.length;
 }

@@ -115,27 +115,57 @@ const lanes = new Map<string, Lane>();
 const FROM_SOURCES = import.meta.url.endsWith(".ts");
 const CHILD = fileURLToPath(new URL(FROM_SOURCES ? "./rebalance-child.ts" : "./rebalance-child.js", import.meta.url));
 
-/** runRebalance in a process of its own (jobs/rebalance-child.ts): the serving process stays small and responsive. */
-function rebalanceInChild(lane: Lane, deps: RebalanceDeps, id: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [deps.dataDir, deps.catalog.path, id], {
-      execArgv: FROM_SOURCES ? ["--import", "tsx"] : [],
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    lane.current = { deps, child };
-    let outcome: { ok: boolean; error?: string; notFound?: boolean } | null = null;
-    child.on("message", (m: { log?: { level: "info" | "warn"; o: object; msg?: string } } & typeof outcome) => {
+/** A rebalance running in a process of its own (jobs/rebalance-child.ts) and what it published. */
+export interface ChildRebalance {
+  child: ChildProcess;
+  done: Promise<{ snapshotId: string; totalMs: number }>;
+}
+
+/**
+ * runRebalance in a process of its own (jobs/rebalance-child.ts): the serving process stays small and
+ * responsive. Used by the in-process lane below and by the worker inside `npm start` (processors/rebalance.ts).
+ */
+export function forkRebalance(deps: RebalanceDeps, id: string, job?: string): ChildRebalance {
+  const child = fork(CHILD, [deps.dataDir, id, ...(job ? [job] : [])], {
+    execArgv: FROM_SOURCES ? ["--import", "tsx"] : [],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  child.send({ catalog: deps.catalog.path }); // not in argv: a PostgreSQL URL may carry a password
+  const done = new Promise<{ snapshotId: string; totalMs: number }>((resolve, reject) => {
+    let outcome: ChildOutcome | null = null;
+    child.on("message", (m: { log?: { level: "info" | "warn"; o: object; msg?: string } } & ChildOutcome) => {
       if (m?.log) deps.log[m.log.level](m.log.o, m.log.msg);
       else outcome = m;
     });
     child.once("error", reject);
     child.once("exit", (code, signal) => {
-      lane.current = null;
-      if (outcome?.ok) resolve();
-      else if (outcome?.notFound) reject(new PortfolioNotFoundError(id));
-      else reject(new Error(outcome?.error ?? `the rebalance process ended with ${signal ?? `exit code ${code}`}`));
+      const o = outcome as ChildOutcome | null;
+      if (o?.ok && o.snapshotId) resolve({ snapshotId: o.snapshotId, totalMs: o.totalMs ?? 0 });
+      else if (o?.notFound) reject(new PortfolioNotFoundError(id));
+      else reject(new Error(o?.error ?? `the rebalance process ended with ${signal ?? `exit code ${code}`}`));
     });
   });
+  return { child, done };
+}
+
+/** What jobs/rebalance-child.ts sends last. */
+interface ChildOutcome {
+  ok: boolean;
+  snapshotId?: string;
+  totalMs?: number;
+  error?: string;
+  notFound?: boolean;
+}
+
+/** One rebalance of the lane in a process of its own. */
+async function rebalanceInChild(lane: Lane, deps: RebalanceDeps, id: string): Promise<void> {
+  const { child, done } = forkRebalance(deps, id);
+  lane.current = { deps, child };
+  try {
+    await done;
+  } finally {
+    lane.current = null;
+  }
 }
 
 /**

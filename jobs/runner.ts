@@ -1,31 +1,29 @@
-// The in-process runner: composes the pipeline stages into one run that ends in an atomic
-// publish, or in nothing at all. BullMQ workers call the same function.
+// The in-process executor of a run's plan (pipeline/run/plan.ts): the flow's steps in this process,
+// the partitions on worker threads (partition-pool.ts) or inline, ending in an atomic publish or in
+// nothing at all. A nightly append continues the published snapshot instead. A `run` or `backfill`
+// job on one BullMQ worker calls the same function.
 
 import { rmSync } from "node:fs";
-import { resolve } from "node:path";
-import { buildUniverse, type Universe } from "../pipeline/portfolios/index.ts";
+import type { z } from "zod";
+import { buildRunPlan, PARTITIONED_STEPS, type PartitionedName, type PartitionedStep } from "../pipeline/run/plan.ts";
 import { guessAppend, planAppend, writeSourceRecord } from "../pipeline/sources/append-plan.ts";
 import { type SourceFiles, sourceFilesAsync } from "../pipeline/sources/fingerprint.ts";
 import type { StagedSource } from "../pipeline/sources/index.ts";
-import { startStockMetrics, writePortfolioMetrics } from "../pipeline/stages/analytics.ts";
 import { appendStage, NotAnAppendError } from "../pipeline/stages/append.ts";
 import { type DateWindow, mergeWindow } from "../pipeline/stages/backfill.ts";
 import type { Log, StageContext } from "../pipeline/stages/context.ts";
 import {
-  computedRatingsStage,
-  type Frames,
-  loadFrames,
-  loadIndexSeries,
-  loadMarketFrames,
-  type MarketFrames,
-} from "../pipeline/stages/frames.ts";
-import { ingestStage } from "../pipeline/stages/ingest.ts";
+  backtestsInline,
+  type FlowPlan,
+  flowIngestStep,
+  forgetUniverse,
+  planCounts,
+} from "../pipeline/stages/flow-steps.ts";
 import type { PartitionJob } from "../pipeline/stages/partition-jobs.ts";
-import { benchmarksStage, indexBenchmarksOnly, portfoliosStage } from "../pipeline/stages/portfolios.ts";
+import type { TickerRange } from "../pipeline/stages/partitions.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openStagingDuck } from "../pipeline/store/duck.ts";
 import { takeLease } from "../pipeline/store/leases.ts";
-import type { BenchmarkResult, PortfolioResult } from "../pipeline/store/model.ts";
 import {
   discardStaging,
   isNoSpace,
@@ -37,10 +35,10 @@ import {
   readMeta,
   type SnapshotMeta,
   snapshotDir,
+  snapshotMeta,
   stagingDir,
 } from "../pipeline/store/snapshots.ts";
 import { stagingLayout } from "../pipeline/store/staging-layout.ts";
-import type { LevelSeries } from "../pipeline/types.ts";
 import { serviceConfig } from "./config.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { publishedRecord } from "./published-record.ts";
@@ -112,15 +110,14 @@ export async function runPipeline(opts: RunOptions): Promise<RunResult> {
         );
       writeSourceRecord(ctx.out, v.files.files);
       const ms = Math.round(performance.now() - t);
-      return {
+      return snapshotMeta({
         id,
-        createdAt: new Date().toISOString(),
         sourceId: v.files.id,
-        sourceDir: resolve(opts.sourceDir),
+        sourceDir: opts.sourceDir,
         lastPriceDate: r.lastPriceDate,
         counts: r.counts,
         timingsMs: { append: ms, ...r.timings, total: ms },
-      };
+      });
     });
   } catch (e) {
     // An append begun on a wrong guess may fail in any way: the hashes decide whether that was the guess.
@@ -205,121 +202,106 @@ async function inRun(
   }
 }
 
-/** Every stage over the whole source. `files`: the source's files and fingerprint, hashed while the stages run. */
+/**
+ * The inline executor of a full run or a backfill's plan (pipeline/run/plan.ts): the flow's steps in
+ * this process, the partitions on the worker-thread pool. `files`: the source's files and
+ * fingerprint, hashed while the steps run.
+ */
 async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<RunResult> {
   files.catch(() => undefined); // awaited at the end; a source changed under a run is the same risk either way
   return inRun(opts, "run", async (ctx, id, base, partitionsDone) => {
-    const t0 = performance.now();
-    const timings: Record<string, number> = {};
-    const lap = (name: string, since: number) => (timings[name] = Math.round(performance.now() - since));
-    let t = performance.now();
-    let sourceIdOf = (id: string) => id;
-    let merge: ((s: StagedSource) => Promise<void>) | undefined;
-    if (opts.window) {
-      const current = base;
-      if (!current) throw new Error("backfill needs a published snapshot to merge into; run the pipeline first");
-      const w = opts.window;
-      merge = (s) => mergeWindow(ctx.conn, s, snapshotDir(opts.dataDir, current.snapshotId), w);
-      sourceIdOf = (id) => `${current.sourceId}+${id}@${w.from}..${w.to}`;
-    }
-    // Stage starts, for a terminal bar (the stages report their own steps where they have many).
-    opts.progress?.("ingest: reading and validating the source", 0, 1);
-    // The stock metric partitions (worker threads) read prices.parquet (written on a second
-    // connection while this thread goes on) and the benchmark tables. With index benchmarks only
-    // (no backtest), those tables are written as soon as the source's tables are clean, and the
-    // partitions are queued behind the fundamentals' jobs: the workers go from one to the other
-    // while this thread assigns company ids, reads the frames and backtests the portfolios.
-    let stocks: Awaited<ReturnType<typeof startStockMetrics>> | null = null;
-    let benchmarks: BenchmarkResult[] | null = null;
-    // What writes into the staging folder: awaited before it is removed on a failure.
-    const writing: Promise<unknown>[] = [];
-    const startStocks = async (written: Promise<void>) => {
-      stocks = await startStockMetrics(ctx, written);
-      stocks.done.catch(() => undefined); // awaited below
-      writing.push(stocks.done);
+    const timer = lapTimer();
+    const backfill = opts.window ? backfillOf(ctx, base, opts.window) : null;
+    // The stock metric partitions start as soon as their inputs are staged (with index benchmarks
+    // only, before the company ids): the threads compute them while this one backtests.
+    let stocks: Promise<unknown> | null = null;
+    const analytics = async (ranges: TickerRange[], written: Promise<void>) => {
+      const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
+      stocks = written
+        .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
+        .then(() => ctx.log.info({ partitions: jobs.length }, "analytics computed"));
+      stocks.catch(() => undefined); // awaited below
     };
-    // Then the prices, ratings and index series are read for the backtests on a connection of their
-    // own, while ingest waits for the fundamentals and assigns the company ids (only the companies
-    // wait for their ids).
-    let market: Promise<MarketFrames> | undefined;
-    const early = async (s: StagedSource, written: Promise<void>) => {
-      writing.push(written);
-      const has = {
-        ratings: s.tables.has("ratings"),
-        benchmarks: s.tables.has("benchmarks"),
-        keyOrdered: s.keyOrdered?.has("prices"),
-      };
-      const indexSeries = has.benchmarks ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
-      if (indexBenchmarksOnly(s.portfolios)) {
-        benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);
-        await startStocks(written);
-      }
-      const reader = ctx.connect ? await ctx.connect() : ctx.conn;
-      market =
-        reader === ctx.conn
-          ? Promise.resolve(await loadMarketFrames(reader, has, indexSeries))
-          : loadMarketFrames(reader, has, indexSeries);
-      market.catch(() => undefined); // awaited below
-      writing.push(market); // it reads the database the run closes on a failure
-    };
-    let frames: Frames | null;
-    let universe: Universe | null;
-    let portfolios: Map<string, PortfolioResult>;
-    let counts: { companies: number; priceDates: number; ratings: number };
-    let lastPriceDate: string;
+    let plan: FlowPlan;
     try {
-      const { source, written } = await ingestStage(ctx, opts.sourceDir, merge, { clean: early });
-      writing.push(written);
-      lap("ingest", t);
+      const users = opts.catalog.allUserPortfolios();
+      const step = { analytics, merge: backfill?.merge, financials: true, universe: true, signal: opts.signal };
+      plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
+      timer.lap("ingest");
       opts.signal?.throwIfAborted();
-      t = performance.now();
-      opts.progress?.("frames", 0, 1);
-      frames = await loadFrames(
-        ctx.conn,
-        { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") },
-        await market,
-      );
-      if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
-      universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
-      benchmarks ??= await benchmarksStage(ctx, frames, universe, source.portfolios);
-      counts = {
-        companies: frames.companies.length,
-        priceDates: frames.panel.dates.length,
-        ratings: frames.ratings.length,
-      };
-      lastPriceDate = frames.panel.dates.at(-1) ?? "";
-      lap("frames", t);
-      opts.signal?.throwIfAborted();
-      t = performance.now();
+      // Stage starts, for a terminal bar (the stages report their own steps where they have many).
       opts.progress?.("analytics", 0, 1);
-      // The stock metrics run on the worker threads while this thread backtests the portfolios.
-      if (!stocks) await startStocks(written);
-      const tp = performance.now();
-      portfolios = await portfoliosStage(ctx, universe, source.portfolios, opts.catalog.allUserPortfolios());
-      lap("portfolios", tp);
-      // The panel, ratings and universe are done with; only the partitions are still running.
-      frames = universe = null;
-      await stocks!.done;
+      await backtestsInline(ctx, plan);
+      timer.lap("portfolios");
+      await Promise.all([stocks, ...UNBOUND.map((n) => runStepPartitions(ctx, n))]);
       partitionsDone();
+      timer.lap("analytics");
     } catch (e) {
-      await Promise.all(writing.map((p) => p.catch(() => undefined)));
+      forgetUniverse();
+      await (stocks as Promise<unknown> | null)?.catch(() => undefined); // it writes into the staging folder
       throw e;
     }
     opts.signal?.throwIfAborted();
-    await writePortfolioMetrics(ctx, portfolios, benchmarks!);
-    lap("analytics", t);
+    rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the plan's record is not published
     const f = await files;
     // A backfill's source is a window of the history: a later run cannot continue it by appending.
     if (!opts.window) writeSourceRecord(ctx.out, f.files);
-    lap("total", t0);
-    return {
+    return snapshotMeta({
       id,
-      createdAt: new Date().toISOString(),
-      sourceId: sourceIdOf(f.id),
-      sourceDir: resolve(opts.sourceDir),
-      lastPriceDate,
-      counts: { ...counts, portfolios: portfolios.size, benchmarks: benchmarks!.length },
-      timingsMs: timings,
-    };
+      sourceId: backfill ? backfill.sourceId(f.id) : f.id,
+      sourceDir: opts.sourceDir,
+      lastPriceDate: plan.lastPriceDate,
+      counts: planCounts(plan),
+      timingsMs: timer.total(),
+    });
   });
+}
+
+/**
+ * How this executor runs each partitioned step of the plan (pipeline/run/plan.ts): the financials
+ * inside ingest (their partitions on the pool as soon as the companies are staged), the stock metrics
+ * on the pool from ingest's hook, the backtests in one batch on this thread (one universe, no parts
+ * to merge). A step without a binding here runs after ingest, its partitions on the pool when it has
+ * a thread job, else one after another (runStepPartitions).
+ */
+const BOUND = new Set<PartitionedName>(["financials", "analytics", "backtest"]);
+const UNBOUND = buildRunPlan("full")
+  .steps.map((s) => s.name)
+  .filter((n): n is PartitionedName => n in PARTITIONED_STEPS && !BOUND.has(n as PartitionedName));
+
+async function runStepPartitions(ctx: StageContext, name: PartitionedName): Promise<void> {
+  const step = PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>;
+  const inputs = step.partitions(ctx.out);
+  const progress = (d: number) => ctx.progress?.(step.label, d, inputs.length);
+  if (step.thread && ctx.runPartitions)
+    await ctx.runPartitions(
+      inputs.map((i) => step.thread!(ctx.out, i)),
+      progress,
+    );
+  else for (const [k, i] of inputs.entries()) await step.run(ctx.out, i).then(() => progress(k + 1));
+}
+
+/** A backfill's merge into the published snapshot, and the source id its snapshot records. */
+function backfillOf(ctx: StageContext, base: Manifest | null, w: DateWindow) {
+  if (!base) throw new Error("backfill needs a published snapshot to merge into; run the pipeline first");
+  const dir = ctx.published!;
+  return {
+    merge: (s: StagedSource) => mergeWindow(ctx.conn, s, dir, w),
+    sourceId: (id: string) => `${base.sourceId}+${id}@${w.from}..${w.to}`,
+  };
+}
+
+/** Milliseconds per step since the previous one, and the total. */
+function lapTimer() {
+  const t0 = performance.now();
+  let t = t0;
+  const timings: Record<string, number> = {};
+  return {
+    lap(name: string) {
+      const now = performance.now();
+      timings[name] = Math.round(now - t);
+      t = now;
+    },
+    total: () => ({ ...timings, total: Math.round(performance.now() - t0) }),
+  };
 }

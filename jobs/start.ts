@@ -67,6 +67,7 @@ async function primary(config: Config): Promise<void> {
           catalog,
           log,
           prefix: config.queuePrefix,
+          rebalanceInChild: true,
         })
       : null;
   if (worker) {

@@ -7,7 +7,7 @@ import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from "
 import { formatReject, SourceRejectedError } from "../pipeline/sources/report.ts";
 import { PortfolioNotFoundError } from "../pipeline/stages/rebalance.ts";
 import { pruneStore } from "../pipeline/store/snapshots.ts";
-import { JobContractError, type JobData, type JobName, parseJobData } from "./contracts.ts";
+import { JobContractError, type JobData, type JobName, parseJobData, parseJobResult } from "./contracts.ts";
 import type { JobProgress, JobResult } from "./job-types.ts";
 import { PROCESSORS } from "./processors/index.ts";
 import type { JobProcessor, ProcessorContext, WorkerDeps } from "./processors/types.ts";
@@ -70,8 +70,11 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
       const data = contractData(job);
       const ctx: ProcessorContext = { deps, progress, token, signal, queue: sharedQueue };
       const processor = PROCESSORS[job.name as JobName] as JobProcessor<JobName>;
-      return await processor(job, data, ctx);
+      // The result as its contract says before BullMQ stores it: what a waiting command reads back.
+      return parseJobResult(job.name, await processor(job, data, ctx));
     } catch (e) {
+      // A result outside its contract is a bug of this version: a retry would return it again.
+      if (e instanceof JobContractError) throw new UnrecoverableError(e.message);
       if (e instanceof DelayedError) throw e; // put back for another worker (flow-worker.ts): not a failure
       // Cancelled (Worker.cancelJob): stopped at a stage boundary, and not retried.
       if (signal?.aborted) throw new UnrecoverableError(`cancelled in stage ${stage}: ${String(signal.reason ?? "")}`);

@@ -1,16 +1,11 @@
-// `backtest`: one portfolio of the run, on the universe ingest staged. A backtest whose universe
+// `backtest` jobs (processors/partition.ts runs them): one portfolio of the run, on the universe ingest
+// staged. A backtest whose universe
 // another live worker holds is left to it for a while (its affinityMs from its creation): put back as
 // delayed, and this worker takes the next job. After that, or when the job names no worker, any worker runs it.
 import type { Job } from "bullmq";
-import { flowBacktestStep, holdsUniverse } from "../../pipeline/stages/flow-steps.ts";
+import { holdsUniverse } from "../../pipeline/stages/flow-steps.ts";
 import type { JobData } from "../contracts.ts";
-import { type FlowContext, type FlowStep, leaveBacktest, WORKER } from "../flow-worker.ts";
-
-export const backtestStep: FlowStep<"backtest"> = async (job, { portfolioId }, { out, progress }) => {
-  progress("backtest", 0, 1);
-  await flowBacktestStep(out, portfolioId);
-  return { done: job.id! };
-};
+import { type FlowContext, leaveBacktest, WORKER } from "../flow-worker.ts";
 
 /** Puts the job back (delayed 200 ms) when another worker holds its universe (see leaveBacktest). */
 export async function leaveToAffinity(job: Job, data: JobData<"backtest">, f: FlowContext): Promise<boolean> {

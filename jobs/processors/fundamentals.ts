@@ -5,7 +5,7 @@ import { openDuck } from "../../pipeline/store/duck.ts";
 import { DUCK_MEMORY } from "../../pipeline/store/duck-memory.ts";
 import { takeLease } from "../../pipeline/store/leases.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { addChildren, type FlowStep, tickersPerPartition, workerThreads } from "../flow-worker.ts";
+import { addChildren, type FlowStep, partitionsListed, tickersPerPartition, workerThreads } from "../flow-worker.ts";
 
 export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) => {
   const { deps, out } = f;
@@ -35,7 +35,7 @@ export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) =
     db.close();
   }
   f.signal?.throwIfAborted();
-  await addChildren(job, data, f, { financials: parts });
+  await addChildren(job, data, f, { partitions: partitionsListed(out, "fundamentals") });
   deps.log.info(
     { job: job.id, partitions: parts },
     parts

@@ -1,12 +1,12 @@
 // The worker's processor of each job name. A name of jobs/contracts.ts without a processor here is
-// a type error (ProcessorTable), so adding a job kind touches the contracts and its processor file.
+// a type error (ProcessorTable). The jobs of the plan's partitioned steps (pipeline/run/plan.ts) share
+// one processor (partition.ts); a backtest is left a while to the worker holding its run's universe.
 import { inFlow } from "../flow-worker.ts";
-import { analyticsStep } from "./analytics.ts";
 import { processBackfill } from "./backfill.ts";
-import { backtestStep, leaveToAffinity } from "./backtest.ts";
-import { financialsStep } from "./financials.ts";
+import { leaveToAffinity } from "./backtest.ts";
 import { fundamentalsStep } from "./fundamentals.ts";
 import { ingestStep } from "./ingest.ts";
+import { partitionProcessors, partitionStep } from "./partition.ts";
 import { publishStep } from "./publish.ts";
 import { processRebalance } from "./rebalance.ts";
 import { processRun } from "./run.ts";
@@ -19,7 +19,6 @@ export const PROCESSORS: ProcessorTable = {
   publish: inFlow("publish", publishStep),
   ingest: inFlow("ingest", ingestStep),
   fundamentals: inFlow("fundamentals", fundamentalsStep),
-  financials: inFlow("financials", financialsStep),
-  analytics: inFlow("analytics", analyticsStep),
-  backtest: inFlow("backtest", backtestStep, { leave: leaveToAffinity, usesUniverse: true }),
+  ...partitionProcessors(),
+  backtest: inFlow("backtest", partitionStep("backtest"), { leave: leaveToAffinity, usesUniverse: true }),
 };

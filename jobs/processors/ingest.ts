@@ -1,6 +1,7 @@
 // `ingest`: stages the source into the run's folder, adds a stock-metrics job per ticker range as soon
 // as their inputs are staged, then the backtests (for this worker when it holds the universe they read).
 import { mkdirSync, rmSync } from "node:fs";
+import type { PartitionedName } from "../../pipeline/run/plan.ts";
 import { writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { sourceFilesAsync, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import type { StageContext } from "../../pipeline/stages/context.ts";
@@ -16,7 +17,14 @@ import {
 } from "../../pipeline/store/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
 import { affinityWindowMs } from "../flow.ts";
-import { addChildren, type FlowStep, tickersPerPartition, WORKER, workerThreads } from "../flow-worker.ts";
+import {
+  addChildren,
+  type FlowStep,
+  partitionsListed,
+  tickersPerPartition,
+  WORKER,
+  workerThreads,
+} from "../flow-worker.ts";
 
 export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   const { deps, out, progress } = f;
@@ -24,10 +32,12 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   const layout = stagingLayout(out);
   const prior = readStagingRecord("run", layout.run);
   let plan: FlowPlan;
+  // The partitioned steps this job fanned out already (the stock metrics, as soon as their inputs are staged).
+  const added: PartitionedName[] = [];
   if (prior?.ingestJob === job.timestamp) {
-    // An earlier attempt of this very job staged everything and may have added some partitions: add the rest.
+    // An earlier attempt of this very job staged everything and may have added some partitions: the
+    // rest are added below.
     plan = readPlan(out);
-    await addChildren(job, data, f, { analytics: plan.ranges });
   } else {
     const t0 = performance.now();
     let sourceId = "";
@@ -60,9 +70,14 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
       const stamp = sourceStamp(data.sourceDir);
       const hashed = sourceFilesAsync(data.sourceDir);
       hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
-      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), (ranges) =>
-        addChildren(job, data, f, { analytics: ranges }),
-      );
+      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), {
+        signal: f.signal,
+        analytics: async (ranges, written) => {
+          await written; // the jobs read prices.parquet, maybe on another machine
+          await addChildren(job, data, f, { partitions: { analytics: ranges.map((range) => ({ range })) } });
+          added.push("analytics");
+        },
+      });
       const files = await hashed;
       // A file written while it was read: neither the tables nor the hash are of one version (retried).
       if (sourceStamp(data.sourceDir) !== stamp)
@@ -88,10 +103,10 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   }
   // A cancelled job adds no backtests: the flow cannot publish without them, and fails with this job.
   f.signal?.throwIfAborted();
-  // The backtests read companies.parquet (with ids) and the plan: added last, for this worker
-  // when it holds the universe they read.
+  // The other partitioned steps after ingest (the backtests read companies.parquet, with ids, and
+  // the plan): added last, the backtests for this worker when it holds the universe they read.
   await addChildren(job, data, f, {
-    portfolioIds: plan.portfolioIds,
+    partitions: partitionsListed(out, "ingest", added),
     ...(holdsUniverse(out)
       ? { affinity: WORKER, affinityMs: affinityWindowMs(plan.counts.companies, plan.counts.priceDates) }
       : {}),

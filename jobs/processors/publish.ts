@@ -1,21 +1,20 @@
 // `publish`, the parent of a run's flow: once every child is done, merges what they staged and publishes
 // the snapshot; then re-applies the rebalances that the publish's base missed.
 import { existsSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Job } from "bullmq";
+import { buildRunPlan, missingPartitions } from "../../pipeline/run/plan.ts";
 import {
   financialsParts,
   flowMergeStep,
+  planCounts,
   restoreFlowFiles,
   setFlowAside,
-  stockMetricParts,
 } from "../../pipeline/stages/flow-steps.ts";
 import {
   type Manifest,
-  newSnapshotId,
   publishSnapshot,
   readManifest,
-  type SnapshotMeta,
+  snapshotMeta,
   stagingBeat,
   stagingPath,
 } from "../../pipeline/store/snapshots.ts";
@@ -48,27 +47,21 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   const fin = financialsParts(out);
   if (fin.planned < 0 || fin.written !== fin.planned)
     throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
+  // Every partition of the plan's steps whole (the merge checks the backtests, whose parts it removes).
+  const missing = missingPartitions(buildRunPlan("full"), out, ["backtest"]);
+  if (missing.length)
+    throw new Error(missing.map((m) => `${m.step}: ${m.of - m.missing} of ${m.of} partitions in ${out}`).join("; "));
   const plan = await flowMergeStep(out);
-  if (stockMetricParts(out) !== plan.ranges.length)
-    throw new Error(`stock metrics: ${stockMetricParts(out)} of ${plan.ranges.length} partitions in ${out}`);
   // Cancelled: the merge is the last stage before the publish, which is not started.
   f.signal?.throwIfAborted();
   const total = Date.now() - record.startedAt;
-  const meta: SnapshotMeta = {
-    id: newSnapshotId(),
-    createdAt: new Date().toISOString(),
+  const meta = snapshotMeta({
     sourceId: record.sourceId ?? data.sourceVersion,
-    sourceDir: resolve(data.sourceDir),
+    sourceDir: data.sourceDir,
     lastPriceDate: plan.lastPriceDate,
-    counts: {
-      companies: plan.counts.companies,
-      priceDates: plan.counts.priceDates,
-      ratings: plan.counts.ratings,
-      portfolios: plan.portfolioIds.length,
-      benchmarks: plan.counts.benchmarks,
-    },
+    counts: planCounts(plan),
     timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t), total },
-  };
+  });
   // What is written while publishing: the snapshot's id, for a retry to find its publish in the manifest's log.
   writeStagingRecord("publishing", layout.publishing, {
     snapshotId: meta.id,

@@ -19,6 +19,11 @@ export interface WorkerDeps {
    */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /**
+   * Rebalance jobs run in a process of their own (jobs/rebalance-child.ts): set by `npm start`, whose
+   * worker shares its process with the HTTP server.
+   */
+  rebalanceInChild?: boolean;
 }
 
 export type Progress = StageContext["progress"];

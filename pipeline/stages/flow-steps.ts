@@ -1,8 +1,9 @@
-// The run split into steps that talk only through files in the staging folder, so each step may
-// run in another process on another machine that mounts the same store: ingest (source tables,
-// ratings, benchmarks and the plan), the partitions (stock returns and metrics per ticker
-// range, one backtest per portfolio), and the merge that turns the partition outputs into the
-// snapshot's tables. The same stage functions as the in-process runner: the snapshot is identical.
+// The run's steps (pipeline/run/plan.ts declares them), which talk only through files in the staging
+// folder, so each step may run in another process on another machine that mounts the same store:
+// ingest (source tables, ratings, benchmarks and the plan), the partitions (stock returns and metrics
+// per ticker range, one backtest per portfolio), and the merge that turns the partition outputs into
+// the snapshot's tables. Both executors run them: the BullMQ flow one job per step and partition, the
+// in-process runner (jobs/runner.ts) in one process, its backtests in one batch (backtestsInline).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
@@ -18,6 +19,7 @@ import { withScratch } from "../store/scratch.ts";
 import { readStagingRecord, stagingLayout, writeStagingRecord } from "../store/staging-layout.ts";
 import { appendTable, type Cell, exportParquet, exportParquetFile } from "../store/write.ts";
 import type { LevelSeries, PortfolioRules } from "../types.ts";
+import { writePortfolioMetrics } from "./analytics.ts";
 import type { StageContext } from "./context.ts";
 import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type MarketFrames } from "./frames.ts";
 import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
@@ -31,6 +33,7 @@ import {
   runBacktests,
   stagePortfolioTables,
   writeBenchmarkTables,
+  writePortfolioTables,
 } from "./portfolios.ts";
 
 const PORTFOLIO_TABLES = [
@@ -54,6 +57,17 @@ export interface FlowPlan {
   portfolios: PortfolioEntry[];
 }
 
+/** A run plan's counts as meta.json has them (the portfolios: each id once). */
+export function planCounts(plan: FlowPlan): Record<string, number> {
+  return {
+    companies: plan.counts.companies,
+    priceDates: plan.counts.priceDates,
+    ratings: plan.counts.ratings,
+    portfolios: plan.portfolioIds.length,
+    benchmarks: plan.counts.benchmarks,
+  };
+}
+
 export function readPlan(out: string): FlowPlan {
   const plan = readStagingRecord("plan", stagingLayout(out).plan);
   if (!plan)
@@ -64,115 +78,170 @@ export function readPlan(out: string): FlowPlan {
   return plan;
 }
 
+/** How the ingest step runs under each executor (pipeline/run/plan.ts). */
+export interface IngestStepOptions {
+  /**
+   * Called with the stock metric ranges as soon as their inputs (prices.parquet once `written`, and
+   * the benchmark tables) are in `ctx.out`: when every benchmark is an index series, once the source is
+   * clean, before the company ids and the plan; else just before the plan is written. Awaited.
+   */
+  analytics?: (ranges: TickerRange[], written: Promise<void>) => Promise<void>;
+  /** A backfill's merge of the published history outside its window (ingest.ts). */
+  merge?: (s: StagedSource) => Promise<void>;
+  /** The fundamentals in this step too (the inline executor); in the flow they are steps of their own. */
+  financials?: boolean;
+  /** Build the universe the backtests read in this process, even when nothing else here needs the price panel. */
+  universe?: boolean;
+  /** A cancelled job's: the step stops once the source is staged, before the price panel is read. */
+  signal?: AbortSignal;
+}
+
+type Started = { ranges: TickerRange[]; benchmarks: number };
+
 /**
- * Step 1: everything the partitions read (the fundamentals aside), written to `ctx.out`; returns the
- * plan. `analytics`: called with the stock metric ranges as soon as their inputs (prices.parquet and
- * the benchmark tables) are in `ctx.out` — when every benchmark is an index series, that is once the
- * source is clean, before the company ids and the plan — else just before the plan is written.
+ * Step 1: everything the partitions read (the fundamentals aside, unless `opts.financials`), written
+ * to `ctx.out`; returns the plan (also written to the staging folder).
  */
 export async function flowIngestStep(
   ctx: StageContext,
   sourceDir: string,
   users: UserPortfolio[],
-  analytics?: (ranges: TickerRange[]) => Promise<void>,
+  opts: IngestStepOptions = {},
 ): Promise<FlowPlan> {
   ctx.progress?.("ingest: reading and validating the source", 0, 1);
-  let early: { ranges: TickerRange[]; benchmarks: number } | null = null;
-  // When this job needs the price panel (a rule benchmark, or ratings to compute), it is read on a
-  // connection of its own while the source tables are written and the company ids assigned.
-  let market: Promise<MarketFrames> | undefined;
+  const early = earlyStart(ctx, opts);
+  let staged: Awaited<ReturnType<typeof ingestStage>>;
+  try {
+    staged = await ingestStage(ctx, sourceDir, opts.merge, {
+      financials: opts.financials ?? false,
+      clean: early.clean,
+    });
+    await staged.written;
+  } catch (e) {
+    await early.market?.catch(() => undefined); // it reads the database the caller closes
+    throw e;
+  }
+  opts.signal?.throwIfAborted();
+  const { source } = staged;
+  const portfolios: PortfolioEntry[] = [
+    ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
+    ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
+  ];
+  // A later definition of the same id replaces the earlier one, as in a Map.
+  const portfolioIds = [...new Map(portfolios.map((p) => [p.rules.id, p])).keys()];
+  const started = early.started;
+  // Nothing left that needs the price panel in this step: the backtests load their universe themselves.
+  const plan: FlowPlan = {
+    ...(started && source.tables.has("ratings") && !opts.universe
+      ? await countedPlan(ctx, started)
+      : await framesPlan(ctx, source, early.market, started, opts)),
+    portfolioIds,
+    portfolios,
+  };
+  mkdirSync(stagingLayout(ctx.out).flowDir, { recursive: true });
+  writeStagingRecord("plan", stagingLayout(ctx.out).plan, plan);
+  return plan;
+}
+
+/**
+ * The ingest's hook on the clean source: the price panel read on a connection of its own (when this
+ * step needs it) while the source tables are written and the company ids assigned; with index
+ * benchmarks only, the benchmark tables written and the stock metrics started at once.
+ */
+function earlyStart(ctx: StageContext, opts: IngestStepOptions) {
+  const state: { market?: Promise<MarketFrames>; started: Started | null } = { started: null };
   const clean = async (s: StagedSource, written: Promise<void>) => {
     const has = {
       ratings: s.tables.has("ratings"),
       benchmarks: s.tables.has("benchmarks"),
       keyOrdered: s.keyOrdered?.has("prices"),
     };
-    if (ctx.connect && !(indexBenchmarksOnly(s.portfolios) && has.ratings)) {
-      market = loadMarketFrames(await ctx.connect(), has);
-      market.catch(() => undefined); // awaited below
+    if (ctx.connect && (opts.universe || !(indexBenchmarksOnly(s.portfolios) && has.ratings))) {
+      state.market = loadMarketFrames(await ctx.connect(), has);
+      state.market.catch(() => undefined); // awaited by the step
     }
     if (!indexBenchmarksOnly(s.portfolios)) return;
-    const indexSeries = s.tables.has("benchmarks") ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
+    const indexSeries = has.benchmarks ? await loadIndexSeries(ctx.conn) : new Map<string, LevelSeries>();
     const benchmarks = await benchmarksStage(ctx, { indexSeries }, null, s.portfolios);
-    const ranges = tickerRanges(await sortedKeys(ctx.conn, "prices", "ticker"), ctx.tickersPerPartition);
-    await written;
-    early = { ranges, benchmarks: benchmarks.length };
-    await analytics?.(ranges);
+    const keys = await sortedKeys(ctx.conn, "prices", "ticker");
+    const ranges = tickerRanges(keys, ctx.tickersPerPartition, ctx.parallelism);
+    state.started = { ranges, benchmarks: benchmarks.length };
+    await opts.analytics?.(ranges, written);
   };
-  let staged: Awaited<ReturnType<typeof ingestStage>>;
-  try {
-    staged = await ingestStage(ctx, sourceDir, undefined, { financials: false, clean });
-    await staged.written;
-  } catch (e) {
-    await market?.catch(() => undefined); // it reads the database the caller closes
-    throw e;
-  }
-  const { source } = staged;
-  const portfolios: PortfolioEntry[] = [
-    ...source.portfolios.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
-    ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
-  ];
-  // A later definition of the same id replaces the earlier one, as in the runner's Map.
-  const portfolioIds = [...new Map(portfolios.map((p) => [p.rules.id, p])).keys()];
-  let plan: FlowPlan;
-  const started = early as { ranges: TickerRange[]; benchmarks: number } | null;
-  if (started && source.tables.has("ratings")) {
-    // Nothing left that needs the price panel in this job: the backtests load their universe themselves.
-    ctx.progress?.("plan", 0, 1);
-    const [[companies], [priceDates, last], [ratings]] = await Promise.all([
-      columns(ctx.conn, "select count(*)::integer from companies"),
-      columns(ctx.conn, "select count(distinct date)::integer, strftime(max(date), '%Y-%m-%d') from prices"),
-      columns(ctx.conn, "select count(*)::integer from ratings"),
-    ]);
-    plan = {
-      counts: {
-        companies: Number(companies[0]),
-        priceDates: Number(priceDates[0]),
-        ratings: Number(ratings[0]),
-        benchmarks: started.benchmarks,
-      },
-      lastPriceDate: (last[0] as string | null) ?? "",
-      ranges: started.ranges,
-      portfolioIds,
-      portfolios,
-    };
-  } else {
-    ctx.progress?.("frames", 0, 1);
-    const frames = await loadFrames(
-      ctx.conn,
-      { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") },
-      market && (await market),
-    );
-    if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
-    let benchmarks = started?.benchmarks;
+  return {
+    clean,
+    get market() {
+      return state.market;
+    },
+    get started() {
+      return state.started;
+    },
+  };
+}
+
+/** The plan's counts from the staged tables (no price panel read). */
+async function countedPlan(ctx: StageContext, started: Started) {
+  ctx.progress?.("plan", 0, 1);
+  const [[companies], [priceDates, last], [ratings]] = await Promise.all([
+    columns(ctx.conn, "select count(*)::integer from companies"),
+    columns(ctx.conn, "select count(distinct date)::integer, strftime(max(date), '%Y-%m-%d') from prices"),
+    columns(ctx.conn, "select count(*)::integer from ratings"),
+  ]);
+  return {
+    counts: {
+      companies: Number(companies[0]),
+      priceDates: Number(priceDates[0]),
+      ratings: Number(ratings[0]),
+      benchmarks: started.benchmarks,
+    },
+    lastPriceDate: (last[0] as string | null) ?? "",
+    ranges: started.ranges,
+  };
+}
+
+/**
+ * The price panel read: ratings computed when the source has none, the universe built (kept for the
+ * backtests this process takes), the benchmarks written unless they were at the clean source.
+ */
+async function framesPlan(
+  ctx: StageContext,
+  source: StagedSource,
+  market: Promise<MarketFrames> | undefined,
+  started: Started | null,
+  opts: IngestStepOptions,
+) {
+  ctx.progress?.("frames", 0, 1);
+  const frames = await loadFrames(
+    ctx.conn,
+    { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") },
+    market && (await market),
+  );
+  if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
+  let benchmarks = started?.benchmarks;
+  if (benchmarks === undefined || opts.universe) {
+    const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
+    // The staged tables' universe, as a backtest job would load it: kept for the backtests this process takes.
+    cached = { out: ctx.out, universe: Promise.resolve(universe) };
     if (benchmarks === undefined) {
-      const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
-      // The staged tables' universe, as a backtest job would load it: kept for the backtests this worker takes.
-      cached = { out: ctx.out, universe: Promise.resolve(universe) };
       // Benchmarks first: every stock and portfolio metric table is computed against them.
       const { benchmarks: list, states } = computeBenchmarks(frames, universe, source.portfolios);
       await writeBenchmarkTables(ctx, list, states);
       benchmarks = list.length;
     }
-    // the panel's tickers are the prices' distinct tickers in order: no second pass over 32 M rows
-    const ranges = started?.ranges ?? tickerRanges(frames.panel.tickers, ctx.tickersPerPartition);
-    if (!started) await analytics?.(ranges);
-    plan = {
-      counts: {
-        companies: frames.companies.length,
-        priceDates: frames.panel.dates.length,
-        ratings: frames.ratings.length,
-        benchmarks,
-      },
-      lastPriceDate: frames.panel.dates.at(-1) ?? "",
-      ranges,
-      portfolioIds,
-      portfolios,
-    };
   }
-  mkdirSync(stagingLayout(ctx.out).flowDir, { recursive: true });
-  writeStagingRecord("plan", stagingLayout(ctx.out).plan, plan);
-  return plan;
+  // the panel's tickers are the prices' distinct tickers in order: no second pass over 32 M rows
+  const ranges = started?.ranges ?? tickerRanges(frames.panel.tickers, ctx.tickersPerPartition, ctx.parallelism);
+  if (!started) await opts.analytics?.(ranges, Promise.resolve());
+  return {
+    counts: {
+      companies: frames.companies.length,
+      priceDates: frames.panel.dates.length,
+      ratings: frames.ratings.length,
+      benchmarks,
+    },
+    lastPriceDate: frames.panel.dates.at(-1) ?? "",
+    ranges,
+  };
 }
 
 /** What a stock metric partition reads is staged (else: a clear message, not a DuckDB file error). */
@@ -251,6 +320,11 @@ export function financialsParts(out: string): { planned: number; written: number
 // A worker taking several backtests of one run loads its universe once.
 let cached: { out: string; universe: Promise<Universe> } | null = null;
 
+/** Lets go of the universe this process holds (a run that failed before its backtests). */
+export function forgetUniverse(): void {
+  cached = null;
+}
+
 /** Whether this process holds the run's universe (its ingest built it, or a backtest loaded it). */
 export const holdsUniverse = (out: string) => cached?.out === out;
 
@@ -299,8 +373,7 @@ const partDir = (out: string, id: string) => join(stagingLayout(out).portfolioPa
 /** Step 2b: one portfolio's backtest and metric tables, as Parquet parts (dates still text). */
 export async function flowBacktestStep(out: string, portfolioId: string): Promise<void> {
   const plan = readPlan(out);
-  // The last definition of an id wins, as in the runner.
-  const entry = [...plan.portfolios].reverse().find((p) => p.rules.id === portfolioId);
+  const entry = lastEntry(plan, portfolioId);
   if (!entry) throw new Error(`portfolio ${portfolioId} is not in the run's plan`);
   const done = runBacktests(await stagedUniverse(out), [entry]).get(portfolioId)!;
   await withScratch(async (conn) => {
@@ -317,6 +390,33 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
   });
   releaseUniverse(out);
 }
+
+/**
+ * Step 2b for every portfolio at once, in this process (the inline executor): the backtests on the
+ * universe ingest built, their tables and metric rows written into the snapshot directly (what the
+ * flow's per-portfolio parts and merge write), then the universe let go.
+ */
+export async function backtestsInline(ctx: StageContext, plan: FlowPlan): Promise<void> {
+  ctx.progress?.("portfolios", 0, plan.portfolioIds.length);
+  const entries = plan.portfolioIds.map((id) => lastEntry(plan, id)!);
+  const done = runBacktests(await stagedUniverse(ctx.out), entries);
+  cached = null; // the panel, ratings and universe are done with: GBs at 5,000 × 25
+  ctx.progress?.("portfolios", done.size, entries.length);
+  await writePortfolioTables(
+    ctx,
+    [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances, state: d.bt.state })),
+  );
+  ctx.log.info({ portfolios: done.size }, "portfolios backtested");
+  const benchmarks = await benchmarkLevels(ctx.conn, ctx.out);
+  await writePortfolioMetrics(
+    ctx,
+    [...done].map(([id, d]) => [id, d.result]),
+    benchmarks,
+  );
+}
+
+/** The last definition of an id wins, as in a Map. */
+const lastEntry = (plan: FlowPlan, id: string) => [...plan.portfolios].reverse().find((p) => p.rules.id === id);
 
 /**
  * Step 3: the portfolio parts merged into the snapshot's tables, the parts and the fundamentals'
@@ -367,10 +467,4 @@ export function setFlowAside(out: string): void {
 export function restoreFlowFiles(out: string): void {
   const { flowDir } = stagingLayout(out);
   if (existsSync(out) && !existsSync(flowDir) && existsSync(flowAside(out))) renameSync(flowAside(out), flowDir);
-}
-
-/** Stock metric part files present (a check before publishing). */
-export function stockMetricParts(out: string): number {
-  const d = join(out, "stock_metrics");
-  return existsSync(d) ? readdirSync(d).filter((f) => f.endsWith(".parquet")).length : 0;
 }

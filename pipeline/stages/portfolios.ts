@@ -8,7 +8,6 @@ import {
   type Universe,
 } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
-import type { UserPortfolio } from "../store/catalog-types.ts";
 import { type Conn, columns, type Params } from "../store/duck.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
 import { appendTable, type Cell, exportParquet } from "../store/write.ts";
@@ -75,28 +74,6 @@ export async function benchmarksStage(
   return benchmarks;
 }
 
-/** Backtests every predefined and user portfolio and writes their tables. */
-export async function portfoliosStage(
-  ctx: StageContext,
-  universe: Universe,
-  defs: PortfolioSource,
-  users: UserPortfolio[],
-): Promise<Map<string, PortfolioResult>> {
-  const list = [
-    ...defs.portfolios.map((rules) => ({ rules, ownerId: null, createdAt: null })),
-    ...users.map(({ ownerId, createdAt, ...rules }) => ({ rules, ownerId, createdAt })),
-  ];
-  const done = runBacktests(universe, list);
-  ctx.progress?.("portfolios", done.size, list.length);
-  await writePortfolioTables(
-    ctx,
-    [...done.values()].map((d) => ({ result: d.result, rebalances: d.bt.rebalances, state: d.bt.state })),
-  );
-  ctx.log.info({ portfolios: done.size }, "portfolios backtested");
-  return new Map([...done].map(([id, d]) => [id, d.result]));
-}
-
-/** The portfolio a rule benchmark is. */
 export const benchmarkRules = (b: PortfolioSource["benchmarks"][number]): PortfolioRules => ({
   id: `benchmark-${b.id}`,
   name: b.name,

@@ -22,6 +22,7 @@ import {
   readMeta,
   type SnapshotMeta,
   snapshotDir,
+  snapshotMeta,
   stagingDir,
 } from "../store/snapshots.ts";
 import { appendTable, exportParquet } from "../store/write.ts";
@@ -165,12 +166,9 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     await exportPortfolioTables(conn, out);
     await exportParquet(conn, "portfolio_metrics", out, [], METRIC_ORDER);
     const prev = readMeta(opts.dataDir, baseId);
-    const meta: SnapshotMeta = {
-      ...prev,
-      id,
-      createdAt: new Date().toISOString(),
-      timingsMs: { rebalance: Math.round(performance.now() - t0), total: Math.round(performance.now() - t0) },
-    };
+    // The published snapshot's meta with this one's id, time and timings.
+    const ms = Math.round(performance.now() - t0);
+    const meta = snapshotMeta({ ...prev, id, timingsMs: { rebalance: ms, total: ms } });
     await publishSnapshot(opts.dataDir, out, meta, {
       kind: "rebalance",
       portfolio: pid,

@@ -4,14 +4,15 @@
 // (compare-and-swap), so concurrent publishers neither lose an update nor prune each other.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { z } from "zod";
 import type { PipelineErrorCode } from "../domain/errors.ts";
 import { writeAside } from "./atomic-write.ts";
 import { liveLeases } from "./leases.ts";
 import { type Heartbeat, isAlive, readHolder, startHeartbeat } from "./liveness.ts";
 import { type LockTimes, locksDir, withPublishLock } from "./publish-lock.ts";
 import { writeReaderIndex } from "./reader-index.ts";
-import { STAGING, snapshotsDir, stagingBeat, stagingPath } from "./staging-layout.ts";
+import { parseJsonRecord, readJsonRecord, STAGING, snapshotsDir, stagingBeat, stagingPath } from "./staging-layout.ts";
 
 // The staging area's paths are staging-layout.ts's; re-exported for the callers that know them from here.
 export { snapshotsDir, stagingBeat, stagingPath };
@@ -20,39 +21,70 @@ export const KEEP_SNAPSHOTS = 3;
 /** Publish log entries kept in the manifest: enough for a long run to see what it raced with. */
 export const KEEP_LOG = 50;
 
-export type PublishKind = "run" | "backfill" | "rebalance";
-
-export interface PublishEntry {
-  version: number;
-  snapshotId: string;
-  kind: PublishKind;
+// The manifest and each snapshot's meta.json are read through these schemas: a file of another
+// shape (another version's, or edited by hand) is a StagingRecordError naming it, not a wrong value
+// deep inside a run or the server. Unknown fields are kept (a newer writer's stay when this one rewrites).
+const publishKind = z.enum(["run", "backfill", "rebalance"]);
+const publishEntry = z.looseObject({
+  version: z.number(),
+  snapshotId: z.string().min(1),
+  kind: publishKind,
   /** The portfolio a rebalance recomputed. */
-  portfolio?: string;
+  portfolio: z.string().optional(),
   /** The BullMQ job that published it, when one did. */
-  job?: string;
-  publishedAt: string;
-}
-
-export interface Manifest {
-  snapshotId: string;
-  sourceId: string;
-  publishedAt: string;
+  job: z.string().optional(),
+  publishedAt: z.string(),
+});
+const manifestSchema = z.looseObject({
+  snapshotId: z.string().min(1),
+  sourceId: z.string(),
+  publishedAt: z.string(),
   /** Published ids, newest first (pruned to KEEP_SNAPSHOTS). */
-  history: string[];
+  history: z.array(z.string()),
   /** Increases by one with every publish (absent in manifests written before it existed: 0). */
-  version?: number;
+  version: z.number().optional(),
   /** The newest publishes, newest first. */
-  log?: PublishEntry[];
-}
+  log: z.array(publishEntry).optional(),
+});
+const snapshotMetaSchema = z.looseObject({
+  id: z.string().min(1),
+  createdAt: z.string(),
+  sourceId: z.string(),
+  sourceDir: z.string(),
+  lastPriceDate: z.string(),
+  counts: z.record(z.string(), z.number()),
+  timingsMs: z.record(z.string(), z.number()),
+});
 
-export interface SnapshotMeta {
-  id: string;
-  createdAt: string;
+export type PublishKind = z.infer<typeof publishKind>;
+export type PublishEntry = z.infer<typeof publishEntry>;
+export type Manifest = z.infer<typeof manifestSchema>;
+export type SnapshotMeta = z.infer<typeof snapshotMetaSchema>;
+
+/** What a run knows of its snapshot; the id is a new one unless the run chose it (a flow records it first). */
+export interface MetaParts {
+  id?: string;
   sourceId: string;
   sourceDir: string;
   lastPriceDate: string;
   counts: Record<string, number>;
   timingsMs: Record<string, number>;
+}
+
+/**
+ * A snapshot's meta.json, built here for every kind of run (full, backfill, append, rebalance) and every
+ * executor (inline, worker threads, the BullMQ flow): one field order, one clock, an absolute source path.
+ */
+export function snapshotMeta(m: MetaParts): SnapshotMeta {
+  return {
+    id: m.id ?? newSnapshotId(),
+    createdAt: new Date().toISOString(),
+    sourceId: m.sourceId,
+    sourceDir: resolve(m.sourceDir),
+    lastPriceDate: m.lastPriceDate,
+    counts: m.counts,
+    timingsMs: m.timingsMs,
+  };
 }
 
 export const snapshotDir = (dataDir: string, id: string) => join(snapshotsDir(dataDir), id);
@@ -83,18 +115,25 @@ function stopHeartbeat(staging: string): void {
   heartbeats.delete(staging);
 }
 
+/** The published manifest; null when there is none, or when it is not JSON (a hand-edited file). */
 export function readManifest(dataDir: string): Manifest | null {
   const p = manifestPath(dataDir);
   if (!existsSync(p)) return null;
+  let json: unknown;
   try {
-    return JSON.parse(readFileSync(p, "utf8")) as Manifest;
+    json = JSON.parse(readFileSync(p, "utf8"));
   } catch {
     return null; // a torn read cannot happen (rename is atomic); a hand-edited file can
   }
+  return parseJsonRecord(p, manifestSchema, json);
 }
 
+/** A snapshot's meta.json, through its schema (absent: an error naming the file, as before). */
 export function readMeta(dataDir: string, id: string): SnapshotMeta {
-  return JSON.parse(readFileSync(join(snapshotDir(dataDir, id), "meta.json"), "utf8")) as SnapshotMeta;
+  const p = join(snapshotDir(dataDir, id), "meta.json");
+  const meta = readJsonRecord(p, snapshotMetaSchema);
+  if (!meta) throw new Error(`ENOENT: no such file or directory, open '${p}'`);
+  return meta;
 }
 
 /** The manifest moved away from the snapshot a publisher computed on: recompute on the new one. */

@@ -120,6 +120,11 @@ export function readJsonRecord<S extends z.ZodType>(path: string, schema: S): z.
   } catch (e) {
     throw new StagingRecordError(path, `not JSON: ${(e as Error).message}`);
   }
+  return parseJsonRecord(path, schema, json);
+}
+
+/** `json` (read from `path`) through `schema`, or a StagingRecordError naming each wrong field. */
+export function parseJsonRecord<S extends z.ZodType>(path: string, schema: S, json: unknown): z.infer<S> {
   const r = schema.safeParse(json);
   if (!r.success)
     throw new StagingRecordError(

@@ -294,15 +294,15 @@ describe.skipIf(noRedis)("a run as a flow", () => {
       const data = { sourceDir: source, sourceVersion: "v-readd", run: newFlowRun() };
       const parent = await queue.add("publish", data, { jobId: "publish.v-readd.all" });
       const ranges = [0, 1, 2].map((part) => ({ part, from: null, to: null }));
-      const done = {
-        analytics: (r: { part: number }) => r.part === 1,
-        backtest: (id: string) => id === "1001",
-        financials: (p: number) => p === 0,
-      };
+      const whole = new Set(["analytics:1", "backtest:1001", "financials:0"]);
+      const done = (name: string, i: { range?: { part: number }; portfolioId?: string; part?: number }) =>
+        whole.has(`${name}:${i.range?.part ?? i.portfolioId ?? i.part}`);
       const added = await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, {
-        analytics: ranges,
-        portfolioIds: ["1001", "1002"],
-        financials: 2,
+        partitions: {
+          analytics: ranges.map((range) => ({ range })),
+          backtest: ["1001", "1002"].map((portfolioId) => ({ portfolioId })),
+          financials: [0, 1].map((part) => ({ part })),
+        },
         done,
       });
       expect(added).toBe(4);
@@ -327,16 +327,15 @@ describe.skipIf(noRedis)("a run as a flow", () => {
       const data = { sourceDir: source, sourceVersion: "v-order", run: newFlowRun() };
       // (delayed: no worker here takes the parent, which is a plain job in this test)
       const parent = await queue.add("publish", data, { jobId: "publish.v-order.all", delay: 600_000 });
-      const none = { analytics: () => false, backtest: () => false, financials: () => false };
+      const none = () => false;
       const ranges = [0, 1, 2].map((part) => ({ part, from: null, to: null }));
       // The range jobs first (as ingest adds them), the backtests after them, naming the ingest worker.
       await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, {
-        analytics: ranges,
-        financials: 2,
+        partitions: { analytics: ranges.map((range) => ({ range })), financials: [0, 1].map((part) => ({ part })) },
         done: none,
       });
       await addFlowChildren(queue, { id: parent.id!, queueKey: queue.qualifiedName }, data, {
-        portfolioIds: ["1001", "1002"],
+        partitions: { backtest: ["1001", "1002"].map((portfolioId) => ({ portfolioId })) },
         affinity: "ingest-worker",
         affinityMs: 771,
         done: none,

@@ -1,0 +1,57 @@
+// The run's plan (pipeline/run/plan.ts): each kind of run's steps in an order that respects what
+// each waits for, the partitioned steps each whole step lists, and the publish's completeness check
+// over a staging folder whose records and part files are written here by hand.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildRunPlan, missingPartitions, partitionsAfter, RUN_KINDS } from "../../pipeline/run/plan.ts";
+import { stagingLayout, writeStagingRecord } from "../../pipeline/store/staging-layout.ts";
+
+describe("the run's plan", () => {
+  it("lists each kind's steps after the steps they wait for, each once", () => {
+    for (const kind of RUN_KINDS) {
+      const names = buildRunPlan(kind).steps.map((s) => s.name);
+      expect(new Set(names).size, kind).toBe(names.length);
+      buildRunPlan(kind).steps.forEach((s, k) => {
+        for (const a of s.after) expect(names.slice(0, k), `${kind}: ${s.name} after ${a}`).toContain(a);
+      });
+      expect(names.at(-1), kind).toBe("publish");
+    }
+    expect(buildRunPlan("rebalance").steps.map((s) => s.name)).toEqual(["backtest", "publish"]);
+  });
+
+  it("fans out the backtests and stock metrics after ingest, the financials after the fundamentals", () => {
+    const full = buildRunPlan("full");
+    expect(partitionsAfter(full, "ingest")).toEqual(["backtest", "analytics"]);
+    expect(partitionsAfter(full, "fundamentals")).toEqual(["financials"]);
+    expect(partitionsAfter(buildRunPlan("append"), "fundamentals")).toEqual([]);
+  });
+
+  it("counts the partitions whose output is not whole, per step", () => {
+    const out = mkdtempSync(join(tmpdir(), "plan-missing-"));
+    const layout = stagingLayout(out);
+    mkdirSync(layout.flowDir, { recursive: true });
+    const range = (part: number) => ({ part, from: null, to: null });
+    writeStagingRecord("plan", layout.plan, {
+      counts: { companies: 2, priceDates: 3, ratings: 0, benchmarks: 0 },
+      lastPriceDate: "2024-01-03",
+      ranges: [range(0), range(1)],
+      portfolioIds: ["p1"],
+      portfolios: [],
+    });
+    writeStagingRecord("financials", layout.financials, { parts: 1 });
+    // one of two stock metric parts; no financials part; no backtest part
+    mkdirSync(join(out, "stock_metrics"));
+    writeFileSync(join(out, "stock_metrics", "part-0000.parquet"), "");
+    const full = buildRunPlan("full");
+    expect(missingPartitions(full, out)).toEqual([
+      { step: "backtest", missing: 1, of: 1 },
+      { step: "analytics", missing: 1, of: 2 },
+      { step: "financials", missing: 1, of: 1 },
+    ]);
+    expect(missingPartitions(full, out, ["backtest"]).map((m) => m.step)).toEqual(["analytics", "financials"]);
+    writeFileSync(join(out, "stock_metrics", "part-0001.parquet"), "");
+    expect(missingPartitions(full, out, ["backtest", "financials"])).toEqual([]);
+  });
+});
