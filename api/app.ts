@@ -13,6 +13,7 @@ import { NotFound, toApiError } from "./errors.ts";
 import { COST_PER_MINUTE } from "./graphql/cost.ts";
 import { type GraphqlLimits, graphqlHandler } from "./graphql/http.ts";
 import { isGraphqlUrl } from "./graphql/ide.ts";
+import type { WebhookPort } from "./graphql/mutations/webhook-port.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { encodeFor } from "./output/compress.ts";
@@ -45,6 +46,8 @@ export interface AppDeps {
   catalogWriter?: CatalogWriter;
   /** Port to the job runner: a user portfolio changed, rebalance it (jobs/ implements it). */
   requestRebalance?: (portfolioId: string) => void;
+  /** Webhook subscriptions for GraphQL (jobs/ implements the port); without it those fields answer an error. */
+  webhooks?: WebhookPort;
   /** GraphQL whole-response cache of snapshot-only queries; default on. */
   graphqlResponseCache?: boolean;
   /** GraphQL cost points per key per minute (default COST_PER_MINUTE), in rateLimit's store. */
@@ -101,6 +104,7 @@ export function createApp(deps: AppDeps): express.Express {
     catalog: deps.catalog,
     writer: deps.catalogWriter,
     requestRebalance: deps.requestRebalance,
+    webhooks: deps.webhooks,
     limiter,
     authGuard,
     logger: deps.logger,
