@@ -11,6 +11,7 @@ const sections: Record<string, () => Promise<void>> = {
   scale: async () => (await import("./scale.ts")).benchScale(),
   "scale-api": async () => (await import("./scale.ts")).benchScaleApi(),
   append: async () => (await import("./append.ts")).benchAppend(),
+  events: async () => (await import("./events.ts")).benchEvents(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);

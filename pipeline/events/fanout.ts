@@ -4,7 +4,7 @@
 // watchlist ids only; a rebalance to the portfolio's owner's; snapshot.published to every
 // subscriber of it. A webhook's filters (minimum change, levels crossed) apply in the same query.
 
-import { type Conn, rows } from "../store/duck.ts";
+import { type Conn, columns } from "../store/duck.ts";
 import type { Webhook } from "../store/webhooks/types.ts";
 import { appendTable } from "../store/write.ts";
 import type { Delivery } from "./types.ts";
@@ -66,7 +66,8 @@ export async function fanOut(
     ],
     watches.map((w) => [w.userId, w.watchlistId, w.ticker.toUpperCase()]),
   );
-  const out = await rows<{ webhook_id: string; event_id: string; watchlists: string[] | null }>(
+  // columns, not row objects: a night's 200,000 deliveries convert in a fraction of the time
+  const [hooks, events, lists] = (await columns(
     conn,
     "select s.webhook_id, e.event_id, list_sort(list(distinct w.watchlist_id)) watchlists " +
       "from ev_rating e join ev_watch w on w.ticker = e.ticker " +
@@ -80,10 +81,8 @@ export async function fanOut(
       "union all select s.webhook_id, $1, null from ev_subs s where s.snapshot " +
       "order by webhook_id, event_id",
     [snapshotEventId],
+  )) as [string[], string[], (string[] | null)[]];
+  return hooks.map((webhookId, i) =>
+    lists[i] ? { webhookId, eventId: events[i], watchlists: lists[i] } : { webhookId, eventId: events[i] },
   );
-  return out.map((r) => ({
-    webhookId: r.webhook_id,
-    eventId: r.event_id,
-    ...(r.watchlists ? { watchlists: r.watchlists } : {}),
-  }));
 }

@@ -1,6 +1,7 @@
 // The embedded WebhookStore: `webhooks.duckdb` beside the catalog (a file of its own, mode 0600),
 // one short transaction per call (file-tx.ts), so the server, workers and CLIs share it.
 import { Binds, type Conn, listValue, rows, scalar } from "../duck.ts";
+import { appendTable } from "../write.ts";
 import { fileTx } from "./file-tx.ts";
 import { WEBHOOK_SCHEMA } from "./schema.ts";
 import { newSigningSecret } from "./secret.ts";
@@ -162,18 +163,34 @@ export class EmbeddedWebhookStore implements WebhookStore {
 
   async recordAttempts(outcomes: AttemptOutcome[], disableAfter: number): Promise<void> {
     if (!outcomes.length) return;
-    await this.tx(async (conn) => {
-      for (const o of outcomes) await recordOne(conn, o, disableAfter);
-    });
+    await this.tx((conn) => recordBatch(conn, outcomes, disableAfter));
   }
 }
 
-/** One attempt: the delivery's row replaced, then the webhook's failure count and state. */
-async function recordOne(conn: Conn, o: AttemptOutcome, disableAfter: number): Promise<void> {
-  await conn.run(
-    "insert or replace into webhook_deliveries " +
-      "values ($1, $2, $3, $4, $5, $6, $7, $8::varchar::timestamptz, $9, now())",
+/**
+ * A batch of attempts in set operations (a delivering process writes hundreds a second): each
+ * delivery's row replaced by its latest attempt, then each webhook's failure count and state
+ * from its attempts in order (a delivered one resets the count, each failed-for-good one adds one,
+ * a 410 disables at once).
+ */
+async function recordBatch(conn: Conn, outcomes: AttemptOutcome[], disableAfter: number): Promise<void> {
+  await appendTable(
+    conn,
+    "attempt_batch",
     [
+      ["seq", "integer"],
+      ["webhook_id", "varchar"],
+      ["event_id", "varchar"],
+      ["event_type", "varchar"],
+      ["attempts", "integer"],
+      ["last_status", "integer"],
+      ["last_error", "varchar"],
+      ["latency_ms", "double"],
+      ["next_attempt_at", "varchar"],
+      ["state", "varchar"],
+    ],
+    outcomes.map((o, i) => [
+      i,
       o.webhookId,
       o.eventId,
       o.eventType,
@@ -183,21 +200,40 @@ async function recordOne(conn: Conn, o: AttemptOutcome, disableAfter: number): P
       o.latencyMs,
       o.nextAttemptAt,
       o.state,
-    ],
+    ]),
   );
-  if (o.gone)
-    await conn.run("update webhooks set enabled = false, disabled_reason = $1 where id = $2 and enabled", [
-      "the receiver answered 410 Gone",
-      o.webhookId,
-    ]);
-  else if (o.state === "delivered")
-    await conn.run("update webhooks set consecutive_failures = 0 where id = $1", [o.webhookId]);
-  else if (o.state === "failed")
-    await conn.run(
-      "update webhooks set consecutive_failures = consecutive_failures + 1, " +
-        "enabled = enabled and consecutive_failures + 1 < $1, " +
-        "disabled_reason = case when enabled and consecutive_failures + 1 >= $1 then $2 else disabled_reason end " +
-        "where id = $3",
-      [disableAfter, `${disableAfter} deliveries in a row failed for good`, o.webhookId],
-    );
+  await conn.run(
+    "insert or replace into webhook_deliveries select webhook_id, event_id, event_type, attempts, last_status, " +
+      "last_error, latency_ms, next_attempt_at::timestamptz, state, now() from attempt_batch " +
+      "qualify row_number() over (partition by webhook_id, event_id order by seq desc) = 1",
+  );
+  const counts = new Map<string, { reset: boolean; add: number; gone: boolean }>();
+  for (const o of outcomes) {
+    const c = counts.get(o.webhookId) ?? { reset: false, add: 0, gone: false };
+    if (o.gone) c.gone = true;
+    else if (o.state === "delivered") Object.assign(c, { reset: true, add: 0 });
+    else if (o.state === "failed") c.add++;
+    counts.set(o.webhookId, c);
+  }
+  await appendTable(
+    conn,
+    "attempt_counts",
+    [
+      ["webhook_id", "varchar"],
+      ["was_reset", "boolean"],
+      ["failed_n", "integer"],
+      ["gone", "boolean"],
+    ],
+    [...counts].map(([id, c]) => [id, c.reset, c.add, c.gone]),
+  );
+  const next = "(case when t.was_reset then 0 else w.consecutive_failures end + t.failed_n)";
+  await conn.run(
+    `update webhooks w set consecutive_failures = ${next}, ` +
+      `enabled = w.enabled and not t.gone and ${next} < $1, ` +
+      `disabled_reason = case when w.enabled and t.gone then $2 when w.enabled and ${next} >= $1 then $3 ` +
+      "else w.disabled_reason end from attempt_counts t where w.id = t.webhook_id",
+    [disableAfter, "the receiver answered 410 Gone", `${disableAfter} deliveries in a row failed for good`],
+  );
+  await conn.run("drop table attempt_batch");
+  await conn.run("drop table attempt_counts");
 }
