@@ -16,6 +16,7 @@ import { createFastPath, type FastEnv } from "./fast/fast-path.ts";
 import { COST_PER_MINUTE } from "./graphql/cost.ts";
 import { type GraphqlLimits, graphqlHandler } from "./graphql/http.ts";
 import { isGraphqlUrl } from "./graphql/ide.ts";
+import type { WebhookPort } from "./graphql/mutations/webhook-port.ts";
 import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { encodeFor } from "./output/compress.ts";
@@ -50,6 +51,8 @@ export interface AppDeps {
   catalogWriter?: CatalogWriter;
   /** Port to the job runner: a user portfolio changed, rebalance it (jobs/ implements it). */
   requestRebalance?: (portfolioId: string) => void;
+  /** Webhook subscriptions for GraphQL (jobs/ implements the port); without it those fields answer an error. */
+  webhooks?: WebhookPort;
   /** GraphQL whole-response cache of snapshot-only queries; default on. */
   graphqlResponseCache?: boolean;
   /** Bytes of the response cache the node:http fast path serves from (RESPONSE_CACHE_MB); 0: no fast path. */
@@ -115,6 +118,7 @@ export function createApp(deps: AppDeps): express.Express {
     catalog: deps.catalog,
     writer: deps.catalogWriter,
     requestRebalance: deps.requestRebalance,
+    webhooks: deps.webhooks,
     limiter,
     authGuard,
     logger: deps.logger,

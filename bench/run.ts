@@ -14,6 +14,7 @@ const sections: Record<string, () => Promise<void>> = {
   catalog: async () => (await import("./catalog.ts")).benchCatalog(),
   web: async () => (await import("./web.ts")).benchWeb(),
   export: async () => (await import("./export.ts")).benchExport(),
+  events: async () => (await import("./events.ts")).benchEvents(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);

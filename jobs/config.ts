@@ -4,6 +4,7 @@
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { DUCK_MEMORY } from "../pipeline/store/duck-memory.ts";
+import { DELIVERY_DEFAULTS, type DeliverySettings } from "./webhooks/settings.ts";
 
 /** A whole number from a variable, at least `min`: "abc" or "2.5" is refused, not read as NaN. */
 const whole = (min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -73,6 +74,17 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL")
     .optional(),
+  // Webhook delivery (jobs/webhooks/settings.ts says what each is; docs/operators/deployment.md)
+  WEBHOOKS: onOff.optional(),
+  WEBHOOK_ALLOW_HTTP: onOff.optional(),
+  WEBHOOK_ALLOW_PRIVATE: onOff.optional(),
+  WEBHOOK_TIMEOUT_MS: whole(100, 60_000).default(DELIVERY_DEFAULTS.timeoutMs),
+  WEBHOOK_ATTEMPTS: whole(1, 50).default(DELIVERY_DEFAULTS.attempts),
+  WEBHOOK_BACKOFF_MS: whole(1).default(DELIVERY_DEFAULTS.backoffMs),
+  WEBHOOK_BACKOFF_CAP_MS: whole(1).default(DELIVERY_DEFAULTS.backoffCapMs),
+  WEBHOOK_DISABLE_AFTER: whole(1).default(DELIVERY_DEFAULTS.disableAfter),
+  WEBHOOK_CONCURRENCY: whole(1, 1000).default(DELIVERY_DEFAULTS.concurrency),
+  WEBHOOK_PER_RECEIVER: whole(1, 100).default(DELIVERY_DEFAULTS.perWebhook),
   // Set by `npm start`'s primary for the server processes it forks (jobs/start.ts), not by hand.
   START_REDIS_REPORTED_DOWN: z.literal("1", { error: 'must be "1" or unset' }).optional(),
 });
@@ -122,6 +134,9 @@ export interface Config {
   stagingMemory: string;
   /** A forked server process: the primary has printed already that Redis is unreachable. */
   redisReportedDown: boolean;
+  /** `npm start` computes each publish's events and delivers webhooks (WEBHOOKS unset or 1). */
+  webhooksEnabled: boolean;
+  webhooks: DeliverySettings;
 }
 
 export class ConfigError extends Error {
@@ -175,6 +190,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tickersPerPartition: c.TICKERS_PER_PARTITION,
     stagingMemory: c.PIPELINE_DUCKDB_MEMORY,
     redisReportedDown: c.START_REDIS_REPORTED_DOWN === "1",
+    webhooksEnabled: c.WEBHOOKS !== "0",
+    webhooks: {
+      allowHttp: c.WEBHOOK_ALLOW_HTTP === "1",
+      allowPrivate: c.WEBHOOK_ALLOW_PRIVATE === "1",
+      timeoutMs: c.WEBHOOK_TIMEOUT_MS,
+      attempts: c.WEBHOOK_ATTEMPTS,
+      backoffMs: c.WEBHOOK_BACKOFF_MS,
+      backoffCapMs: c.WEBHOOK_BACKOFF_CAP_MS,
+      disableAfter: c.WEBHOOK_DISABLE_AFTER,
+      concurrency: c.WEBHOOK_CONCURRENCY,
+      perWebhook: c.WEBHOOK_PER_RECEIVER,
+    },
   };
 }
 

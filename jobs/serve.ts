@@ -8,12 +8,15 @@ import { type RunningServer, startServer } from "../api/server.ts";
 import type { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { lazyReader, SnapshotHolder } from "../pipeline/store/holder.ts";
 import type { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
+import { EmbeddedWebhookStore } from "../pipeline/store/webhooks/embedded.ts";
 import type { Config } from "./config.ts";
 import { queueDashboard } from "./dashboard.ts";
 import { createAccessLogger } from "./logger.ts";
 import { inProcessRebalancer, queueRebalancer } from "./rebalance-requests.ts";
 import { logErrorsOncePerOutage, redisBlockBroadcast, requestPathRedis } from "./redis-health.ts";
 import type { Closer } from "./shutdown.ts";
+import { webhookPort } from "./webhooks/port.ts";
+import { webhookStorePath } from "./webhooks/service.ts";
 
 /** Failed authentications per client address and minute before it gets 429s (key guessing). */
 export const AUTH_FAILURES_PER_MINUTE = 20;
@@ -80,6 +83,9 @@ export async function makeAppDeps(
     authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis, broadcast: blocks },
     cors: config.corsOrigins ?? undefined,
     admin,
+    webhooks: config.webhooksEnabled
+      ? webhookPort(await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir)), config.webhooks)
+      : undefined,
   };
   const closers: Closer[] = [
     { name: "portfolio rebalances", close: () => rebalancer.close() },

@@ -25,6 +25,7 @@ import { serve } from "./serve.ts";
 import { type Closer, onShutdown } from "./shutdown.ts";
 import { isPublished, planStart, switchHint } from "./start-plan.ts";
 import { ensureWritableDir, StoreDirError } from "./store-check.ts";
+import { startWebhooks } from "./webhooks/service.ts";
 import { startPipelineWorker } from "./worker.ts";
 
 type Logger = ReturnType<typeof createLogger>;
@@ -76,6 +77,9 @@ async function primary(config: Config): Promise<void> {
     // to another worker once its lock expires.
     closers.push({ name: "pipeline worker", close: () => worker.close(true) });
   }
+  // Each publish's events and their webhook deliveries (jobs/webhooks/service.ts)
+  if (config.webhooksEnabled)
+    closers.push(...(await startWebhooks({ config, catalog, log, redis: !redisDown && !!config.redisUrl })).closers);
   closers.push({ name: "catalog", close: () => catalog.close() });
 
   const manifest = readManifest(config.dataDir);

@@ -3,6 +3,7 @@
 import type { CatalogWriter } from "../../pipeline/store/catalog-types.ts";
 import { type BatchReaders, createBatchReaders } from "../resources/batch.ts";
 import type { ReadContext } from "../resources/context.ts";
+import type { WebhookPort } from "./mutations/webhook-port.ts";
 import type { Deadline } from "./turns.ts";
 
 /** Hands a portfolio's rebalance to the job runner (jobs/ implements it; api/ only asks). */
@@ -14,6 +15,8 @@ export interface GqlContext extends ReadContext {
   requestRebalance: RequestRebalance | null;
   /** When the request's time is up (costly fields still waiting then are refused: turns.ts). */
   deadline?: Deadline;
+  /** Webhook subscriptions and their test POST; absent: the webhook fields answer an error. */
+  webhooks?: WebhookPort | null;
 }
 
 export function createContext(

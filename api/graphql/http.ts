@@ -33,6 +33,7 @@ import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
 import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
+import type { WebhookPort } from "./mutations/webhook-port.ts";
 import { graphqlSchema } from "./schema.ts";
 import { stringifySliced } from "./serialize.ts";
 import { TimeoutError } from "./turns.ts";
@@ -60,6 +61,8 @@ export interface GraphqlEnv {
   writer?: CatalogWriter;
   /** Hands a changed portfolio's rebalance to the job runner. */
   requestRebalance?: RequestRebalance;
+  /** Webhook subscriptions (api/graphql/mutations/webhooks.ts). */
+  webhooks?: WebhookPort;
   limiter: Limiter | null;
   /** Failed authentications per client address, shared with REST (api/auth-failures.ts). */
   authGuard?: AuthGuard | null;
@@ -181,6 +184,7 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
         env.writer ?? null,
         env.requestRebalance ?? null,
       );
+      ctx.webhooks = env.webhooks ?? null;
       ofContext.set(ctx, p);
       return ctx as unknown as Record<string, unknown>;
     },

@@ -11,6 +11,7 @@ import { ratingListDate, stockByTicker, stockRatingsPage, stocksPage } from "../
 import { visibleWatchlist } from "../resources/watchlists.ts";
 import type { GqlContext } from "./context.ts";
 import { COST_PER_MINUTE, costNote, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
+import { webhookQueries } from "./mutations/webhooks.ts";
 import { DOCUMENT_LIMITS, MAX_TOKENS } from "./prescan.ts";
 import { connection, connectionArgs, connectionCost, pageArgsOf } from "./relay.ts";
 import { scoped } from "./scopes.ts";
@@ -128,5 +129,6 @@ export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
       description: "The key's user",
       resolve: (_s, _a, ctx) => profileOf(ctx),
     }),
+    ...webhookQueries(),
   }),
 });

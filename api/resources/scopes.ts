@@ -20,6 +20,8 @@ export const RESOURCE_SCOPES = {
   watchlistsWrite: ["watchlists:write"],
   benchmarks: [],
   profile: ["profile:read"],
+  webhooks: ["webhooks:read"],
+  webhooksWrite: ["webhooks:write"],
 } as const satisfies Record<string, readonly Scope[]>;
 export type ResourceName = keyof typeof RESOURCE_SCOPES;
 

@@ -10,6 +10,9 @@ export const SCOPES = [
   "watchlists:read",
   "watchlists:write",
   "profile:read",
+  // Webhook subscriptions and their delivery log (docs/api/webhooks.md)
+  "webhooks:read",
+  "webhooks:write",
   // Operators: the queue dashboard at /admin/queues (served only when REDIS_URL is set).
   "admin",
 ] as const;

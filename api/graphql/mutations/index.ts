@@ -33,6 +33,7 @@ import { ProfileNode } from "../types/misc.ts";
 import { PortfolioNode } from "../types/portfolio.ts";
 import { WatchlistNode } from "../types/watchlist.ts";
 import { mutation } from "./payload.ts";
+import { webhookMutations } from "./webhooks.ts";
 
 // [String] as the interface writes it (a client may declare `$t: [String]`); null entries are unknown stocks
 const strings = () => new GraphQLList(GraphQLString);
@@ -158,5 +159,6 @@ export const MutationType = new GraphQLObjectType<unknown, GqlContext>({
       outputs: { profile: { type: ProfileNode, value: (_u: unknown, ctx: GqlContext) => profileOf(ctx) } },
       run: updateProfile,
     }),
+    ...webhookMutations(),
   }),
 });

@@ -1,0 +1,91 @@
+// The events step: each publish since the last one handled (a cursor file, DATA_DIR/webhooks/
+// cursor.json, holding the manifest version) gets its events computed against the snapshot it
+// replaced, and one delivery job per (event, webhook) enqueued. Running it twice for the same
+// publish (a crash between enqueueing and the cursor, two processes) enqueues the same job ids,
+// which the queues join. One process at a time holds DATA_DIR/locks/webhook-events.lock.
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type Lockfile from "proper-lockfile";
+import { eventsOfPublish, type WatchSource } from "../../pipeline/events/index.ts";
+import { writeAside } from "../../pipeline/store/atomic-write.ts";
+import { locksDir } from "../../pipeline/store/publish-lock.ts";
+import { type PublishEntry, readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import type { WebhookStore } from "../../pipeline/store/webhooks/types.ts";
+import type { DeliveryJob } from "./attempt.ts";
+
+const lockfile = createRequire(import.meta.url)("proper-lockfile") as typeof Lockfile;
+
+export const webhooksDir = (dataDir: string) => join(dataDir, "webhooks");
+const cursorPath = (dataDir: string) => join(webhooksDir(dataDir), "cursor.json");
+
+export interface EventStepDeps {
+  store: Pick<WebhookStore, "subscribers">;
+  watchedBy: WatchSource;
+  enqueue(jobs: DeliveryJob[]): Promise<unknown>;
+  log?: { info(o: object, m: string): void; warn(o: object, m: string): void };
+}
+
+/** The manifest version handled last; a store without a cursor starts at the published one (no backlog). */
+function readCursor(dataDir: string, published: number): number {
+  const p = cursorPath(dataDir);
+  return existsSync(p) ? Number(JSON.parse(readFileSync(p, "utf8")).version) : published;
+}
+
+function writeCursor(dataDir: string, version: number): void {
+  mkdirSync(webhooksDir(dataDir), { recursive: true });
+  writeAside(cursorPath(dataDir), JSON.stringify({ version })).commit();
+}
+
+/**
+ * Handles the publishes after the cursor, oldest first; returns how many deliveries it enqueued
+ * (null when another process holds the step).
+ */
+export async function emitPublishEvents(dataDir: string, d: EventStepDeps): Promise<number | null> {
+  const manifest = readManifest(dataDir);
+  if (!manifest?.version) return 0;
+  mkdirSync(locksDir(dataDir), { recursive: true });
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(dataDir, {
+      lockfilePath: join(locksDir(dataDir), "webhook-events.lock"),
+      realpath: false,
+      stale: 60_000,
+    });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ELOCKED") return null;
+    throw e;
+  }
+  try {
+    const from = readCursor(dataDir, manifest.version);
+    if (!existsSync(cursorPath(dataDir))) writeCursor(dataDir, from);
+    const log = [...(manifest.log ?? [])].sort((a, b) => a.version - b.version);
+    let sent = 0;
+    for (const entry of log.filter((e) => e.version > from)) {
+      sent += await emitOne(dataDir, entry, log, d);
+      writeCursor(dataDir, entry.version);
+    }
+    if (manifest.version > from) writeCursor(dataDir, manifest.version);
+    return sent;
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+async function emitOne(dataDir: string, entry: PublishEntry, log: PublishEntry[], d: EventStepDeps) {
+  const currentDir = snapshotDir(dataDir, entry.snapshotId);
+  if (!existsSync(currentDir)) {
+    d.log?.warn({ snapshot: entry.snapshotId }, "webhook events skipped: the snapshot was pruned already");
+    return 0;
+  }
+  const before = log.filter((e) => e.version < entry.version).at(-1);
+  const prevDir = before ? snapshotDir(dataDir, before.snapshotId) : null;
+  const previousDir = prevDir && existsSync(prevDir) ? prevDir : null;
+  const { events, deliveries } = await eventsOfPublish({ currentDir, previousDir }, d.store, d.watchedBy);
+  await d.enqueue(deliveries);
+  d.log?.info(
+    { snapshot: entry.snapshotId, events: events.length, deliveries: deliveries.length },
+    "webhook events enqueued",
+  );
+  return deliveries.length;
+}

@@ -1,0 +1,86 @@
+// Webhooks in `npm start`'s primary process: the store (DATA_DIR/webhooks.duckdb), the events
+// step polled after each publish (publish-events.ts), and delivery — BullMQ's `webhooks` queue
+// with a worker here when REDIS_URL is set, else the in-process queue journaled in
+// DATA_DIR/webhooks/queue.jsonl, so a restart resumes.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Queue, Worker } from "bullmq";
+import type pino from "pino";
+import type { WatchSource } from "../../pipeline/events/index.ts";
+import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
+import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { EmbeddedWebhookStore } from "../../pipeline/store/webhooks/embedded.ts";
+import type { Config } from "../config.ts";
+import type { Closer } from "../shutdown.ts";
+import { addDeliveries, webhookQueue, webhookWorker } from "./bull.ts";
+import { deliveryDeps } from "./deps.ts";
+import { LocalDeliveryQueue } from "./local-queue.ts";
+import { emitPublishEvents, webhooksDir } from "./publish-events.ts";
+
+export const webhookStorePath = (dataDir: string) => join(dataDir, "webhooks.duckdb");
+
+/** The subscribers' watchlists from the catalog (its reads are served from memory). */
+export function catalogWatches(
+  catalog: Pick<CatalogReader, "watchlistsOf"> & { refresh?(): Promise<unknown> },
+): WatchSource {
+  return async (userIds) => {
+    await catalog.refresh?.();
+    return userIds.flatMap((userId) =>
+      catalog.watchlistsOf(userId).flatMap((w) => w.tickers.map((ticker) => ({ userId, watchlistId: w.id, ticker }))),
+    );
+  };
+}
+
+export async function startWebhooks(opts: {
+  config: Config;
+  catalog: Pick<CatalogReader, "watchlistsOf"> & { refresh?(): Promise<unknown> };
+  log: pino.Logger;
+  /** Use Redis (REDIS_URL set and answering). */
+  redis: boolean;
+  pollMs?: number;
+}): Promise<{ store: EmbeddedWebhookStore; closers: Closer[] }> {
+  const { config, log } = opts;
+  const store = await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir));
+  const deps = deliveryDeps(store, config.webhooks, {
+    onError: (e) => log.warn({ err: String(e) }, "webhook outcomes not recorded"),
+  });
+  let enqueue: (jobs: Parameters<typeof addDeliveries>[1]) => Promise<unknown>;
+  const closers: Closer[] = [];
+  if (opts.redis && config.redisUrl) {
+    const queue: Queue = webhookQueue(config.redisUrl, config.queuePrefix);
+    const worker: Worker | null = config.startWorker ? webhookWorker(config.redisUrl, deps, config.queuePrefix) : null;
+    enqueue = (jobs) => addDeliveries(queue, jobs, config.webhooks.attempts);
+    closers.push({
+      name: "webhook queue",
+      close: async () => {
+        await worker?.close();
+        await queue.close();
+      },
+    });
+  } else {
+    mkdirSync(webhooksDir(config.dataDir), { recursive: true });
+    const local = await LocalDeliveryQueue.open(join(webhooksDir(config.dataDir), "queue.jsonl"), deps);
+    enqueue = (jobs) => local.add(jobs);
+    closers.push({ name: "webhook queue", close: () => local.close() });
+  }
+  const watchedBy = catalogWatches(opts.catalog);
+  let seen = readManifest(config.dataDir)?.version ?? 0;
+  let busy = false;
+  const poll = setInterval(async () => {
+    const v = readManifest(config.dataDir)?.version ?? 0;
+    if (busy || v === seen) return;
+    busy = true;
+    try {
+      if ((await emitPublishEvents(config.dataDir, { store, watchedBy, enqueue, log })) !== null) seen = v;
+    } catch (e) {
+      log.error({ err: String(e) }, "webhook events failed; retried at the next poll");
+    } finally {
+      busy = false;
+    }
+  }, opts.pollMs ?? 1000).unref();
+  // the cursor starts at the published version, so what was published before is not sent again
+  await emitPublishEvents(config.dataDir, { store, watchedBy, enqueue, log }).catch(() => undefined);
+  closers.unshift({ name: "webhook events", close: () => clearInterval(poll) });
+  closers.push({ name: "webhook outcomes", close: () => deps.recorder.flush() });
+  return { store, closers };
+}
