@@ -35,4 +35,4 @@ VOLUME ["/app/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # node directly (not npm) so SIGTERM reaches the server, which drains and exits 0.
-CMD ["node", "dist/jobs/start.js"]
+CMD ["node", "dist/jobs/host/start.js"]

@@ -2,7 +2,7 @@
 // query parameter or header, or as the password of HTTP Basic authentication, which a browser
 // keeps sending to the dashboard's own API calls once asked for it.
 import type { NextFunction, Request, Response } from "express";
-import type { CatalogReader } from "../pipeline/store/catalog-types.ts";
+import type { CatalogReader } from "../pipeline/store/catalog/types.ts";
 import { authenticate, presentedKey, requireScopes } from "./auth.ts";
 import { ApiError } from "./errors.ts";
 

@@ -5,7 +5,7 @@ import cors from "cors";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import type { Redis } from "ioredis";
 import type pino from "pino";
-import type { CatalogReader, CatalogWriter } from "../pipeline/store/catalog-types.ts";
+import type { CatalogReader, CatalogWriter } from "../pipeline/store/catalog/types.ts";
 import { accessLog, requestId } from "./access-log.ts";
 import { adminGate } from "./admin.ts";
 import { type AuthFailureOptions, createAuthGuard } from "./auth-failures.ts";
@@ -45,7 +45,7 @@ export interface AppDeps {
   cors?: readonly string[] | "*";
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
   cache?: { maxEntries?: number; maxBytes?: number };
-  /** The queue dashboard (jobs/dashboard.ts), mounted at its path behind the `admin` scope. */
+  /** The queue dashboard (jobs/host/dashboard.ts), mounted at its path behind the `admin` scope. */
   admin?: { path: string; router: express.RequestHandler };
   /** Catalog writes for GraphQL mutations (the catalog itself, usually); without it mutations answer an error. */
   catalogWriter?: CatalogWriter;

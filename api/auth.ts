@@ -1,7 +1,7 @@
 // API keys and scopes. The key comes from the `api_key` query parameter or the `api_key` header;
 // absent or unknown → 401. Each endpoint names the scopes it needs; a key lacking one → 403 naming it.
 import type { Request } from "express";
-import type { ApiKeyInfo, CatalogReader, Scope, User } from "../pipeline/store/catalog-types.ts";
+import type { ApiKeyInfo, CatalogReader, Scope, User } from "../pipeline/store/catalog/types.ts";
 import { Forbidden, Unauthorized } from "./errors.ts";
 import { RESOURCE_SCOPES } from "./resources/scopes.ts";
 

@@ -1,7 +1,7 @@
 // Typed API errors: each carries its HTTP status and a stable code. The JSON body is always
 // {"error": {"status", "code", "message", "details": [...]}}; 5xx details are never shown.
 import { type PipelineErrorCode, pipelineErrorCode } from "../pipeline/domain/errors.ts";
-import type { Scope } from "../pipeline/store/catalog-types.ts";
+import type { Scope } from "../pipeline/store/catalog/types.ts";
 import { boundedMessage } from "./redact.ts";
 
 export interface ErrorDetail {

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { EXPORT_TABLE_NAMES } from "../pipeline/store/export-tables.ts";
+import { EXPORT_TABLE_NAMES } from "../pipeline/store/read/export-tables.ts";
 import { ENDPOINT_SCOPES } from "./auth.ts";
 import { MAX_HEADER_BYTES } from "./client-error.ts";
 import { COST_PER_MINUTE, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./graphql/cost.ts";

@@ -21,9 +21,9 @@ import { createApp } from "../api/app.ts";
 import { ReaderSource } from "../api/resources/reader-source.ts";
 import type { SnapshotRef } from "../api/resources/snapshot-access.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
-import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
-import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
+import { loadSnapshot } from "../pipeline/store/read/load-snapshot.ts";
+import { SnapshotReader } from "../pipeline/store/read/snapshot-reader.ts";
+import { readManifest } from "../pipeline/store/snapshot/snapshots.ts";
 import { buildCatalog, buildFixture } from "../test/api/fixture.ts";
 
 // swapDir: a store whose snapshot folder is a symlink to this one's. DuckDB keys its file and

@@ -13,7 +13,7 @@ import { LocalDeliveryQueue } from "../jobs/webhooks/local-queue.ts";
 import { DELIVERY_DEFAULTS } from "../jobs/webhooks/settings.ts";
 import { signedHeaders } from "../jobs/webhooks/sign.ts";
 import { eventsOfPublish, type WatchedTicker } from "../pipeline/events/index.ts";
-import { openDuck, rows } from "../pipeline/store/duck.ts";
+import { openDuck, rows } from "../pipeline/store/duck/duck.ts";
 import { EmbeddedWebhookStore } from "../pipeline/store/webhooks/embedded.ts";
 import { fileTx } from "../pipeline/store/webhooks/file-tx.ts";
 

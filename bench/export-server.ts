@@ -11,8 +11,8 @@ import { Writable } from "node:stream";
 import { createApp } from "../api/app.ts";
 import { ReaderSource } from "../api/resources/reader-source.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
-import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
+import { SnapshotReader } from "../pipeline/store/read/snapshot-reader.ts";
+import { readManifest } from "../pipeline/store/snapshot/snapshots.ts";
 import { buildCatalog, buildFixture } from "../test/api/fixture.ts";
 
 const [dataDir] = process.argv.slice(2) as [string];

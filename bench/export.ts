@@ -17,10 +17,10 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
-import { runPipeline } from "../jobs/runner.ts";
+import { runPipeline } from "../jobs/local/runner.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { openDuck, rows } from "../pipeline/store/duck.ts";
-import { readManifest, snapshotDir } from "../pipeline/store/snapshots.ts";
+import { openDuck, rows } from "../pipeline/store/duck/duck.ts";
+import { readManifest, snapshotDir } from "../pipeline/store/snapshot/snapshots.ts";
 import { KEYS } from "../test/api/fixture.ts";
 
 const SERVER = resolve(import.meta.dirname, "export-server.ts");

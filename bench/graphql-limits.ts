@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { createApp } from "../api/app.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
 import { SERIES_TYPES } from "../pipeline/analytics/index.ts";
-import type { FinancialSet } from "../pipeline/store/model.ts";
+import type { FinancialSet } from "../pipeline/store/snapshot/model.ts";
 import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
 import { runIfMain } from "./script.ts";
 

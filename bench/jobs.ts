@@ -29,7 +29,7 @@ async function store() {
 // The commands as `npm run pipeline -- …` runs them: the compiled CLI behind dist/'s freshness check
 // (built once before the first run), not the sources through tsx, whose loader adds 0.3–0.8 s to
 // every start.
-const CLI = [join(ROOT, "scripts/dist-fresh.mjs"), join(ROOT, "dist/jobs/cli.js")];
+const CLI = [join(ROOT, "scripts/dist-fresh.mjs"), join(ROOT, "dist/jobs/cli/pipeline.js")];
 
 /** The `run` command as a user starts it, in a fresh process (so both sides start with a cold JIT). */
 async function runCommand(sourceDir: string, env: Record<string, string>): Promise<number> {

@@ -4,12 +4,12 @@ import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSample } from "../data/generate.ts";
-import { runPipeline } from "../jobs/runner.ts";
+import { runPipeline } from "../jobs/local/runner.ts";
 import { stageSource } from "../pipeline/sources/index.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { openDuck } from "../pipeline/store/duck.ts";
-import { newSnapshotId, publishSnapshot, snapshotDir, stagingDir } from "../pipeline/store/snapshots.ts";
-import { exportParquet } from "../pipeline/store/write.ts";
+import { openDuck } from "../pipeline/store/duck/duck.ts";
+import { exportParquet } from "../pipeline/store/duck/write.ts";
+import { newSnapshotId, publishSnapshot, snapshotDir, stagingDir } from "../pipeline/store/snapshot/snapshots.ts";
 import { buildRealSource, hasRealData, SHARED_DATA } from "./real-source.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };

@@ -8,7 +8,7 @@ import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import { stageSource } from "../pipeline/sources/index.ts";
 import { loadCompanies, loadIndexSeries, loadPanel } from "../pipeline/stages/frames.ts";
-import { openDuck } from "../pipeline/store/duck.ts";
+import { openDuck } from "../pipeline/store/duck/duck.ts";
 import type { Market } from "./synthetic.ts";
 
 export const SHARED_DATA = resolve(import.meta.dirname, "../../shared/data");

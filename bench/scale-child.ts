@@ -6,9 +6,9 @@
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
-import { loadSnapshot } from "../pipeline/store/load-snapshot.ts";
-import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
-import { readManifest, readMeta } from "../pipeline/store/snapshots.ts";
+import { loadSnapshot } from "../pipeline/store/read/load-snapshot.ts";
+import { SnapshotReader } from "../pipeline/store/read/snapshot-reader.ts";
+import { readManifest, readMeta } from "../pipeline/store/snapshot/snapshots.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 const rssMB = () => Math.round(process.memoryUsage().rss / 1e6);
@@ -21,8 +21,8 @@ async function run(sourceDir: string, dataDir: string) {
   // Through the command's own entry (dispatch.ts): what decides whether the source is hashed
   // before the run is part of what a nightly `npm run pipeline -- run` costs.
   const { dispatchRun } = (await import(
-    process.env.SCALE_FROM_SOURCES ? "../jobs/dispatch.ts" : "../dist/jobs/dispatch.js"
-  )) as typeof import("../jobs/dispatch.ts");
+    process.env.SCALE_FROM_SOURCES ? "../jobs/queue/dispatch.ts" : "../dist/jobs/queue/dispatch.js"
+  )) as typeof import("../jobs/queue/dispatch.ts");
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const t = performance.now();
   const cpu = process.cpuUsage();

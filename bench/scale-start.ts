@@ -1,4 +1,4 @@
-// `npm start` over a published big store, started as `npm start` starts it (`node dist/jobs/start.js`,
+// `npm start` over a published big store, started as `npm start` starts it (`node dist/jobs/host/start.js`,
 // no Redis, one server process): time to /healthz 200 and to the banner, the process's RSS sampled
 // every 100 ms (peak before the banner, and peak while requests are served and the start-up
 // rebalances run), and the latency of the first requests from /healthz 200 on, a first
@@ -11,7 +11,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
-import { openDuck } from "../pipeline/store/duck.ts";
+import { openDuck } from "../pipeline/store/duck/duck.ts";
 
 const DEMO_KEY = "bench-scale-start-demo-key";
 /** The start-up path's work: user portfolios the published snapshot has no backtest of. */
@@ -109,7 +109,7 @@ const rebalancesIn = (dir: string): number =>
   ).length;
 
 /**
- * Runs `node dist/jobs/start.js` from `root` (built there) over a copy of `store`. Ends when the
+ * Runs `node dist/jobs/host/start.js` from `root` (built there) over a copy of `store`. Ends when the
  * banner is out and the start-up rebalances are published, or at `timeboxMs`, or when the
  * process's RSS passes `rssCapMB` (the whole-snapshot loader grows past 6 GB at 5,000 × 25).
  */
@@ -124,7 +124,7 @@ export async function measureStart(
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, "dist/jobs/start.js")], {
+  const child = spawn(process.execPath, [join(root, "dist/jobs/host/start.js")], {
     cwd: root,
     env: {
       ...process.env,
@@ -263,7 +263,7 @@ export async function benchScaleStart(store: string): Promise<void> {
     });
     console.log(
       [
-        `npm start over ${store} (node dist/jobs/start.js, no Redis, WEB_CONCURRENCY=1;`,
+        `npm start over ${store} (node dist/jobs/host/start.js, no Redis, WEB_CONCURRENCY=1;`,
         `${USER_PORTFOLIOS} user portfolios + the demo's without a backtest;`,
         `time box ${sec(timebox)}, RSS cap ${cap} MB):`,
       ].join(" "),

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import os, { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
-import { openDuck } from "../pipeline/store/duck.ts";
+import { openDuck } from "../pipeline/store/duck/duck.ts";
 import type { ApiFigures } from "./api-load.ts";
 import { SHARED_DATA } from "./real-source.ts";
 

@@ -14,9 +14,9 @@ import { createApp } from "../api/app.ts";
 import { ReaderSource } from "../api/resources/reader-source.ts";
 import { createLogger } from "../jobs/logger.ts";
 import { alignBenchmark, metricRows } from "../pipeline/analytics/index.ts";
-import { metricsKey, type Snapshot } from "../pipeline/store/model.ts";
-import { SnapshotReader } from "../pipeline/store/snapshot-reader.ts";
-import { readManifest } from "../pipeline/store/snapshots.ts";
+import { SnapshotReader } from "../pipeline/store/read/snapshot-reader.ts";
+import { metricsKey, type Snapshot } from "../pipeline/store/snapshot/model.ts";
+import { readManifest } from "../pipeline/store/snapshot/snapshots.ts";
 import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
 import { CHROMIUM, launch, present, signIn } from "../test/web/browser.ts";
 

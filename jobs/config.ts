@@ -3,7 +3,7 @@
 // serviceConfig(), and api/ and pipeline/ take their values as arguments from jobs/.
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { DUCK_MEMORY } from "../pipeline/store/duck-memory.ts";
+import { DUCK_MEMORY } from "../pipeline/store/duck/duck-memory.ts";
 import { DELIVERY_DEFAULTS, type DeliverySettings } from "./webhooks/settings.ts";
 
 /** A whole number from a variable, at least `min`: "abc" or "2.5" is refused, not read as NaN. */
@@ -85,7 +85,7 @@ const schema = z.object({
   WEBHOOK_DISABLE_AFTER: whole(1).default(DELIVERY_DEFAULTS.disableAfter),
   WEBHOOK_CONCURRENCY: whole(1, 1000).default(DELIVERY_DEFAULTS.concurrency),
   WEBHOOK_PER_RECEIVER: whole(1, 100).default(DELIVERY_DEFAULTS.perWebhook),
-  // Set by `npm start`'s primary for the server processes it forks (jobs/start.ts), not by hand.
+  // Set by `npm start`'s primary for the server processes it forks (jobs/host/start.ts), not by hand.
   START_REDIS_REPORTED_DOWN: z.literal("1", { error: 'must be "1" or unset' }).optional(),
 });
 

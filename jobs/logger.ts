@@ -4,7 +4,7 @@ import type pino from "pino";
 import { readSetting } from "./config.ts";
 import { defaultDestination } from "./log-format.ts";
 
-// Loaded with require, as DuckDB's API is (pipeline/store/duck.ts): no export scan of its CommonJS files.
+// Loaded with require, as DuckDB's API is (pipeline/store/duck/duck.ts): no export scan of its CommonJS files.
 const createPino = createRequire(import.meta.url)("pino") as typeof pino;
 
 export const REDACT_PATHS = [

@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const root = join(import.meta.dirname, "..");
-const stamp = join(root, "dist/jobs/start.js");
+const stamp = join(root, "dist/jobs/host/start.js");
 const newest = { file: "", mtime: 0 };
 function walk(dir) {
   if (!existsSync(dir)) return;

@@ -91,9 +91,9 @@ describe("the layers", () => {
   it("reads the import graph (a sanity check of the reader itself)", () => {
     expect(files.length).toBeGreaterThan(150);
     // known edges, one of each statement shape: a multi-line import, a re-export, a dynamic import()
-    expect(graph.get("pipeline/store/load-snapshot.ts")).toContain("pipeline/store/model.ts");
-    expect(graph.get("jobs/dispatch.ts")).toContain("jobs/await-job.ts");
-    expect(graph.get("jobs/dispatch.ts")).toContain("jobs/dispatch-queue.ts");
+    expect(graph.get("pipeline/store/read/load-snapshot.ts")).toContain("pipeline/store/snapshot/model.ts");
+    expect(graph.get("jobs/queue/dispatch.ts")).toContain("jobs/cli/await-job.ts");
+    expect(graph.get("jobs/queue/dispatch.ts")).toContain("jobs/queue/dispatch-queue.ts");
   });
 
   it("pipeline/ imports nothing from api/ or jobs/", () => {

@@ -2,7 +2,7 @@
 // Redis-backed tests skip (test/redis.ts) after this one line, instead of each failing slowly on
 // retries; with REQUIRE_REDIS=1 (CI: .ci/run) an unreachable Redis fails the run instead.
 import type { TestProject } from "vitest/node";
-import { probeRedis, redisUrlForLog } from "../jobs/redis-health.ts";
+import { probeRedis, redisUrlForLog } from "../jobs/host/redis-health.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -4,7 +4,7 @@
 // the snapshot, the normalised request and the key's scopes. Bounded by bytes (lru-cache's
 // maxSize over body + compressed forms); every key starts with the snapshot id, and the first
 // read or fill on another snapshot drops everything the old one held.
-import type { Scope } from "../../pipeline/store/catalog-types.ts";
+import type { Scope } from "../../pipeline/store/catalog/types.ts";
 import { BodyCache } from "../output/lru.ts";
 
 /** A REST answer: what Express wrote, ready to be written again. */

@@ -8,7 +8,7 @@
 // is then counted once, by Express); a REST miss on a shareable route is watched so that its
 // answer fills the cache.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
+import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
 import { findCaller, hasScopes } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { type ApiError, toApiError } from "../errors.ts";

@@ -4,7 +4,7 @@
 // res.locals.cacheableBody only for bodies keyed by snapshot and normalised request), the answer is
 // kept with its brotli and gzip forms (compressed off the event loop first).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import type { Scope } from "../../pipeline/store/catalog-types.ts";
+import type { Scope } from "../../pipeline/store/catalog/types.ts";
 import { ENDPOINT_SCOPES } from "../auth.ts";
 import { COMPRESS_MIN_BYTES, compressedAsync } from "../output/compress.ts";
 import type { SnapshotRef } from "../resources/snapshot-access.ts";

@@ -22,7 +22,7 @@ import {
   validate,
 } from "graphql";
 import { LRUCache } from "lru-cache";
-import { LruCache } from "../../pipeline/store/snapshot-reader.ts";
+import { LruCache } from "../../pipeline/store/read/snapshot-reader.ts";
 import { type AnswerCache, type GraphqlAnswer, scopeSet } from "../fast/answer-cache.ts";
 import type { CostSink } from "./limits.ts";
 import { MAX_TOKENS, prescan, tokenLimitError } from "./prescan.ts";

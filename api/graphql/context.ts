@@ -1,6 +1,6 @@
 // What every resolver receives: the resource readers' context (snapshot read once per request,
 // catalog, caller), per-request batch readers, and the write ports for mutations.
-import type { CatalogWriter } from "../../pipeline/store/catalog-types.ts";
+import type { CatalogWriter } from "../../pipeline/store/catalog/types.ts";
 import { type BatchReaders, createBatchReaders } from "../resources/batch.ts";
 import type { ReadContext } from "../resources/context.ts";
 import type { WebhookPort } from "./mutations/webhook-port.ts";

@@ -10,7 +10,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { type ExecutionArgs, type ExecutionResult, GraphQLError } from "graphql";
 import { createHandler } from "graphql-http";
 import type pino from "pino";
-import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog-types.ts";
+import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog/types.ts";
 import { requestId } from "../access-log.ts";
 import { authenticate, type Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";

@@ -2,7 +2,7 @@
 // a key lacking one of its scopes gets an error on that field (data stays for the rest):
 // message naming the scopes, extensions {code: "FORBIDDEN", requiredScopes, missingScopes}.
 import { defaultFieldResolver, GraphQLError, type GraphQLFieldConfig } from "graphql";
-import type { Scope } from "../../pipeline/store/catalog-types.ts";
+import type { Scope } from "../../pipeline/store/catalog/types.ts";
 import { missingScopes, RESOURCE_SCOPES, type ResourceName } from "../resources/scopes.ts";
 import type { GqlContext } from "./context.ts";
 

@@ -22,7 +22,7 @@ import {
   type Vector,
   vectorFromArray,
 } from "apache-arrow";
-import type { ColumnBatch, ColumnType } from "../../pipeline/store/export-columns.ts";
+import type { ColumnBatch, ColumnType } from "../../pipeline/store/read/export-columns.ts";
 import type { FlatRow } from "./csv.ts";
 
 export const ARROW_STREAM_TYPE = "application/vnd.apache.arrow.stream";

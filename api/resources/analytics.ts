@@ -8,7 +8,7 @@ import {
   type SeriesType,
   sliceByPeriod,
 } from "../../pipeline/analytics/index.ts";
-import type { BenchmarkResult } from "../../pipeline/store/model.ts";
+import type { BenchmarkResult } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, MetricRow, ReturnSeries } from "../../pipeline/types.ts";
 import { InvalidParameter } from "../errors.ts";
 import type { SnapshotRef } from "./snapshot-access.ts";

@@ -3,7 +3,7 @@
 // one accessor call, so a page of 200 nodes is one read, not 200. Made per request: the cache
 // never outlives the snapshot the request read.
 import DataLoader from "dataloader";
-import type { BenchmarkResult, CompanyFinancials } from "../../pipeline/store/model.ts";
+import type { BenchmarkResult, CompanyFinancials } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../../pipeline/types.ts";
 import type { SnapshotRef } from "./snapshot-access.ts";
 import * as snapshotAccess from "./snapshot-access.ts";

@@ -1,7 +1,7 @@
 // The accessor interface over an in-memory Snapshot (and its lazy indexes): what test fixtures
 // build directly. The server holds the lazy reader instead (reader-source.ts).
-import type { Snapshot } from "../../pipeline/store/model.ts";
-import { metricsKey } from "../../pipeline/store/model.ts";
+import type { Snapshot } from "../../pipeline/store/snapshot/model.ts";
+import { metricsKey } from "../../pipeline/store/snapshot/model.ts";
 import { inRanges, type Page, type PageArgs } from "./ordering.ts";
 import { haystackOf, indexOf } from "./snapshot-index.ts";
 import { EMPTY_RETURNS, type RatedStock, type RatedStockQuery, type SnapshotSource } from "./snapshot-source.ts";

@@ -3,7 +3,7 @@
 // portfolio reads PENDING until the snapshot serving its new rules is published.
 import { z } from "zod";
 import { portfolioRuleFields } from "../../pipeline/sources/portfolios-json.ts";
-import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
+import type { UserPortfolio } from "../../pipeline/store/catalog/types.ts";
 import { type PortfolioRules, RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
 import { descriptionText, nameText } from "./text-input.ts";

@@ -1,8 +1,8 @@
 // Portfolios: predefined ones (from the snapshot) and the caller's own (rules from the catalog,
 // results from the snapshot's backtest). Another user's portfolio is "not found".
 import { computeTrades, type TradeRow } from "../../pipeline/portfolios/index.ts";
-import type { UserPortfolio } from "../../pipeline/store/catalog-types.ts";
-import type { PortfolioResult } from "../../pipeline/store/model.ts";
+import type { UserPortfolio } from "../../pipeline/store/catalog/types.ts";
+import type { PortfolioResult } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, HoldingRow, PortfolioRules } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
 import type { Subject } from "./analytics.ts";

@@ -1,6 +1,6 @@
 // Updating the caller's own profile.
 import { z } from "zod";
-import type { User } from "../../pipeline/store/catalog-types.ts";
+import type { User } from "../../pipeline/store/catalog/types.ts";
 import { singleLine } from "./text-input.ts";
 import { fail, fieldErrors, ok, type WriteContext, type WriteResult, writerOf } from "./write-results.ts";
 

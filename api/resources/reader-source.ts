@@ -2,8 +2,8 @@
 // the server holds. Small things live on the reader (companies, rating dates, benchmarks, each
 // ticker's latest rating); every per-ticker or per-date slice is a query, with bounded caches.
 // The rated-stocks list of a date is filtered, ordered and paged in SQL.
-import type { RatedOrderKey } from "../../pipeline/store/rating-queries.ts";
-import { LruCache, type SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+import type { RatedOrderKey } from "../../pipeline/store/read/rating-queries.ts";
+import { LruCache, type SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import type { Page, PageArgs } from "./ordering.ts";
 import { asOf } from "./snapshot-index.ts";
 import { EMPTY_RETURNS, type RatedStock, type RatedStockQuery, type SnapshotSource } from "./snapshot-source.ts";

@@ -6,7 +6,7 @@
 // - Benchmarks and a stock's identity (ticker, name, sector) are public reference data: any valid key.
 // - The profile has no write scope among the contract's eight: updating one's own profile needs
 //   profile:read (the key's user is the only profile it can reach).
-import type { Scope } from "../../pipeline/store/catalog-types.ts";
+import type { Scope } from "../../pipeline/store/catalog/types.ts";
 
 export const RESOURCE_SCOPES = {
   stockRatings: ["ratings:read"],

@@ -1,8 +1,8 @@
 // Resource shapes of interface §2 / contract §4 as plain objects: what REST serializes and what
 // GraphQL's object types read. Builders only; no lookups.
 
-import type { UserPortfolio, Watchlist } from "../../pipeline/store/catalog-types.ts";
-import type { BenchmarkResult, PortfolioResult } from "../../pipeline/store/model.ts";
+import type { UserPortfolio, Watchlist } from "../../pipeline/store/catalog/types.ts";
+import type { BenchmarkResult, PortfolioResult } from "../../pipeline/store/snapshot/model.ts";
 import {
   type Company,
   type PortfolioRules,

@@ -2,7 +2,7 @@
 // published snapshot. A request's SnapshotRef is either the lazy, store-backed reader the server
 // holds (reader-source.ts) or an in-memory Snapshot as tests build it (memory-source.ts); both
 // answer the SnapshotSource interface. Lists come with filter, order and page pushed down.
-import type { Snapshot } from "../../pipeline/store/model.ts";
+import type { Snapshot } from "../../pipeline/store/snapshot/model.ts";
 import { MemorySource } from "./memory-source.ts";
 import type { Page, PageArgs } from "./ordering.ts";
 import type { RatedStock, RatedStockQuery, SnapshotSource } from "./snapshot-source.ts";

@@ -1,7 +1,7 @@
 // Per-snapshot lazy indexes over the in-memory Snapshot (WeakMap: dropped with the snapshot):
 // rating dates as-of lookup, per-date rated stocks, sorted orders per order_by, per-ticker
 // rating history. Only memory-source.ts uses this.
-import type { Snapshot } from "../../pipeline/store/model.ts";
+import type { Snapshot } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, RatingRow } from "../../pipeline/types.ts";
 import { comparator, type OrderBy } from "./ordering.ts";
 import type { RatedStock } from "./snapshot-source.ts";

@@ -1,7 +1,7 @@
 // The accessor interface every snapshot implementation answers (see snapshot-access.ts): the
 // in-memory Snapshot (tests' fixtures, memory-source.ts) and the lazy DuckDB-backed reader the
 // server holds (reader-source.ts). One conformance suite runs against both.
-import type { BenchmarkResult, CompanyFinancials, PortfolioResult } from "../../pipeline/store/model.ts";
+import type { BenchmarkResult, CompanyFinancials, PortfolioResult } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../../pipeline/types.ts";
 import type { OrderBy, Page, PageArgs, Ranges } from "./ordering.ts";
 

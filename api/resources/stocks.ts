@@ -1,7 +1,7 @@
 // Stocks: the rated list of a rating date, one stock's rating as of a date, its rating history,
 // its identity and its financial statements.
 import { financialsResponse } from "../../pipeline/financials/index.ts";
-import type { CompanyFinancials, FinancialType } from "../../pipeline/store/model.ts";
+import type { CompanyFinancials, FinancialType } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, RatingRow } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
 import { comparator, matchesSearch, type OrderBy, type Page, type PageArgs, pageOf, type Ranges } from "./ordering.ts";

@@ -1,7 +1,7 @@
 // Watchlist writes: create, update, delete; add and remove stocks. Adding and removing are
 // all-or-nothing: one unknown ticker or id (or neither list given) changes nothing.
 import { z } from "zod";
-import type { Watchlist } from "../../pipeline/store/catalog-types.ts";
+import type { Watchlist } from "../../pipeline/store/catalog/types.ts";
 import * as access from "./snapshot-access.ts";
 import { descriptionText, nameText } from "./text-input.ts";
 import { ownWatchlist } from "./watchlists.ts";

@@ -1,6 +1,6 @@
 // Watchlists: the caller's, one (own, or another user's public one), and its items with each
 // stock's latest rating. Read from the catalog on every call, so writes show at once.
-import type { Watchlist } from "../../pipeline/store/catalog-types.ts";
+import type { Watchlist } from "../../pipeline/store/catalog/types.ts";
 import { NotFound } from "../errors.ts";
 import type { ReadContext } from "./context.ts";
 import {

@@ -1,5 +1,5 @@
 // The outcome of a write: success with its object, or field errors and nothing changed.
-import type { CatalogWriter } from "../../pipeline/store/catalog-types.ts";
+import type { CatalogWriter } from "../../pipeline/store/catalog/types.ts";
 import { ApiError, NotFound } from "../errors.ts";
 import type { ReadContext } from "./context.ts";
 
@@ -46,7 +46,7 @@ export function fieldErrors(issues: readonly { path: readonly PropertyKey[]; mes
 }
 
 /** A user may hold at most this many watchlists and portfolios (the catalog enforces it when it writes). */
-export { MAX_OWNED } from "../../pipeline/store/catalog-types.ts";
+export { MAX_OWNED } from "../../pipeline/store/catalog/types.ts";
 
 /** A write the catalog refused for a per-user limit (CatalogError "limit") as a field error. */
 export async function limited<T>(field: string, write: () => Promise<T>): Promise<WriteResult<T>> {

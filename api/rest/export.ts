@@ -1,17 +1,22 @@
 // GET /data/v1/export/:table — a whole snapshot table for programs, as an Arrow IPC stream
 // (default) or a Parquet file, filtered by tickers, date range and columns. The checks run in the
 // REST routes' order (key, rate limit, then 404 for an unknown table, the table's scopes, 503,
-// parameters); the rows come from pipeline/store/export-reads.ts, streamed with bounded memory.
+// parameters); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory.
 import { createReadStream } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import { z } from "zod";
-import type { Scope } from "../../pipeline/store/catalog-types.ts";
-import type { ExportFilter } from "../../pipeline/store/export-reads.ts";
-import { exportBatches, exportColumns, exportParquet, exportSchema } from "../../pipeline/store/export-reads.ts";
-import { EXPORT_TABLE_NAMES, type ExportTable, exportSpec, isExportTable } from "../../pipeline/store/export-tables.ts";
+import type { Scope } from "../../pipeline/store/catalog/types.ts";
+import type { ExportFilter } from "../../pipeline/store/read/export-reads.ts";
+import { exportBatches, exportColumns, exportParquet, exportSchema } from "../../pipeline/store/read/export-reads.ts";
+import {
+  EXPORT_TABLE_NAMES,
+  type ExportTable,
+  exportSpec,
+  isExportTable,
+} from "../../pipeline/store/read/export-tables.ts";
 import { requestId } from "../access-log.ts";
 import { type Caller, queryKey, requireScopes } from "../auth.ts";
 import { InvalidParameter, NotFound, Unavailable } from "../errors.ts";

@@ -3,7 +3,7 @@
 // from the per-snapshot LRU or built once, with ETag / If-None-Match.
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import type { CatalogReader } from "../../pipeline/store/catalog-types.ts";
+import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
 import { requestId } from "../access-log.ts";
 import {
   authenticate,

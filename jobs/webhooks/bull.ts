@@ -2,7 +2,7 @@
 // deliveryJobId (BullMQ keeps a finished job two days, so a publish computed again within them
 // adds nothing), retried by the custom backoff `webhook` with the delay the attempt chose.
 import { DelayedError, type Job, Queue, Worker } from "bullmq";
-import { redisConnection } from "../queue.ts";
+import { redisConnection } from "../queue/queue.ts";
 import { type AttemptDeps, attemptDelivery, type DeliveryJob, deliveryJobId } from "./attempt.ts";
 import { retryDelay } from "./settings.ts";
 

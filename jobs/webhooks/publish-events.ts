@@ -8,9 +8,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type Lockfile from "proper-lockfile";
 import { eventsOfPublish, type WatchSource } from "../../pipeline/events/index.ts";
-import { writeAside } from "../../pipeline/store/atomic-write.ts";
-import { locksDir } from "../../pipeline/store/publish-lock.ts";
-import { type PublishEntry, readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { writeAside } from "../../pipeline/store/coordination/atomic-write.ts";
+import { locksDir } from "../../pipeline/store/coordination/publish-lock.ts";
+import { type PublishEntry, readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import type { WebhookStore } from "../../pipeline/store/webhooks/types.ts";
 import type { DeliveryJob } from "./attempt.ts";
 

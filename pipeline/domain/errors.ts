@@ -13,7 +13,7 @@ export type PipelineErrorCode =
   | "not_an_append"
   /** A table is not in the storage order a reader relies on. */
   | "storage_order"
-  /** A record of a run's staging folder is not JSON or not of its schema (pipeline/store/staging-layout.ts). */
+  /** A record of a run's staging folder is not JSON or not of its schema (store/snapshot/staging-layout.ts). */
   | "staging_record_corrupt"
   /** The account store (the PostgreSQL catalog) could not be reached: nothing was written. */
   | "catalog_unavailable";

@@ -3,9 +3,9 @@
 // `ev_portfolio` stay on the connection for the fan-out (fanout.ts) to join.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Conn, ident, rows } from "../store/duck.ts";
-import { RATINGS_LATEST } from "../store/reader-index.ts";
-import type { SnapshotMeta } from "../store/snapshots.ts";
+import { type Conn, ident, rows } from "../store/duck/duck.ts";
+import { RATINGS_LATEST } from "../store/snapshot/reader-index.ts";
+import type { SnapshotMeta } from "../store/snapshot/snapshots.ts";
 import { RATING_CAMEL, RATING_NAMES } from "../types.ts";
 import type { HeldStock, PortfolioRebalanced, RatingChanged, RatingState, ServiceEvent } from "./types.ts";
 

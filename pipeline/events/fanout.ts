@@ -4,9 +4,9 @@
 // watchlist ids only; a rebalance to the portfolio's owner's; snapshot.published to every
 // subscriber of it. A webhook's filters (minimum change, levels crossed) apply in the same query.
 
-import { type Conn, columns } from "../store/duck.ts";
+import { type Conn, columns } from "../store/duck/duck.ts";
+import { appendTable } from "../store/duck/write.ts";
 import type { Webhook } from "../store/webhooks/types.ts";
-import { appendTable } from "../store/write.ts";
 import type { Delivery } from "./types.ts";
 
 /** One ticker on one of a user's watchlists. */

@@ -1,5 +1,5 @@
 // One publish's events and deliveries: computed on a DuckDB connection of the caller's (in memory).
-import { openDuck } from "../store/duck.ts";
+import { openDuck } from "../store/duck/duck.ts";
 import type { Webhook, WebhookStore } from "../store/webhooks/types.ts";
 import { computeEvents, type EventInputs } from "./compute.ts";
 import { fanOut, type WatchSource } from "./fanout.ts";

@@ -1,5 +1,5 @@
 // The stock financials resource: the JSON object of the interface and the contract's CSV long rows.
-import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "../store/model.ts";
+import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "../store/snapshot/model.ts";
 import { PERIOD_KEYS } from "./items.ts";
 
 export { companyFinancials, emptyFinancials } from "./build.ts";

@@ -3,11 +3,11 @@
 // for. A partitioned step says, in one table, what one partition takes (a zod schema: in the flow it
 // crosses a process boundary as job data), where its partitions come from, whether one's output is
 // whole, and the stage function that computes it. The executors iterate the plan:
-//   - inline: jobs/runner.ts, this process, the partitions on worker threads (jobs/partition-pool.ts)
+//   - inline: jobs/local/runner.ts, this process, the partitions on worker threads (jobs/local/partition-pool.ts)
 //     or one after another;
-//   - the BullMQ flow: jobs/flow.ts, one job per step and per partition, on any number of workers;
-//     its job contracts (jobs/contracts.ts) and processors (jobs/processors/) come from this table.
-// The steps talk only through the staging folder (pipeline/store/staging-layout.ts owns its paths and
+//   - the BullMQ flow: jobs/queue/flow.ts, one job per step and per partition, on any number of workers;
+//     its job contracts (jobs/queue/contracts.ts) and processors (jobs/worker/processors/) come from this table.
+// The steps talk only through the staging folder (pipeline/store/snapshot/staging-layout.ts owns its paths and
 // records), so every executor publishes the same bytes. Adding a stage: docs/architecture.md.
 import { z } from "zod";
 import { SourceRejectedError } from "../sources/report.ts";
@@ -22,12 +22,12 @@ import {
   requireAnalyticsInputs,
 } from "../stages/flow-steps.ts";
 import { type PartitionJob, runPartitionJob } from "../stages/partition-jobs.ts";
-import { readStagingRecord, stagingLayout } from "../store/staging-layout.ts";
+import { readStagingRecord, stagingLayout } from "../store/snapshot/staging-layout.ts";
 
 export const RUN_KINDS = ["full", "backfill", "append", "rebalance"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
-/** The whole steps: one per run (their executors' bindings are in jobs/runner.ts and jobs/processors/). */
+/** The whole steps: one per run (their executors' bindings are in jobs/local/runner.ts and jobs/worker/processors/). */
 export const WHOLE_STEPS = ["ingest", "fundamentals", "merge", "publish"] as const;
 export type WholeStep = (typeof WHOLE_STEPS)[number];
 
@@ -49,7 +49,7 @@ export interface PartitionedStep<I extends z.ZodObject> {
   partitions(out: string): z.infer<I>[];
   /** The partition's output is whole in `out` (written by rename): a re-run skips it. */
   done(out: string, input: z.infer<I>): boolean;
-  /** The partition's part of its job id (jobs/flow.ts). */
+  /** The partition's part of its job id (jobs/queue/flow.ts). */
   key(input: z.infer<I>): string;
   /** Ticker-range work: in the flow, queued behind the steps on the path to the publish. */
   ranged: boolean;
@@ -57,7 +57,7 @@ export interface PartitionedStep<I extends z.ZodObject> {
   label: string;
   /** Computes one partition into `out`. */
   run(out: string, input: z.infer<I>): Promise<void>;
-  /** The same work as a worker-thread job (jobs/partition-pool.ts), when it can run on one. */
+  /** The same work as a worker-thread job (jobs/local/partition-pool.ts), when it can run on one. */
   thread?(out: string, input: z.infer<I>): PartitionJob;
 }
 

@@ -16,7 +16,7 @@ import {
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
-import { readJsonRecord } from "../store/staging-layout.ts";
+import { readJsonRecord } from "../store/snapshot/staging-layout.ts";
 import {
   fingerprintOf,
   prefixSha256,

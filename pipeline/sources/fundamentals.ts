@@ -7,7 +7,7 @@ import { type CompanySource, companyFinancials, type FileKind } from "../financi
 import { DERIVED_SOURCE_COLUMNS } from "../financials/derived.ts";
 import { latestRestatements, type PeriodKind, parseSimfin, type SourceRecord } from "../financials/simfin-csv.ts";
 import { sourceColumns } from "../financials/statements.ts";
-import type { CompanyFinancials } from "../store/model.ts";
+import type { CompanyFinancials } from "../store/snapshot/model.ts";
 import type { RejectedRow } from "./report.ts";
 
 const FILE_KINDS: FileKind[] = ["income", "balance", "cashflow", "derived"];

@@ -1,6 +1,6 @@
 // Reads a whole source directory into typed DuckDB tables, or reports why it cannot.
 import { existsSync, statSync } from "node:fs";
-import { type Conn, rows } from "../store/duck.ts";
+import { type Conn, rows } from "../store/duck/duck.ts";
 import { loadTable } from "./load-table.ts";
 import { locateTable } from "./locate.ts";
 import { type PortfolioSource, readPortfoliosJson } from "./portfolios-json.ts";

@@ -13,7 +13,7 @@ import {
   setVariable,
   structValue,
   variableRef,
-} from "../store/duck.ts";
+} from "../store/duck/duck.ts";
 import type { LocatedTable } from "./locate.ts";
 import type { RejectedRow } from "./report.ts";
 import type { ColumnSpec, TableSpec } from "./specs.ts";

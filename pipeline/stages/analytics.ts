@@ -1,8 +1,9 @@
 // Stage: the full-period metric table of every portfolio, plain and against each benchmark (the
 // stocks' are partition jobs per ticker range: metrics-partition.ts).
-import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
-import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
-import { appendTable, type Cell, exportParquet } from "../store/write.ts";
+
+import { appendTable, type Cell, exportParquet } from "../store/duck/write.ts";
+import { METRIC_COLS, METRIC_ORDER } from "../store/snapshot/metric-tables.ts";
+import type { BenchmarkResult, PortfolioResult } from "../store/snapshot/model.ts";
 import type { StageContext } from "./context.ts";
 import { subjectMetricRows } from "./metrics-partition.ts";
 

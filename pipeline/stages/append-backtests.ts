@@ -5,10 +5,10 @@
 import type { PipelineErrorCode } from "../domain/errors.ts";
 import { type BacktestState, buildUniverse, resumeBacktest } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
-import type { UserPortfolio } from "../store/catalog-types.ts";
-import { Binds, type Conn, columns } from "../store/duck.ts";
-import { asReturns, seriesById } from "../store/load-snapshot.ts";
-import type { BenchmarkResult } from "../store/model.ts";
+import type { UserPortfolio } from "../store/catalog/types.ts";
+import { Binds, type Conn, columns } from "../store/duck/duck.ts";
+import { asReturns, seriesById } from "../store/read/load-snapshot.ts";
+import type { BenchmarkResult } from "../store/snapshot/model.ts";
 import type { LevelSeries, PortfolioRules, PricePanel, ReturnSeries } from "../types.ts";
 import { loadCompanies, loadIndexSeries, loadPanel, loadRatings } from "./frames.ts";
 import { benchmarkRules, indexLevels, type PortfolioItem, readStates } from "./portfolios.ts";

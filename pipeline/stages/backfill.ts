@@ -5,9 +5,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { StagedSource } from "../sources/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
-import { datedRelation } from "../store/dated-parts.ts";
-import { Binds, type Conn, columns, run } from "../store/duck.ts";
-import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
+import { Binds, type Conn, columns, run } from "../store/duck/duck.ts";
+import { loadSnapshotBenchmarks } from "../store/read/load-snapshot.ts";
+import { datedRelation } from "../store/snapshot/dated-parts.ts";
 import type { PortfolioRules } from "../types.ts";
 
 export interface DateWindow {

@@ -1,7 +1,7 @@
 // What every stage receives: the staging DuckDB connection, the folder it writes Parquet into,
 // the catalog, a logger and a progress callback. Stages know nothing of queues or HTTP.
 import type { Catalog } from "../store/catalog/catalog.ts";
-import type { Conn } from "../store/duck.ts";
+import type { Conn } from "../store/duck/duck.ts";
 import type { PartitionJob } from "./partition-jobs.ts";
 
 export interface Log {

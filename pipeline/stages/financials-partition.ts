@@ -6,7 +6,9 @@
 import { join } from "node:path";
 import { readFundamentals } from "../sources/fundamentals.ts";
 import type { RejectedRow } from "../sources/report.ts";
-import { Binds, ident } from "../store/duck.ts";
+import { Binds, ident } from "../store/duck/duck.ts";
+import { withScratch } from "../store/duck/scratch.ts";
+import { exportParquetFile, exportQueryFile, KEYED_ROW_GROUP } from "../store/duck/write.ts";
 import {
   FINANCIAL_ROWS,
   FINANCIAL_STATEMENTS,
@@ -14,9 +16,7 @@ import {
   financialRowsSql,
   financialTable,
   stageFinancialTables,
-} from "../store/financial-tables.ts";
-import { withScratch } from "../store/scratch.ts";
-import { exportParquetFile, exportQueryFile, KEYED_ROW_GROUP } from "../store/write.ts";
+} from "../store/snapshot/financial-tables.ts";
 import { partFile } from "./partitions.ts";
 
 export interface FinancialsJob {

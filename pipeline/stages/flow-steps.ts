@@ -3,21 +3,21 @@
 // ingest (source tables, ratings, benchmarks and the plan), the partitions (stock returns and metrics
 // per ticker range, one backtest per portfolio), and the merge that turns the partition outputs into
 // the snapshot's tables. Both executors run them: the BullMQ flow one job per step and partition, the
-// in-process runner (jobs/runner.ts) in one process, its backtests in one batch (backtestsInline).
+// in-process runner (jobs/local/runner.ts) in one process, its backtests in one batch (backtestsInline).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import type { StagedSource } from "../sources/index.ts";
 import { stageCompanies } from "../sources/index.ts";
-import type { UserPortfolio } from "../store/catalog-types.ts";
-import { type Conn, columns, listValue, openDuck, setVariable } from "../store/duck.ts";
-import { DUCK_MEMORY } from "../store/duck-memory.ts";
-import { FINANCIAL_DIRS } from "../store/financial-tables.ts";
-import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
-import { withScratch } from "../store/scratch.ts";
-import { readStagingRecord, stagingLayout, writeStagingRecord } from "../store/staging-layout.ts";
-import { appendTable, type Cell, exportParquet, exportParquetFile } from "../store/write.ts";
+import type { UserPortfolio } from "../store/catalog/types.ts";
+import { type Conn, columns, listValue, openDuck, setVariable } from "../store/duck/duck.ts";
+import { DUCK_MEMORY } from "../store/duck/duck-memory.ts";
+import { withScratch } from "../store/duck/scratch.ts";
+import { appendTable, type Cell, exportParquet, exportParquetFile } from "../store/duck/write.ts";
+import { FINANCIAL_DIRS } from "../store/snapshot/financial-tables.ts";
+import { METRIC_COLS, METRIC_ORDER } from "../store/snapshot/metric-tables.ts";
+import { readStagingRecord, stagingLayout, writeStagingRecord } from "../store/snapshot/staging-layout.ts";
 import type { LevelSeries, PortfolioRules } from "../types.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
 import type { StageContext } from "./context.ts";

@@ -1,9 +1,9 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
 import { computeRatings } from "../ratings/computed.ts";
-import { type Conn, columns } from "../store/duck.ts";
-import { loadCompanies, loadRatings } from "../store/frame-reads.ts";
-import { eachNumericChunk } from "../store/typed-read.ts";
-import { appendTable, exportParquet } from "../store/write.ts";
+import { type Conn, columns } from "../store/duck/duck.ts";
+import { eachNumericChunk } from "../store/duck/typed-read.ts";
+import { appendTable, exportParquet } from "../store/duck/write.ts";
+import { loadCompanies, loadRatings } from "../store/read/frame-reads.ts";
 import { type Company, type LevelSeries, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 import type { StageContext } from "./context.ts";
 

@@ -5,11 +5,11 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { alignBenchmark, metricCells } from "../analytics/index.ts";
-import { Binds, type Conn, columns, run } from "../store/duck.ts";
-import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/metric-tables.ts";
-import { withScratch } from "../store/scratch.ts";
-import { seriesOf, storedSeries } from "../store/series-read.ts";
-import { appendTable, type Cell, exportParquetFile, KEYED_ROW_GROUP } from "../store/write.ts";
+import { Binds, type Conn, columns, run } from "../store/duck/duck.ts";
+import { withScratch } from "../store/duck/scratch.ts";
+import { appendTable, type Cell, exportParquetFile, KEYED_ROW_GROUP } from "../store/duck/write.ts";
+import { seriesOf, storedSeries } from "../store/read/series-read.ts";
+import { METRIC_COLS, METRIC_ORDER, metricTableRows } from "../store/snapshot/metric-tables.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
 import { inRange, partFile, type TickerRange } from "./partitions.ts";
 import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsFromPrices } from "./returns.ts";

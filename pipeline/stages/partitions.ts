@@ -1,7 +1,7 @@
 // Partitions of the per-stock work and the job data that names one. A partition job is plain JSON
 // (folders and ticker bounds, nothing machine-local but the shared store path), so the in-process
 // runner can run it inline or on a worker thread, and a queue could run it as one job.
-import { type Binds, type Conn, columns } from "../store/duck.ts";
+import { type Binds, type Conn, columns } from "../store/duck/duck.ts";
 
 /** One range of tickers: `from` inclusive, `to` exclusive; null = unbounded. */
 export interface TickerRange {

@@ -8,9 +8,9 @@ import {
   type Universe,
 } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
-import { type Conn, columns, type Params } from "../store/duck.ts";
-import type { BenchmarkResult, PortfolioResult } from "../store/model.ts";
-import { appendTable, type Cell, exportParquet } from "../store/write.ts";
+import { type Conn, columns, type Params } from "../store/duck/duck.ts";
+import { appendTable, type Cell, exportParquet } from "../store/duck/write.ts";
+import type { BenchmarkResult, PortfolioResult } from "../store/snapshot/model.ts";
 import { type HoldingRow, type PortfolioRules, RATING_NAMES } from "../types.ts";
 import type { StageContext } from "./context.ts";
 import type { Frames } from "./frames.ts";

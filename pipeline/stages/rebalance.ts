@@ -7,12 +7,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PipelineErrorCode } from "../domain/errors.ts";
 import { buildUniverse } from "../portfolios/index.ts";
-import { datedFiles } from "../store/dated-parts.ts";
-import { type Conn, columns, listValue, openDuck, run, setVariable } from "../store/duck.ts";
-import { withLease } from "../store/leases.ts";
-import { linkTree } from "../store/link.ts";
-import { loadSnapshotBenchmarks } from "../store/load-snapshot.ts";
-import { METRIC_COLS, METRIC_ORDER } from "../store/metric-tables.ts";
+import { withLease } from "../store/coordination/leases.ts";
+import { type Conn, columns, listValue, openDuck, run, setVariable } from "../store/duck/duck.ts";
+import { appendTable, exportParquet } from "../store/duck/write.ts";
+import { loadSnapshotBenchmarks } from "../store/read/load-snapshot.ts";
+import { datedFiles } from "../store/snapshot/dated-parts.ts";
+import { linkTree } from "../store/snapshot/link.ts";
+import { METRIC_COLS, METRIC_ORDER } from "../store/snapshot/metric-tables.ts";
 import {
   discardStaging,
   ManifestMovedError,
@@ -24,8 +25,7 @@ import {
   snapshotDir,
   snapshotMeta,
   stagingDir,
-} from "../store/snapshots.ts";
-import { appendTable, exportParquet } from "../store/write.ts";
+} from "../store/snapshot/snapshots.ts";
 import type { PortfolioRules } from "../types.ts";
 import type { Log } from "./context.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";

@@ -8,7 +8,7 @@
 // and read back, and the main thread's last step before the partitions start is gone.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Binds } from "../store/duck.ts";
+import type { Binds } from "../store/duck/duck.ts";
 
 export const RETURNS_PARTS = "stock_returns";
 export const RETURNS_ROW_GROUP = 16384;

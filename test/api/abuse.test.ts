@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import net from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisBlockBroadcast } from "../../jobs/redis-health.ts";
+import { redisBlockBroadcast } from "../../jobs/host/redis-health.ts";
 import { noRedis } from "../redis.ts";
 import { KEYS } from "./fixture.ts";
 import { FAST_HEADER, prime, rawGet, SERVING_PATHS, startTestServer, type TestServer } from "./helpers.ts";

@@ -7,7 +7,7 @@ import {
   sliceByPeriod,
 } from "../../pipeline/analytics/index.ts";
 import { financialsLongRows, financialsResponse } from "../../pipeline/financials/index.ts";
-import { metricsKey } from "../../pipeline/store/model.ts";
+import { metricsKey } from "../../pipeline/store/snapshot/model.ts";
 import { parseCsv, startTestServer, type TestServer } from "./helpers.ts";
 
 let s: TestServer;

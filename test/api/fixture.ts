@@ -17,16 +17,16 @@ import type {
   UserPortfolio,
   Watchlist,
   WatchlistFields,
-} from "../../pipeline/store/catalog-types.ts";
-import { SCOPES } from "../../pipeline/store/catalog-types.ts";
+} from "../../pipeline/store/catalog/types.ts";
+import { SCOPES } from "../../pipeline/store/catalog/types.ts";
 import type {
   BenchmarkResult,
   CompanyFinancials,
   FinancialSet,
   PortfolioResult,
   Snapshot,
-} from "../../pipeline/store/model.ts";
-import { metricsKey } from "../../pipeline/store/model.ts";
+} from "../../pipeline/store/snapshot/model.ts";
+import { metricsKey } from "../../pipeline/store/snapshot/model.ts";
 import {
   type Company,
   type HoldingRow,

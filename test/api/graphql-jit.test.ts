@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createContext } from "../../api/graphql/context.ts";
 import { executeCompiled } from "../../api/graphql/jit.ts";
 import { graphqlSchema } from "../../api/graphql/schema.ts";
-import { SCOPES, type Scope } from "../../pipeline/store/catalog-types.ts";
+import { SCOPES, type Scope } from "../../pipeline/store/catalog/types.ts";
 import { buildCatalog, USERS } from "./fixture.ts";
 import { fixtureWithMetrics } from "./helpers.ts";
 

@@ -7,7 +7,7 @@ import { createContext } from "../../api/graphql/context.ts";
 import { graphqlSchema, printedSchema } from "../../api/graphql/schema.ts";
 import { createBatchReaders } from "../../api/resources/batch.ts";
 import * as access from "../../api/resources/snapshot-access.ts";
-import { SCOPES } from "../../pipeline/store/catalog-types.ts";
+import { SCOPES } from "../../pipeline/store/catalog/types.ts";
 import { buildCatalog, buildFixture, USERS } from "./fixture.ts";
 
 describe("schema.graphql", () => {

@@ -5,7 +5,7 @@ import type { AppDeps } from "../../api/app.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
 import { alignBenchmark, metricRows } from "../../pipeline/analytics/index.ts";
-import type { Snapshot } from "../../pipeline/store/model.ts";
+import type { Snapshot } from "../../pipeline/store/snapshot/model.ts";
 import { buildCatalog, buildFixture, type Fixture, type FixtureOptions, KEYS, type MemoryCatalog } from "./fixture.ts";
 
 export interface TestServer extends RunningServer {

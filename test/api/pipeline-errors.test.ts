@@ -8,8 +8,8 @@ import { mapError } from "../../api/graphql/errors.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { NotAnAppendError } from "../../pipeline/stages/append-backtests.ts";
 import { PortfolioNotFoundError } from "../../pipeline/stages/rebalance.ts";
-import { PublishLockError } from "../../pipeline/store/publish-lock.ts";
-import { ManifestMovedError } from "../../pipeline/store/snapshots.ts";
+import { PublishLockError } from "../../pipeline/store/coordination/publish-lock.ts";
+import { ManifestMovedError } from "../../pipeline/store/snapshot/snapshots.ts";
 
 const body = (e: unknown) => toApiError(e).toBody().error;
 

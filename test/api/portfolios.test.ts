@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alignBenchmark, metricRows, performanceSeries, sliceByPeriod } from "../../pipeline/analytics/index.ts";
 import { computeTrades } from "../../pipeline/portfolios/index.ts";
-import { metricsKey } from "../../pipeline/store/model.ts";
+import { metricsKey } from "../../pipeline/store/snapshot/model.ts";
 import { RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
 import { KEYS } from "./fixture.ts";
 import { parseCsv, startTestServer, type TestServer } from "./helpers.ts";

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from "../../jobs/config.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser } from "../../pipeline/store/catalog/demo.ts";
 import { hashKey } from "../../pipeline/store/catalog/keys.ts";
-import { SCOPES } from "../../pipeline/store/catalog-types.ts";
+import { SCOPES } from "../../pipeline/store/catalog/types.ts";
 import { KEYS } from "./fixture.ts";
 import { FAST_HEADER, prime, rawGet, SERVING_PATHS, startTestServer, type TestServer } from "./helpers.ts";
 

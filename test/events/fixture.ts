@@ -4,8 +4,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDuck } from "../../pipeline/store/duck.ts";
-import { appendTable } from "../../pipeline/store/write.ts";
+import { openDuck } from "../../pipeline/store/duck/duck.ts";
+import { appendTable } from "../../pipeline/store/duck/write.ts";
 
 type Rating = [ticker: string, date: string, total: number, sub?: number];
 type Holding = [portfolio: string, date: string, ticker: string, price: number, total: number];

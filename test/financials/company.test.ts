@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readFundamentals } from "../../pipeline/sources/fundamentals.ts";
-import type { CompanyFinancials, FinancialRow } from "../../pipeline/store/model.ts";
+import type { CompanyFinancials, FinancialRow } from "../../pipeline/store/snapshot/model.ts";
 
 const DIR = join(import.meta.dirname, "fixtures", "company");
 let tst: CompanyFinancials;

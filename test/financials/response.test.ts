@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { financialsLongRows, financialsResponse } from "../../pipeline/financials/index.ts";
 import { readFundamentals } from "../../pipeline/sources/fundamentals.ts";
-import type { CompanyFinancials } from "../../pipeline/store/model.ts";
+import type { CompanyFinancials } from "../../pipeline/store/snapshot/model.ts";
 
 const company = { id: "c1", ticker: "TST", name: "Test Corp" };
 const row = {

@@ -1,6 +1,6 @@
 // The server the fuzz suite attacks, in its own process (so its RSS and event loop are its own):
 // a generated source published into a new store by a real pipeline run, the demo user (every
-// scope, one portfolio, one watchlist) in the real DuckDB catalog, then jobs/serve.ts as
+// scope, one portfolio, one watchlist) in the real DuckDB catalog, then jobs/host/serve.ts as
 // `npm start` wires it (lazy DuckDB reader, catalog polling, rate limits). Reports
 // {url, key, pid} over IPC; exits on "close".
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSample } from "../../data/generate.ts";
 import { loadConfig } from "../../jobs/config.ts";
+import { serve } from "../../jobs/host/serve.ts";
+import { runPipeline } from "../../jobs/local/runner.ts";
 import { createLogger } from "../../jobs/logger.ts";
-import { runPipeline } from "../../jobs/runner.ts";
-import { serve } from "../../jobs/serve.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../../pipeline/store/catalog/demo.ts";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
+import { loadSnapshot } from "../../pipeline/store/read/load-snapshot.ts";
 
 const KEY = "fuzz-demo-key-0123456789abcdef";
 const root = mkdtempSync(join(tmpdir(), "fuzz-store-"));

@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
-import { runPipeline } from "../../jobs/runner.ts";
+import { runPipeline } from "../../jobs/local/runner.ts";
 import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { openDuck, scalar } from "../../pipeline/store/duck.ts";
-import { FINANCIAL_STATEMENTS, financialTable } from "../../pipeline/store/financial-tables.ts";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
-import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { openDuck, scalar } from "../../pipeline/store/duck/duck.ts";
+import { loadSnapshot } from "../../pipeline/store/read/load-snapshot.ts";
+import { FINANCIAL_STATEMENTS, financialTable } from "../../pipeline/store/snapshot/financial-tables.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };

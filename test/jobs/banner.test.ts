@@ -1,7 +1,7 @@
 // The start banner shows a generated demo key once, as plain text (not a JSON log line), and
 // links the API reference.
 import { describe, expect, it } from "vitest";
-import { readyLine, startBanner } from "../../jobs/banner.ts";
+import { readyLine, startBanner } from "../../jobs/host/banner.ts";
 
 const KEY = "srk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcde";
 

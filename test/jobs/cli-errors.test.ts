@@ -9,8 +9,8 @@ import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 import { runScript } from "./process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cli-errors-"));
-const pipeline = (...args: string[]) => runScript("jobs/cli.ts", args, { DATA_DIR: dataDir });
-const keys = (...args: string[]) => runScript("jobs/keys-cli.ts", args, { DATA_DIR: dataDir });
+const pipeline = (...args: string[]) => runScript("jobs/cli/pipeline.ts", args, { DATA_DIR: dataDir });
+const keys = (...args: string[]) => runScript("jobs/cli/keys-cli.ts", args, { DATA_DIR: dataDir });
 
 function expectUsageError(r: ReturnType<typeof runScript>, firstLine: string | RegExp): void {
   expect(r.code, r.stderr).toBe(2);
@@ -68,7 +68,7 @@ describe("npm run pipeline: usage errors", () => {
 
 describe("npm run pipeline: an unreachable Redis", () => {
   it("run stops at once with one line instead of waiting on the connection", () => {
-    const r = runScript("jobs/cli.ts", ["run", "--source", writeTinySource()], {
+    const r = runScript("jobs/cli/pipeline.ts", ["run", "--source", writeTinySource()], {
       DATA_DIR: dataDir,
       REDIS_URL: "redis://127.0.0.1:1",
     });

@@ -106,7 +106,7 @@ describe("loadConfig", () => {
 
 describe("a bad variable stops the commands", () => {
   it("npm run pipeline: one line per problem and exit code 64", () => {
-    const r = runScript("jobs/cli.ts", ["status"], {
+    const r = runScript("jobs/cli/pipeline.ts", ["status"], {
       DATA_DIR: mkdtempSync(join(tmpdir(), "config-")),
       TICKERS_PER_PARTITION: "abc",
       PIPELINE_DUCKDB_MEMORY: "lots",

@@ -1,4 +1,4 @@
-// The job contracts (jobs/contracts.ts): a worker fails a job whose data its name's schema refuses,
+// The job contracts (jobs/queue/contracts.ts): a worker fails a job whose data its name's schema refuses,
 // at once and with the schema's words, instead of a cast that breaks somewhere inside a stage; and
 // every name the code enqueues has a contract and a processor.
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -6,13 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Job, Queue, Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { JOB_CONTRACTS, JOB_NAMES, JobContractError, parseJobData } from "../../jobs/contracts.ts";
-import { FLOW_JOBS } from "../../jobs/flow.ts";
-import { PROCESSORS } from "../../jobs/processors/index.ts";
-import { addJob, pipelineQueue } from "../../jobs/queue.ts";
-import { startPipelineWorker } from "../../jobs/worker.ts";
+import { JOB_CONTRACTS, JOB_NAMES, JobContractError, parseJobData } from "../../jobs/queue/contracts.ts";
+import { FLOW_JOBS } from "../../jobs/queue/flow.ts";
+import { addJob, pipelineQueue } from "../../jobs/queue/queue.ts";
+import { PROCESSORS } from "../../jobs/worker/processors/index.ts";
+import { startPipelineWorker } from "../../jobs/worker/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { noRedis } from "../redis.ts";
 import { cleanUpQueues, ROOT, silent, stagingFolders, TEST_REDIS, waitFor } from "./jobs-fixture.ts";

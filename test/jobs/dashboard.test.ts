@@ -8,7 +8,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { basicPassword } from "../../api/admin.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
-import { queueDashboard } from "../../jobs/dashboard.ts";
+import { queueDashboard } from "../../jobs/host/dashboard.ts";
 import { createLogger } from "../../jobs/logger.ts";
 import { buildCatalog, KEYS } from "../api/fixture.ts";
 import { fixtureWithMetrics } from "../api/helpers.ts";

@@ -8,11 +8,11 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
 import { mayBeBuiltFrom, readSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { sourceFingerprint } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { type Manifest, readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { type Manifest, readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };

@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
-import { pipelineQueue } from "../../jobs/queue.ts";
-import { runPipeline } from "../../jobs/runner.ts";
+import { runPipeline } from "../../jobs/local/runner.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
+import { pipelineQueue } from "../../jobs/queue/queue.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { noRedis } from "../redis.ts";
 import {
   differingTables,
@@ -112,7 +112,7 @@ for (const persist of [false, true]) {
       const w = startWorker(env);
       procs.push(w);
       await w.ready;
-      const cli = spawnTs("jobs/cli.ts", ["run", "--source", source, "--timeout", "90"], env);
+      const cli = spawnTs("jobs/cli/pipeline.ts", ["run", "--source", source, "--timeout", "90"], env);
       procs.push(cli);
       await midRun(dataDir);
       await redis.stop();
@@ -137,7 +137,7 @@ for (const persist of [false, true]) {
       // No leftovers, and the worker is still there to take the next job.
       await waitFor("no staging left", () => stagingFolders(dataDir).length === 0, 10_000);
       expect(w.child.exitCode).toBeNull();
-      const again = spawnTs("jobs/cli.ts", ["run", "--source", source, "--timeout", "90", "--force"], env);
+      const again = spawnTs("jobs/cli/pipeline.ts", ["run", "--source", source, "--timeout", "90", "--force"], env);
       procs.push(again);
       expect(await again.exited, [...again.out, ...again.err].join("\n")).toBe(0);
       expect(readdirSync(join(dataDir, "snapshots")).length).toBeGreaterThan(0);

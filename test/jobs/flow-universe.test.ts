@@ -16,7 +16,7 @@ import {
   releaseUniverse,
 } from "../../pipeline/stages/flow-steps.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { openDuck } from "../../pipeline/store/duck.ts";
+import { openDuck } from "../../pipeline/store/duck/duck.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 let source = "";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
 import {
   AFFINITY_MS,
   addFlowChildren,
@@ -17,12 +17,12 @@ import {
   newFlowRun,
   RANGE_PRIORITY,
   runFlowIds,
-} from "../../jobs/flow.ts";
-import { leaveBacktest } from "../../jobs/flow-worker.ts";
-import { pipelineQueue } from "../../jobs/queue.ts";
+} from "../../jobs/queue/flow.ts";
+import { pipelineQueue } from "../../jobs/queue/queue.ts";
+import { leaveBacktest } from "../../jobs/worker/flow-worker.ts";
 import { sourceFingerprint, sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { noRedis } from "../redis.ts";
 import {
   cleanUpQueues,
@@ -169,7 +169,7 @@ describe.skipIf(noRedis)("a run as a flow", () => {
     await w.ready;
     const queue = pipelineQueue(REDIS, env.QUEUE_PREFIX);
     try {
-      // The job the scheduler adds at each tick (jobs/schedule.ts): name `run`, data { sourceDir }.
+      // The job the scheduler adds at each tick (jobs/queue/schedule.ts): name `run`, data { sourceDir }.
       await queue.add("run", { sourceDir: source }, { jobId: "run.nightly-tick.all" });
       const published = await waitFor("the flow's publish", () => readManifest(dataDir), 120_000, 200);
       const ids = runFlowIds(sourceStamp(source));

@@ -9,14 +9,14 @@ import type { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer } from "../../api/server.ts";
-import { dispatchRun } from "../../jobs/dispatch.ts";
 import { createLogger } from "../../jobs/logger.ts";
-import { inProcessRebalancer, queueRebalancer, type Rebalancer } from "../../jobs/rebalance-requests.ts";
-import { startPipelineWorker } from "../../jobs/worker.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
+import { inProcessRebalancer, queueRebalancer, type Rebalancer } from "../../jobs/queue/rebalance-requests.ts";
+import { startPipelineWorker } from "../../jobs/worker/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { SCOPES } from "../../pipeline/store/catalog-types.ts";
-import { SnapshotHolder } from "../../pipeline/store/holder.ts";
-import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { SCOPES } from "../../pipeline/store/catalog/types.ts";
+import { SnapshotHolder } from "../../pipeline/store/read/holder.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { noRedis } from "../redis.ts";
 
@@ -173,7 +173,7 @@ for (const mode of ["in-process", "bullmq"] as const) {
       // once needed over 60 s): up to 150 s.
       for (const until = Date.now() + 150_000; Date.now() < until && s === "PENDING"; ) {
         await new Promise((r) => setTimeout(r, 100));
-        await catalog.refresh(); // a worker process writes the failure: the server polls the catalog (jobs/serve.ts)
+        await catalog.refresh(); // a worker process writes the failure: the server polls the catalog (host/serve.ts)
         s = await status(p.id);
       }
       expect(s, `the worker's log:\n${workerLog.join("\n")}`).toBe("FAILED");

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { generateSample } from "../../data/generate.ts";
-import { openDuck, rows } from "../../pipeline/store/duck.ts";
+import { openDuck, rows } from "../../pipeline/store/duck/duck.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const NODE_TS = [process.execPath, "--import", "tsx"];
@@ -191,8 +191,8 @@ export async function cleanUpQueues(prefixBase: string, workers: { close(): Prom
 /** The in-process runner's snapshot of `source` in a fresh store: what a queued run must equal. */
 export async function inProcessSnapshot(source: string): Promise<string> {
   const { Catalog } = await import("../../pipeline/store/catalog/catalog.ts");
-  const { runPipeline } = await import("../../jobs/runner.ts");
-  const { snapshotDir } = await import("../../pipeline/store/snapshots.ts");
+  const { runPipeline } = await import("../../jobs/local/runner.ts");
+  const { snapshotDir } = await import("../../pipeline/store/snapshot/snapshots.ts");
   const dataDir = mkdtempSync(join(tmpdir(), "reference-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const { meta } = await runPipeline({ dataDir, sourceDir: source, catalog, log: silent });

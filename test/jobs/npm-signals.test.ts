@@ -31,8 +31,8 @@ writeFileSync(
     type: "module",
     scripts: {
       prestart: scripts.prestart,
-      start: scripts.start!.replace("dist/jobs/start.js", "child.mjs"),
-      pipeline: scripts.pipeline!.replace("dist/jobs/cli.js", "child.mjs"),
+      start: scripts.start!.replace("dist/jobs/host/start.js", "child.mjs"),
+      pipeline: scripts.pipeline!.replace("dist/jobs/cli/pipeline.js", "child.mjs"),
     },
   }),
 );

@@ -15,14 +15,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
-import { runPipeline } from "../../jobs/runner.ts";
+import { runPipeline } from "../../jobs/local/runner.ts";
 import { readFundamentals } from "../../pipeline/sources/fundamentals.ts";
 import { partitionOf, splitFundamentals } from "../../pipeline/sources/fundamentals-split.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { boundsOf, tickerRanges } from "../../pipeline/stages/partitions.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
-import { snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { loadSnapshot } from "../../pipeline/store/read/load-snapshot.ts";
+import { snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 

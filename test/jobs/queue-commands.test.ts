@@ -7,14 +7,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
-import { runFlowIds } from "../../jobs/flow.ts";
-import { jobId, WHOLE } from "../../jobs/job-types.ts";
-import { pipelineQueue } from "../../jobs/queue.ts";
-import { startPipelineWorker } from "../../jobs/worker.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
+import { runFlowIds } from "../../jobs/queue/flow.ts";
+import { jobId, WHOLE } from "../../jobs/queue/job-types.ts";
+import { pipelineQueue } from "../../jobs/queue/queue.ts";
+import { startPipelineWorker } from "../../jobs/worker/worker.ts";
 import { sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { cleanUpQueues, freePort, OwnRedis, type Proc, spawnTs, stagingFolders, TEST_REDIS } from "./jobs-fixture.ts";
 
@@ -92,7 +92,7 @@ describe("--timeout with Redis gone mid-wait", () => {
     const sourceDir = writeTinySource();
     const env = { REDIS_URL: redis.url, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-timeout` };
     const timeoutS = 6;
-    const cli = spawnTs("jobs/cli.ts", ["run", "--source", sourceDir, "--timeout", String(timeoutS)], env);
+    const cli = spawnTs("jobs/cli/pipeline.ts", ["run", "--source", sourceDir, "--timeout", String(timeoutS)], env);
     procs.push(cli);
     // No worker: the flow's parent waits for its children. The note comes after the enqueue, so the
     // command's timeout was already counting then.

@@ -1,5 +1,5 @@
-// The worker inside `npm start` (rebalanceInChild, as jobs/start.ts starts it) runs a `rebalance`
-// job in a process of its own (jobs/rebalance-child.ts), never in the serving process: here this
+// The worker inside `npm start` (rebalanceInChild, as jobs/host/start.ts starts it) runs a `rebalance`
+// job in a process of its own (jobs/local/rebalance-child.ts), never in the serving process: here this
 // process's catalog handle refuses every read of a portfolio, so a rebalance computed in this
 // process would fail; the job publishes the portfolio's backtest all the same, with its job id in
 // the manifest's log. Real Redis (TEST_REDIS_URL), a queue prefix of this test's own.
@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
-import { pipelineQueue } from "../../jobs/queue.ts";
-import { queueRebalancer, rebalanceRequest } from "../../jobs/rebalance-requests.ts";
-import { startPipelineWorker } from "../../jobs/worker.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
+import { pipelineQueue } from "../../jobs/queue/queue.ts";
+import { queueRebalancer, rebalanceRequest } from "../../jobs/queue/rebalance-requests.ts";
+import { startPipelineWorker } from "../../jobs/worker/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { publishedSince, readManifest } from "../../pipeline/store/snapshots.ts";
+import { publishedSince, readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { userRules } from "../portfolios/universe-fixture.ts";
 import { noRedis, TEST_REDIS } from "../redis.ts";

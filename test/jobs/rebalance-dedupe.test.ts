@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
-import { pipelineQueue } from "../../jobs/queue.ts";
-import { queueRebalancer, rebalanceRequest } from "../../jobs/rebalance-requests.ts";
-import { startPipelineWorker } from "../../jobs/worker.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
+import { pipelineQueue } from "../../jobs/queue/queue.ts";
+import { queueRebalancer, rebalanceRequest } from "../../jobs/queue/rebalance-requests.ts";
+import { startPipelineWorker } from "../../jobs/worker/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { publishedSince, readManifest } from "../../pipeline/store/snapshots.ts";
+import { publishedSince, readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { userRules } from "../portfolios/universe-fixture.ts";
 import { cleanUpQueues, silent, spawnTs, waitFor } from "./jobs-fixture.ts";
@@ -42,7 +42,7 @@ describe("a rebalance asked for by the API and by the CLI", () => {
       const expected = rebalanceRequest(catalog, p.id).jobId;
       expect((await queue.getJobs()).map((j) => j.id)).toEqual([expected]);
 
-      const cli = spawnTs("jobs/cli.ts", ["rebalance", "--portfolio", p.id, "--timeout", "120"], {
+      const cli = spawnTs("jobs/cli/pipeline.ts", ["rebalance", "--portfolio", p.id, "--timeout", "120"], {
         DATA_DIR: dataDir,
         REDIS_URL: REDIS,
         QUEUE_PREFIX: prefix,

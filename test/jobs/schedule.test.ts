@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { NIGHTLY_SCHEDULER, pipelineQueue } from "../../jobs/queue.ts";
-import { ScheduleError, scheduleNightly, validateSchedule } from "../../jobs/schedule.ts";
+import { NIGHTLY_SCHEDULER, pipelineQueue } from "../../jobs/queue/queue.ts";
+import { ScheduleError, scheduleNightly, validateSchedule } from "../../jobs/queue/schedule.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { noRedis } from "../redis.ts";
 import { spawnTs } from "./jobs-fixture.ts";
@@ -79,16 +79,16 @@ describe("schedule validation", () => {
     "schedule --remove takes the scheduler out of Redis, and says when there was none",
     async () => {
       const env = { REDIS_URL: REDIS, QUEUE_PREFIX: `${prefix}-rm`, DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")) };
-      const add = spawnTs("jobs/cli.ts", ["schedule", "--source", src], env);
+      const add = spawnTs("jobs/cli/pipeline.ts", ["schedule", "--source", src], env);
       expect(await add.exited).toBe(0);
       const q = pipelineQueue(REDIS, `${prefix}-rm`);
       try {
         expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toMatchObject({ pattern: "0 2 * * *" });
-        const rm = spawnTs("jobs/cli.ts", ["schedule", "--remove"], env);
+        const rm = spawnTs("jobs/cli/pipeline.ts", ["schedule", "--remove"], env);
         expect(await rm.exited).toBe(0);
         expect(rm.out).toEqual(["nightly run unscheduled"]);
         expect(await q.getJobScheduler(NIGHTLY_SCHEDULER)).toBeUndefined();
-        const again = spawnTs("jobs/cli.ts", ["schedule", "--remove"], env);
+        const again = spawnTs("jobs/cli/pipeline.ts", ["schedule", "--remove"], env);
         expect(await again.exited).toBe(0);
         expect(again.out).toEqual(["no nightly run was scheduled; nothing to remove"]);
       } finally {
@@ -101,7 +101,7 @@ describe("schedule validation", () => {
   it.skipIf(noRedis)(
     "the CLI says what is wrong in one line and exits 2, registering nothing",
     async () => {
-      const p = spawnTs("jobs/cli.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
+      const p = spawnTs("jobs/cli/pipeline.ts", ["schedule", "--cron", "0 25 * * *", "--source", src], {
         REDIS_URL: REDIS,
         QUEUE_PREFIX: `${prefix}-cli`,
         DATA_DIR: mkdtempSync(join(tmpdir(), "sched-")),

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pipelineQueue } from "../../jobs/queue.ts";
+import { pipelineQueue } from "../../jobs/queue/queue.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { noRedis, TEST_REDIS } from "../redis.ts";
 import { freePort, type Proc, runScript, spawnScript } from "./process.ts";
@@ -22,7 +22,7 @@ let source = "";
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), "start-banner-"));
   source = writeTinySource();
-  const r = runScript("jobs/cli.ts", ["run", "--source", source], { DATA_DIR: dataDir });
+  const r = runScript("jobs/cli/pipeline.ts", ["run", "--source", source], { DATA_DIR: dataDir });
   expect(r.code, r.stderr).toBe(0);
 }, 60_000);
 
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 async function start(env: Record<string, string>): Promise<{ p: Proc; base: string }> {
   const port = await freePort();
-  const p = spawnScript("jobs/start.ts", [], {
+  const p = spawnScript("jobs/host/start.ts", [], {
     PORT: String(port),
     DATA_DIR: dataDir,
     SOURCE_DIR: source,

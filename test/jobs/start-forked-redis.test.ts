@@ -16,7 +16,7 @@ afterAll(() => {
 
 describe("forked server processes and an unreachable Redis", () => {
   it("one unreachable line for all processes; every process serves", async () => {
-    p = spawnScript("jobs/start.ts", [], {
+    p = spawnScript("jobs/host/start.ts", [], {
       PORT: "0",
       DEMO_API_KEY: KEY,
       LOG_LEVEL: "info",

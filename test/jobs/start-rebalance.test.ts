@@ -6,25 +6,25 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
 import {
   inProcessRebalancer,
   portfoliosWithoutBacktest,
   type Rebalancer,
   requestAll,
-} from "../../jobs/rebalance-requests.ts";
+} from "../../jobs/queue/rebalance-requests.ts";
 import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { openDuck, rows } from "../../pipeline/store/duck.ts";
-import { publishedSince, readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { openDuck, rows } from "../../pipeline/store/duck/duck.ts";
+import { publishedSince, readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { userRules } from "../portfolios/universe-fixture.ts";
 import { silent, spawnTs, waitFor } from "./jobs-fixture.ts";
 
 // The whole-snapshot loader must not run on the start-up path: calling it fails the test.
 const loaderCalls = vi.hoisted(() => ({ n: 0 }));
-vi.mock("../../pipeline/store/load-snapshot.ts", async (original) => ({
-  ...(await original<typeof import("../../pipeline/store/load-snapshot.ts")>()),
+vi.mock("../../pipeline/store/read/load-snapshot.ts", async (original) => ({
+  ...(await original<typeof import("../../pipeline/store/read/load-snapshot.ts")>()),
   loadSnapshot: () => {
     loaderCalls.n++;
     throw new Error("loadSnapshot called on the start-up path");
@@ -119,7 +119,7 @@ describe("start-up rebalances", () => {
     const { dataDir, catalog, ids } = await store();
     await catalog.idle();
     const since = readManifest(dataDir)!.version ?? 0;
-    const p = spawnTs("jobs/start.ts", [], {
+    const p = spawnTs("jobs/host/start.ts", [], {
       DATA_DIR: dataDir,
       PORT: "0",
       REDIS_URL: "",

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readManifest, readMeta } from "../../pipeline/store/snapshots.ts";
+import { readManifest, readMeta } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { type Proc, runScript, spawnScript, startRedis } from "./process.ts";
 
@@ -17,7 +17,7 @@ afterAll(() => {
 });
 
 function start(env: Record<string, string>): Proc {
-  const p = spawnScript("jobs/start.ts", [], {
+  const p = spawnScript("jobs/host/start.ts", [], {
     PORT: "0",
     DEMO_API_KEY: KEY,
     LOG_LEVEL: "info",
@@ -47,7 +47,7 @@ describe("npm start on a store that serves another source", () => {
   it("serves it without SOURCE_DIR and says how to switch; SOURCE_DIR still publishes its source", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "start-keep-"));
     const x = writeTinySource();
-    expect(runScript("jobs/cli.ts", ["run", "--source", x], { DATA_DIR: dataDir }).code).toBe(0);
+    expect(runScript("jobs/cli/pipeline.ts", ["run", "--source", x], { DATA_DIR: dataDir }).code).toBe(0);
     const published = readManifest(dataDir)!.snapshotId;
 
     const p = start({ DATA_DIR: dataDir });
@@ -114,7 +114,7 @@ describe("Redis at start and shutdown", () => {
 
 describe("SOURCE_DIR must be a folder", () => {
   it("a missing one stops npm start with one line and exit code 64", () => {
-    const r = runScript("jobs/start.ts", [], {
+    const r = runScript("jobs/host/start.ts", [], {
       DATA_DIR: mkdtempSync(join(tmpdir(), "start-nosrc-")),
       SOURCE_DIR: "/nonexistent/source",
       PORT: "0",
@@ -137,8 +137,8 @@ describe("DATA_DIR must be a writable folder", () => {
   ] as const) {
     it(`${what}: npm start and the CLI stop at once with one line`, () => {
       for (const [script, args] of [
-        ["jobs/start.ts", []],
-        ["jobs/cli.ts", ["run"]],
+        ["jobs/host/start.ts", []],
+        ["jobs/cli/pipeline.ts", ["run"]],
       ] as const) {
         const r = runScript(script, [...args], { DATA_DIR: dir, PORT: "0", DEMO_API_KEY: KEY });
         expect(r.code, `${script}: ${r.stderr}`).toBe(73);

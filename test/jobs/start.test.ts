@@ -32,7 +32,7 @@ beforeAll(async () => {
   ).outDir;
   sourceB = (await generateSample(mkdtempSync(join(tmpdir(), "start-src-b-")), { seed: 8, companies: 30, years: 3 }))
     .outDir;
-  server = spawn(TSX, ["jobs/start.ts"], {
+  server = spawn(TSX, ["jobs/host/start.ts"], {
     cwd: ROOT,
     env: { ...env(), SOURCE_DIR: sourceA },
     stdio: ["ignore", "pipe", "pipe"],
@@ -75,7 +75,7 @@ describe("npm start", () => {
 
   it("swaps to a snapshot another process publishes without failing a request", async () => {
     const before = (await (await get("/healthz")).json()).snapshot;
-    const cli = spawn(TSX, ["jobs/cli.ts", "run", "--source", sourceB], {
+    const cli = spawn(TSX, ["jobs/cli/pipeline.ts", "run", "--source", sourceB], {
       cwd: ROOT,
       env: env(),
       stdio: ["ignore", "pipe", "pipe"],

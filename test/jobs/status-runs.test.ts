@@ -4,13 +4,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { dispatchRun } from "../../jobs/dispatch.ts";
-import { runFlowIds } from "../../jobs/flow.ts";
-import { gatherStatus, type RunStatus } from "../../jobs/status.ts";
-import { statusText } from "../../jobs/status-text.ts";
+import { gatherStatus, type RunStatus } from "../../jobs/cli/status.ts";
+import { statusText } from "../../jobs/cli/status-text.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
+import { runFlowIds } from "../../jobs/queue/flow.ts";
 import { sourceStamp } from "../../pipeline/sources/fingerprint.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { readMeta } from "../../pipeline/store/snapshots.ts";
+import { readMeta } from "../../pipeline/store/snapshot/snapshots.ts";
 import { noRedis, TEST_REDIS } from "../redis.ts";
 import { cleanUpQueues, mediumSource, type Proc, silent, startWorker } from "./jobs-fixture.ts";
 import { runScript } from "./process.ts";
@@ -73,7 +73,7 @@ describe.skipIf(noRedis)("status of a run as a flow", () => {
 
     // Piped (not a terminal), the CLI keeps printing JSON; --json says so on a terminal too.
     for (const args of [["status"], ["status", "--json"]]) {
-      const cli = runScript("jobs/cli.ts", args, env);
+      const cli = runScript("jobs/cli/pipeline.ts", args, env);
       expect(cli.code).toBe(0);
       expect(JSON.parse(cli.stdout).queue.runs).toContainEqual(last);
     }

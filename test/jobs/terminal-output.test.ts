@@ -7,9 +7,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { logErrorsOncePerOutage } from "../../jobs/host/redis-health.ts";
+import { closeAll } from "../../jobs/host/shutdown.ts";
 import { logFormat } from "../../jobs/log-format.ts";
-import { logErrorsOncePerOutage } from "../../jobs/redis-health.ts";
-import { closeAll } from "../../jobs/shutdown.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { ROOT, TSX } from "./process.ts";
 
@@ -33,7 +33,7 @@ function cliRun(tty: boolean): string {
     REDIS_URL: "",
     SOURCE_DIR: "",
   };
-  const cmd = [TSX, "jobs/cli.ts", "run", "--source", writeTinySource()];
+  const cmd = [TSX, "jobs/cli/pipeline.ts", "run", "--source", writeTinySource()];
   // script(1) gives the child a pseudo-terminal for stdin, stdout and stderr, and copies it out.
   const r = tty
     ? spawnSync("script", ["-q", "-e", "-c", cmd.map((a) => `'${a}'`).join(" "), "/dev/null"], {

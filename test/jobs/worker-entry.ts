@@ -1,9 +1,9 @@
 // A pipeline worker process for the fault tests, with short lock times so a killed worker's job is
 // taken over in seconds: `node --import tsx worker-entry.ts` with REDIS_URL, DATA_DIR, QUEUE_PREFIX.
 import { join } from "node:path";
-import { startPipelineWorker } from "../../jobs/worker.ts";
+import { startPipelineWorker } from "../../jobs/worker/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { shareScratchOnMainThread } from "../../pipeline/store/scratch.ts";
+import { shareScratchOnMainThread } from "../../pipeline/store/duck/scratch.ts";
 
 const env = process.env;
 // as the CLI's worker does

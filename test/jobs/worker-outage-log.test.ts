@@ -15,7 +15,7 @@ const redisLines = (out: string) => out.split("\n").filter((l) => /Redis/.test(l
 describe("the worker process while Redis is away", () => {
   it("one line for the outage, one when Redis is back; SIGTERM still ends it", async () => {
     const port = await freePort();
-    const worker = spawnScript("jobs/cli.ts", ["worker"], {
+    const worker = spawnScript("jobs/cli/pipeline.ts", ["worker"], {
       REDIS_URL: `redis://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
       QUEUE_PREFIX: "outage-log",

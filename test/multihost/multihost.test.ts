@@ -8,8 +8,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pipelineQueue } from "../../jobs/queue.ts";
-import { readManifest } from "../../pipeline/store/snapshots.ts";
+import { pipelineQueue } from "../../jobs/queue/queue.ts";
+import { readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { type HostProc, ROOT, Topology, unavailable } from "./topology.ts";
 
@@ -58,7 +58,7 @@ describe.skipIf(why !== null)("several hosts sharing a store, Redis on a host of
   };
   /** `npm run pipeline -- run` from the machine itself (outside every host), through the queue. */
   const runThroughQueue = (source: string) => {
-    const child = spawn(NODE[0], [...NODE.slice(1), "jobs/cli.ts", "run", "--source", source], {
+    const child = spawn(NODE[0], [...NODE.slice(1), "jobs/cli/pipeline.ts", "run", "--source", source], {
       cwd: ROOT,
       env: { ...process.env, REDIS_URL: redisUrl, DATA_DIR: dataDir, LOG_FORMAT: "json", SOURCE_DIR: "" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -81,12 +81,12 @@ describe.skipIf(why !== null)("several hosts sharing a store, Redis on a host of
     await redis.waitFor(/Ready to accept connections/, 20_000);
     const env = { REDIS_URL: redisUrl, DATA_DIR: dataDir, LOG_FORMAT: "json", SOURCE_DIR: "", LOG_LEVEL: "info" };
     for (const w of ["worker1", "worker2"]) {
-      workers[w] = topo.start(w, NODE[0], [...NODE.slice(1), "jobs/cli.ts", "worker"], env);
+      workers[w] = topo.start(w, NODE[0], [...NODE.slice(1), "jobs/cli/pipeline.ts", "worker"], env);
       await workers[w].waitFor(/waiting for jobs/);
     }
     const source = writeTinySource();
     for (const h of ["api1", "api2"]) {
-      const proc = topo.start(h, NODE[0], [...NODE.slice(1), "jobs/start.ts"], {
+      const proc = topo.start(h, NODE[0], [...NODE.slice(1), "jobs/host/start.ts"], {
         ...env,
         PORT: "8080",
         SOURCE_DIR: source,
@@ -291,7 +291,7 @@ describe.skipIf(why !== null)("two API hosts with the accounts on a PostgreSQL h
     const dataDir = mkdtempSync(join(tmpdir(), "multihost-pg-store-"));
     const source = writeTinySource();
     for (const h of ["api1", "api2"]) {
-      procs[h] = topo.start(h, NODE[0], [...NODE.slice(1), "jobs/start.ts"], {
+      procs[h] = topo.start(h, NODE[0], [...NODE.slice(1), "jobs/host/start.ts"], {
         ...{ REDIS_URL: `redis://${redisHost}:6379`, DATA_DIR: dataDir, DATABASE_URL: databaseUrl },
         ...{ LOG_FORMAT: "json", PORT: "8080", SOURCE_DIR: source, DEMO_API_KEY: DEMO_KEY },
       });

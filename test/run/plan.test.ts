@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildRunPlan, missingPartitions, partitionsAfter, RUN_KINDS } from "../../pipeline/run/plan.ts";
-import { stagingLayout, writeStagingRecord } from "../../pipeline/store/staging-layout.ts";
+import { stagingLayout, writeStagingRecord } from "../../pipeline/store/snapshot/staging-layout.ts";
 
 describe("the run's plan", () => {
   it("lists each kind's steps after the steps they wait for, each once", () => {

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stageSource } from "../../pipeline/sources/index.ts";
-import { type Conn, columns, openDuck } from "../../pipeline/store/duck.ts";
+import { type Conn, columns, openDuck } from "../../pipeline/store/duck/duck.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 
 let db: Awaited<ReturnType<typeof openDuck>>;

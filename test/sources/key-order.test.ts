@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
-import { runPipeline } from "../../jobs/runner.ts";
+import { runPipeline } from "../../jobs/local/runner.ts";
 import { stageSource } from "../../pipeline/sources/index.ts";
 import { keysAscending } from "../../pipeline/sources/load-table.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { type Conn, columns, openDuck } from "../../pipeline/store/duck.ts";
-import { snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { type Conn, columns, openDuck } from "../../pipeline/store/duck/duck.ts";
+import { snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 
 // one database for the file: every check makes the tables it reads (create or replace)

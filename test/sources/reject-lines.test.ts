@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stageSource } from "../../pipeline/sources/index.ts";
 import { formatReject } from "../../pipeline/sources/report.ts";
-import { type Conn, openDuck } from "../../pipeline/store/duck.ts";
+import { type Conn, openDuck } from "../../pipeline/store/duck/duck.ts";
 import { tinyFiles, writeTinySource } from "../fixtures/tiny-source.ts";
 
 let db: Awaited<ReturnType<typeof openDuck>>;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser } from "../../pipeline/store/catalog/demo.ts";
 import { hashKey } from "../../pipeline/store/catalog/keys.ts";
-import { SCOPES } from "../../pipeline/store/catalog-types.ts";
+import { SCOPES } from "../../pipeline/store/catalog/types.ts";
 
 const tempCatalog = () => Catalog.open(join(mkdtempSync(join(tmpdir(), "catalog-")), "catalog.duckdb"));
 

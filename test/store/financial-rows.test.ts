@@ -1,21 +1,21 @@
 // `financial_rows`, the API's one-query copy of the four wide statement tables
-// (pipeline/store/financial-tables.ts): written by each financials partition beside its wide parts,
+// (pipeline/store/snapshot/financial-tables.ts): written by each financials partition beside its wide parts,
 // read by the lazy reader. Checked on a real published store against the wide tables themselves
 // (every ticker, values and key order, so the REST bytes cannot move) and by hand for one row.
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ITEMS } from "../../pipeline/financials/items.ts";
-import { Binds, type Conn } from "../../pipeline/store/duck.ts";
+import { Binds, type Conn } from "../../pipeline/store/duck/duck.ts";
+import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import {
   FINANCIAL_ROWS,
   FINANCIAL_STATEMENTS,
   financialTable,
   readFinancialRows,
   readFinancialTables,
-} from "../../pipeline/store/financial-tables.ts";
-import { READER_INDEX } from "../../pipeline/store/reader-index.ts";
-import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+} from "../../pipeline/store/snapshot/financial-tables.ts";
+import { READER_INDEX } from "../../pipeline/store/snapshot/reader-index.ts";
 import { publishedSnapshot } from "./published.ts";
 
 let dataDir: string;

@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readManifest, snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { mediumSource, type Proc, spawnTs } from "../jobs/jobs-fixture.ts";
 
 const MOUNT = mkdtempSync(join(tmpdir(), "full-disk-"));
@@ -38,7 +38,7 @@ const filler = join(MOUNT, "filler");
 let source = "";
 
 async function run(...extra: string[]): Promise<{ code: number | null; out: string[]; err: string[] }> {
-  const p: Proc = spawnTs("jobs/cli.ts", ["run", "--source", source, ...extra], {
+  const p: Proc = spawnTs("jobs/cli/pipeline.ts", ["run", "--source", source, ...extra], {
     DATA_DIR: dataDir,
     REDIS_URL: "",
     SOURCE_DIR: "",

@@ -3,7 +3,7 @@
 // by hand below, whatever order the rows are stored in.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadPanel } from "../../pipeline/stages/frames.ts";
-import { openDuck } from "../../pipeline/store/duck.ts";
+import { openDuck } from "../../pipeline/store/duck/duck.ts";
 
 // (ticker, date, close, adj_close): BBB has no price on 2024-01-03; CCC's adj_close is missing
 // on 2024-01-02 (its close is used); the dates cross a month and a year.

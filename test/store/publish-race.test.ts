@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { leasesDir, takeLease } from "../../pipeline/store/leases.ts";
-import { withPublishLock } from "../../pipeline/store/publish-lock.ts";
+import { leasesDir, takeLease } from "../../pipeline/store/coordination/leases.ts";
+import { withPublishLock } from "../../pipeline/store/coordination/publish-lock.ts";
 import {
   KEEP_SNAPSHOTS,
   ManifestMovedError,
@@ -18,7 +18,7 @@ import {
   snapshotDir,
   snapshotsDir,
   stagingDir,
-} from "../../pipeline/store/snapshots.ts";
+} from "../../pipeline/store/snapshot/snapshots.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules/.bin/tsx");

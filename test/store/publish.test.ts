@@ -14,7 +14,7 @@ import {
   snapshotsDir,
   stagingBeat,
   stagingDir,
-} from "../../pipeline/store/snapshots.ts";
+} from "../../pipeline/store/snapshot/snapshots.ts";
 
 function fakeRun(dataDir: string) {
   const id = newSnapshotId();

@@ -3,10 +3,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSample } from "../../data/generate.ts";
-import { runPipeline } from "../../jobs/runner.ts";
+import { runPipeline } from "../../jobs/local/runner.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { openDuck } from "../../pipeline/store/duck.ts";
-import { snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { openDuck } from "../../pipeline/store/duck/duck.ts";
+import { snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 
 /**
  * Generates a source (20 companies or more, 2 years or more) into a new store; `run()` publishes it and answers the

@@ -3,7 +3,7 @@
 // creates one staging folder, prints READY and waits to be killed (a run that dies mid-way).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newSnapshotId, publishSnapshot, stagingDir } from "../../pipeline/store/snapshots.ts";
+import { newSnapshotId, publishSnapshot, stagingDir } from "../../pipeline/store/snapshot/snapshots.ts";
 
 const [dataDir, n, tag, hold] = process.argv.slice(2);
 if (hold) {

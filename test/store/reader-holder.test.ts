@@ -2,8 +2,8 @@
 // reader; the replaced reader keeps answering the requests that took it, and closes (ending its
 // lease, so prune may take its folder) only once nothing has read it for the grace period.
 import { expect, it } from "vitest";
-import { lazyReader, SnapshotHolder } from "../../pipeline/store/holder.ts";
-import { liveLeases } from "../../pipeline/store/leases.ts";
+import { liveLeases } from "../../pipeline/store/coordination/leases.ts";
+import { lazyReader, SnapshotHolder } from "../../pipeline/store/read/holder.ts";
 import { generatedStore } from "./published.ts";
 
 it("swaps readers on publish; the old one closes after its reads, then its lease ends", async () => {

@@ -1,4 +1,4 @@
-// The reader's index, written when a snapshot is published (pipeline/store/reader-index.ts): the
+// The reader's index, written when a snapshot is published (pipeline/store/snapshot/reader-index.ts): the
 // part files' key ranges and every ticker's latest rating, which the reader otherwise derives at
 // open. Checked against what the footers and the ratings themselves say, on a real published
 // store with several part files, and a snapshot without the index is read the same.
@@ -16,10 +16,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Conn } from "../../pipeline/store/duck.ts";
-import { linkTree } from "../../pipeline/store/link.ts";
-import { setRatingsView } from "../../pipeline/store/load-snapshot.ts";
-import { latestRatings } from "../../pipeline/store/rating-queries.ts";
+import type { Conn } from "../../pipeline/store/duck/duck.ts";
+import { setRatingsView } from "../../pipeline/store/read/load-snapshot.ts";
+import { latestRatings } from "../../pipeline/store/read/rating-queries.ts";
+import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
+import { linkTree } from "../../pipeline/store/snapshot/link.ts";
 import {
   PARTITIONED,
   partRanges,
@@ -27,8 +28,7 @@ import {
   READER_INDEX,
   readPartRanges,
   writeReaderIndex,
-} from "../../pipeline/store/reader-index.ts";
-import { SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+} from "../../pipeline/store/snapshot/reader-index.ts";
 import { publishedSnapshot } from "./published.ts";
 
 let dataDir: string;

@@ -5,10 +5,10 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { lazyReader, SnapshotHolder } from "../../pipeline/store/holder.ts";
-import { PARTITIONED } from "../../pipeline/store/reader-index.ts";
-import { readableFiles, SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
-import { snapshotDir } from "../../pipeline/store/snapshots.ts";
+import { lazyReader, SnapshotHolder } from "../../pipeline/store/read/holder.ts";
+import { readableFiles, SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
+import { PARTITIONED } from "../../pipeline/store/snapshot/reader-index.ts";
+import { snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { generatedStore } from "./published.ts";
 
 let dataDir: string;

@@ -2,9 +2,9 @@
 // holds for the same published snapshot (a generated 20-company source, a real pipeline run,
 // tables in parts of 6 companies so the reader routes each key to its part).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSnapshot } from "../../pipeline/store/load-snapshot.ts";
-import { metricsKey, type Snapshot } from "../../pipeline/store/model.ts";
-import { LruCache, SnapshotReader } from "../../pipeline/store/snapshot-reader.ts";
+import { loadSnapshot } from "../../pipeline/store/read/load-snapshot.ts";
+import { LruCache, SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
+import { metricsKey, type Snapshot } from "../../pipeline/store/snapshot/model.ts";
 import { generatedStore } from "./published.ts";
 
 let snap: Snapshot;

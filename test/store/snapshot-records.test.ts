@@ -1,13 +1,13 @@
 // The manifest and a snapshot's meta.json are read through their zod schemas
-// (pipeline/store/snapshots.ts): a file of another shape is a staging_record_corrupt error naming
+// (pipeline/store/snapshot/snapshots.ts): a file of another shape is a staging_record_corrupt error naming
 // the file and the field, not a wrong value inside a run or the server. The good records are the
 // shapes publishSnapshot writes (test/store/publish.test.ts publishes the same meta).
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { manifestPath, readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshots.ts";
-import { StagingRecordError } from "../../pipeline/store/staging-layout.ts";
+import { manifestPath, readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
+import { StagingRecordError } from "../../pipeline/store/snapshot/staging-layout.ts";
 
 const manifest = {
   snapshotId: "s1",

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { columns, openDuck, openStagingDuck } from "../../pipeline/store/duck.ts";
+import { columns, openDuck, openStagingDuck } from "../../pipeline/store/duck/duck.ts";
 
 let root: string;
 let out: string;

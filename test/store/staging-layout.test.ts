@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { pipelineErrorCode } from "../../pipeline/domain/errors.ts";
 import { readSourceRecord, SOURCE_FILES, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { financialsParts, readPlan } from "../../pipeline/stages/flow-steps.ts";
-import { isAlive, readHolder } from "../../pipeline/store/liveness.ts";
+import { isAlive, readHolder } from "../../pipeline/store/coordination/liveness.ts";
 import {
   readStagingRecord,
   StagingRecordError,
@@ -16,7 +16,7 @@ import {
   stagingLayout,
   stagingPath,
   writeStagingRecord,
-} from "../../pipeline/store/staging-layout.ts";
+} from "../../pipeline/store/snapshot/staging-layout.ts";
 
 function staging() {
   const dataDir = mkdtempSync(join(tmpdir(), "staging-layout-"));

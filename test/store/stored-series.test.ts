@@ -5,8 +5,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Binds, type Conn, listValue, openDuck } from "../../pipeline/store/duck.ts";
-import { StorageOrderError, seriesOf, storedSeries } from "../../pipeline/store/series-read.ts";
+import { Binds, type Conn, listValue, openDuck } from "../../pipeline/store/duck/duck.ts";
+import { StorageOrderError, seriesOf, storedSeries } from "../../pipeline/store/read/series-read.ts";
 
 const cols = { id: "id", date: "date", value: "ret" };
 let db: Awaited<ReturnType<typeof openDuck>>;

@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../api/server.ts";
-import { dispatchRun } from "../../jobs/dispatch.ts";
 import { createLogger } from "../../jobs/logger.ts";
-import { inProcessRebalancer, type Rebalancer } from "../../jobs/rebalance-requests.ts";
+import { dispatchRun } from "../../jobs/queue/dispatch.ts";
+import { inProcessRebalancer, type Rebalancer } from "../../jobs/queue/rebalance-requests.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { SCOPES } from "../../pipeline/store/catalog-types.ts";
-import { SnapshotHolder } from "../../pipeline/store/holder.ts";
+import { SCOPES } from "../../pipeline/store/catalog/types.ts";
+import { SnapshotHolder } from "../../pipeline/store/read/holder.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { CHROMIUM, go, launch, openPage, present, signIn, tableRows } from "./browser.ts";
 

@@ -10,7 +10,7 @@ import { deliveryDeps } from "../../jobs/webhooks/deps.ts";
 import { LocalDeliveryQueue } from "../../jobs/webhooks/local-queue.ts";
 import { emitPublishEvents } from "../../jobs/webhooks/publish-events.ts";
 import { catalogWatches } from "../../jobs/webhooks/service.ts";
-import type { Watchlist } from "../../pipeline/store/catalog-types.ts";
+import type { Watchlist } from "../../pipeline/store/catalog/types.ts";
 import { tmp, writeSnapshot } from "../events/fixture.ts";
 import { openStore, startReceiver, TEST_SETTINGS } from "./receiver.ts";
 

@@ -9,7 +9,7 @@ import {
   GraphQLObjectType,
   GraphQLString,
 } from "graphql";
-import type { UserPortfolio, Watchlist } from "../../../pipeline/store/catalog-types.ts";
+import type { UserPortfolio, Watchlist } from "../../../pipeline/store/catalog/types.ts";
 import {
   createPortfolio,
   deletePortfolio,

@@ -11,7 +11,7 @@ import {
   GraphQLString,
 } from "graphql";
 import { financialArrays } from "../../../pipeline/financials/index.ts";
-import type { FinancialType } from "../../../pipeline/store/model.ts";
+import type { FinancialType } from "../../../pipeline/store/snapshot/model.ts";
 import type { Company } from "../../../pipeline/types.ts";
 import { stockSubject } from "../../resources/analytics.ts";
 import type { RatedStockItem } from "../../resources/shapes.ts";

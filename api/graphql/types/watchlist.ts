@@ -1,6 +1,6 @@
 // Watchlists with their items (each stock with its latest rating).
 import { GraphQLBoolean, GraphQLID, GraphQLInt, GraphQLNonNull, GraphQLObjectType, GraphQLString } from "graphql";
-import type { Watchlist } from "../../../pipeline/store/catalog-types.ts";
+import type { Watchlist } from "../../../pipeline/store/catalog/types.ts";
 import { isoTimestamp } from "../../resources/shapes.ts";
 import { type WatchlistItem, watchlistItemsPage, watchlistOf } from "../../resources/watchlists.ts";
 import type { GqlContext } from "../context.ts";

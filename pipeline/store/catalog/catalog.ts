@@ -1,10 +1,11 @@
 // The catalog: users, hashed API keys, watchlists, user portfolios, rebalance failures and the
-// stable id map. `Catalog` is the port (pipeline/store/catalog-types.ts CatalogPort); where it
+// stable id map. `Catalog` is the port (pipeline/store/catalog/types.ts CatalogPort); where it
 // lives is a location: a DuckDB file's path (embedded, one host) or a postgres:// URL (any number
 // of hosts).
-import type { CatalogPort } from "../catalog-types.ts";
+
 import { EmbeddedCatalog } from "./embedded.ts";
 import { PgCatalog } from "./postgres.ts";
+import type { CatalogPort } from "./types.ts";
 
 export { EmbeddedCatalog } from "./embedded.ts";
 export { CatalogError, CatalogUnavailable } from "./errors.ts";

@@ -3,7 +3,7 @@
 // there (by primary key) are kept, so a second copy adds nothing; the sequences move past the
 // copied ids. One PostgreSQL transaction: all of it or nothing; running replicas reload on NOTIFY.
 import pg from "pg";
-import { rows } from "../duck.ts";
+import { rows } from "../duck/duck.ts";
 import type { EmbeddedCatalog } from "./embedded.ts";
 import { migrate } from "./pg-migrations.ts";
 

@@ -5,11 +5,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CatalogPort } from "../catalog-types.ts";
-import { type Conn, openDuck, rows } from "../duck.ts";
+import { type Conn, openDuck, rows } from "../duck/duck.ts";
 import { loadMirror } from "./mirror.ts";
 import { CATALOG_SCHEMA } from "./schema.ts";
 import type { SqlTx, SqlValue } from "./sql.ts";
+import type { CatalogPort } from "./types.ts";
 import { SqlCatalog } from "./writes.ts";
 
 /**

@@ -2,7 +2,7 @@
 // applies what is missing under one advisory lock, so replicas starting together migrate once.
 // Caps and uniqueness are the database's: two replicas writing at once cannot pass them.
 import type pg from "pg";
-import { MAX_OWNED } from "../catalog-types.ts";
+import { MAX_OWNED } from "./types.ts";
 
 /** The advisory lock key of migrations (any fixed number; this one spells "catal"). */
 const MIGRATION_LOCK = 0x63617461_6c;

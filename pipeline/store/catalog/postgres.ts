@@ -4,11 +4,11 @@
 // version is announced — no polling. A write returns once this process's mirror shows it.
 // PostgreSQL unreachable: reads keep serving the mirror, writes throw CatalogUnavailable (503).
 import pg from "pg";
-import type { CatalogPort } from "../catalog-types.ts";
 import { CatalogError, CatalogUnavailable } from "./errors.ts";
 import { loadMirror } from "./mirror.ts";
 import { migrate } from "./pg-migrations.ts";
 import type { SqlTx, SqlValue } from "./sql.ts";
+import type { CatalogPort } from "./types.ts";
 import { SqlCatalog } from "./writes.ts";
 
 const CHANNEL = "catalog";

@@ -2,12 +2,12 @@
 // statements with positional parameters). Each runs in one transaction of the implementation's
 // `tx`, which returns once this process's mirror shows the write.
 import type { PortfolioRules } from "../../types.ts";
-import type { Scope, User, UserPortfolio, Watchlist } from "../catalog-types.ts";
-import { MAX_OWNED, SCOPES } from "../catalog-types.ts";
 import { CatalogError } from "./errors.ts";
 import { generateKey, hashKey, keyHint } from "./keys.ts";
 import { MirrorReads } from "./mirror.ts";
 import { PosBinds, type SqlTx } from "./sql.ts";
+import type { Scope, User, UserPortfolio, Watchlist } from "./types.ts";
+import { MAX_OWNED, SCOPES } from "./types.ts";
 
 export abstract class SqlCatalog extends MirrorReads {
   /** Runs `fn` in one transaction; resolves after the commit, with the mirror showing it. */

@@ -1,7 +1,7 @@
 // The embedded WebhookStore: `webhooks.duckdb` beside the catalog (a file of its own, mode 0600),
 // one short transaction per call (file-tx.ts), so the server, workers and CLIs share it.
-import { Binds, type Conn, listValue, rows, scalar } from "../duck.ts";
-import { appendTable } from "../write.ts";
+import { Binds, type Conn, listValue, rows, scalar } from "../duck/duck.ts";
+import { appendTable } from "../duck/write.ts";
 import { fileTx } from "./file-tx.ts";
 import { WEBHOOK_SCHEMA } from "./schema.ts";
 import { newSigningSecret } from "./secret.ts";

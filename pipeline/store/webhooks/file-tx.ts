@@ -5,7 +5,7 @@
 import { chmodSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Conn, openDuck } from "../duck.ts";
+import { type Conn, openDuck } from "../duck/duck.ts";
 
 const turns = new Map<string, Promise<unknown>>();
 

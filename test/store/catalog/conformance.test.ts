@@ -1,6 +1,6 @@
 // One suite for both implementations of the catalog port: the embedded DuckDB file and PostgreSQL
 // (a fresh database per test, on the real server at 127.0.0.1:5432). The expected values are
-// written out by hand from the port's contract (pipeline/store/catalog-types.ts): ids from the
+// written out by hand from the port's contract (pipeline/store/catalog/types.ts): ids from the
 // sequences (users and watchlists from 1, portfolios from 5001), tickers upper-cased in insertion
 // order without duplicates, MAX_OWNED = 200, a portfolio's failure cleared by its next change.
 import { mkdtempSync } from "node:fs";

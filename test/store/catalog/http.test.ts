@@ -6,7 +6,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { PgCatalog } from "../../../pipeline/store/catalog/catalog.ts";
-import { SCOPES } from "../../../pipeline/store/catalog-types.ts";
+import { SCOPES } from "../../../pipeline/store/catalog/types.ts";
 import { gql } from "../../api/graphql-helpers.ts";
 import { startTestServer, type TestServer } from "../../api/helpers.ts";
 import { dropDatabases, freshDatabase, relay } from "./pg-fixture.ts";

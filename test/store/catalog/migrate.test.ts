@@ -1,7 +1,7 @@
 // `npm run keys -- migrate-catalog --to postgres://…`: an embedded catalog copied to a fresh
 // PostgreSQL database keeps its ids, hashed keys (the plain key still authenticates), watchlists,
 // portfolios, rebalance failures and id map; a second run copies nothing; the sequences go on
-// after the copied ids. The CLI runs as a user runs it (tsx jobs/keys-cli.ts, DATA_DIR set).
+// after the copied ids. The CLI runs as a user runs it (tsx jobs/cli/keys-cli.ts, DATA_DIR set).
 import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,7 +40,7 @@ it("copies an embedded catalog to PostgreSQL with the same ids, idempotently, sa
 
   const url = await freshDatabase();
   const cli = () =>
-    run("npx", ["tsx", "jobs/keys-cli.ts", "migrate-catalog", "--to", url], {
+    run("npx", ["tsx", "jobs/cli/keys-cli.ts", "migrate-catalog", "--to", url], {
       cwd: ROOT,
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" },
     });

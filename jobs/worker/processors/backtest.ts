@@ -1,0 +1,23 @@
+// `backtest` jobs (processors/partition.ts runs them): one portfolio of the run, on the universe ingest
+// staged. A backtest whose universe
+// another live worker holds is left to it for a while (its affinityMs from its creation): put back as
+// delayed, and this worker takes the next job. After that, or when the job names no worker, any worker runs it.
+import type { Job } from "bullmq";
+import { holdsUniverse } from "../../../pipeline/stages/flow-steps.ts";
+import type { JobData } from "../../queue/contracts.ts";
+import { type FlowContext, leaveBacktest, WORKER } from "../flow-worker.ts";
+
+/** Puts the job back (delayed 200 ms) when another worker holds its universe (see leaveBacktest). */
+export async function leaveToAffinity(job: Job, data: JobData<"backtest">, f: FlowContext): Promise<boolean> {
+  if (
+    !f.token ||
+    !leaveBacktest(data, { worker: WORKER, holdsUniverse: holdsUniverse(f.out), ageMs: Date.now() - job.timestamp })
+  )
+    return false;
+  await job.moveToDelayed(Date.now() + 200, f.token);
+  f.deps.log.info(
+    { job: job.id, ageMs: Date.now() - job.timestamp },
+    "backtest left to the worker holding its universe",
+  );
+  return true;
+}

@@ -1,0 +1,119 @@
+// `ingest`: stages the source into the run's folder, adds a stock-metrics job per ticker range as soon
+// as their inputs are staged, then the backtests (for this worker when it holds the universe they read).
+import { mkdirSync, rmSync } from "node:fs";
+import type { PartitionedName } from "../../../pipeline/run/plan.ts";
+import { writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
+import { sourceFilesAsync, sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
+import type { StageContext } from "../../../pipeline/stages/context.ts";
+import { type FlowPlan, flowIngestStep, holdsUniverse, readPlan } from "../../../pipeline/stages/flow-steps.ts";
+import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
+import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
+import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
+import {
+  readStagingRecord,
+  type StagingRecord,
+  stagingLayout,
+  writeStagingRecord,
+} from "../../../pipeline/store/snapshot/staging-layout.ts";
+import { serviceConfig } from "../../config.ts";
+import { affinityWindowMs } from "../../queue/flow.ts";
+import {
+  addChildren,
+  type FlowStep,
+  partitionsListed,
+  tickersPerPartition,
+  WORKER,
+  workerThreads,
+} from "../flow-worker.ts";
+
+export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
+  const { deps, out, progress } = f;
+  if (!job.parent?.id) throw new Error(`ingest job ${job.id} has no parent: it is added only as part of a run's flow`);
+  const layout = stagingLayout(out);
+  const prior = readStagingRecord("run", layout.run);
+  let plan: FlowPlan;
+  // The partitioned steps this job fanned out already (the stock metrics, as soon as their inputs are staged).
+  const added: PartitionedName[] = [];
+  if (prior?.ingestJob === job.timestamp) {
+    // An earlier attempt of this very job staged everything and may have added some partitions: the
+    // rest are added below.
+    plan = readPlan(out);
+  } else {
+    const t0 = performance.now();
+    let sourceId = "";
+    // The folder is this flow's own (named by its run id); the fundamentals job writes into it too.
+    mkdirSync(out, { recursive: true });
+    const base = readManifest(deps.dataDir);
+    await deps.catalog.refresh();
+    const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
+    const db = await openStagingDuck(out, {
+      threads: String(workerThreads()),
+      memory_limit: serviceConfig().stagingMemory,
+    });
+    try {
+      const ctx: StageContext = {
+        conn: db.conn,
+        // the source tables are written, and the price panel read, on connections of their own
+        connect: db.connect,
+        out,
+        catalog: deps.catalog,
+        log: deps.log,
+        progress,
+        published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
+        tickersPerPartition: tickersPerPartition(),
+      };
+      // The stock metric partitions are added as soon as their inputs are staged: other workers
+      // compute them while this job assigns the company ids and writes the plan.
+      // The source's files are hashed while DuckDB stages them (this thread waits on DuckDB most of
+      // that time), not after: 1.5 s at 5,000 x 25 that the job no longer ends with.
+      // The hash is what the snapshot records as its source (the jobs are named by the files' stamp).
+      const stamp = sourceStamp(data.sourceDir);
+      const hashed = sourceFilesAsync(data.sourceDir);
+      hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
+      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), {
+        signal: f.signal,
+        analytics: async (ranges, written) => {
+          await written; // the jobs read prices.parquet, maybe on another machine
+          await addChildren(job, data, f, { partitions: { analytics: ranges.map((range) => ({ range })) } });
+          added.push("analytics");
+        },
+      });
+      const files = await hashed;
+      // A file written while it was read: neither the tables nor the hash are of one version (retried).
+      if (sourceStamp(data.sourceDir) !== stamp)
+        throw new Error(
+          `the source ${data.sourceDir} changed while the run read it (a file's size or modification time moved)`,
+        );
+      sourceId = files.id;
+      // What a later nightly append compares its source with.
+      writeSourceRecord(out, files.files);
+    } finally {
+      lease?.stop();
+      db.close();
+      rmSync(layout.tmp, { recursive: true, force: true });
+    }
+    const record: StagingRecord<"run"> = {
+      ingestJob: job.timestamp,
+      baseVersion: base?.version ?? 0,
+      ingestMs: Math.round(performance.now() - t0),
+      startedAt: job.timestamp,
+      sourceId,
+    };
+    writeStagingRecord("run", layout.run, record);
+  }
+  // A cancelled job adds no backtests: the flow cannot publish without them, and fails with this job.
+  f.signal?.throwIfAborted();
+  // The other partitioned steps after ingest (the backtests read companies.parquet, with ids, and
+  // the plan): added last, the backtests for this worker when it holds the universe they read.
+  await addChildren(job, data, f, {
+    partitions: partitionsListed(out, "ingest", added),
+    ...(holdsUniverse(out)
+      ? { affinity: WORKER, affinityMs: affinityWindowMs(plan.counts.companies, plan.counts.priceDates) }
+      : {}),
+  });
+  deps.log.info(
+    { job: job.id, partitions: plan.ranges.length, portfolios: plan.portfolioIds.length },
+    "run staged; partition jobs added",
+  );
+  return { done: job.id! };
+};

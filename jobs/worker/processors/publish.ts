@@ -1,0 +1,97 @@
+// `publish`, the parent of a run's flow: once every child is done, merges what they staged and publishes
+// the snapshot; then re-applies the rebalances that the publish's base missed.
+import { existsSync, rmSync } from "node:fs";
+import type { Job } from "bullmq";
+import { buildRunPlan, missingPartitions } from "../../../pipeline/run/plan.ts";
+import {
+  financialsParts,
+  flowMergeStep,
+  planCounts,
+  restoreFlowFiles,
+  setFlowAside,
+} from "../../../pipeline/stages/flow-steps.ts";
+import {
+  type Manifest,
+  publishSnapshot,
+  readManifest,
+  snapshotMeta,
+  stagingBeat,
+  stagingPath,
+} from "../../../pipeline/store/snapshot/snapshots.ts";
+import {
+  readStagingRecord,
+  stagingLayout,
+  writeStagingRecord,
+} from "../../../pipeline/store/snapshot/staging-layout.ts";
+import { reapplyMissedRebalances } from "../../local/reapply.ts";
+import type { FlowContext, FlowStep } from "../flow-worker.ts";
+
+export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
+  const { deps, out } = f;
+  // A retry: an earlier attempt's publish failed (files put back), or it died before it could.
+  restoreFlowFiles(out);
+  const layout = stagingLayout(out);
+  if (!existsSync(out)) {
+    // Published by an earlier attempt that failed after it (the snapshot is live): finish, don't fail.
+    const sent = readStagingRecord("publishing", layout.publishingAside);
+    const entry = sent
+      ? readManifest(deps.dataDir)?.log?.find((e) => e.snapshotId === sent.snapshotId && e.job === job.id)
+      : undefined;
+    if (!sent || !entry)
+      throw new Error(
+        `the run's staging folder ${out} is gone and no publish of it is recorded; run the command again`,
+      );
+    await finishPublish(job, f, sent.baseVersion, { ...readManifest(deps.dataDir)!, version: entry.version });
+    return { snapshotId: sent.snapshotId, totalMs: sent.totalMs };
+  }
+  const record = readStagingRecord("run", layout.run);
+  if (!record)
+    throw new Error(`the run's staging folder ${out} has no run record: ingest never finished; run the command again`);
+  const t = performance.now();
+  const fin = financialsParts(out);
+  if (fin.planned < 0 || fin.written !== fin.planned)
+    throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
+  // Every partition of the plan's steps whole (the merge checks the backtests, whose parts it removes).
+  const missing = missingPartitions(buildRunPlan("full"), out, ["backtest"]);
+  if (missing.length)
+    throw new Error(missing.map((m) => `${m.step}: ${m.of - m.missing} of ${m.of} partitions in ${out}`).join("; "));
+  const plan = await flowMergeStep(out);
+  // Cancelled: the merge is the last stage before the publish, which is not started.
+  f.signal?.throwIfAborted();
+  const total = Date.now() - record.startedAt;
+  const meta = snapshotMeta({
+    sourceId: record.sourceId ?? data.sourceVersion,
+    sourceDir: data.sourceDir,
+    lastPriceDate: plan.lastPriceDate,
+    counts: planCounts(plan),
+    timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t), total },
+  });
+  // What is written while publishing: the snapshot's id, for a retry to find its publish in the manifest's log.
+  writeStagingRecord("publishing", layout.publishing, {
+    snapshotId: meta.id,
+    baseVersion: record.baseVersion,
+    totalMs: total,
+  });
+  setFlowAside(out);
+  let manifest: Manifest;
+  try {
+    manifest = await publishSnapshot(deps.dataDir, out, meta, { kind: "run", job: job.id });
+  } catch (e) {
+    restoreFlowFiles(out);
+    throw e;
+  }
+  deps.log.info({ snapshot: meta.id, timingsMs: meta.timingsMs }, "snapshot published");
+  await finishPublish(job, f, record.baseVersion, manifest);
+  return { snapshotId: meta.id, totalMs: total };
+};
+
+async function finishPublish(job: Job, f: FlowContext, baseVersion: number, manifest: Manifest): Promise<void> {
+  const { deps, stagingId } = f;
+  rmSync(stagingLayout(stagingPath(deps.dataDir, stagingId)).aside, { recursive: true, force: true });
+  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
+  await reapplyMissedRebalances(
+    { dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id },
+    baseVersion,
+    manifest,
+  );
+}

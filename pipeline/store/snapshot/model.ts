@@ -1,0 +1,77 @@
+// The published snapshot as the API holds it in memory: everything a read needs, precomputed.
+// The store's loader builds it from the snapshot's Parquet tables; tests may build it directly.
+import type {
+  BenchmarkDef,
+  Company,
+  HoldingRow,
+  LevelSeries,
+  MetricRow,
+  PortfolioRules,
+  RatingRow,
+  ReturnSeries,
+} from "../../types.ts";
+
+/** A portfolio's backtest result, for predefined and user portfolios alike. */
+export interface PortfolioResult {
+  rules: PortfolioRules;
+  /** null for predefined portfolios; the owner's user id otherwise. */
+  ownerId: string | null;
+  createdAt: string; // ISO timestamp
+  /** Last rebalance on or before the last price date (null when it never rebalanced). */
+  previousRebalanceDate: string | null;
+  /** Next calendar day of the portfolio, not moved to a trading date. */
+  nextRebalanceDate: string | null;
+  /** Daily returns from the first rebalance date (0.0 there). */
+  returns: ReturnSeries;
+  /** Selection of previousRebalanceDate, with that date's ratings and closes. */
+  holdings: HoldingRow[];
+  /** Selection run on the latest trading date with the latest ratings (rebalance_period=today). */
+  todayDate: string | null;
+  todayHoldings: HoldingRow[];
+}
+
+export interface BenchmarkResult extends BenchmarkDef {
+  /** Value index (index closes, or the rule portfolio's compounded value). */
+  levels: LevelSeries;
+}
+
+/** Financial statement rows per type; keys exactly as the interface's row keys. */
+export type FinancialRow = Record<string, string | number | null>;
+export interface FinancialSet {
+  income: FinancialRow[];
+  balance: FinancialRow[];
+  cashflow: FinancialRow[];
+  derived: FinancialRow[];
+}
+export type FinancialType = "annual" | "quarterly" | "ttm";
+export type CompanyFinancials = Record<FinancialType, FinancialSet>;
+
+export interface Snapshot {
+  id: string;
+  createdAt: string;
+  /** Fingerprint of the source the snapshot was built from. */
+  sourceId: string;
+  lastPriceDate: string;
+  companies: Company[]; // ordered by ticker
+  companyByTicker: Map<string, Company>; // upper-case ticker
+  companyById: Map<string, Company>;
+  /** Distinct rating dates, ascending. */
+  ratingDates: string[];
+  /** Rating rows per rating date, ordered by ticker. */
+  ratingsByDate: Map<string, RatingRow[]>;
+  /** Daily returns per ticker (first price date 0.0). */
+  stockReturns: Map<string, ReturnSeries>;
+  benchmarks: BenchmarkResult[];
+  benchmarkById: Map<string, BenchmarkResult>;
+  /** Predefined and user portfolios, by id. */
+  portfolios: Map<string, PortfolioResult>;
+  /**
+   * Full-period metric rows, precomputed: key `${kind}:${id}|${benchmarkId ?? ""}`
+   * with kind `stock` (id = ticker) or `portfolio`.
+   */
+  metrics: Map<string, MetricRow[]>;
+  financials: Map<string, CompanyFinancials>; // by ticker
+}
+
+export const metricsKey = (kind: "stock" | "portfolio", id: string, benchmarkId?: string | null) =>
+  `${kind}:${id}|${benchmarkId ?? ""}`;

@@ -1,0 +1,154 @@
+// Every path of a run's staging area, and its records. A run writes its snapshot into
+// `snapshots/.staging-<id>` (invisible to readers until published); beside it `<folder>.tmp` holds
+// the run's DuckDB file and spill files, `<folder>.flow` a flow's records set aside while it publishes,
+// and `locks/staging-<id>.alive` is its heartbeat. Inside, `.flow/` holds what a flow's jobs leave
+// each other (plain JSON records, read here through their zod schemas: a corrupt one is a
+// StagingRecordError naming the file, not a wrong value deep inside a step).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import type { PipelineErrorCode } from "../../domain/errors.ts";
+import type { PortfolioRules } from "../../types.ts";
+import { writeFileAtomic } from "../coordination/atomic-write.ts";
+import { locksDir } from "../coordination/publish-lock.ts";
+
+export const snapshotsDir = (dataDir: string) => join(dataDir, "snapshots");
+/** The name prefix of staging folders in snapshotsDir (ids have no dots: siblings are `<folder>.<what>`). */
+export const STAGING = ".staging-";
+/** The staging folder of id `id`. */
+export const stagingPath = (dataDir: string, id: string) => join(snapshotsDir(dataDir), `${STAGING}${id}`);
+/** Its heartbeat: while fresh, prune leaves the folder and its siblings alone. */
+export const stagingBeat = (dataDir: string, id: string) => join(locksDir(dataDir), `staging-${id}.alive`);
+
+/** Where the flow's records live inside a staging folder; removed by the merge, set aside by the publish. */
+const FLOW_DIR = ".flow";
+
+/** The paths of the staging folder `out`. */
+export function stagingLayout(out: string) {
+  const flow = join(out, FLOW_DIR);
+  return {
+    out,
+    /** The run's DuckDB file and spill files (pipeline/store/duck/duck.ts openStagingDuck). */
+    tmp: `${out}.tmp`,
+    /** The flow's records while the folder is published (it must not carry them). */
+    aside: `${out}.flow`,
+    flowDir: flow,
+    /** What ingest leaves for the later steps (FlowPlan). */
+    plan: join(flow, "plan.json"),
+    /** What ingest records for the publish besides the plan (RunRecord). */
+    run: join(flow, "run.json"),
+    /** The fundamentals split, written last: present means the split is whole. */
+    financials: join(flow, "financials.json"),
+    /** The portfolio parts merged into the snapshot's tables. */
+    merged: join(flow, "merged.json"),
+    /** The snapshot being published, for a retry to find its publish in the manifest's log. */
+    publishing: join(flow, "publishing.json"),
+    /** publishing.json once set aside. */
+    publishingAside: join(`${out}.flow`, "publishing.json"),
+    /** The fundamentals' slices, one folder per ticker range. */
+    fundamentalsSplit: join(flow, "fundamentals-split"),
+    /** Each portfolio's backtest output before the merge. */
+    portfolioParts: join(flow, "portfolios"),
+  };
+}
+export type StagingLayout = ReturnType<typeof stagingLayout>;
+
+const tickerRange = z.object({ part: z.number().int(), from: z.string().nullable(), to: z.string().nullable() });
+const portfolioEntry = z.object({
+  // the rules as the catalog or source gave them (validated there); here: an object with an id
+  rules: z.custom<PortfolioRules>(
+    (v) => typeof v === "object" && v !== null && typeof (v as { id?: unknown }).id === "string",
+    "expected portfolio rules with an id",
+  ),
+  ownerId: z.string().nullable(),
+  createdAt: z.string().nullable(),
+});
+
+/** The schema of each record of a staging folder. */
+export const STAGING_RECORDS = {
+  plan: z.object({
+    counts: z.object({
+      companies: z.number(),
+      priceDates: z.number(),
+      ratings: z.number(),
+      benchmarks: z.number(),
+    }),
+    lastPriceDate: z.string(),
+    /** Stock metric partitions (ticker ranges of the prices). */
+    ranges: z.array(tickerRange),
+    /** Portfolio ids in the order the in-process runner backtests them. */
+    portfolioIds: z.array(z.string()),
+    portfolios: z.array(portfolioEntry),
+  }),
+  run: z.object({
+    /** The ingest job's creation time: a plan from another flow of the same source is not reused. */
+    ingestJob: z.number(),
+    baseVersion: z.number(),
+    ingestMs: z.number(),
+    startedAt: z.number(),
+    /**
+     * The fingerprint of the source's bytes as ingest read them: the snapshot's sourceId. Absent from
+     * a record written before jobs were named by the stamp, when the flow's sourceVersion was it.
+     */
+    sourceId: z.string().optional(),
+  }),
+  financials: z.object({ parts: z.number().int().nonnegative() }),
+  merged: z.object({}),
+  publishing: z.object({ snapshotId: z.string().min(1), baseVersion: z.number(), totalMs: z.number() }),
+} as const;
+export type StagingRecordKind = keyof typeof STAGING_RECORDS;
+export type StagingRecord<K extends StagingRecordKind> = z.infer<(typeof STAGING_RECORDS)[K]>;
+
+/** A record of a run (staging or published) that is not JSON or not of its schema (another version's, or damaged). */
+export class StagingRecordError extends Error {
+  readonly code: PipelineErrorCode = "staging_record_corrupt";
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`the record ${path} is corrupt (${detail}); run the command again`);
+    this.name = "StagingRecordError";
+  }
+}
+
+/** The JSON record at `path` (null when absent), through `schema`. */
+export function readJsonRecord<S extends z.ZodType>(path: string, schema: S): z.infer<S> | null {
+  if (!existsSync(path)) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new StagingRecordError(path, `not JSON: ${(e as Error).message}`);
+  }
+  return parseJsonRecord(path, schema, json);
+}
+
+/** `json` (read from `path`) through `schema`, or a StagingRecordError naming each wrong field. */
+export function parseJsonRecord<S extends z.ZodType>(path: string, schema: S, json: unknown): z.infer<S> {
+  const r = schema.safeParse(json);
+  if (!r.success)
+    throw new StagingRecordError(
+      path,
+      r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(record)"}: ${i.message}`).join("; "),
+    );
+  return r.data;
+}
+
+/** The staging record at `path` (null when absent), through its kind's schema. */
+export function readStagingRecord<K extends StagingRecordKind>(kind: K, path: string): StagingRecord<K> | null {
+  return readJsonRecord(path, STAGING_RECORDS[kind]) as StagingRecord<K> | null;
+}
+
+/**
+ * Writes the record (`atomic`: under `<path>.tmp`, then renamed: present means whole). The bytes are
+ * the value's JSON as given, not as parsed: what a reader of an older version finds is unchanged.
+ */
+export function writeStagingRecord<K extends StagingRecordKind>(
+  _kind: K,
+  path: string,
+  value: StagingRecord<K>,
+  atomic = false,
+): void {
+  if (atomic) writeFileAtomic(path, JSON.stringify(value), `${path}.tmp`);
+  else writeFileSync(path, JSON.stringify(value));
+}
