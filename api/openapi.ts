@@ -152,10 +152,11 @@ function exportOperation(schemas: Json, errorRef: Json): Json {
     "304": { description: "Not modified (If-None-Match): the snapshot has not changed" },
   };
   for (const [code, description] of Object.entries(ERRORS))
-    responses[code] = {
-      description: code === "404" ? "Unknown table" : description,
-      content: { "application/json": { schema: errorRef } },
-    };
+    if (code !== "404")
+      responses[code] = {
+        description: code === "400" ? `${description} (an unknown table among them, named table)` : description,
+        content: { "application/json": { schema: errorRef } },
+      };
   return {
     get: {
       operationId: "export_table",

@@ -1,7 +1,7 @@
 // GET /data/v1/export/:table — a whole snapshot table for programs, as an Arrow IPC stream
 // (default) or a Parquet file, filtered by tickers, date range and columns. The checks run in the
-// REST routes' order (key, rate limit, then 404 for an unknown table, the table's scopes, 503,
-// parameters); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory.
+// REST routes' order (key, rate limit, parameters with the table among them, the table's scopes,
+// 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory.
 import { createReadStream } from "node:fs";
 import { stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,7 +19,7 @@ import {
 } from "../../pipeline/store/read/export-tables.ts";
 import { requestId } from "../access-log.ts";
 import { type Caller, queryKey, requireScopes } from "../auth.ts";
-import { InvalidParameter, NotFound, Unavailable } from "../errors.ts";
+import { InvalidParameter, Unavailable } from "../errors.ts";
 import { ARROW_STREAM_TYPE, batchSchema, IPC_EOS, ipcBatchMessage, ipcSchemaMessage } from "../output/arrow.ts";
 import { etagMatches, requestEtag } from "../output/etag.ts";
 import { CACHE_CONTROL, sendNotModified } from "../output/payload.ts";
@@ -113,7 +113,8 @@ export const exportQuery = z
   });
 
 type ExportParams = z.output<typeof exportQuery>;
-type Parsed = { ok: true; params: ExportParams } | { ok: false; issues: z.core.$ZodIssue[] };
+/** `control`: a control character in the query, refused first of all (as every REST route does). */
+type Parsed = { ok: true; params: ExportParams } | { ok: false; issues: z.core.$ZodIssue[]; control?: boolean };
 
 /** The folder of the served snapshot; exports read a published one (not a test's in-memory snapshot). */
 function snapshotFolder(s: SnapshotRef): string {
@@ -160,13 +161,21 @@ async function serve(
   table: string,
   rate?: RateHeaders,
 ): Promise<void> {
-  if (!isExportTable(table))
-    throw new NotFound(
-      `no export table ${JSON.stringify(table.slice(0, 60))}; tables: ${EXPORT_TABLE_NAMES.join(", ")}`,
-    );
+  // a control character first; then every parameter at once, the path's table (an enum in the OpenAPI
+  // document) before the query's
+  const badTable = isExportTable(table)
+    ? []
+    : [
+        {
+          param: "table",
+          message: `no export table ${JSON.stringify(table.slice(0, 60))}; tables: ${EXPORT_TABLE_NAMES.join(", ")}`,
+        },
+      ];
+  if (!parsed.ok && parsed.control) throw invalidFromZod(parsed.issues);
+  if (!parsed.ok) throw new InvalidParameter([...badTable, ...invalidFromZod(parsed.issues).details]);
+  if (!isExportTable(table)) throw new InvalidParameter(badTable);
   requireScopes(caller, EXPORT_SCOPES[table]);
   if (!snapshot) throw new Unavailable();
-  if (!parsed.ok) throw invalidFromZod(parsed.issues);
   const p = parsed.params;
   const dir = snapshotFolder(snapshot);
   const filter = await filterOf(dir, table, p, caller);
@@ -282,7 +291,9 @@ export function exportEntries(env: RouteEnv): DispatchEntry[] {
         const r = bad ? null : exportQuery.safeParse(query);
         const parsed: Parsed = r?.success
           ? { ok: true, params: r.data }
-          : { ok: false, issues: r ? r.error.issues : [controlIssue(bad!)] };
+          : r
+            ? { ok: false, issues: r.error.issues }
+            : { ok: false, issues: [controlIssue(bad!)], control: true };
         return admit(req, res, env, queryKey(query), (caller, rate) =>
           serve(req, res, snapshot, caller, parsed, path.table, rate),
         );

@@ -158,8 +158,10 @@ class JobPoll {
     let job: Job | null | undefined;
     let state: string;
     try {
-      job = await this.bounded(this.queue.getJob(this.id));
-      state = job ? await this.bounded(job.getState()) : "unknown";
+      // Redis answers a poll in milliseconds: 2 s without one means it is away, said at once rather
+      // than after a 5 s wait that a short --timeout could cut short before the note
+      job = await this.bounded(this.queue.getJob(this.id), 2_000);
+      state = job ? await this.bounded(job.getState(), 2_000) : "unknown";
       this.unreachableSince = null;
     } catch {
       return this.unreachable();

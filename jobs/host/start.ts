@@ -82,10 +82,8 @@ async function primary(config: Config): Promise<void> {
     // to another worker once its lock expires.
     closers.push({ name: "pipeline worker", close: () => worker.close(true) });
   }
-  // Each publish's events and their webhook deliveries (jobs/webhooks/service.ts)
-  if (config.webhooksEnabled)
-    closers.push(...(await startWebhooks({ config, catalog, log, redis: !redisDown && !!config.redisUrl })).closers);
-  closers.push({ name: "catalog", close: () => catalog.close() });
+  const catalogCloser = { name: "catalog", close: () => catalog.close() };
+  closers.push(catalogCloser);
 
   const manifest = readManifest(config.dataDir);
   // A snapshot from before the typed tables (metrics and statements as JSON text) cannot be served:
@@ -107,6 +105,12 @@ async function primary(config: Config): Promise<void> {
         ? `data: loading snapshot ${manifest.snapshotId}`
         : `data: loading snapshot ${manifest.snapshotId}; if it does not hold ${source}, a new one replaces it`;
   process.stdout.write(startBanner({ url: srv.url, demoKey: demo.key, hint, data })); // plain stdout, never the logger
+  // Each publish's events and their webhook deliveries (jobs/webhooks/service.ts), after the banner
+  // (opening the webhook store takes a moment); closed before the catalog they read.
+  if (config.webhooksEnabled) {
+    const hooks = await startWebhooks({ config, catalog, log, redis: !redisDown && !!config.redisUrl });
+    closers.splice(closers.indexOf(catalogCloser), 0, ...hooks.closers);
+  }
   const sourceDir =
     plan.kind === "serve-published"
       ? null

@@ -203,7 +203,7 @@ describe("export: checks", () => {
     expect((await get("export/ratings", {}, "srk_unknown_key_0123456789abcdef0000")).status).toBe(401);
   });
 
-  it("bad parameters: a 400 naming each; an unknown table: 404", async () => {
+  it("bad parameters: a 400 naming each, an unknown table too", async () => {
     const cases: [string, Record<string, string>, string][] = [
       ["ratings", { format: "csv" }, "format"],
       ["ratings", { tickers: "A B" }, "tickers"],
@@ -220,8 +220,10 @@ describe("export: checks", () => {
       expect([table, params, g.status]).toEqual([table, params, 400]);
       expect(json(g).error.details.map((d: { param: string }) => d.param)).toEqual([param]);
     }
+    // the table is an enum path parameter: an unknown one is named like any bad value
     const nf = await get("export/companies_secret");
-    expect(nf.status).toBe(404);
+    expect(nf.status).toBe(400);
+    expect(json(nf).error.details.map((d: { param: string }) => d.param)).toEqual(["table"]);
   });
 
   it("ETag per snapshot and request: If-None-Match answers 304 without a body", async () => {

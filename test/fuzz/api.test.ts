@@ -162,6 +162,9 @@ function checkRest(c: RestCase, a: Answer): void {
     for (const d of e.details) expect(declared, where).toContain(d.param);
   } else if (a.status === 404) restError(a);
   else if (String(a.headers["content-type"]).startsWith("text/csv")) expect(a.text.length).toBeGreaterThan(0);
+  // format=arrow: an Arrow IPC stream (its values are checked in test/api/arrow-format.test.ts)
+  else if (String(a.headers["content-type"]).startsWith("application/vnd.apache.arrow.stream"))
+    expect(a.text.length, where).toBeGreaterThan(0);
   else expect(a.json, `JSON body: ${where}`).not.toBeUndefined();
 }
 

@@ -24,6 +24,7 @@ import {
 import { ApiError } from "../../errors.ts";
 import { fail, ok, type WriteResult } from "../../resources/write-results.ts";
 import type { GqlContext } from "../context.ts";
+import { pageArgsOf } from "../relay.ts";
 import { scoped } from "../scopes.ts";
 import { mutation } from "./payload.ts";
 import type { WebhookPort, WebhookTestResult } from "./webhook-port.ts";
@@ -234,9 +235,10 @@ export const webhookQueries = (): Record<string, GraphQLFieldConfig<unknown, Gql
     type: nn(new GraphQLList(nn(WebhookDeliveryNode))),
     description: "One of the caller's webhooks' deliveries, newest first (an unknown id: none).",
     args: { webhookId: { type: ID() }, first: { type: GraphQLInt, defaultValue: 50 } },
-    resolve: async (_s, a: { webhookId: string; first: number }, ctx: GqlContext) =>
-      (await own(ctx, a.webhookId))
-        ? portOf(ctx).store.deliveries(a.webhookId, Math.max(1, Math.min(200, a.first)))
-        : [],
+    resolve: async (_s, a: { webhookId: string; first: number }, ctx: GqlContext) => {
+      // as every list's `first`: 0 to 200, else an error naming it
+      const { limit } = pageArgsOf({ first: a.first });
+      return limit > 0 && (await own(ctx, a.webhookId)) ? portOf(ctx).store.deliveries(a.webhookId, limit) : [];
+    },
   }),
 });
