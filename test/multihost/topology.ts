@@ -145,6 +145,11 @@ export class Topology {
   /** Kills every process started on a host, then removes the hosts and the bridge. */
   async destroy(): Promise<void> {
     for (const p of this.procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+    // and every process left in a host (postgres is runuser's child: killing runuser orphans it)
+    for (const { ns } of this.hosts.values()) {
+      const pids = spawnSync("ip", ["netns", "pids", ns], { encoding: "utf8" }).stdout.split(/\s+/).filter(Boolean);
+      for (const pid of pids) spawnSync("kill", ["-KILL", pid]);
+    }
     await new Promise((r) => setTimeout(r, 200));
     for (const { ns } of this.hosts.values()) spawnSync("ip", ["netns", "del", ns]);
     spawnSync("ip", ["link", "del", this.bridge]);
