@@ -5,14 +5,15 @@ import cors from "cors";
 import express, { type ErrorRequestHandler, type Request, type Response } from "express";
 import type { Redis } from "ioredis";
 import type pino from "pino";
+import type { Registry } from "prom-client";
 import type { CatalogReader, CatalogWriter } from "../pipeline/store/catalog/types.ts";
-import { accessLog, requestId } from "./access-log.ts";
+import { accessLog, type OnFinish, requestId } from "./access-log.ts";
 import { adminGate } from "./admin.ts";
-import { type AuthFailureOptions, createAuthGuard } from "./auth-failures.ts";
+import { type AuthFailureOptions, type AuthGuard, createAuthGuard } from "./auth-failures.ts";
 import { docsHandler } from "./docs.ts";
 import { NotFound, toApiError } from "./errors.ts";
 import { AnswerCache, DEFAULT_RESPONSE_CACHE_BYTES } from "./fast/answer-cache.ts";
-import { createFastPath, type FastEnv } from "./fast/fast-path.ts";
+import { createFastPath, type FastEnv, type FastPath } from "./fast/fast-path.ts";
 import { COST_PER_MINUTE } from "./graphql/cost.ts";
 import { type GraphqlLimits, graphqlHandler } from "./graphql/http.ts";
 import { isGraphqlUrl } from "./graphql/ide.ts";
@@ -21,13 +22,13 @@ import { createMetrics } from "./metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { encodeFor } from "./output/compress.ts";
 import { BodyCache } from "./output/lru.ts";
-import { createCostBudget, createLimiter } from "./rate-limit.ts";
+import { type CostBudget, createCostBudget, createLimiter, type Limiter } from "./rate-limit.ts";
 import type { SnapshotRef } from "./resources/snapshot-access.ts";
-import { restDispatcher } from "./rest/dispatch.ts";
+import { type DispatchEntry, restDispatcher } from "./rest/dispatch.ts";
 import { exportEntries } from "./rest/export.ts";
 import { REST_ROUTES } from "./rest/index.ts";
 import { restEntries } from "./rest/route.ts";
-import { securityHeaders, setAll } from "./security-headers.ts";
+import { type HeaderSet, securityHeaders, setAll } from "./security-headers.ts";
 import { webHandler } from "./web-static.ts";
 
 export interface AppDeps {
@@ -63,6 +64,20 @@ export interface AppDeps {
   graphqlLimits?: Partial<GraphqlLimits>;
 }
 
+/** What the read path's layers share: one of each per app, so REST and GraphQL count together. */
+interface Shared {
+  cache: BodyCache;
+  answers: AnswerCache;
+  /** Starts a request's access-log record and metrics. */
+  observe: ReturnType<typeof accessLog>;
+  /** Helmet's headers (+ Vary: Origin when CORS answers depend on it), sent with every response. */
+  baseHeaders: HeaderSet;
+  corsLayer: ReturnType<typeof corsMiddleware> | null;
+  limiter: Limiter | null;
+  authGuard: AuthGuard | null;
+  costBudget: CostBudget;
+}
+
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.set("etag", false);
@@ -73,21 +88,50 @@ export function createApp(deps: AppDeps): express.Express {
   const answers = new AnswerCache(deps.responseCacheBytes || DEFAULT_RESPONSE_CACHE_BYTES);
   const metrics = createMetrics(deps.snapshot, cache, answers);
   app.locals.bodyCache = cache;
+  const shared = sharedParts(deps, cache, answers, metrics.observe);
 
+  const read = readPath(deps, shared);
+  app.locals.fastPath = deps.responseCacheBytes === 0 ? null : fastPathOf(deps, shared);
+  app.use(read);
+  app.use((_req, res, next) => {
+    setAll(res, shared.baseHeaders);
+    next();
+  });
+  mountPages(app, deps, metrics.registry);
+  app.use((req: Request) => {
+    throw new NotFound(`no such endpoint: ${req.method} ${req.path}`);
+  });
+  app.use(errorHandler(deps.logger, shared.baseHeaders));
+  return app;
+}
+
+/** The access log, the headers, CORS and the limits, built once for the app. */
+function sharedParts(deps: AppDeps, cache: BodyCache, answers: AnswerCache, onFinish: OnFinish): Shared {
   const observe = accessLog(
     deps.accessLogger ?? deps.logger,
-    metrics.observe,
+    onFinish,
     deps.catalog.isKeyHash && ((h) => deps.catalog.isKeyHash?.(h) ?? false),
   );
-  // Helmet's headers (+ Vary: Origin when CORS answers depend on it), sent with every response.
   const baseHeaders = {
     ...securityHeaders(deps.cors !== undefined),
     ...(Array.isArray(deps.cors) ? { Vary: "Origin" } : {}),
   };
   const corsLayer = deps.cors === undefined ? null : corsMiddleware(deps.cors);
+  const limiter = createLimiter(deps.rateLimit); // one per app: REST and GraphQL count against the same limit
+  const authGuard = createAuthGuard(deps.authFailureLimit); // one per app: REST and GraphQL failures count together
+  const costBudget = createCostBudget({
+    points: deps.graphqlCostPerMinute ?? COST_PER_MINUTE,
+    durationSec: 60,
+    redis: deps.rateLimit?.redis,
+    prefix: deps.rateLimit?.prefix && `${deps.rateLimit.prefix}:gql-cost`,
+  });
+  return { cache, answers, observe, baseHeaders, corsLayer, limiter, authGuard, costBudget };
+}
 
+/** GET /openapi.json: the document built on first use, then served from memory. */
+function openApiEntry(baseHeaders: HeaderSet): DispatchEntry {
   let openapi: Buffer | undefined;
-  const openApiEntry = {
+  return {
     path: "/openapi.json",
     handle: (req: Request, res: Response) => {
       res.locals.route = "openapi";
@@ -102,46 +146,55 @@ export function createApp(deps: AppDeps): express.Express {
       res.end(body);
     },
   };
-  const limiter = createLimiter(deps.rateLimit); // one per app: REST and GraphQL count against the same limit
-  const authGuard = createAuthGuard(deps.authFailureLimit); // one per app: REST and GraphQL failures count together
-  const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard, cache };
-  const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env), ...exportEntries(env)]);
-  const costBudget = createCostBudget({
-    points: deps.graphqlCostPerMinute ?? COST_PER_MINUTE,
-    durationSec: 60,
-    redis: deps.rateLimit?.redis,
-    prefix: deps.rateLimit?.prefix && `${deps.rateLimit.prefix}:gql-cost`,
-  });
-  // One router layer for the whole read path: every Express layer walked costs on each request.
-  const graphql = graphqlHandler({
+}
+
+/** The /graphiql handler over the app's shared limits and response cache. */
+function graphqlOf(deps: AppDeps, s: Shared): express.RequestHandler {
+  return graphqlHandler({
     snapshot: deps.snapshot,
     catalog: deps.catalog,
     writer: deps.catalogWriter,
     requestRebalance: deps.requestRebalance,
     webhooks: deps.webhooks,
-    limiter,
-    authGuard,
+    limiter: s.limiter,
+    authGuard: s.authGuard,
     logger: deps.logger,
     responseCache: deps.graphqlResponseCache,
-    costBudget,
+    costBudget: s.costBudget,
     limits: deps.graphqlLimits,
-    answers,
+    answers: s.answers,
   });
-  app.locals.fastPath =
-    deps.responseCacheBytes === 0
-      ? null
-      : createFastPath({
-          snapshot: deps.snapshot,
-          catalog: deps.catalog,
-          answers,
-          limiter,
-          authGuard,
-          costBudget,
-          observe: observe as FastEnv["observe"],
-          baseHeaders,
-          cors: corsLayer as FastEnv["cors"],
-        });
-  app.use((req, res, next) => {
+}
+
+/** The node:http fast path over the app's response cache (api/server.ts asks it first). */
+function fastPathOf(deps: AppDeps, s: Shared): FastPath {
+  return createFastPath({
+    snapshot: deps.snapshot,
+    catalog: deps.catalog,
+    answers: s.answers,
+    limiter: s.limiter,
+    authGuard: s.authGuard,
+    costBudget: s.costBudget,
+    observe: s.observe as FastEnv["observe"],
+    baseHeaders: s.baseHeaders,
+    cors: s.corsLayer as FastEnv["cors"],
+  });
+}
+
+// One router layer for the whole read path (REST, the OpenAPI document and /graphiql): every
+// Express layer walked costs on each request.
+function readPath(deps: AppDeps, s: Shared): express.RequestHandler {
+  const env = {
+    snapshot: deps.snapshot,
+    catalog: deps.catalog,
+    limiter: s.limiter,
+    authGuard: s.authGuard,
+    cache: s.cache,
+  };
+  const rest = restDispatcher([openApiEntry(s.baseHeaders), ...restEntries(REST_ROUTES, env), ...exportEntries(env)]);
+  const graphql = graphqlOf(deps, s);
+  const { baseHeaders, corsLayer, observe } = s;
+  return (req, res, next) => {
     res.locals.baseHeaders = baseHeaders; // REST responses add them in their writeHead (output/payload.ts)
     observe(req, res);
     // /graphiql in the same one layer; its responses take the security headers through setHeader
@@ -154,12 +207,11 @@ export function createApp(deps: AppDeps): express.Express {
     // CORS only when asked: a request without Origin skips the middleware and its setHeader calls
     if (corsLayer !== null && req.headers.origin !== undefined) corsLayer(req, res, route);
     else route();
-  });
-  app.use((_req, res, next) => {
-    setAll(res, baseHeaders);
-    next();
-  });
+  };
+}
 
+/** The documentation, the web app, /healthz, /metrics and the queue dashboard. */
+function mountPages(app: express.Express, deps: AppDeps, registry: Registry): void {
   app.get("/docs", docsHandler);
   app.get("/docs/redoc.standalone.js", docsHandler);
   app.get(["/", "/web/:file"], webHandler); // the web app (web/): static files, a client of the API
@@ -173,22 +225,18 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get("/metrics", async (_req, res) => {
     res.locals.route = "metrics";
-    res.setHeader("Content-Type", metrics.registry.contentType);
-    res.end(await metrics.registry.metrics());
+    res.setHeader("Content-Type", registry.contentType);
+    res.end(await registry.metrics());
   });
 
   if (deps.admin) app.use(deps.admin.path, adminGate(deps.catalog), deps.admin.router);
+}
 
-  app.use((req: Request) => {
-    throw new NotFound(`no such endpoint: ${req.method} ${req.path}`);
-  });
-
-  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+/** Every error as its JSON body and status; a 5xx's detail goes to the log, never to the caller. */
+function errorHandler(logger: pino.Logger, baseHeaders: HeaderSet): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
     const e = toApiError(err);
-    if (e.status >= 500) {
-      // the detail goes to the log, never to the caller
-      deps.logger.error({ err, reqId: requestId(res) }, "request failed");
-    }
+    if (e.status >= 500) logger.error({ err, reqId: requestId(res) }, "request failed");
     if (res.headersSent) {
       res.destroy();
       return;
@@ -201,8 +249,6 @@ export function createApp(deps: AppDeps): express.Express {
     res.setHeader("Cache-Control", "no-store");
     res.end(JSON.stringify(e.toBody()));
   };
-  app.use(onError);
-  return app;
 }
 
 /** Browsers may read responses from these origins; the api_key header and If-None-Match may be sent. */

@@ -84,29 +84,61 @@ async function startSingle(opts: ServerOptions): Promise<RunningServer> {
 async function startPrimary(opts: ServerOptions, n: number): Promise<RunningServer> {
   if (!opts.makeDeps)
     throw new Error("cluster mode (WEB_CONCURRENCY > 1) needs makeDeps: each worker loads its own deps");
-  let closing = false;
-  const workers = new Set<Worker>();
-  let restarts: number[] = [];
-  const fork = () => {
-    const w = cluster.fork({ WEB_CONCURRENCY: String(n) });
-    workers.add(w);
+  const pool = new WorkerPool(n);
+  const port = await allListening(pool, n);
+  return { url: urlOf(opts.host, port), close: () => pool.close() };
+}
+
+/** The forked server processes, kept `n` strong until closed. */
+class WorkerPool {
+  readonly workers = new Set<Worker>();
+  closing = false;
+  private restarts: number[] = [];
+  constructor(private readonly n: number) {}
+
+  fork(): Worker {
+    const w = cluster.fork({ WEB_CONCURRENCY: String(this.n) });
+    this.workers.add(w);
     w.once("exit", (code, signal) => {
-      workers.delete(w);
-      if (closing) return;
-      // keep the pool full, but give up on a crash loop (more than n restarts in a minute)
-      const now = Date.now();
-      restarts = restarts.filter((t) => now - t < 60_000);
-      if (restarts.length > n) {
-        process.emitWarning(`api worker exited (${signal ?? code}); too many restarts, not restarting`);
-        return;
-      }
-      restarts.push(now);
-      fork();
+      this.workers.delete(w);
+      if (!this.closing) this.replace(code, signal);
     });
     return w;
-  };
+  }
 
-  const port = await new Promise<number>((resolve, reject) => {
+  /** Keeps the pool full, but gives up on a crash loop (more than n restarts in a minute). */
+  private replace(code: number, signal: string): void {
+    const now = Date.now();
+    this.restarts = this.restarts.filter((t) => now - t < 60_000);
+    if (this.restarts.length > this.n) {
+      process.emitWarning(`api worker exited (${signal ?? code}); too many restarts, not restarting`);
+      return;
+    }
+    this.restarts.push(now);
+    this.fork();
+  }
+
+  /** Disconnects every worker (it finishes its in-flight requests), killing one still there after 10 s. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.workers].map(stopWorker));
+  }
+}
+
+const stopWorker = (w: Worker) =>
+  new Promise<void>((resolve) => {
+    if (w.isDead()) return resolve();
+    const t = setTimeout(() => w.kill("SIGKILL"), 10_000);
+    w.once("exit", () => {
+      clearTimeout(t);
+      resolve();
+    });
+    w.disconnect();
+  });
+
+/** Forks the pool's `n` workers; resolves with their port once all listen, rejects when one exits first. */
+function allListening(pool: WorkerPool, n: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
     let listening = 0;
     let seenPort = 0;
     const onListening = (_w: Worker, address: { port: number }) => {
@@ -120,33 +152,12 @@ async function startPrimary(opts: ServerOptions, n: number): Promise<RunningServ
     const onEarlyExit = (_w: Worker, code: number) => {
       cluster.off("listening", onListening);
       cluster.off("exit", onEarlyExit);
-      closing = true;
-      for (const w of workers) w.kill();
+      pool.closing = true;
+      for (const w of pool.workers) w.kill();
       reject(new Error(`an api worker exited with code ${code} before listening`));
     };
     cluster.on("listening", onListening);
     cluster.on("exit", onEarlyExit);
-    for (let i = 0; i < n; i++) fork();
+    for (let i = 0; i < n; i++) pool.fork();
   });
-
-  return {
-    url: urlOf(opts.host, port),
-    close: async () => {
-      closing = true;
-      await Promise.all(
-        [...workers].map(
-          (w) =>
-            new Promise<void>((resolve) => {
-              if (w.isDead()) return resolve();
-              const t = setTimeout(() => w.kill("SIGKILL"), 10_000);
-              w.once("exit", () => {
-                clearTimeout(t);
-                resolve();
-              });
-              w.disconnect();
-            }),
-        ),
-      );
-    },
-  };
 }

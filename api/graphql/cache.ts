@@ -22,7 +22,6 @@ import {
   validate,
 } from "graphql";
 import { LRUCache } from "lru-cache";
-import { LruCache } from "../../pipeline/store/read/snapshot-reader.ts";
 import { type AnswerCache, type GraphqlAnswer, scopeSet } from "../fast/answer-cache.ts";
 import type { CostSink } from "./limits.ts";
 import { MAX_TOKENS, prescan, tokenLimitError } from "./prescan.ts";
@@ -54,9 +53,9 @@ interface Validated {
 }
 
 export class DocumentCache {
-  private docs = new LruCache<string, DocumentNode>(500);
+  private docs = new LRUCache<string, DocumentNode>({ max: 500 });
   private scanned = new WeakMap<DocumentNode, readonly GraphQLError[]>();
-  private validated = new WeakMap<DocumentNode, LruCache<string, Validated>>();
+  private validated = new WeakMap<DocumentNode, LRUCache<string, Validated>>();
   /** rules array of one request → its cache key and where its cost goes (set by `tag`, read by `validate`) */
   private keys = new WeakMap<readonly ValidationRule[], { key: string; sink: CostSink }>();
 
@@ -98,7 +97,7 @@ export class DocumentCache {
     if (tag === undefined || tag.key.length > 4096) return validate(schema, document, rules);
     let per = this.validated.get(document);
     if (!per) {
-      per = new LruCache<string, Validated>(50);
+      per = new LRUCache<string, Validated>({ max: 50 });
       this.validated.set(document, per);
     }
     let v = per.get(tag.key);

@@ -1,6 +1,14 @@
 // The Query root: the interface's operations (stockRatings, watchlistsForUser, profile) with
 // their exact names and arguments, plus everything REST reads.
-import { GraphQLBoolean, GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from "graphql";
+import {
+  GraphQLBoolean,
+  type GraphQLFieldConfig,
+  GraphQLID,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+} from "graphql";
 import { RATING_NAMES } from "../../pipeline/types.ts";
 import { InvalidParameter } from "../errors.ts";
 import { benchmarkList } from "../resources/benchmarks.ts";
@@ -48,87 +56,104 @@ function rangesArg(v: Record<string, number[] | null> | null | undefined): Range
   return r;
 }
 
+type Fields = Record<string, GraphQLFieldConfig<unknown, GqlContext>>;
+
+/** Stocks and their ratings: all read only the published snapshot. */
+const stockQueries = (): Fields => ({
+  stockRatings: scoped("stockRatings", {
+    type: StockRatingNodeConnection,
+    description:
+      "Stock ratings as of the latest rating date on or before `date` (the most recent when omitted), ordered by " +
+      "`orderBy` (default -total_rating).",
+    args: {
+      ...listArgs("-total_rating"),
+      date: DateArg,
+      ranges: { type: RatingRangesInput, description: "Each named rating within [min, max], both inclusive" },
+    },
+    extensions: { complexity: connectionCost },
+    async resolve(_s, args: ListArgs & { date?: string | null; ranges?: Record<string, number[] | null> | null }, ctx) {
+      const p = pageArgsOf(args);
+      const q = listQuery(args, "-total_rating");
+      const ranges = rangesArg(args.ranges);
+      const date = await ratingListDate(ctx.snapshot, dateArg(args.date));
+      return connection(p, (page) => stockRatingsPage(ctx.snapshot, { date, ...q, ranges, ...page }));
+    },
+  }),
+  stock: {
+    type: StockType,
+    description:
+      "One stock by ticker (case-insensitive); its identity needs no scope, its " +
+      "ratings, financials and analytics do.",
+    args: { ticker: { type: new GraphQLNonNull(GraphQLString) } },
+    resolve: (_s, args: { ticker: string }, ctx) => stockByTicker(ctx.snapshot, args.ticker),
+  },
+  stocks: {
+    type: new GraphQLNonNull(StockTypeConnection),
+    description: "Every stock of the served snapshot",
+    args: listArgs("ticker"),
+    extensions: { complexity: connectionCost },
+    resolve: (_s, args: ListArgs, ctx) =>
+      connection(pageArgsOf(args), (page) => stocksPage(ctx.snapshot, { ...listQuery(args, "ticker"), ...page })),
+  },
+});
+
+const portfolioQueries = (): Fields => ({
+  portfolios: scoped("portfolios", {
+    type: PortfolioNodeConnection,
+    description: "private: true (default) the caller's portfolios; false the predefined ones. Ordered by id.",
+    args: { ...connectionArgs, private: { type: GraphQLBoolean, defaultValue: true } },
+    extensions: { complexity: connectionCost },
+    resolve: async (_s, args: { first?: number; after?: string; private: boolean }, ctx) => {
+      const p = pageArgsOf(args);
+      const list = await portfolioList(ctx, args.private);
+      return connection(p, async (page) => pageOf(list, page));
+    },
+  }),
+  portfolio: scoped("portfolios", {
+    type: PortfolioNode,
+    description: "A predefined portfolio or one of the caller's",
+    args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+    resolve: (_s, args: { id: string }, ctx) => visiblePortfolio(ctx, args.id),
+  }),
+});
+
+const watchlistQueries = (): Fields => ({
+  watchlistsForUser: scoped("watchlists", {
+    type: new GraphQLList(new GraphQLNonNull(WatchlistNode)),
+    description: `The caller's watchlists (at most 200 per user), ordered by id. ${costNote("watchlistsForUser")}`,
+    resolve: (_s, _a, ctx) => ctx.catalog.watchlistsOf(ctx.caller.user.id),
+  }),
+  watchlist: scoped("watchlists", {
+    type: WatchlistNode,
+    description: "One of the caller's watchlists, or another user's that is not private",
+    args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+    resolve: (_s, args: { id: string }, ctx) => visibleWatchlist(ctx, args.id),
+  }),
+});
+
+/** The benchmarks and the key's user. */
+const otherQueries = (): Fields => ({
+  benchmarks: {
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(BenchmarkNode))),
+    description: "Every benchmark, ordered by id (any valid key)",
+    resolve: (_s, _a, ctx) => benchmarkList(ctx.snapshot),
+  },
+  profile: scoped("profile", {
+    type: ProfileNode,
+    description: "The key's user",
+    resolve: (_s, _a, ctx) => profileOf(ctx),
+  }),
+});
+
+// Grouped by resource; the order of the spreads is the schema's order of the Query fields.
 export const QueryType = new GraphQLObjectType<unknown, GqlContext>({
   name: "Query",
   description: LIMITS_DESCRIPTION,
   fields: () => ({
-    stockRatings: scoped("stockRatings", {
-      type: StockRatingNodeConnection,
-      description:
-        "Stock ratings as of the latest rating date on or before `date` (the most recent when omitted), ordered by " +
-        "`orderBy` (default -total_rating).",
-      args: {
-        ...listArgs("-total_rating"),
-        date: DateArg,
-        ranges: { type: RatingRangesInput, description: "Each named rating within [min, max], both inclusive" },
-      },
-      extensions: { complexity: connectionCost },
-      async resolve(
-        _s,
-        args: ListArgs & { date?: string | null; ranges?: Record<string, number[] | null> | null },
-        ctx,
-      ) {
-        const p = pageArgsOf(args);
-        const q = listQuery(args, "-total_rating");
-        const ranges = rangesArg(args.ranges);
-        const date = await ratingListDate(ctx.snapshot, dateArg(args.date));
-        return connection(p, (page) => stockRatingsPage(ctx.snapshot, { date, ...q, ranges, ...page }));
-      },
-    }),
-    stock: {
-      type: StockType,
-      description:
-        "One stock by ticker (case-insensitive); its identity needs no scope, its " +
-        "ratings, financials and analytics do.",
-      args: { ticker: { type: new GraphQLNonNull(GraphQLString) } },
-      resolve: (_s, args: { ticker: string }, ctx) => stockByTicker(ctx.snapshot, args.ticker),
-    },
-    stocks: {
-      type: new GraphQLNonNull(StockTypeConnection),
-      description: "Every stock of the served snapshot",
-      args: listArgs("ticker"),
-      extensions: { complexity: connectionCost },
-      resolve: (_s, args: ListArgs, ctx) =>
-        connection(pageArgsOf(args), (page) => stocksPage(ctx.snapshot, { ...listQuery(args, "ticker"), ...page })),
-    },
-    portfolios: scoped("portfolios", {
-      type: PortfolioNodeConnection,
-      description: "private: true (default) the caller's portfolios; false the predefined ones. Ordered by id.",
-      args: { ...connectionArgs, private: { type: GraphQLBoolean, defaultValue: true } },
-      extensions: { complexity: connectionCost },
-      resolve: async (_s, args: { first?: number; after?: string; private: boolean }, ctx) => {
-        const p = pageArgsOf(args);
-        const list = await portfolioList(ctx, args.private);
-        return connection(p, async (page) => pageOf(list, page));
-      },
-    }),
-    portfolio: scoped("portfolios", {
-      type: PortfolioNode,
-      description: "A predefined portfolio or one of the caller's",
-      args: { id: { type: new GraphQLNonNull(GraphQLID) } },
-      resolve: (_s, args: { id: string }, ctx) => visiblePortfolio(ctx, args.id),
-    }),
-    watchlistsForUser: scoped("watchlists", {
-      type: new GraphQLList(new GraphQLNonNull(WatchlistNode)),
-      description: `The caller's watchlists (at most 200 per user), ordered by id. ${costNote("watchlistsForUser")}`,
-      resolve: (_s, _a, ctx) => ctx.catalog.watchlistsOf(ctx.caller.user.id),
-    }),
-    watchlist: scoped("watchlists", {
-      type: WatchlistNode,
-      description: "One of the caller's watchlists, or another user's that is not private",
-      args: { id: { type: new GraphQLNonNull(GraphQLID) } },
-      resolve: (_s, args: { id: string }, ctx) => visibleWatchlist(ctx, args.id),
-    }),
-    benchmarks: {
-      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(BenchmarkNode))),
-      description: "Every benchmark, ordered by id (any valid key)",
-      resolve: (_s, _a, ctx) => benchmarkList(ctx.snapshot),
-    },
-    profile: scoped("profile", {
-      type: ProfileNode,
-      description: "The key's user",
-      resolve: (_s, _a, ctx) => profileOf(ctx),
-    }),
+    ...stockQueries(),
+    ...portfolioQueries(),
+    ...watchlistQueries(),
+    ...otherQueries(),
     ...webhookQueries(),
   }),
 });

@@ -2,16 +2,18 @@
 // the server holds. Small things live on the reader (companies, rating dates, benchmarks, each
 // ticker's latest rating); every per-ticker or per-date slice is a query, with bounded caches.
 // The rated-stocks list of a date is filtered, ordered and paged in SQL.
+
+import { LRUCache } from "lru-cache";
 import type { RatedOrderKey } from "../../pipeline/store/read/rating-queries.ts";
-import { LruCache, type SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
+import type { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import type { Page, PageArgs } from "./ordering.ts";
-import { asOf } from "./snapshot-index.ts";
+import { lastAtOrBefore } from "./snapshot-index.ts";
 import { EMPTY_RETURNS, type RatedStock, type RatedStockQuery, type SnapshotSource } from "./snapshot-source.ts";
 
 export class ReaderSource implements SnapshotSource {
   /** Hot pages of rated-stock lists (the REST body cache sits above this; GraphQL pages reuse it). */
-  private readonly pages = new LruCache<string, Promise<RatedStock[]>>(256);
-  private readonly counts = new LruCache<string, Promise<number>>(256);
+  private readonly pages = new LRUCache<string, Promise<RatedStock[]>>({ max: 256 });
+  private readonly counts = new LRUCache<string, Promise<number>>({ max: 256 });
   private predefined: Promise<NonNullable<Awaited<ReturnType<SnapshotReader["portfolio"]>>>[]> | null = null;
 
   constructor(readonly reader: SnapshotReader) {}
@@ -24,7 +26,7 @@ export class ReaderSource implements SnapshotSource {
 
   async ratingDateOnOrBefore(date?: string) {
     const d = this.reader.ratingDates;
-    const i = date === undefined ? d.length - 1 : asOf(d, date, (x) => x);
+    const i = date === undefined ? d.length - 1 : lastAtOrBefore(d, date);
     return i < 0 ? null : d[i];
   }
 

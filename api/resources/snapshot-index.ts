@@ -1,6 +1,8 @@
 // Per-snapshot lazy indexes over the in-memory Snapshot (WeakMap: dropped with the snapshot):
 // rating dates as-of lookup, per-date rated stocks, sorted orders per order_by, per-ticker
-// rating history. Only memory-source.ts uses this.
+// rating history. memory-source.ts uses this; reader-source.ts shares the as-of date search.
+
+import { lowerBound } from "../../pipeline/shared/lower-bound.ts";
 import type { Snapshot } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, RatingRow } from "../../pipeline/types.ts";
 import { comparator, type OrderBy } from "./ordering.ts";
@@ -18,30 +20,25 @@ export function haystackOf(c: Company): string {
 }
 
 /** Index of the latest element <= key in an ascending array; -1 before the first. */
-export function asOf<T>(list: readonly T[], key: string, get: (t: T) => string): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  let ans = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (get(list[mid]) <= key) {
-      ans = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return ans;
+export const lastAtOrBefore = (xs: readonly string[], key: string): number => lowerBound(xs, key, true) - 1;
+
+/** A ticker's rating rows ascending by date, with their dates beside them for the as-of search. */
+interface History {
+  rows: RatingRow[];
+  dates: string[];
 }
+const NO_HISTORY: History = { rows: [], dates: [] };
 
 export class SnapshotIndex {
   private entries = new Map<string, RatedStock[]>();
   private orders = new Map<string, RatedStock[]>();
-  private history: Map<string, RatingRow[]> | null = null;
+  private history: Map<string, History> | null = null;
   constructor(readonly s: Snapshot) {}
 
   /** The latest rating date on or before `date` (latest when omitted); null before the first. */
   ratingDateOnOrBefore(date?: string): string | null {
     const d = this.s.ratingDates;
-    const i = date === undefined ? d.length - 1 : asOf(d, date, (x) => x);
+    const i = date === undefined ? d.length - 1 : lastAtOrBefore(d, date);
     return i < 0 ? null : d[i];
   }
 
@@ -73,29 +70,34 @@ export class SnapshotIndex {
 
   /** A ticker's rating rows, ascending by date. */
   historyOf(ticker: string): RatingRow[] {
+    return this.histories().get(ticker)?.rows ?? [];
+  }
+
+  /** A ticker's latest rating on or before `date` (latest overall when omitted). */
+  ratingAsOf(ticker: string, date?: string): RatingRow | undefined {
+    const h = this.histories().get(ticker) ?? NO_HISTORY;
+    if (date === undefined) return h.rows[h.rows.length - 1];
+    const i = lastAtOrBefore(h.dates, date);
+    return i < 0 ? undefined : h.rows[i];
+  }
+
+  private histories(): Map<string, History> {
     if (!this.history) {
-      const h = new Map<string, RatingRow[]>();
+      const h = new Map<string, History>();
       for (const d of this.s.ratingDates)
         for (const row of this.s.ratingsByDate.get(d) ?? []) {
           const t = row.ticker.toUpperCase();
           let l = h.get(t);
           if (!l) {
-            l = [];
+            l = { rows: [], dates: [] };
             h.set(t, l);
           }
-          l.push(row);
+          l.rows.push(row);
+          l.dates.push(row.date);
         }
       this.history = h;
     }
-    return this.history.get(ticker) ?? [];
-  }
-
-  /** A ticker's latest rating on or before `date` (latest overall when omitted). */
-  ratingAsOf(ticker: string, date?: string): RatingRow | undefined {
-    const h = this.historyOf(ticker);
-    if (date === undefined) return h[h.length - 1];
-    const i = asOf(h, date, (r) => r.date);
-    return i < 0 ? undefined : h[i];
+    return this.history;
   }
 }
 

@@ -81,6 +81,15 @@ function serialize(payload: Payload, format: Format): Buffer {
 /** A raw query string validated once: its api_key parameter, the format and the route's params. */
 type Parsed = { queryKey: string | null | undefined; format: Format; params: Record<string, unknown> };
 
+/** Where and how a route's body goes: the request (for If-None-Match) and its response. */
+interface Reply {
+  req: Request;
+  res: Response;
+  format: Format;
+  endpoint: EndpointName;
+  rate?: RateHeaders;
+}
+
 function handler(def: AnyRoute, env: RouteEnv): PathHandler {
   const schema = withFormat(def.query);
   const scopes = ENDPOINT_SCOPES[def.endpoint];
@@ -101,25 +110,10 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     if (!snapshot) throw new Unavailable();
     if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);
     const r = await def.resolve({ snapshot, caller, catalog: env.catalog, params: p.params, path });
-    const inm = req.headers["if-none-match"];
-    const id = requestId(res);
-    if (r.key !== undefined) {
-      const sid = snapshotId(snapshot);
-      const ck = `${sid}|${p.format}|${def.id}|${r.key}`;
-      let hit = env.cache.get(ck);
-      const etag = hit?.etag ?? requestEtag(sid, ck);
-      if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
-      if (!hit) {
-        hit = { etag, body: serialize(await r.build(), p.format) };
-        env.cache.set(ck, hit);
-      }
-      res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/fill.ts)
-      return sendBody(res, p.format, def.endpoint, hit.body, hit.etag, id, rate);
-    }
-    const body = serialize(await r.build(), p.format);
-    const etag = bodyEtag(body);
-    if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
-    return sendBody(res, p.format, def.endpoint, body, etag, id, rate);
+    const reply: Reply = { req, res, format: p.format, endpoint: def.endpoint, rate };
+    if (r.key === undefined) return sendBuilt(r, reply);
+    const sid = snapshotId(snapshot);
+    return sendShared(env.cache, sid, `${sid}|${p.format}|${def.id}|${r.key}`, r, reply);
   }
 
   // Checks run in a fixed order: key (401), rate limit (429), scopes (403), snapshot (503), then
@@ -127,26 +121,55 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
   return (req, res, path) => {
     const snapshot = env.snapshot(); // read once: a swap mid-request never mixes two snapshots
     res.locals.route = def.id;
-    const url = req.url;
-    const q = url.indexOf("?");
-    const raw = q < 0 ? "" : url.slice(q + 1);
-    let p: Parsed | ZodInvalid | undefined = parsedCache.get(raw);
-    if (!p) {
-      const query = req.query as Record<string, unknown>; // Express 5 parses on every access: once here
-      // control characters (%00 …) in any parameter, known or not: a 400 naming it (api/README.md)
-      const bad = controlIn(query, "");
-      const parsed = bad
-        ? { success: false as const, error: { issues: [controlIssue(bad)] } }
-        : schema.safeParse(query);
-      if (parsed.success) {
-        const { format, ...params } = parsed.data as { format: Format } & Record<string, unknown>;
-        p = { queryKey: queryKey(query), format, params };
-        if (parsedCache.size >= 1000) parsedCache.clear();
-        if (raw.length <= 2048) parsedCache.set(raw, p);
-      } else p = new ZodInvalid(parsed.error.issues, queryKey(query));
-    }
+    const p = parsedQuery(req, schema, parsedCache);
     return admit(req, res, env, p.queryKey, (caller, rate) => serve(req, res, snapshot, caller, p, path, rate));
   };
+}
+
+/** The request's query validated by `schema`, from `parsedCache` when the raw query string was seen before. */
+function parsedQuery(req: Request, schema: z.ZodObject, parsedCache: Map<string, Parsed>): Parsed | ZodInvalid {
+  const url = req.url;
+  const q = url.indexOf("?");
+  const raw = q < 0 ? "" : url.slice(q + 1);
+  const cached = parsedCache.get(raw);
+  if (cached) return cached;
+  const query = req.query as Record<string, unknown>; // Express 5 parses on every access: once here
+  // control characters (%00 …) in any parameter, known or not: a 400 naming it (api/README.md)
+  const bad = controlIn(query, "");
+  const parsed = bad ? { success: false as const, error: { issues: [controlIssue(bad)] } } : schema.safeParse(query);
+  if (!parsed.success) return new ZodInvalid(parsed.error.issues, queryKey(query));
+  const { format, ...params } = parsed.data as { format: Format } & Record<string, unknown>;
+  const p = { queryKey: queryKey(query), format, params };
+  if (parsedCache.size >= 1000) parsedCache.clear();
+  if (raw.length <= 2048) parsedCache.set(raw, p);
+  return p;
+}
+
+/** A body that depends only on the snapshot and the request: from the body cache, or built once and kept. */
+async function sendShared(cache: BodyCache, sid: string, ck: string, r: Resolved, to: Reply): Promise<void> {
+  const { res, format, rate } = to;
+  const inm = to.req.headers["if-none-match"];
+  const id = requestId(res);
+  let hit = cache.get(ck);
+  const etag = hit?.etag ?? requestEtag(sid, ck);
+  if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
+  if (!hit) {
+    hit = { etag, body: serialize(await r.build(), format) };
+    cache.set(ck, hit);
+  }
+  res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/fill.ts)
+  return sendBody(res, format, to.endpoint, hit.body, hit.etag, id, rate);
+}
+
+/** A body built per request (it reads the mutable catalog), tagged by its content. */
+async function sendBuilt(r: Resolved, to: Reply): Promise<void> {
+  const { res, format, rate } = to;
+  const inm = to.req.headers["if-none-match"];
+  const id = requestId(res);
+  const body = serialize(await r.build(), format);
+  const etag = bodyEtag(body);
+  if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
+  return sendBody(res, format, to.endpoint, body, etag, id, rate);
 }
 
 /**

@@ -1,6 +1,7 @@
 // What one HTTP server process needs: the catalog mirror and the snapshot holder, both kept
 // fresh by polling, wired into the API's deps. api/server.ts does the listening (and cluster).
 
+import type { Redis } from "ioredis";
 import type pino from "pino";
 import type { AppDeps } from "../../api/app.ts";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
@@ -33,31 +34,8 @@ export async function makeAppDeps(
   catalog: Catalog,
   opts: ServeOptions = {},
 ): Promise<{ deps: AppDeps; closers: Closer[] }> {
-  // The lazy reader: a swap opens the new snapshot's small tables (seconds), then one reference moves.
-  const holder = new SnapshotHolder(
-    config.dataDir,
-    (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"),
-    lazyReader(),
-  );
-  const sources = new WeakMap<SnapshotReader, ReaderSource>();
-  const served = () => {
-    const r = holder.get();
-    if (!r) return null;
-    let src = sources.get(r);
-    if (!src) {
-      src = new ReaderSource(r);
-      sources.set(r, src);
-    }
-    return src;
-  };
-  holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
-  await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
-  holder.watch(1000);
-  // Keys and watchlists written by other processes (CLI, other servers) show up within a second.
-  const catalogPoll = setInterval(
-    () => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")),
-    1000,
-  ).unref();
+  const { holder, served } = await servedSnapshots(config, log);
+  const catalogPoll = pollCatalog(catalog, log);
   const redis = config.redisUrl ? requestPathRedis(config.redisUrl) : undefined;
   const blocks = redis ? redisBlockBroadcast(redis, "rl:auth-fail:blocked") : undefined;
   const admin = config.redisUrl ? queueDashboard(config.redisUrl, config.queuePrefix) : undefined;
@@ -83,9 +61,7 @@ export async function makeAppDeps(
     authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis, broadcast: blocks },
     cors: config.corsOrigins ?? undefined,
     admin,
-    webhooks: config.webhooksEnabled
-      ? webhookPort(await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir)), config.webhooks)
-      : undefined,
+    webhooks: config.webhooksEnabled ? await webhooksOf(config) : undefined,
   };
   const closers: Closer[] = [
     { name: "portfolio rebalances", close: () => rebalancer.close() },
@@ -96,22 +72,58 @@ export async function makeAppDeps(
         clearInterval(catalogPoll);
       },
     },
-    // quit() waits for a reply a dead Redis never sends; disconnect() does not.
-    ...(redis
-      ? [
-          {
-            name: "rate-limit Redis",
-            close: () => {
-              blocks?.close();
-              return redis.status === "ready" ? redis.quit() : redis.disconnect();
-            },
-          },
-        ]
-      : []),
+    ...(redis ? [redisCloser(redis, blocks)] : []),
     ...(admin ? [{ name: "queue dashboard", close: () => admin.queue.close() }] : []),
   ];
   return { deps, closers };
 }
+
+/**
+ * The published snapshot, loaded now and polled each second, and the API's view of it (one
+ * ReaderSource per reader). The lazy reader: a swap opens the new snapshot's small tables
+ * (seconds), then one reference moves.
+ */
+async function servedSnapshots(config: Config, log: pino.Logger) {
+  const holder = new SnapshotHolder(
+    config.dataDir,
+    (e) => log.error({ err: String(e) }, "snapshot load failed; still serving the previous one"),
+    lazyReader(),
+  );
+  const sources = new WeakMap<SnapshotReader, ReaderSource>();
+  const served = () => {
+    const r = holder.get();
+    if (!r) return null;
+    let src = sources.get(r);
+    if (!src) {
+      src = new ReaderSource(r);
+      sources.set(r, src);
+    }
+    return src;
+  };
+  holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
+  await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
+  holder.watch(1000);
+  return { holder, served };
+}
+
+/** Keys and watchlists written by other processes (CLI, other servers) show up within a second. */
+const pollCatalog = (catalog: Catalog, log: pino.Logger) =>
+  setInterval(
+    () => catalog.refresh().catch((e) => log.warn({ err: String(e) }, "catalog refresh failed")),
+    1000,
+  ).unref();
+
+const webhooksOf = async (config: Config) =>
+  webhookPort(await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir)), config.webhooks);
+
+/** quit() waits for a reply a dead Redis never sends; disconnect() does not. */
+const redisCloser = (redis: Redis, blocks: { close(): void } | undefined): Closer => ({
+  name: "rate-limit Redis",
+  close: () => {
+    blocks?.close();
+    return redis.status === "ready" ? redis.quit() : redis.disconnect();
+  },
+});
 
 /**
  * Listens on PORT; with WEB_CONCURRENCY > 1 the primary forks that many server processes.

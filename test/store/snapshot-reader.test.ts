@@ -3,7 +3,7 @@
 // tables in parts of 6 companies so the reader routes each key to its part).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSnapshot } from "../../pipeline/store/read/load-snapshot.ts";
-import { LruCache, SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
+import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import { metricsKey, type Snapshot } from "../../pipeline/store/snapshot/model.ts";
 import { generatedStore } from "./published.ts";
 
@@ -114,17 +114,5 @@ describe("SnapshotReader", () => {
     const tickers = snap.companies.map((c) => c.ticker);
     const got = await Promise.all(tickers.map((t) => reader.stockReturns(t)));
     expect(got).toEqual(tickers.map((t) => snap.stockReturns.get(t)));
-  });
-});
-
-describe("LruCache", () => {
-  it("keeps the most recently used entries up to its size", () => {
-    const c = new LruCache<string, number>(2);
-    c.set("a", 1);
-    c.set("b", 2);
-    expect(c.get("a")).toBe(1); // a is now the most recent
-    c.set("c", 3);
-    expect(c.get("b")).toBeUndefined();
-    expect([c.get("a"), c.get("c"), c.size]).toEqual([1, 3, 2]);
   });
 });

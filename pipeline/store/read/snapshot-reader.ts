@@ -44,13 +44,6 @@ async function warm(c: Conn, files: string[]): Promise<void> {
   for (const f of files) await c.run("select * from read_parquet($f) limit 0", { f });
 }
 
-/** The former hand-written cache's shape over lru-cache, for api/'s imports until they take lru-cache itself. */
-export class LruCache<K extends {}, V extends {}> extends LRUCache<K, V> {
-  constructor(max: number) {
-    super({ max });
-  }
-}
-
 /** A cached "read, and not there" (lru-cache holds no null). */
 const NONE = Symbol("none");
 type Held<T> = T | typeof NONE;
