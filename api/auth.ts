@@ -18,6 +18,7 @@ export const ENDPOINT_SCOPES = {
   stock_performance: RESOURCE_SCOPES.stockAnalytics,
   portfolios: RESOURCE_SCOPES.portfolios,
   portfolio_holdings: RESOURCE_SCOPES.portfolios,
+  portfolio_rebalances: RESOURCE_SCOPES.portfolios,
   portfolio_trades: RESOURCE_SCOPES.portfolios,
   portfolio_metrics: RESOURCE_SCOPES.portfolioAnalytics,
   portfolio_performance: RESOURCE_SCOPES.portfolioAnalytics,

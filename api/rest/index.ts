@@ -1,5 +1,6 @@
 // All fifteen REST endpoints of interface §4.2, in one list (routing and the OpenAPI document).
 import { benchmarksRoutes } from "./benchmarks.ts";
+import { portfolioRebalancesRoutes } from "./portfolio-rebalances.ts";
 import { portfoliosRoutes } from "./portfolios.ts";
 import type { AnyRoute } from "./route.ts";
 import { stockAnalyticsRoutes } from "./stock-analytics.ts";
@@ -14,4 +15,5 @@ export const REST_ROUTES: AnyRoute[] = [
   ...portfoliosRoutes,
   ...watchlistsRoutes,
   ...benchmarksRoutes,
+  ...portfolioRebalancesRoutes, // an extension beyond the interface (docs/api/rest.md)
 ];

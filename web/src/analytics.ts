@@ -1,7 +1,7 @@
 // The tearsheet body shared by stocks and portfolios: the metric table beside a benchmark and the
 // nine series as figures, all read from the REST interface in parallel. When every figure is drawn
 // the page sets the performance mark "tearsheet-charts" (the benchmark measures it).
-import { downloadCsv, rest } from "./api.ts";
+import { type DownloadFormat, download, rest } from "./api.ts";
 import { errorBox, h, table } from "./dom.ts";
 import { SERIES_TYPES, type Series, seriesFigure } from "./series.ts";
 
@@ -20,16 +20,20 @@ const paths = (s: Subject) =>
     ? { metrics: `stock_metrics/${encodeURIComponent(s.id)}`, perf: `stock_performance/${encodeURIComponent(s.id)}` }
     : { metrics: `portfolio_metrics/${s.id}`, perf: `portfolio_performance/${s.id}` };
 
-export function csvButton(label: string, path: string, params: Record<string, string>, file: string) {
-  return h(
-    "button",
-    {
-      type: "button",
-      class: "csv",
-      onclick: () => void downloadCsv(path, params, file).catch((e) => alert(e.message)),
-    },
-    `${label} (CSV)`,
-  );
+/** "Label: CSV · Arrow" — two buttons saving the REST read `path` in that format as `<base>.csv|.arrow`. */
+export function downloads(label: string, path: string, params: Record<string, string>, base: string): HTMLElement {
+  const button = (format: DownloadFormat, text: string) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: `download ${format}`,
+        "aria-label": `${label}: download ${text}`,
+        onclick: () => void download(path, params, format, `${base}.${format}`).catch((e) => alert(e.message)),
+      },
+      text,
+    );
+  return h("p", { class: "downloads" }, `${label}: `, button("csv", "CSV"), " ", button("arrow", "Arrow"));
 }
 
 export function metricTable(rows: MetricRow[]): HTMLTableElement {
@@ -58,7 +62,7 @@ export async function renderAnalytics(root: HTMLElement, subj: Subject, benchmar
     const rows = await metricsP;
     metricsBox.append(
       h("div", { class: "scroll" }, metricTable(rows)),
-      csvButton("Metrics", p.metrics, bp, `${subj.id}-metrics.csv`),
+      downloads("Metrics", p.metrics, bp, `${subj.id}-metrics`),
     );
   } catch (e) {
     metricsBox.append(errorBox(e));
@@ -69,7 +73,7 @@ export async function renderAnalytics(root: HTMLElement, subj: Subject, benchmar
     SERIES_TYPES.map(async (type, i) => {
       try {
         const f = seriesFigure(type, await seriesP[i]);
-        f.el.append(csvButton("Series", p.perf, { type, benchmark }, `${subj.id}-${type}.csv`));
+        f.el.append(downloads("Series", p.perf, { type, benchmark }, `${subj.id}-${type}`));
         slots[i].replaceWith(f.el);
         f.draw();
       } catch (e) {

@@ -47,16 +47,22 @@ export async function rest<T>(path: string, params: Params = {}): Promise<T> {
   return (await get(path, params)).json() as Promise<T>;
 }
 
-/** The CSV form of a REST read, saved as a file (through a blob: URL, so no key is in any URL). */
-export async function downloadCsv(path: string, params: Params, filename: string): Promise<void> {
-  const blob = await (await get(path, { ...params, format: "csv" })).blob();
+export type DownloadFormat = "csv" | "arrow";
+
+/**
+ * A REST read in CSV or Arrow form, saved as a file: fetched with the key in its header, then handed
+ * to an <a download> through a blob: URL (so no key is in any URL), revoked once the click is taken.
+ */
+export async function download(path: string, params: Params, format: DownloadFormat, filename: string): Promise<void> {
+  const blob = await (await get(path, { ...params, format })).blob();
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);
   a.download = filename;
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  // the browser reads the blob after the click returns: revoking at once can cancel the save
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
 export interface FieldError {

@@ -1,11 +1,14 @@
 // Portfolios: the Portfolio resource's fields, its rebalance status (PENDING until the served
-// snapshot holds its backtest for the current rules), holdings, trades, metrics and performance.
+// snapshot holds its backtest for the current rules), holdings, trades, rebalance history, metrics and
+// performance.
 import {
   GraphQLBoolean,
   GraphQLEnumType,
+  type GraphQLFieldConfigMap,
   GraphQLFloat,
   GraphQLID,
   GraphQLInt,
+  GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLString,
@@ -19,6 +22,7 @@ import {
   tradesOf,
   type VisiblePortfolio,
 } from "../../resources/portfolios.ts";
+import { rebalancesPage } from "../../resources/rebalances.ts";
 import type { GqlContext } from "../context.ts";
 import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf } from "../relay.ts";
 import { scoped } from "../scopes.ts";
@@ -94,100 +98,140 @@ const RebalancePeriodEnum = new GraphQLEnumType({
   values: { LAST_REBALANCE_DATE: { value: "last_rebalance_date" }, TODAY: { value: "today" } },
 });
 
+const RebalanceType = new GraphQLObjectType({
+  name: "PortfolioRebalance",
+  description: "One rebalance of the backtest (an extension beyond the interface)",
+  fields: {
+    date: { type: new GraphQLNonNull(GraphQLString) },
+    holdingsCount: { type: new GraphQLNonNull(GraphQLInt), description: "Stocks held from this rebalance on" },
+    added: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
+      description: "Tickers held now and not at the rebalance before (all at the first), sorted",
+    },
+    removed: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
+      description: "Tickers held at the rebalance before and not now, sorted",
+    },
+  },
+});
+const RebalanceConnection = connectionType("PortfolioRebalance", RebalanceType);
+
+type Fields = GraphQLFieldConfigMap<VisiblePortfolio, GqlContext>;
 const obj = (v: VisiblePortfolio) => v.object as Record<string, unknown>;
+
+/** The Portfolio resource's own fields (interface §4.2). */
+const resourceFields = (): Fields => ({
+  id: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.id },
+  owner: { type: new GraphQLNonNull(Owner), resolve: (v) => v.object.owner },
+  name: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.name },
+  description: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.description },
+  private: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (v) => v.object.private },
+  createdAt: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.createdAt },
+  rebalanceFrequency: {
+    type: new GraphQLNonNull(GraphQLInt),
+    description: "Months",
+    resolve: (v) => v.object.rebalanceFrequency,
+  },
+  maxStocks: { type: new GraphQLNonNull(GraphQLInt), resolve: (v) => v.object.maxStocks },
+  maxStocksCriteria: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.maxStocksCriteria },
+  maxStocksCriteriaOrder: {
+    type: new GraphQLNonNull(GraphQLString),
+    resolve: (v) => v.object.maxStocksCriteriaOrder,
+  },
+  maxSectorConcentration: {
+    type: GraphQLString,
+    description: "Decimal fraction; null when not set",
+    resolve: (v) => obj(v).maxSectorConcentration ?? null,
+  },
+  nextRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.nextRebalanceDate },
+  previousRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.previousRebalanceDate },
+  ranges: { type: new GraphQLNonNull(RatingRanges), resolve: (v) => v.object.ranges },
+});
+
+/** The rebalance status of the portfolio's current rules. */
+const statusFields = (): Fields => ({
+  status: { type: new GraphQLNonNull(PortfolioStatusEnum), resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).status },
+  rebalanceRequestedAt: {
+    type: GraphQLString,
+    description: "When the latest change asked for a rebalance (user portfolios)",
+    resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).requestedAt,
+  },
+  rebalanceFailedAt: {
+    type: GraphQLString,
+    description: "When the rebalance of the latest change failed (status FAILED); null otherwise",
+    resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).failedAt,
+  },
+});
+
+type TradesArgs = {
+  first?: number;
+  after?: string;
+  value: number;
+  allowFractional: boolean;
+  rebalancePeriod: "last_rebalance_date" | "today";
+};
+const tradesField: Fields[string] = {
+  type: new GraphQLNonNull(TradeConnection),
+  description: "Buy orders from cash for the latest rebalance (contract §5)",
+  args: {
+    ...connectionArgs,
+    value: { type: new GraphQLNonNull(GraphQLFloat), description: "Portfolio value in USD, a positive integer" },
+    allowFractional: { type: GraphQLBoolean, defaultValue: false },
+    rebalancePeriod: { type: RebalancePeriodEnum, defaultValue: "last_rebalance_date" },
+  },
+  extensions: { complexity: connectionCost },
+  async resolve(v: VisiblePortfolio, args: TradesArgs, ctx: GqlContext) {
+    if (!(Number.isSafeInteger(args.value) && args.value > 0))
+      throw InvalidParameter.one("value", "must be a positive integer (USD)");
+    const p = pageArgsOf(args);
+    const all = await tradesOf(ctx, v, {
+      value: args.value,
+      allowFractional: args.allowFractional,
+      rebalancePeriod: args.rebalancePeriod,
+    });
+    return connection(p, async (q) => ({
+      items: all.slice(q.offset, q.offset + q.limit),
+      totalCount: async () => all.length,
+    }));
+  },
+};
+
+/** Holdings, trades, rebalance history and analytics of the backtest. */
+const resultFields = (): Fields => ({
+  holdings: {
+    type: new GraphQLNonNull(StockRatingNodeConnection),
+    description: "The selection of previousRebalanceDate with that date's ratings",
+    args: listArgs("ticker"),
+    extensions: { complexity: connectionCost },
+    resolve: (v, args: ListArgs, ctx) =>
+      connection(pageArgsOf(args), (p) => holdingsPage(ctx, v, { ...listQuery(args, "ticker"), ...p })),
+  },
+  trades: tradesField,
+  rebalances: {
+    type: new GraphQLNonNull(RebalanceConnection),
+    description:
+      "Every rebalance of the backtest, newest first, with what changed (an extension beyond the interface; " +
+      "REST /data/v1/portfolio_rebalances/{id})",
+    args: connectionArgs,
+    extensions: { complexity: connectionCost },
+    resolve: (v, args: { first?: number; after?: string }) =>
+      connection(pageArgsOf(args), async (p) => rebalancesPage(v, p)),
+  },
+  metrics: scoped(
+    "portfolioAnalytics",
+    metricsField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+  ),
+  performance: scoped(
+    "portfolioAnalytics",
+    performanceField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+  ),
+});
+
 export const PortfolioNode: GraphQLObjectType<VisiblePortfolio, GqlContext> = new GraphQLObjectType<
   VisiblePortfolio,
   GqlContext
 >({
   name: "PortfolioNode",
-  fields: () => ({
-    id: { type: new GraphQLNonNull(GraphQLID), resolve: (v) => v.id },
-    owner: { type: new GraphQLNonNull(Owner), resolve: (v) => v.object.owner },
-    name: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.name },
-    description: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.description },
-    private: { type: new GraphQLNonNull(GraphQLBoolean), resolve: (v) => v.object.private },
-    createdAt: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.createdAt },
-    rebalanceFrequency: {
-      type: new GraphQLNonNull(GraphQLInt),
-      description: "Months",
-      resolve: (v) => v.object.rebalanceFrequency,
-    },
-    maxStocks: { type: new GraphQLNonNull(GraphQLInt), resolve: (v) => v.object.maxStocks },
-    maxStocksCriteria: { type: new GraphQLNonNull(GraphQLString), resolve: (v) => v.object.maxStocksCriteria },
-    maxStocksCriteriaOrder: {
-      type: new GraphQLNonNull(GraphQLString),
-      resolve: (v) => v.object.maxStocksCriteriaOrder,
-    },
-    maxSectorConcentration: {
-      type: GraphQLString,
-      description: "Decimal fraction; null when not set",
-      resolve: (v) => obj(v).maxSectorConcentration ?? null,
-    },
-    nextRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.nextRebalanceDate },
-    previousRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.previousRebalanceDate },
-    ranges: { type: new GraphQLNonNull(RatingRanges), resolve: (v) => v.object.ranges },
-    status: { type: new GraphQLNonNull(PortfolioStatusEnum), resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).status },
-    rebalanceRequestedAt: {
-      type: GraphQLString,
-      description: "When the latest change asked for a rebalance (user portfolios)",
-      resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).requestedAt,
-    },
-    rebalanceFailedAt: {
-      type: GraphQLString,
-      description: "When the rebalance of the latest change failed (status FAILED); null otherwise",
-      resolve: (v, _a, ctx) => rebalanceStatus(ctx, v).failedAt,
-    },
-    holdings: {
-      type: new GraphQLNonNull(StockRatingNodeConnection),
-      description: "The selection of previousRebalanceDate with that date's ratings",
-      args: listArgs("ticker"),
-      extensions: { complexity: connectionCost },
-      resolve: (v, args: ListArgs, ctx) =>
-        connection(pageArgsOf(args), (p) => holdingsPage(ctx, v, { ...listQuery(args, "ticker"), ...p })),
-    },
-    trades: {
-      type: new GraphQLNonNull(TradeConnection),
-      description: "Buy orders from cash for the latest rebalance (contract §5)",
-      args: {
-        ...connectionArgs,
-        value: { type: new GraphQLNonNull(GraphQLFloat), description: "Portfolio value in USD, a positive integer" },
-        allowFractional: { type: GraphQLBoolean, defaultValue: false },
-        rebalancePeriod: { type: RebalancePeriodEnum, defaultValue: "last_rebalance_date" },
-      },
-      extensions: { complexity: connectionCost },
-      async resolve(
-        v,
-        args: {
-          first?: number;
-          after?: string;
-          value: number;
-          allowFractional: boolean;
-          rebalancePeriod: "last_rebalance_date" | "today";
-        },
-        ctx,
-      ) {
-        if (!(Number.isSafeInteger(args.value) && args.value > 0))
-          throw InvalidParameter.one("value", "must be a positive integer (USD)");
-        const p = pageArgsOf(args);
-        const all = await tradesOf(ctx, v, {
-          value: args.value,
-          allowFractional: args.allowFractional,
-          rebalancePeriod: args.rebalancePeriod,
-        });
-        return connection(p, async (q) => ({
-          items: all.slice(q.offset, q.offset + q.limit),
-          totalCount: async () => all.length,
-        }));
-      },
-    },
-    metrics: scoped(
-      "portfolioAnalytics",
-      metricsField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
-    ),
-    performance: scoped(
-      "portfolioAnalytics",
-      performanceField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
-    ),
-  }),
+  fields: () => ({ ...resourceFields(), ...statusFields(), ...resultFields() }),
 });
 export const PortfolioNodeConnection = connectionType("PortfolioNode", PortfolioNode);

@@ -28,6 +28,18 @@ export interface PortfolioResult {
   /** Selection run on the latest trading date with the latest ratings (rebalance_period=today). */
   todayDate: string | null;
   todayHoldings: HoldingRow[];
+  /** Every rebalance ascending by date, with what changed (read from the holdings table; fixtures may omit it). */
+  rebalances?: RebalanceChange[];
+}
+
+/** One rebalance of a portfolio: how many stocks it held and which entered or left. */
+export interface RebalanceChange {
+  date: string;
+  holdingsCount: number;
+  /** Tickers held now and not at the rebalance before (all of them at the first), sorted. */
+  added: string[];
+  /** Tickers held at the rebalance before and not now, sorted. */
+  removed: string[];
 }
 
 export interface BenchmarkResult extends BenchmarkDef {

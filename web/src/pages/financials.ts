@@ -1,7 +1,7 @@
 // A stock's statements (income, balance, cash flow, derived) of one type, each as a table with a
 // row per item and a column per period, newest first.
 
-import { csvButton } from "../analytics.ts";
+import { downloads } from "../analytics.ts";
 import { rest } from "../api.ts";
 import { errorBox, h, table } from "../dom.ts";
 import { usd } from "../format.ts";
@@ -43,7 +43,7 @@ async function load(box: HTMLElement, ticker: string, type: string) {
     const f = await rest<Record<string, unknown>>(`stock_financials/${encodeURIComponent(ticker)}`, { type });
     const arrays = Object.entries(f).filter(([, v]) => Array.isArray(v)) as [string, Row[]][];
     box.replaceChildren(
-      csvButton("Statements", `stock_financials/${encodeURIComponent(ticker)}`, { type }, `${ticker}-${type}.csv`),
+      downloads("Statements", `stock_financials/${encodeURIComponent(ticker)}`, { type }, `${ticker}-${type}`),
       ...arrays.map(([k, v]) => statement(k, v)),
     );
   } catch (e) {

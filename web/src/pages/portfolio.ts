@@ -1,7 +1,8 @@
 // The portfolio tearsheet: rules, state (PENDING/READY/FAILED, polled while PENDING), holdings with
-// weights and sector allocation, trades for a typed value, and the metrics and nine series.
+// weights and sector allocation, trades for a typed value, the rebalance history, and the metrics and
+// nine series.
 
-import { benchmarkPicker, csvButton, renderAnalytics } from "../analytics.ts";
+import { benchmarkPicker, downloads, renderAnalytics } from "../analytics.ts";
 import { gql, rest } from "../api.ts";
 import { errorBox, h, table } from "../dom.ts";
 import { camel, pct, RATINGS, ratingLabel, usd } from "../format.ts";
@@ -20,6 +21,12 @@ interface Holding {
   date: string;
   stock: { ticker: string; name: string; sector: string; industry: string };
   [k: string]: unknown;
+}
+interface Rebalance {
+  date: string;
+  holdingsCount: number;
+  added: string[];
+  removed: string[];
 }
 interface Trade {
   date: string;
@@ -59,7 +66,7 @@ function stateLine(p: Portfolio): HTMLElement {
 
 function history(p: Portfolio): HTMLElement {
   return table(
-    "Rebalances",
+    "Rebalance schedule",
     ["Event", "Date"],
     [
       ["Previous rebalance", p.previousRebalanceDate ?? "–"],
@@ -98,7 +105,7 @@ async function holdingsSection(box: HTMLElement, id: string): Promise<void> {
         "data holdings",
       ),
     ),
-    csvButton("Holdings", `portfolio_holdings/${id}`, { limit: "200" }, `portfolio-${id}-holdings.csv`),
+    downloads("Holdings", `portfolio_holdings/${id}`, { limit: "200" }, `portfolio-${id}-holdings`),
     h("h3", null, "Sector allocation (% of the portfolio's value)"),
     h(
       "div",
@@ -110,6 +117,42 @@ async function holdingsSection(box: HTMLElement, id: string): Promise<void> {
         "data sectors",
       ),
     ),
+  );
+}
+
+/** Every rebalance of the backtest, newest first, read a page of 200 at a time. */
+async function rebalances(id: string): Promise<Rebalance[]> {
+  const out: Rebalance[] = [];
+  for (let offset = 0; ; offset += 200) {
+    const page = await rest<Rebalance[]>(`portfolio_rebalances/${id}`, { limit: 200, offset });
+    out.push(...page);
+    if (page.length < 200) return out;
+  }
+}
+
+const tickerList = (ts: string[]) =>
+  ts.length ? ts.flatMap((t, i) => [i ? ", " : "", h("a", { href: `#/stock/${encodeURIComponent(t)}` }, t)]) : "–";
+
+async function rebalanceSection(box: HTMLElement, id: string): Promise<void> {
+  const list = await rebalances(id);
+  box.replaceChildren(
+    h("h2", null, `Rebalance history (${list.length})`),
+    h(
+      "div",
+      { class: "scroll" },
+      table(
+        null,
+        ["Date", "Holdings", "Added", "Removed"],
+        list.map((r) => [
+          r.date,
+          String(r.holdingsCount),
+          h("span", null, tickerList(r.added)),
+          h("span", null, tickerList(r.removed)),
+        ]),
+        "data rebalances",
+      ),
+    ),
+    downloads("Rebalances", `portfolio_rebalances/${id}`, { limit: "200" }, `portfolio-${id}-rebalances`),
   );
 }
 
@@ -135,7 +178,7 @@ function tradesSection(id: string): HTMLElement {
           ["Ticker", "Name", "Price (USD)", "Quantity", "Value (USD)", "Weight"],
           trades.map((t) => [t.ticker, t.name, t.price.toFixed(2), String(t.quantity), t.value.toFixed(2), pct(t.pct)]),
         ),
-        csvButton("Trades", `portfolio_trades/${id}`, params, `portfolio-${id}-trades.csv`),
+        downloads("Trades", `portfolio_trades/${id}`, params, `portfolio-${id}-trades`),
       );
     } catch (err) {
       out.replaceChildren(errorBox(err));
@@ -146,12 +189,14 @@ function tradesSection(id: string): HTMLElement {
 
 async function readyBody(main: HTMLElement, p: Portfolio): Promise<void> {
   const holdings = h("section", { id: "holdings" }, "Loading holdings…");
+  const rebalanced = h("section", { id: "rebalances" }, "Loading the rebalance history…");
   const analytics = h("section", { id: "analytics", "aria-label": "Performance" });
   const subj = { kind: "portfolio" as const, id: p.id };
   const picker = await benchmarkPicker("1", (b) => void renderAnalytics(analytics, subj, b));
-  main.append(holdings, tradesSection(p.id), h("h2", null, "Performance and risk"), picker, analytics);
+  main.append(holdings, tradesSection(p.id), rebalanced, h("h2", null, "Performance and risk"), picker, analytics);
   await Promise.all([
     holdingsSection(holdings, p.id).catch((e) => holdings.replaceChildren(errorBox(e))),
+    rebalanceSection(rebalanced, p.id).catch((e) => rebalanced.replaceChildren(errorBox(e))),
     renderAnalytics(analytics, subj, (picker.querySelector("select") as HTMLSelectElement).value),
   ]);
 }

@@ -1,7 +1,7 @@
 // The stock tearsheet: identity and latest ratings, the rating history, metrics and the nine
 // series against a chosen benchmark, and the financial statements.
 
-import { benchmarkPicker, renderAnalytics } from "../analytics.ts";
+import { benchmarkPicker, downloads, renderAnalytics } from "../analytics.ts";
 import { gql, rest } from "../api.ts";
 import { figure } from "../charts/figure.ts";
 import { plot } from "../charts/plot.ts";
@@ -63,6 +63,7 @@ function header(r: Rated & Record<string, string>): HTMLElement {
       { class: "scroll" },
       table(`Ratings on ${r.date}`, RATINGS.map(ratingLabel), [RATINGS.map((k) => r[camel(k)] ?? "–")], "data"),
     ),
+    downloads("Ratings", `stock_ratings/${encodeURIComponent(r.stock.ticker)}`, {}, `${r.stock.ticker}-ratings`),
   );
 }
 
