@@ -1,7 +1,10 @@
 // The web app (web/) in headless Chromium against a real server over the API test fixture: every
-// page renders without a console error, the metric table is the API's JSON, and a watchlist edited
-// in the app is what REST then returns. The app sends the key in a header only, never in a URL.
+// page renders without a console error, the metric table is the API's JSON (shown, and downloaded
+// as Arrow), and a watchlist edited in the app is what REST then returns. The app sends the key in
+// a header only, never in a URL.
 // Skips (saying why) where /usr/bin/chromium is absent; .ci/run installs it from Debian's packages.
+import { readFileSync } from "node:fs";
+import { tableFromIPC } from "apache-arrow";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS } from "../api/fixture.ts";
@@ -82,6 +85,48 @@ describe.skipIf(!present)("web app in headless chromium", () => {
     const shown = await tableRows(page, "table.metrics");
     expect(shown.length).toBeGreaterThan(60);
     expect(shown).toEqual(expected);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("downloads the metric table as Arrow (key in the header, a blob: URL) holding the API's JSON values", async () => {
+    const { page, errors, urls } = await openPage(browser);
+    const ticker = s.fx.snapshot.companies[7].ticker;
+    await signIn(page, s.url, KEYS.alice);
+    await go(page, `#/stock/${ticker}`, "#analytics[data-state=ready]");
+    const [dl] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Metrics: download Arrow" }).click(),
+    ]);
+    expect(dl.suggestedFilename()).toBe(`${ticker}-metrics.arrow`);
+    expect(dl.url()).toMatch(/^blob:/);
+    const path = await dl.path();
+    const t = tableFromIPC(readFileSync(path));
+    const api = (await s.api(`stock_metrics/${ticker}`, { benchmark: 1 })).json as Record<string, string | null>[];
+    const cols = Object.keys(api[0]).filter((k) => k !== "metric");
+    // docs/api/bulk.md: per column its figure (float64; "12.5%" as 0.125, null where no number) and the text
+    expect(t.schema.fields.map((f) => f.name)).toEqual(["metric", ...cols.flatMap((c) => [c, `${c}.display`])]);
+    expect(t.numRows).toBe(api.length);
+    const got = t.toArray().map((r) => r.toJSON() as Record<string, unknown>);
+    const figure = (text: string | null) => {
+      const m = /^(-?\d+(?:\.\d+)?)(%?)$/.exec((text ?? "").replace(/,/g, ""));
+      return m ? Number(m[1]) / (m[2] ? 100 : 1) : null;
+    };
+    let numbers = 0;
+    for (const [i, row] of api.entries()) {
+      expect(got[i].metric).toBe(row.metric);
+      for (const c of cols) {
+        expect(got[i][`${c}.display`], `${row.metric} ${c}`).toBe(row[c]);
+        const want = figure(row[c]);
+        if (want === null) continue;
+        numbers++;
+        expect(got[i][c] as number, `${row.metric} ${c}`).toBeCloseTo(want, 12);
+      }
+    }
+    expect(numbers).toBeGreaterThan(60);
+    // the read went out with the key in its header only
+    expect(urls.some((u) => u.includes(`stock_metrics/${ticker}?`) && u.includes("format=arrow"))).toBe(true);
+    expect(urls.filter((u) => u.includes(KEYS.alice))).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

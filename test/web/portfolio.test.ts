@@ -1,6 +1,7 @@
-// A portfolio created in the web app reaches READY and shows its holdings: a real catalog file, the
-// real pipeline on the tiny source (test/fixtures/tiny-source.ts), the in-process rebalancer and a
-// real server; the app polls the portfolio's state until the rebalanced snapshot is served.
+// A portfolio created in the web app reaches READY and shows its holdings and rebalance history: a
+// real catalog file, the real pipeline on the tiny source (test/fixtures/tiny-source.ts), the
+// in-process rebalancer and a real server; the app polls the portfolio's state until the rebalanced
+// snapshot is served.
 // Skips (saying why) where /usr/bin/chromium is absent.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +14,9 @@ import { dispatchRun } from "../../jobs/queue/dispatch.ts";
 import { inProcessRebalancer, type Rebalancer } from "../../jobs/queue/rebalance-requests.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { SCOPES } from "../../pipeline/store/catalog/types.ts";
+import { openDuck, rows } from "../../pipeline/store/duck/duck.ts";
 import { SnapshotHolder } from "../../pipeline/store/read/holder.ts";
+import { snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { CHROMIUM, go, launch, openPage, present, signIn, tableRows } from "./browser.ts";
 
@@ -26,13 +29,14 @@ describe.skipIf(!present)("a portfolio created in the web app", () => {
   let rebalancer: Rebalancer;
   let key: string;
   let timer: NodeJS.Timeout;
+  let holder: SnapshotHolder;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "web-portfolio-"));
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: null });
     const user = await catalog.createUser({ email: "w@example.com", firstName: "W", lastName: "A", phoneNumber: "1" });
     key = (await catalog.createKey(user.id, [...SCOPES])).key;
-    const holder = new SnapshotHolder(dataDir);
+    holder = new SnapshotHolder(dataDir);
     await holder.refresh();
     // the server's own process follows new snapshots the same way (a refresh on a short period)
     timer = setInterval(() => void holder.refresh().catch(() => {}), 200);
@@ -92,6 +96,26 @@ describe.skipIf(!present)("a portfolio created in the web app", () => {
       await page.locator("main[data-state=ready]").waitFor({ timeout: 60_000 });
       const holdings = (await tableRows(page, "table.holdings")).map((r) => r[0]);
       expect(holdings).toEqual(["CCC", "DDD"]);
+      // the rebalance history: one row per rebalance date of the served snapshot's holdings table
+      // (read here by DuckDB), newest first; the same two stocks throughout (the tiny source's
+      // ratings do not change order), so only the first rebalance adds them
+      const pid = page.url().match(/(\d+)$/)![1];
+      const db = await openDuck();
+      const dates = (
+        await rows<{ d: string; n: number }>(
+          db.conn,
+          "select strftime(date, '%Y-%m-%d') as d, count(*)::integer as n from read_parquet($1) " +
+            "where portfolio_id = $2 and kind = 'rebalance' group by date order by date desc",
+          [join(snapshotDir(dataDir, holder.get()!.id), "holdings.parquet"), pid],
+        )
+      ).map((r) => [r.d, String(r.n)]);
+      db.close();
+      expect(dates.length).toBeGreaterThan(1);
+      const shown = await tableRows(page, "table.rebalances");
+      expect(shown.map((r) => r.slice(0, 2))).toEqual(dates);
+      expect(shown.map((r) => r.slice(2))).toEqual(
+        dates.map((_, i) => (i === dates.length - 1 ? ["CCC, DDD", "–"] : ["–", "–"])),
+      );
       expect(await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).toEqual(["PENDING", "READY"]);
       expect(errors).toEqual([]);
     } finally {
