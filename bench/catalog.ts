@@ -5,7 +5,8 @@
 // rename a watchlist, update a profile); read latency from the mirror (authenticate, a user's
 // watchlists); how soon a second handle sees a write (PostgreSQL: by NOTIFY; embedded: at its next
 // refresh(), which servers call each second); and on PostgreSQL, 1 process vs 2 writing at once
-// (each a catalog of its own, 8 writes in flight, as two API replicas would).
+// (each a catalog of its own, 8 writes in flight, as two API replicas would); then two API
+// processes over HTTP vs one under a write-heavy mix (bench/catalog-http.ts).
 // PostgreSQL: the server at 127.0.0.1:5432 (user postgres), a fresh database dropped after.
 import { fork } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -14,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Catalog, PgCatalog } from "../pipeline/store/catalog/catalog.ts";
 import { dropDatabases, freshDatabase } from "../test/store/catalog/pg-fixture.ts";
+import { benchCatalogHttp } from "./catalog-http.ts";
 import { runIfMain } from "./script.ts";
 
 const USERS = 20;
@@ -162,6 +164,7 @@ export async function benchCatalog(): Promise<void> {
     const two = await processes(url, 2);
     console.log(`PostgreSQL, write mix for ${SECONDS} s, 8 in flight per process:`);
     console.log(`  1 process: ${single.toFixed(0)} writes/s; 2 processes: ${two.toFixed(0)} writes/s in all`);
+    await benchCatalogHttp(await freshDatabase());
   } finally {
     await dropDatabases();
   }
