@@ -107,6 +107,17 @@ export type CostBudget = ((keyId: string, points: number) => Promise<CostSpent>)
   now?: (keyId: string, points: number) => CostSpent;
 };
 
+let lastMs = Number.NaN;
+let lastIso = "";
+/** An instant as ISO 8601; the same instant again (a window's end, asked by every request in it) is not formatted again. */
+function isoAt(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
+
 /**
  * `points` per `durationSec` per key, spent by each GraphQL request's cost, in the same store as
  * the request limit (Redis when given, so every process spends from one budget). A refused
@@ -119,7 +130,7 @@ export function createCostBudget(opts: RateLimitOptions): CostBudget {
       requested,
       limit: opts.points,
       remaining: refused ? 0 : Math.max(0, r.remainingPoints),
-      resetAt: new Date(Date.now() + r.msBeforeNext).toISOString(),
+      resetAt: isoAt(Date.now() + r.msBeforeNext),
     },
     refused,
   });
