@@ -109,7 +109,7 @@ export type CostBudget = ((keyId: string, points: number) => Promise<CostSpent>)
 
 let lastMs = Number.NaN;
 let lastIso = "";
-/** An instant as ISO 8601; the same instant again (a window's end, asked by every request in it) is not formatted again. */
+/** An instant as ISO 8601; the same instant again (a window's end, asked by each request in it) is formatted once. */
 function isoAt(ms: number): string {
   if (ms !== lastMs) {
     lastIso = new Date(ms).toISOString();

@@ -91,8 +91,8 @@ export function restHead(
 ): Value[] {
   const forms = formsOf(heads.rest, a);
   const i = formIndex(coding === null ? 0 : coding === "br" ? 1 : 2, rate !== undefined);
-  const b = forms[i] ?? (forms[i] = restBlock(a, coding, rate !== undefined));
-  return fill(b, id, rate);
+  forms[i] ??= restBlock(a, coding, rate !== undefined);
+  return fill(forms[i], id, rate);
 }
 
 function graphqlBlock(base: HeaderSet, mediaType: string, rated: boolean): Block {
@@ -116,6 +116,6 @@ export function graphqlHead(
 ): Value[] {
   const forms = formsOf(heads.graphql, a);
   const i = formIndex(mediaType === "application/json" ? 0 : 1, rate !== undefined);
-  const b = forms[i] ?? (forms[i] = graphqlBlock(heads.base, mediaType, rate !== undefined));
-  return fill(b, id, rate, length);
+  forms[i] ??= graphqlBlock(heads.base, mediaType, rate !== undefined);
+  return fill(forms[i], id, rate, length);
 }

@@ -399,7 +399,10 @@ function serve(g: Gql, req: Request, res: Response, next: NextFunction): void {
   const q = req.url.indexOf("?");
   const path = (q < 0 ? req.url : req.url.slice(0, q)).slice(GRAPHQL_PATH.length) || "/"; // after /graphiql
   if (path.startsWith("/static/")) return void ideStatic(req, res, next);
-  if (path !== "/") return next();
+  if (path !== "/") {
+    next();
+    return;
+  }
   if (req.method === "GET" && wantsIde(req.headers.accept) && !("query" in (req.query as object))) {
     const csp = res.getHeader("Content-Security-Policy");
     res.writeHead(200, {
