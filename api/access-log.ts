@@ -70,12 +70,13 @@ export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: I
     queue = [];
     for (const l of lines) write(logger, l, isKeyHash);
   };
-  return (req: Request, res: Response): void => {
+  // idInHead: the caller writes X-Request-Id in its own writeHead (the fast path: api/fast/heads.ts)
+  return (req: Request, res: Response, idInHead?: boolean): void => {
     const h = req.headers["x-request-id"];
     const id = typeof h === "string" && REQUEST_ID.test(h) ? h : ID_PREFIX + (++idSeq).toString(36);
     res.locals.requestId = id;
     // REST responses carry the id in their single writeHead (see output/payload.ts); the rest here.
-    if (!req.url.startsWith(REST_PREFIX)) res.setHeader("X-Request-Id", id);
+    if (idInHead !== true && !req.url.startsWith(REST_PREFIX)) res.setHeader("X-Request-Id", id);
     const start = performance.now();
     // `finish` fires once; on() spares the wrapper once() allocates per request.
     res.on("finish", () => {

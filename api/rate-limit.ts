@@ -16,8 +16,31 @@ export interface RateLimitOptions {
 /** X-RateLimit-* header values, sent with the response (kept off `res` until writeHead: see payload.ts). */
 export type RateHeaders = Record<"X-RateLimit-Limit" | "X-RateLimit-Remaining" | "X-RateLimit-Reset", string>;
 
-/** Consumes one point for the key; resolves to the headers, or rejects with RateLimited carrying them. */
-export type Limiter = (keyId: string) => Promise<RateHeaders | undefined>;
+/**
+ * Consumes one point for the key; resolves to the headers, or rejects with RateLimited carrying them.
+ * `now`, present when the store is memory only: the same count in the same store, synchronously
+ * (returns the headers or throws RateLimited), for the node:http fast path.
+ */
+export type Limiter = ((keyId: string) => Promise<RateHeaders | undefined>) & {
+  now?: (keyId: string) => RateHeaders;
+};
+
+type MemoryStore = { incrby(key: string, points: number, durationSec: number): RateLimiterRes };
+
+/**
+ * RateLimiterMemory.consume without its promise: rate-limiter-flexible's own steps (without
+ * blockDuration and execEvenly, never configured here) on its own store, so both forms count
+ * together. null when the limiter is not a memory one of that shape.
+ */
+function consumeNow(l: RateLimiterAbstract): ((keyId: string, points: number) => RateLimiterRes) | null {
+  const store = (l as unknown as { _memoryStorage?: MemoryStore })._memoryStorage;
+  if (!(l instanceof RateLimiterMemory) || typeof store?.incrby !== "function") return null;
+  return (keyId, points) => {
+    const r = store.incrby(l.getKey(keyId), points, l.duration);
+    (r as { remainingPoints: number }).remainingPoints = Math.max(l.points - r.consumedPoints, 0);
+    return r;
+  };
+}
 
 /** `points` per `durationSec` per key, in memory, or in Redis with an in-memory insurance limiter. */
 export function storeLimiter(opts: RateLimitOptions, defaultPrefix: string): RateLimiterAbstract {
@@ -47,7 +70,15 @@ export function createLimiter(opts: RateLimitOptions | undefined): Limiter | nul
     return undefined; // a store error without insurance: do not refuse service for it
   };
   // A plain promise chain (no async wrapper): one reaction per request on the read path.
-  return (keyId) => limiter.consume(keyId, 1).then(headers, refused);
+  const consume: Limiter = (keyId) => limiter.consume(keyId, 1).then(headers, refused);
+  const now = consumeNow(limiter);
+  if (now !== null)
+    consume.now = (keyId) => {
+      const r = now(keyId, 1);
+      if (r.consumedPoints > opts.points) refused(r);
+      return headers(r);
+    };
+  return consume;
 }
 
 /** A key's GraphQL cost budget after a request: what `extensions.cost` reports. */
@@ -62,8 +93,30 @@ export interface CostReport {
   resetAt: string;
 }
 
-/** Spends `points` of the key's budget: resolves to the report, or to `refused: true` (the points were not there). */
-export type CostBudget = (keyId: string, points: number) => Promise<{ report: CostReport; refused: boolean }>;
+/** What spending from a cost budget gives: the key's report, and whether the points were not there. */
+export interface CostSpent {
+  report: CostReport;
+  refused: boolean;
+}
+
+/**
+ * Spends `points` of the key's budget: resolves to the report, or to `refused: true` (the points
+ * were not there). `now`, present when the store is memory only: the same, synchronously.
+ */
+export type CostBudget = ((keyId: string, points: number) => Promise<CostSpent>) & {
+  now?: (keyId: string, points: number) => CostSpent;
+};
+
+let lastMs = Number.NaN;
+let lastIso = "";
+/** An instant as ISO 8601; the same instant again (a window's end, asked by each request in it) is formatted once. */
+function isoAt(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
 
 /**
  * `points` per `durationSec` per key, spent by each GraphQL request's cost, in the same store as
@@ -77,11 +130,11 @@ export function createCostBudget(opts: RateLimitOptions): CostBudget {
       requested,
       limit: opts.points,
       remaining: refused ? 0 : Math.max(0, r.remainingPoints),
-      resetAt: new Date(Date.now() + r.msBeforeNext).toISOString(),
+      resetAt: isoAt(Date.now() + r.msBeforeNext),
     },
     refused,
   });
-  return (keyId, points) =>
+  const spend: CostBudget = (keyId, points) =>
     limiter.consume(keyId, points).then(
       (r) => answer(points, r, false),
       (e: unknown) => {
@@ -96,4 +149,11 @@ export function createCostBudget(opts: RateLimitOptions): CostBudget {
         return { report, refused: false };
       },
     );
+  const now = consumeNow(limiter);
+  if (now !== null)
+    spend.now = (keyId, points) => {
+      const r = now(keyId, points);
+      return answer(points, r, r.consumedPoints > opts.points);
+    };
+  return spend;
 }

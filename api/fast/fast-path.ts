@@ -7,26 +7,28 @@
 // Whatever it cannot answer from the cache, or would refuse, goes to Express untouched (a refusal
 // is then counted once, by Express); a REST miss on a shareable route is watched so that its
 // answer fills the cache.
+// Per request it does little besides: cache keys are remembered per raw URL (keys.ts), each answer's
+// header block is built once per encoding (heads.ts), and an in-memory rate limit counts in the
+// same turn (rate-limit.ts `now`), so a hit costs no promise and no closure.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
-import { findCaller, hasScopes } from "../auth.ts";
+import { type Caller, findCaller, hasScopes } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { type ApiError, toApiError } from "../errors.ts";
-import { answeredMediaType } from "../graphql/cache.ts";
 import { CostBudgetSpent } from "../graphql/errors.ts";
 import { sendErrors } from "../graphql/http.ts";
 import { codingFor } from "../output/compress.ts";
 import { etagMatches } from "../output/etag.ts";
-import type { CostBudget, Limiter, RateHeaders } from "../rate-limit.ts";
+import type { CostBudget, CostSpent, Limiter, RateHeaders } from "../rate-limit.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { REST_PREFIX } from "../rest/dispatch.ts";
 import type { HeaderSet } from "../security-headers.ts";
 import { type AnswerCache, type GraphqlAnswer, type RestAnswer, scopeSet } from "./answer-cache.ts";
 import { SHAREABLE_SEGMENTS, watchForFill } from "./fill.ts";
-import { persistedGetKey, restRequestKey } from "./keys.ts";
+import { FAST_HEADER, graphqlHead, type Heads, newHeads, restHead } from "./heads.ts";
+import { PersistedKeys, RestKeys } from "./keys.ts";
 
-/** Marks an answer the fast path wrote (tests and operators tell the two paths apart by it). */
-export const FAST_HEADER = "X-Response-Cache";
+export { FAST_HEADER } from "./heads.ts";
 
 type Next = () => void;
 type Res = ServerResponse & { locals: Record<string, unknown> };
@@ -38,8 +40,11 @@ export interface FastEnv {
   limiter: Limiter | null;
   authGuard: AuthGuard | null;
   costBudget: CostBudget;
-  /** Starts the access-log record and metrics of a request (api/access-log.ts). */
-  observe: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Starts the access-log record and metrics of a request (api/access-log.ts); `idInHead`: the
+   * caller writes X-Request-Id in its own writeHead.
+   */
+  observe: (req: IncomingMessage, res: ServerResponse, idInHead?: boolean) => void;
   /** Security headers (and Vary: Origin when CORS answers depend on it). */
   baseHeaders: HeaderSet;
   /** The app's CORS middleware, applied when the request sends Origin. */
@@ -49,156 +54,183 @@ export interface FastEnv {
 /** Answers `req` and returns true, or returns false having touched nothing (Express then serves it). */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
+/** One fast path: its env and what it keeps between requests. */
+interface Fast {
+  env: FastEnv;
+  heads: Heads;
+  restKeys: RestKeys;
+  persistedKeys: PersistedKeys;
+}
+
+/** A hit being answered, kept on the response (no closure per request for CORS's continuation). */
+interface Hit {
+  fast: Fast;
+  req: IncomingMessage;
+  caller: Caller;
+  rest: RestAnswer | undefined;
+  graphql: GraphqlAnswer | undefined;
+  mediaType: string;
+}
+
 const GRAPHQL_GET = "/graphiql?";
 
-// One closure over `env` holding the fast path's small steps (each well under 60 lines): they share it.
 export function createFastPath(env: FastEnv): FastPath {
-  const { answers } = env;
+  const fast: Fast = {
+    env,
+    heads: newHeads(env.baseHeaders),
+    restKeys: new RestKeys(),
+    persistedKeys: new PersistedKeys(),
+  };
+  return (req, res) => route(fast, req, res);
+}
 
-  /** Takes the request: the access-log record (request id, line, metrics), then CORS, then `go`. */
-  function take(req: IncomingMessage, res: ServerResponse, route: string, go: Next): void {
-    const r = res as Res;
-    r.locals = { route };
-    env.observe(req, res);
-    answers.fastServed++;
-    if (env.cors !== null && req.headers.origin !== undefined) env.cors(req, res, go);
-    else go();
+function route(fast: Fast, req: IncomingMessage, res: ServerResponse): boolean {
+  const m = req.method;
+  if (m !== "GET" && m !== "HEAD") return false;
+  const url = req.url ?? "";
+  const isRest = url.startsWith(REST_PREFIX) && url.charCodeAt(REST_PREFIX.length) === 47; // "/"
+  if (!isRest && !(m === "GET" && fast.env.answers.size > 0 && url.startsWith(GRAPHQL_GET))) return false;
+  const snapshot = fast.env.snapshot();
+  if (snapshot === null) return false;
+  const sid = snapshotId(snapshot);
+  return isRest ? rest(fast, req, res, url, sid) : graphql(fast, req, res, url, sid);
+}
+
+/** The caller of a presented key, past the failed-auth throttle; null: Express answers (401, 429). */
+function callerOf(env: FastEnv, req: IncomingMessage, presented: string | undefined): Caller | null {
+  if (presented === undefined || !passesGuard(env.authGuard, req)) return null;
+  return findCaller(presented, env.catalog);
+}
+
+function rest(fast: Fast, req: IncomingMessage, res: ServerResponse, url: string, sid: string): boolean {
+  if (!SHAREABLE_SEGMENTS.has(firstSegment(url))) return false; // never cached: Express, untouched
+  const k = fast.restKeys.of(url);
+  if (k === null) return false;
+  const h = req.headers.api_key;
+  const caller = callerOf(fast.env, req, k.queryKey ?? (typeof h === "string" && h !== "" ? h : undefined));
+  if (caller === null) return false;
+  const key = k.cacheKey(scopeSet(caller.key.scopes));
+  const a = fast.env.answers.get(sid, key);
+  if (a === undefined || a.kind !== "rest") {
+    watchForFill(req, res, fast.env, sid, key);
+    return false;
   }
+  if (!hasScopes(caller, a.scopes)) return false; // Express answers the 403 (and counts the request)
+  take(fast, req, res, a.route, { fast, req, caller, rest: a, graphql: undefined, mediaType: "" });
+  return true;
+}
 
-  /** A refusal the fast path made itself (the rate limit it counted): the body Express's would be. */
-  function refuse(res: ServerResponse, e: ApiError): void {
-    const r = res as Res;
-    res.writeHead(e.status, {
-      ...env.baseHeaders,
-      ...e.headers,
-      "X-Request-Id": r.locals.requestId as string,
-      "Content-Type": "application/json; charset=utf-8",
-      "Cache-Control": "no-store",
-    });
-    res.end(JSON.stringify(e.toBody()));
-  }
+function graphql(fast: Fast, req: IncomingMessage, res: ServerResponse, url: string, sid: string): boolean {
+  const h = req.headers.api_key;
+  const caller = callerOf(fast.env, req, typeof h === "string" && h !== "" ? h : undefined);
+  if (caller === null) return false;
+  const k = fast.persistedKeys.of(url, req.headers.accept, scopeSet(caller.key.scopes));
+  const a = k === null ? undefined : fast.env.answers.get(sid, k.key);
+  if (a === undefined || a.kind !== "graphql") return false;
+  take(fast, req, res, "graphql", { fast, req, caller, rest: undefined, graphql: a, mediaType: k!.mediaType });
+  return true;
+}
 
-  function sendRest(req: IncomingMessage, res: ServerResponse, a: RestAnswer, rate: RateHeaders | undefined): void {
-    const id = (res as Res).locals.requestId as string;
-    if (etagMatches(req.headers["if-none-match"], a.etag)) {
-      res.writeHead(304, {
-        ETag: a.etag,
-        "Cache-Control": a.headers["Cache-Control"],
-        "X-Request-Id": id,
-        ...env.baseHeaders,
-        ...rate,
-        [FAST_HEADER]: "hit",
-      });
-      res.end();
-      return;
+/** Takes the request: the access-log record (request id, line, metrics), then CORS, then the answer. */
+function take(fast: Fast, req: IncomingMessage, res: ServerResponse, route: string, hit: Hit): void {
+  (res as Res).locals = { route };
+  fast.env.observe(req, res, true);
+  fast.env.answers.fastServed++;
+  if (fast.env.cors !== null && req.headers.origin !== undefined) fast.env.cors(req, res, () => answer(hit, res));
+  else answer(hit, res);
+}
+
+/** The rate limit (and for GraphQL the cost budget), then the answer; in this turn when the limits are in memory. */
+function answer(hit: Hit, res: ServerResponse): void {
+  const limiter = hit.fast.env.limiter;
+  if (limiter === null) spend(hit, res, undefined);
+  else if (limiter.now !== undefined) {
+    let rate: RateHeaders | undefined;
+    try {
+      rate = limiter.now(hit.caller.key.id);
+    } catch (e) {
+      refuse(hit, res, toApiError(e));
     }
-    const headers: Record<string, string | number> = { ...a.headers, "X-Request-Id": id, [FAST_HEADER]: "hit" };
-    if (rate) Object.assign(headers, rate);
-    const coding = codingFor(req, a.body.length);
-    const form = coding === null ? undefined : a[coding];
-    if (form !== undefined) headers["Content-Encoding"] = coding as string;
-    const out = form ?? a.body;
-    headers["Content-Length"] = out.length;
-    res.writeHead(200, headers);
-    res.end(out);
-  }
+    if (rate !== undefined) spend(hit, res, rate);
+  } else
+    limiter(hit.caller.key.id)
+      .then(
+        (rate) => spend(hit, res, rate),
+        (e: unknown) => refuse(hit, res, toApiError(e)),
+      )
+      .catch(() => res.destroy()); // a write that failed: the connection is gone or broken
+}
 
-  function rest(req: IncomingMessage, res: ServerResponse, url: string, sid: string): boolean {
-    if (!SHAREABLE_SEGMENTS.has(firstSegment(url))) return false; // never cached: Express, untouched
-    const k = restRequestKey(url);
-    if (k === null) return false;
-    const h = req.headers.api_key;
-    const presented = k.queryKey ?? (typeof h === "string" && h !== "" ? h : undefined);
-    if (presented === undefined) return false;
-    if (!passesGuard(env.authGuard, req)) return false;
-    const caller = findCaller(presented, env.catalog);
-    if (caller === null) return false;
-    const key = `r\u0000${scopeSet(caller.key.scopes)}\u0000${k.norm}`;
-    const a = answers.get(sid, key);
-    if (a === undefined || a.kind !== "rest") {
-      watchForFill(req, res, env, sid, key);
-      return false;
-    }
-    if (!hasScopes(caller, a.scopes)) return false; // Express answers the 403 (and counts the request)
-    take(req, res, a.route, () => {
-      if (env.limiter === null) return sendRest(req, res, a, undefined);
-      env
-        .limiter(caller.key.id)
-        .then(
-          (rate) => sendRest(req, res, a, rate),
-          (e: unknown) => refuse(res, toApiError(e)),
-        )
-        .catch(() => res.destroy()); // a write that failed: the connection is gone or broken
-    });
-    return true;
+/** GraphQL's cost budget, then the answer (a REST answer is sent at once). */
+function spend(hit: Hit, res: ServerResponse, rate: RateHeaders | undefined): void {
+  if (hit.rest !== undefined) sendRest(hit, res, hit.rest, rate);
+  else {
+    const budget = hit.fast.env.costBudget;
+    const cost = hit.graphql!.cost;
+    if (budget.now !== undefined) spent(hit, res, budget.now(hit.caller.key.id, cost), rate);
+    else
+      budget(hit.caller.key.id, cost)
+        .then((s) => spent(hit, res, s, rate))
+        .catch(() => res.destroy());
   }
+}
 
-  function graphql(req: IncomingMessage, res: ServerResponse, url: string, sid: string): boolean {
-    const h = req.headers.api_key;
-    if (typeof h !== "string" || h === "") return false;
-    if (!passesGuard(env.authGuard, req)) return false;
-    const caller = findCaller(h, env.catalog);
-    if (caller === null) return false;
-    const key = persistedGetKey(url, req.headers.accept, scopeSet(caller.key.scopes));
-    const a = key === null ? undefined : answers.get(sid, key);
-    if (a === undefined || a.kind !== "graphql") return false;
-    take(req, res, "graphql", () => {
-      const fail = (e: unknown) => {
-        for (const name in env.baseHeaders) res.setHeader(name, env.baseHeaders[name]);
-        sendErrors(res, toApiError(e));
-      };
-      const limited = env.limiter === null ? Promise.resolve(undefined) : env.limiter(caller.key.id);
-      limited
-        .then(
-          (rate) =>
-            env.costBudget(caller.key.id, a.cost).then(({ report, refused }) => {
-              if (refused) return fail(new CostBudgetSpent(report));
-              sendGraphql(req, res, a, report, rate);
-            }),
-          fail,
-        )
-        .catch(() => res.destroy()); // a write that failed: the connection is gone or broken
-    });
-    return true;
+function spent(hit: Hit, res: ServerResponse, s: CostSpent, rate: RateHeaders | undefined): void {
+  if (s.refused) refuse(hit, res, new CostBudgetSpent(s.report));
+  else sendGraphql(hit, res, hit.graphql!, s, rate);
+}
+
+/** A refusal the fast path made itself (rate limit, cost budget): the body Express's would be. */
+function refuse(hit: Hit, res: ServerResponse, e: ApiError): void {
+  const { baseHeaders } = hit.fast.env;
+  if (hit.graphql !== undefined) {
+    for (const name in baseHeaders) res.setHeader(name, baseHeaders[name]);
+    sendErrors(res, e);
+    return;
   }
+  res.writeHead(e.status, {
+    ...baseHeaders,
+    ...e.headers,
+    "X-Request-Id": (res as Res).locals.requestId as string,
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+  });
+  res.end(JSON.stringify(e.toBody()));
+}
 
-  function sendGraphql(
-    req: IncomingMessage,
-    res: ServerResponse,
-    a: GraphqlAnswer,
-    report: object,
-    rate: RateHeaders | undefined,
-  ): void {
-    // the cached body without its closing brace, then the request's cost report: two writes, one
-    // writev (corked), and no copy of the body
-    const head = a.body.subarray(0, -1);
-    const tail = Buffer.from(`,"extensions":${JSON.stringify({ cost: report })}}`);
-    const type = answeredMediaType(req.headers.accept) ?? "application/json";
-    res.writeHead(200, {
-      ...env.baseHeaders,
+function sendRest(hit: Hit, res: ServerResponse, a: RestAnswer, rate: RateHeaders | undefined): void {
+  const id = (res as Res).locals.requestId as string;
+  const req = hit.req;
+  if (etagMatches(req.headers["if-none-match"], a.etag)) {
+    res.writeHead(304, {
+      ETag: a.etag,
+      "Cache-Control": a.headers["Cache-Control"],
+      "X-Request-Id": id,
+      ...hit.fast.env.baseHeaders,
       ...rate,
-      "Content-Type": `${type}; charset=utf-8`,
-      "Content-Length": head.length + tail.length,
-      "Cache-Control": "no-store",
-      "X-Request-Id": (res as Res).locals.requestId as string,
       [FAST_HEADER]: "hit",
     });
-    res.cork();
-    res.write(head);
-    res.end(tail); // end uncorks
+    res.end();
+    return;
   }
+  const coding = codingFor(req, a.body.length);
+  const body = (coding === null ? undefined : a[coding]) ?? a.body;
+  res.writeHead(200, restHead(hit.fast.heads, a, body === a.body ? null : coding, id, rate));
+  res.end(body);
+}
 
-  return (req, res) => {
-    const m = req.method;
-    if (m !== "GET" && m !== "HEAD") return false;
-    const url = req.url ?? "";
-    const isRest = url.startsWith(REST_PREFIX) && url.charCodeAt(REST_PREFIX.length) === 47; // "/"
-    if (!isRest && !(m === "GET" && answers.size > 0 && url.startsWith(GRAPHQL_GET))) return false;
-    const snapshot = env.snapshot();
-    if (snapshot === null) return false;
-    const sid = snapshotId(snapshot);
-    return isRest ? rest(req, res, url, sid) : graphql(req, res, url, sid);
-  };
+function sendGraphql(hit: Hit, res: ServerResponse, a: GraphqlAnswer, s: CostSpent, rate: RateHeaders | undefined) {
+  // the cached body without its closing brace, then the request's cost report: two writes, one
+  // writev (corked), and no copy of the body
+  const r = s.report;
+  const tail =
+    `,"extensions":{"cost":{"requested":${JSON.stringify(r.requested)},"limit":${JSON.stringify(r.limit)},` +
+    `"remaining":${JSON.stringify(r.remaining)},"resetAt":${JSON.stringify(r.resetAt)}}}}`;
+  const id = (res as Res).locals.requestId as string;
+  res.writeHead(200, graphqlHead(hit.fast.heads, a, hit.mediaType, a.body.length - 1 + tail.length, id, rate));
+  res.cork();
+  res.write(a.body.subarray(0, -1));
+  res.end(tail, "latin1"); // end uncorks; the tail is ASCII (numbers and an ISO date)
 }
 
 /** The first path segment under /data/v1/ (the URL is known to start with it). */

@@ -62,26 +62,80 @@ function parsePersistedGet(raw: string, mediaType: string): PersistedGet | null 
   }
 }
 
-/** The response cache key of a GET /graphiql?extensions=… persisted query for a scope set; null: Express serves it. */
-export function persistedGetKey(url: string, accept: string | undefined, scopes: string): string | null {
-  // the whole key per (Accept, scope set, URL): a repeated read parses and stringifies nothing
-  const memo = `${accept ?? ""}\u0000${scopes}\u0000${url}`;
-  let key = keys.get(memo);
-  if (key === undefined) {
-    key = computeKey(url, accept, scopes);
-    if (keys.size >= 1000) keys.clear();
-    if (memo.length <= 4096) keys.set(memo, key);
-  }
-  return key;
+/** A persisted GET's response cache key and the media type it is answered in. */
+export interface PersistedKey {
+  key: string;
+  mediaType: string;
 }
 
-const keys = new Map<string, string | null>();
-
-function computeKey(url: string, accept: string | undefined, scopes: string): string | null {
+/** The response cache key of a GET /graphiql?extensions=… persisted query for a scope set; null: Express serves it. */
+export function persistedGetKey(url: string, accept: string | undefined, scopes: string): PersistedKey | null {
   const q = url.indexOf("?");
   if (q < 0 || wantsIde(accept)) return null;
   const mediaType = answeredMediaType(accept);
   if (mediaType === null) return null;
   const g = parsePersistedGet(url.slice(q + 1), mediaType);
-  return g && responseKey(scopes, g.mediaType, g.doc, g.operationName, g.variables);
+  const key = g && responseKey(scopes, g.mediaType, g.doc, g.operationName, g.variables);
+  return key ? { key, mediaType } : null;
+}
+
+/** Memos hold this many raw URLs at most (then start again), each of at most MEMO_URL_CHARS. */
+const MEMO_MAX = 1000;
+const MEMO_URL_CHARS = 4096;
+
+/** What a raw persisted GET gives for the Accept header and scope set it last came with. */
+interface PersistedMemo {
+  accept: string | undefined;
+  scopes: string;
+  key: PersistedKey | null;
+}
+
+/**
+ * persistedGetKey remembered per raw URL (with the Accept header and scope set it was computed
+ * for): a repeated persisted GET parses no JSON and builds no key, as a REST hit.
+ */
+export class PersistedKeys {
+  private memo = new Map<string, PersistedMemo>();
+  of(url: string, accept: string | undefined, scopes: string): PersistedKey | null {
+    const m = this.memo.get(url);
+    if (m !== undefined && m.accept === accept && m.scopes === scopes) return m.key;
+    const key = persistedGetKey(url, accept, scopes);
+    if (url.length > MEMO_URL_CHARS) return key;
+    if (this.memo.size >= MEMO_MAX) this.memo.clear();
+    this.memo.set(url, { accept, scopes, key });
+    return key;
+  }
+}
+
+/** A REST request's normalised form, with its cache key for the scope set it last came with. */
+export class RestKey {
+  private scopes: string | undefined;
+  private key = "";
+  constructor(
+    readonly norm: string,
+    readonly queryKey: string | undefined,
+  ) {}
+  /** The response cache key for a key's scope set (the same string again for the same set). */
+  cacheKey(scopes: string): string {
+    if (scopes !== this.scopes) {
+      this.key = `r\u0000${scopes}\u0000${this.norm}`;
+      this.scopes = scopes;
+    }
+    return this.key;
+  }
+}
+
+/** restRequestKey remembered per raw URL: a repeated read splits and sorts nothing. */
+export class RestKeys {
+  private memo = new Map<string, RestKey | null>();
+  of(url: string): RestKey | null {
+    let k = this.memo.get(url);
+    if (k !== undefined) return k;
+    const r = restRequestKey(url);
+    k = r && new RestKey(r.norm, r.queryKey);
+    if (url.length > MEMO_URL_CHARS) return k;
+    if (this.memo.size >= MEMO_MAX) this.memo.clear();
+    this.memo.set(url, k);
+    return k;
+  }
 }

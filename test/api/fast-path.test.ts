@@ -7,6 +7,8 @@ import { createHash } from "node:crypto";
 import http from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RateLimited } from "../../api/errors.ts";
+import { createCostBudget, createLimiter } from "../../api/rate-limit.ts";
 import { KEYS } from "./fixture.ts";
 import {
   FAST_HEADER,
@@ -298,5 +300,34 @@ describe("GraphQL automatic persisted queries", () => {
     } finally {
       await srv.close();
     }
+  });
+});
+
+describe("the fast path's in-memory limits", () => {
+  // The fast path counts through `now` (the same turn), Express through the promise: both must
+  // spend from one store, or a key would get its limit twice. Expected counts: the limit's own
+  // arithmetic (points minus the requests made so far).
+  it("the request limit's two forms count in one store; past the limit both refuse", async () => {
+    const limit = createLimiter({ points: 4, durationSec: 60 })!;
+    expect(limit.now).toBeTypeOf("function");
+    expect(limit.now!("k")["X-RateLimit-Remaining"]).toBe("3");
+    expect((await limit("k"))?.["X-RateLimit-Remaining"]).toBe("2");
+    expect(limit.now!("k")["X-RateLimit-Remaining"]).toBe("1");
+    expect((await limit("k"))?.["X-RateLimit-Remaining"]).toBe("0");
+    expect(() => limit.now!("k")).toThrow(RateLimited);
+    await expect(limit("k")).rejects.toBeInstanceOf(RateLimited);
+    expect(limit.now!("other")["X-RateLimit-Remaining"]).toBe("3"); // per key
+  });
+
+  it("the cost budget's two forms spend from one store", async () => {
+    const budget = createCostBudget({ points: 100, durationSec: 60 });
+    expect(budget.now!("k", 30)).toMatchObject({ refused: false, report: { requested: 30, remaining: 70 } });
+    expect(await budget("k", 30)).toMatchObject({ refused: false, report: { remaining: 40 } });
+    expect(budget.now!("k", 50)).toMatchObject({ refused: true, report: { requested: 50, remaining: 0 } });
+  });
+
+  it("a Redis-backed limit has no synchronous form (the fast path awaits the shared store)", () => {
+    const redis = {} as NonNullable<Parameters<typeof createLimiter>[0]>["redis"];
+    expect(createLimiter({ points: 4, durationSec: 60, redis })!.now).toBeUndefined();
   });
 });
