@@ -1,20 +1,23 @@
 // The in-process executor of a run's plan (pipeline/run/plan.ts): the flow's steps in this process,
 // the partitions on worker threads (partition-pool.ts) or inline, ending in an atomic publish or in
-// nothing at all. A nightly append continues the published snapshot instead. A `run` or `backfill`
-// job on one BullMQ worker calls the same function.
+// nothing at all. A nightly append runs its own plan's steps (KIND_STAGES.append, through
+// pipeline/run/execute.ts) on the published snapshot. A `run` or `backfill` job on one BullMQ worker
+// calls the same function.
 
 import { rmSync } from "node:fs";
 import type { z } from "zod";
+import { executeSteps } from "../../pipeline/run/execute.ts";
 import {
   buildRunPlan,
+  KIND_STAGES,
   PARTITIONED_STEPS,
   type PartitionedName,
   type PartitionedStep,
 } from "../../pipeline/run/plan.ts";
-import { guessAppend, planAppend, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
+import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { type SourceFiles, sourceFilesAsync } from "../../pipeline/sources/fingerprint.ts";
 import type { StagedSource } from "../../pipeline/sources/index.ts";
-import { appendStage, NotAnAppendError } from "../../pipeline/stages/append.ts";
+import { appendResult, appendRun, NotAnAppendError } from "../../pipeline/stages/append.ts";
 import { type DateWindow, mergeWindow } from "../../pipeline/stages/backfill.ts";
 import type { Log, StageContext } from "../../pipeline/stages/context.ts";
 import {
@@ -74,78 +77,92 @@ export interface RunResult {
 
 /** `PIPELINE_APPEND=0` turns the nightly append off: every run recomputes in full. */
 export async function runPipeline(opts: RunOptions): Promise<RunResult> {
-  // A source that only added days to the published one continues it (pipeline/stages/append.ts).
+  // A source that only added days to the published one continues it (the append plan).
   const p = opts.window ? null : publishedRecord(opts.dataDir);
   if (!p) return fullRun(opts, sourceFilesAsync(opts.sourceDir));
-  const { base: published, record } = p;
   // Hashing the source's bytes takes seconds at 5,000 × 25 (a nightly append's budget): it runs
   // while the append computes from what the files' sizes say, and decides before anything publishes.
-  const verified = planAppend(opts.sourceDir, record);
+  const verified = planAppend(opts.sourceDir, p.record);
   verified.catch(() => undefined); // awaited on every path below
-  const guess = guessAppend(opts.sourceDir, record);
+  const guess = guessAppend(opts.sourceDir, p.record);
   const plan = guess.kind === "append" ? guess : await verified;
-  const full = (reason: string) => {
-    opts.log.info({ reason }, "full run");
+  const full = (reason: string, message: string) => {
+    opts.log.info({ reason }, message);
     return fullRun(
       opts,
       verified.then((v) => v.files),
     );
   };
-  if (plan.kind === "full") return full(plan.reason);
+  if (plan.kind === "full") return full(plan.reason, "full run");
   try {
-    return await inRun(opts, "append", async (ctx, id, current) => {
-      if (current?.snapshotId !== published.snapshotId)
-        throw new NotAnAppendError("another snapshot was published meanwhile");
-      const baseDir = snapshotDir(opts.dataDir, published.snapshotId);
-      const t = performance.now();
-      const r = await appendStage(
-        ctx,
-        opts.sourceDir,
-        baseDir,
-        readMeta(opts.dataDir, published.snapshotId),
-        record,
-        plan,
-        opts.catalog.allUserPortfolios(),
-      );
-      const v = await verified;
-      if (v.kind === "full") throw new NotAnAppendError(v.reason);
-      if (v.grown.join() !== plan.grown.join())
-        throw new NotAnAppendError(
-          `the files' bytes say ${v.grown.join(", ")} grew, their sizes ${plan.grown.join(", ")}`,
-        );
-      writeSourceRecord(ctx.out, v.files.files);
-      const ms = Math.round(performance.now() - t);
-      return snapshotMeta({
-        id,
-        sourceId: v.files.id,
-        sourceDir: opts.sourceDir,
-        lastPriceDate: r.lastPriceDate,
-        counts: r.counts,
-        timingsMs: { append: ms, ...r.timings, total: ms },
-      });
-    });
+    return await appendRunOn(opts, p, plan, verified);
   } catch (e) {
     // An append begun on a wrong guess may fail in any way: the hashes decide whether that was the guess.
     const v = await verified.catch(() => null);
     const reason = e instanceof NotAnAppendError ? e.reason : v?.kind === "full" ? v.reason : null;
     if (reason === null) throw e;
-    opts.log.info({ reason }, "the source does not continue the published snapshot: full run");
-    return fullRun(
-      opts,
-      verified.then((x) => x.files),
-    );
+    return full(reason, "the source does not continue the published snapshot: full run");
   }
 }
+
+type AppendOnly = Extract<AppendPlan, { kind: "append" }>;
+
+/**
+ * The inline executor of an append's plan: its steps' stage functions (KIND_STAGES.append) on the
+ * published snapshot `p`; published only when the source's hashes confirm the guess.
+ */
+function appendRunOn(
+  opts: RunOptions,
+  p: NonNullable<ReturnType<typeof publishedRecord>>,
+  plan: AppendOnly,
+  verified: Promise<AppendPlan>,
+): Promise<RunResult> {
+  const { base: published, record } = p;
+  return inRun(opts, "append", async (ctx, id, current) => {
+    if (current?.snapshotId !== published.snapshotId)
+      throw new NotAnAppendError("another snapshot was published meanwhile");
+    const t = performance.now();
+    const baseDir = snapshotDir(opts.dataDir, published.snapshotId);
+    const baseMeta = readMeta(opts.dataDir, published.snapshotId);
+    const users = opts.catalog.allUserPortfolios();
+    const run = appendRun(ctx, opts.sourceDir, baseDir, baseMeta, record, plan, users);
+    await executeSteps(buildRunPlan("append"), KIND_STAGES.append, run);
+    const r = await appendResult(run);
+    const files = await confirmAppend(plan, verified);
+    writeSourceRecord(ctx.out, files.files);
+    const ms = Math.round(performance.now() - t);
+    return snapshotMeta({
+      id,
+      sourceId: files.id,
+      sourceDir: opts.sourceDir,
+      lastPriceDate: r.lastPriceDate,
+      counts: r.counts,
+      timingsMs: { append: ms, ...r.timings, total: ms },
+    });
+  });
+}
+
+/** The source's files when their hashes say the same files grew as their sizes did, else NotAnAppendError. */
+async function confirmAppend(plan: AppendOnly, verified: Promise<AppendPlan>): Promise<SourceFiles> {
+  const v = await verified;
+  if (v.kind === "full") throw new NotAnAppendError(v.reason);
+  if (v.grown.join() !== plan.grown.join())
+    throw new NotAnAppendError(`the files' bytes say ${v.grown.join(", ")} grew, their sizes ${plan.grown.join(", ")}`);
+  return v.files;
+}
+
+type RunBody = (
+  ctx: StageContext,
+  id: string,
+  base: Manifest | null,
+  partitionsDone: () => void,
+) => Promise<SnapshotMeta>;
 
 /**
  * One run's staging folder, DuckDB and worker pool around `body`, which builds the snapshot
  * in `ctx.out` and returns its meta; then the publish. Nothing is published when it throws.
  */
-async function inRun(
-  opts: RunOptions,
-  kind: "run" | "append",
-  body: (ctx: StageContext, id: string, base: Manifest | null, partitionsDone: () => void) => Promise<SnapshotMeta>,
-): Promise<RunResult> {
+async function inRun(opts: RunOptions, kind: "run" | "append", body: RunBody): Promise<RunResult> {
   const id = newSnapshotId();
   // The manifest version before the catalog is read: rebalances published after it are re-applied.
   const base = readManifest(opts.dataDir);
@@ -158,19 +175,7 @@ async function inRun(
   // Every source with more than one company runs partition jobs: the threads load their modules
   // while this one opens the catalog and stages the source, not after.
   pool.warm();
-  const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
-  const ctx: StageContext = {
-    conn: db.conn,
-    connect: db.connect,
-    out,
-    catalog: opts.catalog,
-    log: opts.log,
-    progress: opts.progress,
-    runPartitions,
-    tickersPerPartition: opts.tickersPerPartition,
-    parallelism: Math.max(1, workers),
-    published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined,
-  };
+  const ctx = runContext(opts, db, out, pool, workers, base);
   try {
     await opts.catalog.refresh();
     // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare
@@ -179,15 +184,7 @@ async function inRun(
     // No stage after the caller's last partition jobs runs any: the workers close their scratch
     // databases while this thread finishes and publishes.
     const meta = await body(ctx, id, base, () => void pool.close(true).catch(() => undefined));
-    // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
-    const manifest = await publishSnapshot(opts.dataDir, out, meta, {
-      kind: opts.window ? "backfill" : "run",
-      job: opts.job,
-      ...(opts.window ? { expect: base?.snapshotId ?? null } : {}),
-    });
-    opts.log.info({ snapshot: id, kind, timingsMs: meta.timingsMs }, "snapshot published");
-    await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
-    return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
+    return await publishRun(opts, kind, out, meta, base);
   } catch (e) {
     // Partition jobs still running write into the staging folder: they end before it goes.
     await pool.close(true);
@@ -205,6 +202,48 @@ async function inRun(
     }
     rmSync(stagingLayout(out).tmp, { recursive: true, force: true });
   }
+}
+
+/** The stage context of a run in `out`: its DuckDB, its partition pool, the published snapshot. */
+function runContext(
+  opts: RunOptions,
+  db: Awaited<ReturnType<typeof openStagingDuck>>,
+  out: string,
+  pool: PartitionPool,
+  workers: number,
+  base: Manifest | null,
+): StageContext {
+  return {
+    conn: db.conn,
+    connect: db.connect,
+    out,
+    catalog: opts.catalog,
+    log: opts.log,
+    progress: opts.progress,
+    runPartitions: <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone),
+    tickersPerPartition: opts.tickersPerPartition,
+    parallelism: Math.max(1, workers),
+    published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined,
+  };
+}
+
+/** The publish of a run's staging folder, then the rebalances that raced it re-applied. */
+async function publishRun(
+  opts: RunOptions,
+  kind: "run" | "append",
+  out: string,
+  meta: SnapshotMeta,
+  base: Manifest | null,
+): Promise<RunResult> {
+  // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
+  const manifest = await publishSnapshot(opts.dataDir, out, meta, {
+    kind: opts.window ? "backfill" : "run",
+    job: opts.job,
+    ...(opts.window ? { expect: base?.snapshotId ?? null } : {}),
+  });
+  opts.log.info({ snapshot: meta.id, kind, timingsMs: meta.timingsMs }, "snapshot published");
+  await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
+  return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
 }
 
 /**
