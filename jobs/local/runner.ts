@@ -6,13 +6,14 @@
 
 import { rmSync } from "node:fs";
 import type { z } from "zod";
-import { executeSteps } from "../../pipeline/run/execute.ts";
+import { executeSteps, type StepStages } from "../../pipeline/run/execute.ts";
 import {
   buildRunPlan,
   KIND_STAGES,
   PARTITIONED_STEPS,
   type PartitionedName,
   type PartitionedStep,
+  type StepName,
 } from "../../pipeline/run/plan.ts";
 import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { type SourceFiles, sourceFilesAsync } from "../../pipeline/sources/fingerprint.ts";
@@ -247,44 +248,27 @@ async function publishRun(
 }
 
 /**
- * The inline executor of a full run or a backfill's plan (pipeline/run/plan.ts): the flow's steps in
- * this process, the partitions on the worker-thread pool. `files`: the source's files and
- * fingerprint, hashed while the steps run.
+ * The inline executor of a full run or a backfill's plan (pipeline/run/plan.ts): the plan's steps
+ * (executeSteps) with this executor's bindings (fullRunStages), the partitions on the worker-thread
+ * pool. `files`: the source's files and fingerprint, hashed while the steps run.
  */
 async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<RunResult> {
   files.catch(() => undefined); // awaited at the end; a source changed under a run is the same risk either way
   return inRun(opts, "run", async (ctx, id, base, partitionsDone) => {
     const timer = lapTimer();
     const backfill = opts.window ? backfillOf(ctx, base, opts.window) : null;
-    // The stock metric partitions start as soon as their inputs are staged (with index benchmarks
-    // only, before the company ids): the threads compute them while this one backtests.
-    let stocks: Promise<unknown> | null = null;
-    const analytics = async (ranges: TickerRange[], written: Promise<void>) => {
-      const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
-      stocks = written
-        .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
-        .then(() => ctx.log.info({ partitions: jobs.length }, "analytics computed"));
-      stocks.catch(() => undefined); // awaited below
-    };
-    let plan: FlowPlan;
+    const run: FullRunState = { plan: null, stocks: null };
     try {
-      const users = opts.catalog.allUserPortfolios();
-      const step = { analytics, merge: backfill?.merge, financials: true, universe: true, signal: opts.signal };
-      plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
-      timer.lap("ingest");
-      opts.signal?.throwIfAborted();
-      // Stage starts, for a terminal bar (the stages report their own steps where they have many).
-      opts.progress?.("analytics", 0, 1);
-      await backtestsInline(ctx, plan);
-      timer.lap("portfolios");
-      await Promise.all([stocks, ...UNBOUND.map((n) => runStepPartitions(ctx, n))]);
+      const steps = fullRunStages(opts, ctx, backfill, timer.lap);
+      await executeSteps(buildRunPlan(opts.window ? "backfill" : "full"), steps, run);
       partitionsDone();
       timer.lap("analytics");
     } catch (e) {
       forgetUniverse();
-      await (stocks as Promise<unknown> | null)?.catch(() => undefined); // it writes into the staging folder
+      await run.stocks?.catch(() => undefined); // it writes into the staging folder
       throw e;
     }
+    const plan = run.plan!; // ingest ran
     opts.signal?.throwIfAborted();
     rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the plan's record is not published
     const f = await files;
@@ -301,13 +285,66 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
   });
 }
 
+/** What a full run's steps share in this process: ingest's plan, and the stock metric partitions it started. */
+interface FullRunState {
+  plan: FlowPlan | null;
+  stocks: Promise<unknown> | null;
+}
+
 /**
- * How this executor runs each partitioned step of the plan (pipeline/run/plan.ts): the financials
- * inside ingest (their partitions on the pool as soon as the companies are staged), the stock metrics
- * on the pool from ingest's hook, the backtests in one batch on this thread (one universe, no parts
- * to merge). A step without a binding here runs after ingest, its partitions on the pool when it has
- * a thread job, else one after another (runStepPartitions).
+ * How this executor runs each step of a full run's plan: the financials inside ingest (their
+ * partitions on the pool as soon as the companies are staged), the stock metrics on the pool from
+ * ingest's hook, the backtests in one batch on this thread (one universe, no parts to merge: the
+ * batch writes the merged tables). A partitioned step without a binding here (not in BOUND) runs
+ * its partitions on the pool when it has a thread job, else one after another (runStepPartitions).
  */
+function fullRunStages(
+  opts: RunOptions,
+  ctx: StageContext,
+  backfill: ReturnType<typeof backfillOf> | null,
+  lap: (name: string) => void,
+): StepStages<FullRunState, StepName> {
+  const inside = async () => undefined; // bound into another step (above)
+  const stages: StepStages<FullRunState, StepName> = {
+    ingest: async (run) => {
+      const users = opts.catalog.allUserPortfolios();
+      const analytics = stockMetrics(ctx, run);
+      const step = { analytics, merge: backfill?.merge, financials: true, universe: true, signal: opts.signal };
+      run.plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
+      lap("ingest");
+      opts.signal?.throwIfAborted();
+      // Stage starts, for a terminal bar (the stages report their own steps where they have many).
+      opts.progress?.("analytics", 0, 1);
+    },
+    fundamentals: inside,
+    financials: inside,
+    analytics: async (run) => {
+      await run.stocks;
+    },
+    backtest: async (run) => {
+      await backtestsInline(ctx, run.plan!);
+      lap("portfolios");
+    },
+    merge: inside,
+  };
+  for (const n of UNBOUND) stages[n] = () => runStepPartitions(ctx, n);
+  return stages;
+}
+
+/**
+ * Ingest's hook: the stock metric partitions start as soon as their inputs are staged (with index
+ * benchmarks only, before the company ids): the threads compute them while this one backtests.
+ */
+function stockMetrics(ctx: StageContext, run: FullRunState) {
+  return async (ranges: TickerRange[], written: Promise<void>) => {
+    const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
+    run.stocks = written
+      .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
+      .then(() => ctx.log.info({ partitions: jobs.length }, "analytics computed"));
+    run.stocks.catch(() => undefined); // awaited by the analytics step, or on a failure
+  };
+}
+
 const BOUND = new Set<PartitionedName>(["financials", "analytics", "backtest"]);
 const UNBOUND = buildRunPlan("full")
   .steps.map((s) => s.name)
