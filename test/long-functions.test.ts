@@ -10,25 +10,10 @@ import { afterAll, describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "..");
 const SCRIPT = join(ROOT, "scripts/long-functions.mjs");
 
-/** The folders and files held to the limit; widen it as api/ and jobs/ are split (the script lists what remains). */
-const CHECKED = [
-  "pipeline",
-  "data",
-  "scripts",
-  "api/app.ts",
-  "api/server.ts",
-  "api/rest/route.ts",
-  "api/graphql/query.ts",
-  "api/graphql/mutations/index.ts",
-  "api/graphql/cache.ts",
-  "api/resources",
-  "jobs/host/serve.ts",
-];
-/**
- * Left out for now: pipeline/stages/ is being rewritten (the run declared once), and the catalog's
- * `load` (61 lines) is split with the catalog's move. Empty this list when they land.
- */
-const NOT_YET = ["pipeline/stages/", "pipeline/store/catalog/"];
+/** The folders held to the limit (bench/ is not: its measuring loops are written out whole). */
+const CHECKED = ["pipeline", "data", "scripts", "api", "jobs", "web"];
+/** Left out until the events work that rewrites them lands. */
+const NOT_YET = ["jobs/host/start.ts", "jobs/webhooks/http.ts", "jobs/worker/worker.ts"];
 
 interface Found {
   file: string;
@@ -49,8 +34,8 @@ function longFunctions(args: string[]): Found[] {
 }
 
 describe("function length", () => {
-  it(`has no function over 60 lines without a reason in ${CHECKED.join(", ")}`, () => {
-    const found = longFunctions(CHECKED).filter((f) => !NOT_YET.some((d) => f.file.startsWith(d)));
+  it(`has no function over 60 lines without a reason in ${CHECKED.join("/, ")}/`, () => {
+    const found = longFunctions(CHECKED).filter((f) => !NOT_YET.includes(f.file));
     expect(found.map((f) => `${f.file}:${f.line}: ${f.name} (${f.lines} lines)`)).toEqual([]);
   });
 

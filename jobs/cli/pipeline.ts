@@ -52,6 +52,9 @@ function timeoutOf(v: string | undefined): number | null {
 
 const COMMANDS = new Set(["run", "backfill", "worker", "schedule", "rebalance", "status"]);
 
+type Config = ReturnType<typeof loadConfig>;
+type Logger = ReturnType<typeof createLogger>;
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === "help" || command === "--help" || command === "-h") {
@@ -62,204 +65,223 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   ensureWritableDir(config.dataDir);
   const log = createLogger(config.logLevel === "info" ? "warn" : config.logLevel);
-  const prefix = config.queuePrefix;
-  if (command === "run" || command === "backfill") {
-    const runOptions = { source: { type: "string" }, force: { type: "boolean" }, timeout: { type: "string" } } as const;
-    const options =
-      command === "backfill"
-        ? ({ ...runOptions, from: { type: "string" }, to: { type: "string" } } as const)
-        : runOptions;
-    const { values } = parseArgs({ args: rest, options }) as {
-      values: { source?: string; from?: string; to?: string; force?: boolean; timeout?: string };
-    };
-    const window = command === "backfill" ? backfillWindow(values) : undefined;
-    const timeoutMs = timeoutOf(values.timeout);
-    if (timeoutMs === null)
-      throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
-    const progress = terminalProgress();
-    const sourceDir = values.source
-      ? existingSourceDir(values.source, "--source")
-      : config.sourceDir
-        ? existingSourceDir(config.sourceDir, "SOURCE_DIR")
-        : await (await import("../host/sample.ts")).ensureSampleSource(config.sampleDir, log, progress.update);
-    if (config.redisUrl) {
-      const { probeRedis, redisUrlForLog } = await import("../host/redis-health.ts");
-      // The run must go through the queue: say so at once rather than wait on a dead connection.
-      const why = await probeRedis(config.redisUrl);
-      if (why)
-        throw new Error(
-          `Redis at ${redisUrlForLog(config.redisUrl)} is unreachable (${why}): start it, or unset ` +
-            `REDIS_URL to run in this process`,
-        );
-    }
-    const catalog = await Catalog.at(config.catalogLocation);
-    try {
-      const r = await dispatchRun({
-        dataDir: config.dataDir,
-        sourceDir,
-        catalog,
-        log,
-        redisUrl: config.redisUrl,
-        prefix,
-        progress: progress.update,
-        note: progress.note,
-        window,
-        timeoutMs,
-        force: values.force,
-      });
-      progress.stop();
-      if (r.skipped)
-        console.log(
-          `snapshot ${r.snapshotId} already ` +
-            `holds ${sourceDir}${window ? ` backfilled over ${window.from}..${window.to}` : ""}; nothing ` +
-            `recomputed (--force recomputes)`,
-        );
-      else console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
-      return 0;
-    } catch (e) {
-      progress.stop();
-      if (e instanceof SourceRejectedError) {
-        console.error(`source ${sourceDir} rejected: ${e.total} problem(s); nothing was published.`);
-        for (const r of e.rejects.slice(0, 200)) console.error(`  ${formatReject(r)}`);
-        if (e.total > 200) console.error(`  … and ${e.total - 200} more`);
-        return 2;
-      }
-      if (e instanceof JobTimeoutError) {
-        console.error(e.message);
-        return 2;
-      }
-      if (e instanceof NoSpaceError) {
-        console.error(e.message);
-        return 1;
-      }
-      if (e instanceof JobFailedError) {
-        console.error(`pipeline job failed; nothing was published:\n${e.message}`);
-        return 2;
-      }
-      throw e;
-    }
-  }
+  if (command === "run" || command === "backfill") return runCommandOf(command, rest, config, log);
   if (command === "worker" || command === "schedule") {
     if (!config.redisUrl) {
       console.error(`${command} needs REDIS_URL (e.g. REDIS_URL=redis://127.0.0.1:6379)`);
       return 64;
     }
-    if (command === "schedule") {
-      const { scheduleNightly, ScheduleError, unscheduleNightly } = await import("../queue/schedule.ts");
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          cron: { type: "string" },
-          tz: { type: "string" },
-          source: { type: "string" },
-          remove: { type: "boolean" },
-        },
-      });
-      if (values.remove) {
-        if (values.cron || values.tz || values.source) throw new UsageError("schedule --remove takes no other option");
-        const removed = await unscheduleNightly(config.redisUrl, prefix);
-        console.log(removed ? "nightly run unscheduled" : "no nightly run was scheduled; nothing to remove");
-        return 0;
-      }
-      const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
-      const cron = values.cron ?? config.scheduleCron;
-      const tz = values.tz ?? config.scheduleTz;
-      try {
-        const { next } = await scheduleNightly(config.redisUrl, sourceDir, cron, prefix, tz);
-        console.log(
-          `nightly run of ${sourceDir} scheduled ("${cron}" in ${tz}); next at ${new Date(next).toISOString()}`,
-        );
-        return 0;
-      } catch (e) {
-        if (e instanceof ScheduleError) {
-          console.error(e.message);
-          return 2;
-        }
-        throw e;
-      }
-    }
-    const catalog = await Catalog.at(config.catalogLocation);
-    const { startPipelineWorker } = await import("../worker/worker.ts");
-    // Flow jobs run one after another on this thread: one scratch database serves them all.
-    (await import("../../pipeline/store/duck/scratch.ts")).shareScratchOnMainThread();
-    const workerLog = createLogger(config.logLevel);
-    const worker = startPipelineWorker({
-      redisUrl: config.redisUrl,
+    return command === "schedule" ? schedule(rest, config, config.redisUrl) : worker(config, config.redisUrl);
+  }
+  if (command === "rebalance") return rebalance(rest, config, log);
+  return status(rest, config);
+}
+
+/** `run` and `backfill`: the run dispatched (in this process, or as a job this process waits for). */
+async function runCommandOf(command: "run" | "backfill", rest: string[], config: Config, log: Logger) {
+  const runOptions = { source: { type: "string" }, force: { type: "boolean" }, timeout: { type: "string" } } as const;
+  const options =
+    command === "backfill"
+      ? ({ ...runOptions, from: { type: "string" }, to: { type: "string" } } as const)
+      : runOptions;
+  const { values } = parseArgs({ args: rest, options }) as {
+    values: { source?: string; from?: string; to?: string; force?: boolean; timeout?: string };
+  };
+  const window = command === "backfill" ? backfillWindow(values) : undefined;
+  const timeoutMs = timeoutOf(values.timeout);
+  if (timeoutMs === null)
+    throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
+  const progress = terminalProgress();
+  const sourceDir = values.source
+    ? existingSourceDir(values.source, "--source")
+    : config.sourceDir
+      ? existingSourceDir(config.sourceDir, "SOURCE_DIR")
+      : await (await import("../host/sample.ts")).ensureSampleSource(config.sampleDir, log, progress.update);
+  if (config.redisUrl) await requireRedis(config.redisUrl);
+  const catalog = await Catalog.at(config.catalogLocation);
+  try {
+    const r = await dispatchRun({
       dataDir: config.dataDir,
+      sourceDir,
       catalog,
-      log: workerLog,
-      prefix,
+      log,
+      redisUrl: config.redisUrl,
+      prefix: config.queuePrefix,
+      progress: progress.update,
+      note: progress.note,
+      window,
+      timeoutMs,
+      force: values.force,
     });
-    (await import("../host/redis-health.ts")).logErrorsOncePerOutage(worker, workerLog, "pipeline worker");
-    let redisDown = false;
-    worker.on("error", () => (redisDown = true)).on("ready", () => (redisDown = false));
-    console.log(`pipeline worker ${process.pid} waiting for jobs`);
-    await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
-    // A graceful close waits for the active job, and forever on a Redis that is gone: then force it,
-    // or stop waiting (the process exits; the job's lock lapses and another worker takes it over).
-    const redisLost = new Promise((res) => worker.once("error", res));
-    await (redisDown ? worker.close(true) : Promise.race([worker.close(), redisLost]));
+    progress.stop();
+    if (r.skipped)
+      console.log(
+        `snapshot ${r.snapshotId} already ` +
+          `holds ${sourceDir}${window ? ` backfilled over ${window.from}..${window.to}` : ""}; nothing ` +
+          `recomputed (--force recomputes)`,
+      );
+    else console.log(`published snapshot ${r.snapshotId} from ${sourceDir} in ${r.totalMs} ms`);
+    return 0;
+  } catch (e) {
+    progress.stop();
+    return runFailure(e, sourceDir);
+  }
+}
+
+/** The run must go through the queue: say so at once rather than wait on a dead connection. */
+async function requireRedis(redisUrl: string): Promise<void> {
+  const { probeRedis, redisUrlForLog } = await import("../host/redis-health.ts");
+  const why = await probeRedis(redisUrl);
+  if (why)
+    throw new Error(
+      `Redis at ${redisUrlForLog(redisUrl)} is unreachable (${why}): start it, or unset ` +
+        `REDIS_URL to run in this process`,
+    );
+}
+
+/** A failed run's exit code, after saying why; an unexpected error is thrown on. */
+function runFailure(e: unknown, sourceDir: string): number {
+  if (e instanceof SourceRejectedError) {
+    console.error(`source ${sourceDir} rejected: ${e.total} problem(s); nothing was published.`);
+    for (const r of e.rejects.slice(0, 200)) console.error(`  ${formatReject(r)}`);
+    if (e.total > 200) console.error(`  … and ${e.total - 200} more`);
+    return 2;
+  }
+  if (e instanceof JobTimeoutError) {
+    console.error(e.message);
+    return 2;
+  }
+  if (e instanceof NoSpaceError) {
+    console.error(e.message);
+    return 1;
+  }
+  if (e instanceof JobFailedError) {
+    console.error(`pipeline job failed; nothing was published:\n${e.message}`);
+    return 2;
+  }
+  throw e;
+}
+
+/** `schedule [--remove]`: the nightly run registered (or removed). */
+async function schedule(rest: string[], config: Config, redisUrl: string): Promise<number> {
+  const prefix = config.queuePrefix;
+  const { scheduleNightly, ScheduleError, unscheduleNightly } = await import("../queue/schedule.ts");
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      cron: { type: "string" },
+      tz: { type: "string" },
+      source: { type: "string" },
+      remove: { type: "boolean" },
+    },
+  });
+  if (values.remove) {
+    if (values.cron || values.tz || values.source) throw new UsageError("schedule --remove takes no other option");
+    const removed = await unscheduleNightly(redisUrl, prefix);
+    console.log(removed ? "nightly run unscheduled" : "no nightly run was scheduled; nothing to remove");
     return 0;
   }
-  if (command === "rebalance") {
-    const { values } = parseArgs({
-      args: rest,
-      options: { portfolio: { type: "string" }, timeout: { type: "string" } },
-    });
-    if (!values.portfolio) throw new UsageError("rebalance needs --portfolio ID");
-    const timeoutMs = timeoutOf(values.timeout);
-    if (timeoutMs === null)
-      throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
-    if (!readManifest(config.dataDir)) {
-      console.error(`no snapshot is published under ${config.dataDir}: run the pipeline first`);
+  const sourceDir = resolve(values.source ?? config.sourceDir ?? config.sampleDir);
+  const cron = values.cron ?? config.scheduleCron;
+  const tz = values.tz ?? config.scheduleTz;
+  try {
+    const { next } = await scheduleNightly(redisUrl, sourceDir, cron, prefix, tz);
+    console.log(`nightly run of ${sourceDir} scheduled ("${cron}" in ${tz}); next at ${new Date(next).toISOString()}`);
+    return 0;
+  } catch (e) {
+    if (e instanceof ScheduleError) {
+      console.error(e.message);
       return 2;
     }
-    const catalog = await Catalog.at(config.catalogLocation);
-    const progress = terminalProgress();
-    try {
-      const r = await dispatchRebalance({
-        dataDir: config.dataDir,
-        portfolioId: values.portfolio,
-        catalog,
-        log,
-        redisUrl: config.redisUrl,
-        prefix,
-        note: progress.note,
-        timeoutMs,
-      });
-      console.log(
-        `portfolio ${values.portfolio} recomputed; published ` +
-          `snapshot ${r.snapshotId}${r.skipped ? " (already current: nothing recomputed)" : ` in ${r.totalMs} ms`}`,
-      );
-      return 0;
-    } catch (e) {
-      if (e instanceof PortfolioNotFoundError) {
-        console.error(e.message);
-        return 2;
-      }
-      if (e instanceof JobTimeoutError) {
-        console.error(e.message);
-        return 2;
-      }
-      if (e instanceof JobFailedError) {
-        console.error(`rebalance job failed; nothing was published:\n${e.message}`);
-        return 2;
-      }
-      throw e;
-    }
+    throw e;
   }
+}
+
+/** `worker`: a BullMQ worker process until SIGTERM or SIGINT. */
+async function worker(config: Config, redisUrl: string): Promise<number> {
+  const catalog = await Catalog.at(config.catalogLocation);
+  const { startPipelineWorker } = await import("../worker/worker.ts");
+  // Flow jobs run one after another on this thread: one scratch database serves them all.
+  (await import("../../pipeline/store/duck/scratch.ts")).shareScratchOnMainThread();
+  const workerLog = createLogger(config.logLevel);
+  const w = startPipelineWorker({
+    redisUrl,
+    dataDir: config.dataDir,
+    catalog,
+    log: workerLog,
+    prefix: config.queuePrefix,
+  });
+  (await import("../host/redis-health.ts")).logErrorsOncePerOutage(w, workerLog, "pipeline worker");
+  let redisDown = false;
+  w.on("error", () => (redisDown = true)).on("ready", () => (redisDown = false));
+  console.log(`pipeline worker ${process.pid} waiting for jobs`);
+  await new Promise<void>((res) => process.once("SIGTERM", res).once("SIGINT", res));
+  // A graceful close waits for the active job, and forever on a Redis that is gone: then force it,
+  // or stop waiting (the process exits; the job's lock lapses and another worker takes it over).
+  const redisLost = new Promise((res) => w.once("error", res));
+  await (redisDown ? w.close(true) : Promise.race([w.close(), redisLost]));
+  return 0;
+}
+
+/** `rebalance --portfolio ID`: one portfolio recomputed and published. */
+async function rebalance(rest: string[], config: Config, log: Logger): Promise<number> {
+  const { values } = parseArgs({
+    args: rest,
+    options: { portfolio: { type: "string" }, timeout: { type: "string" } },
+  });
+  if (!values.portfolio) throw new UsageError("rebalance needs --portfolio ID");
+  const timeoutMs = timeoutOf(values.timeout);
+  if (timeoutMs === null)
+    throw new UsageError(`--timeout must be a positive number of seconds (got ${JSON.stringify(values.timeout)})`);
+  if (!readManifest(config.dataDir)) {
+    console.error(`no snapshot is published under ${config.dataDir}: run the pipeline first`);
+    return 2;
+  }
+  const catalog = await Catalog.at(config.catalogLocation);
+  const progress = terminalProgress();
+  try {
+    const r = await dispatchRebalance({
+      dataDir: config.dataDir,
+      portfolioId: values.portfolio,
+      catalog,
+      log,
+      redisUrl: config.redisUrl,
+      prefix: config.queuePrefix,
+      note: progress.note,
+      timeoutMs,
+    });
+    console.log(
+      `portfolio ${values.portfolio} recomputed; published ` +
+        `snapshot ${r.snapshotId}${r.skipped ? " (already current: nothing recomputed)" : ` in ${r.totalMs} ms`}`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof PortfolioNotFoundError || e instanceof JobTimeoutError) {
+      console.error(e.message);
+      return 2;
+    }
+    if (e instanceof JobFailedError) {
+      console.error(`rebalance job failed; nothing was published:\n${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+/** `status [--json]`: the published snapshot and, with REDIS_URL, the queue. */
+async function status(rest: string[], config: Config): Promise<number> {
   const { values } = parseArgs({ args: rest, options: { json: { type: "boolean" } } });
   const { gatherStatus } = await import("./status.ts");
-  const status = await gatherStatus(config.dataDir, config.redisUrl, prefix).catch((e: Error) => {
+  const s = await gatherStatus(config.dataDir, config.redisUrl, config.queuePrefix).catch((e: Error) => {
     console.error(`queue status unavailable: ${e.message}`);
     return gatherStatus(config.dataDir, null);
   });
   // Readable lines on a terminal; JSON with --json and whenever stdout is not one (scripts read it).
   if (values.json || !process.stdout.isTTY) {
-    console.log(JSON.stringify(status, null, 2));
-    if (!status.snapshot) console.error(`no snapshot published under ${config.dataDir}`);
-  } else console.log((await import("./status-text.ts")).statusText(status, config.dataDir));
-  return status.snapshot ? 0 : 1;
+    console.log(JSON.stringify(s, null, 2));
+    if (!s.snapshot) console.error(`no snapshot published under ${config.dataDir}`);
+  } else console.log((await import("./status-text.ts")).statusText(s, config.dataDir));
+  return s.snapshot ? 0 : 1;
 }
 
 runCommand(main, { usage: USAGE });

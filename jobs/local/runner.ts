@@ -1,20 +1,24 @@
 // The in-process executor of a run's plan (pipeline/run/plan.ts): the flow's steps in this process,
 // the partitions on worker threads (partition-pool.ts) or inline, ending in an atomic publish or in
-// nothing at all. A nightly append continues the published snapshot instead. A `run` or `backfill`
-// job on one BullMQ worker calls the same function.
+// nothing at all. A nightly append runs its own plan's steps (KIND_STAGES.append, through
+// pipeline/run/execute.ts) on the published snapshot. A `run` or `backfill` job on one BullMQ worker
+// calls the same function.
 
 import { rmSync } from "node:fs";
 import type { z } from "zod";
+import { executeSteps, type StepStages } from "../../pipeline/run/execute.ts";
 import {
   buildRunPlan,
+  KIND_STAGES,
   PARTITIONED_STEPS,
   type PartitionedName,
   type PartitionedStep,
+  type StepName,
 } from "../../pipeline/run/plan.ts";
-import { guessAppend, planAppend, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
+import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { type SourceFiles, sourceFilesAsync } from "../../pipeline/sources/fingerprint.ts";
 import type { StagedSource } from "../../pipeline/sources/index.ts";
-import { appendStage, NotAnAppendError } from "../../pipeline/stages/append.ts";
+import { appendResult, appendRun, NotAnAppendError } from "../../pipeline/stages/append.ts";
 import { type DateWindow, mergeWindow } from "../../pipeline/stages/backfill.ts";
 import type { Log, StageContext } from "../../pipeline/stages/context.ts";
 import {
@@ -74,78 +78,92 @@ export interface RunResult {
 
 /** `PIPELINE_APPEND=0` turns the nightly append off: every run recomputes in full. */
 export async function runPipeline(opts: RunOptions): Promise<RunResult> {
-  // A source that only added days to the published one continues it (pipeline/stages/append.ts).
+  // A source that only added days to the published one continues it (the append plan).
   const p = opts.window ? null : publishedRecord(opts.dataDir);
   if (!p) return fullRun(opts, sourceFilesAsync(opts.sourceDir));
-  const { base: published, record } = p;
   // Hashing the source's bytes takes seconds at 5,000 × 25 (a nightly append's budget): it runs
   // while the append computes from what the files' sizes say, and decides before anything publishes.
-  const verified = planAppend(opts.sourceDir, record);
+  const verified = planAppend(opts.sourceDir, p.record);
   verified.catch(() => undefined); // awaited on every path below
-  const guess = guessAppend(opts.sourceDir, record);
+  const guess = guessAppend(opts.sourceDir, p.record);
   const plan = guess.kind === "append" ? guess : await verified;
-  const full = (reason: string) => {
-    opts.log.info({ reason }, "full run");
+  const full = (reason: string, message: string) => {
+    opts.log.info({ reason }, message);
     return fullRun(
       opts,
       verified.then((v) => v.files),
     );
   };
-  if (plan.kind === "full") return full(plan.reason);
+  if (plan.kind === "full") return full(plan.reason, "full run");
   try {
-    return await inRun(opts, "append", async (ctx, id, current) => {
-      if (current?.snapshotId !== published.snapshotId)
-        throw new NotAnAppendError("another snapshot was published meanwhile");
-      const baseDir = snapshotDir(opts.dataDir, published.snapshotId);
-      const t = performance.now();
-      const r = await appendStage(
-        ctx,
-        opts.sourceDir,
-        baseDir,
-        readMeta(opts.dataDir, published.snapshotId),
-        record,
-        plan,
-        opts.catalog.allUserPortfolios(),
-      );
-      const v = await verified;
-      if (v.kind === "full") throw new NotAnAppendError(v.reason);
-      if (v.grown.join() !== plan.grown.join())
-        throw new NotAnAppendError(
-          `the files' bytes say ${v.grown.join(", ")} grew, their sizes ${plan.grown.join(", ")}`,
-        );
-      writeSourceRecord(ctx.out, v.files.files);
-      const ms = Math.round(performance.now() - t);
-      return snapshotMeta({
-        id,
-        sourceId: v.files.id,
-        sourceDir: opts.sourceDir,
-        lastPriceDate: r.lastPriceDate,
-        counts: r.counts,
-        timingsMs: { append: ms, ...r.timings, total: ms },
-      });
-    });
+    return await appendRunOn(opts, p, plan, verified);
   } catch (e) {
     // An append begun on a wrong guess may fail in any way: the hashes decide whether that was the guess.
     const v = await verified.catch(() => null);
     const reason = e instanceof NotAnAppendError ? e.reason : v?.kind === "full" ? v.reason : null;
     if (reason === null) throw e;
-    opts.log.info({ reason }, "the source does not continue the published snapshot: full run");
-    return fullRun(
-      opts,
-      verified.then((x) => x.files),
-    );
+    return full(reason, "the source does not continue the published snapshot: full run");
   }
 }
+
+type AppendOnly = Extract<AppendPlan, { kind: "append" }>;
+
+/**
+ * The inline executor of an append's plan: its steps' stage functions (KIND_STAGES.append) on the
+ * published snapshot `p`; published only when the source's hashes confirm the guess.
+ */
+function appendRunOn(
+  opts: RunOptions,
+  p: NonNullable<ReturnType<typeof publishedRecord>>,
+  plan: AppendOnly,
+  verified: Promise<AppendPlan>,
+): Promise<RunResult> {
+  const { base: published, record } = p;
+  return inRun(opts, "append", async (ctx, id, current) => {
+    if (current?.snapshotId !== published.snapshotId)
+      throw new NotAnAppendError("another snapshot was published meanwhile");
+    const t = performance.now();
+    const baseDir = snapshotDir(opts.dataDir, published.snapshotId);
+    const baseMeta = readMeta(opts.dataDir, published.snapshotId);
+    const users = opts.catalog.allUserPortfolios();
+    const run = appendRun(ctx, opts.sourceDir, baseDir, baseMeta, record, plan, users);
+    await executeSteps(buildRunPlan("append"), KIND_STAGES.append, run);
+    const r = await appendResult(run);
+    const files = await confirmAppend(plan, verified);
+    writeSourceRecord(ctx.out, files.files);
+    const ms = Math.round(performance.now() - t);
+    return snapshotMeta({
+      id,
+      sourceId: files.id,
+      sourceDir: opts.sourceDir,
+      lastPriceDate: r.lastPriceDate,
+      counts: r.counts,
+      timingsMs: { append: ms, ...r.timings, total: ms },
+    });
+  });
+}
+
+/** The source's files when their hashes say the same files grew as their sizes did, else NotAnAppendError. */
+async function confirmAppend(plan: AppendOnly, verified: Promise<AppendPlan>): Promise<SourceFiles> {
+  const v = await verified;
+  if (v.kind === "full") throw new NotAnAppendError(v.reason);
+  if (v.grown.join() !== plan.grown.join())
+    throw new NotAnAppendError(`the files' bytes say ${v.grown.join(", ")} grew, their sizes ${plan.grown.join(", ")}`);
+  return v.files;
+}
+
+type RunBody = (
+  ctx: StageContext,
+  id: string,
+  base: Manifest | null,
+  partitionsDone: () => void,
+) => Promise<SnapshotMeta>;
 
 /**
  * One run's staging folder, DuckDB and worker pool around `body`, which builds the snapshot
  * in `ctx.out` and returns its meta; then the publish. Nothing is published when it throws.
  */
-async function inRun(
-  opts: RunOptions,
-  kind: "run" | "append",
-  body: (ctx: StageContext, id: string, base: Manifest | null, partitionsDone: () => void) => Promise<SnapshotMeta>,
-): Promise<RunResult> {
+async function inRun(opts: RunOptions, kind: "run" | "append", body: RunBody): Promise<RunResult> {
   const id = newSnapshotId();
   // The manifest version before the catalog is read: rebalances published after it are re-applied.
   const base = readManifest(opts.dataDir);
@@ -158,19 +176,7 @@ async function inRun(
   // Every source with more than one company runs partition jobs: the threads load their modules
   // while this one opens the catalog and stages the source, not after.
   pool.warm();
-  const runPartitions = <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone);
-  const ctx: StageContext = {
-    conn: db.conn,
-    connect: db.connect,
-    out,
-    catalog: opts.catalog,
-    log: opts.log,
-    progress: opts.progress,
-    runPartitions,
-    tickersPerPartition: opts.tickersPerPartition,
-    parallelism: Math.max(1, workers),
-    published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined,
-  };
+  const ctx = runContext(opts, db, out, pool, workers, base);
   try {
     await opts.catalog.refresh();
     // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare
@@ -179,15 +185,7 @@ async function inRun(
     // No stage after the caller's last partition jobs runs any: the workers close their scratch
     // databases while this thread finishes and publishes.
     const meta = await body(ctx, id, base, () => void pool.close(true).catch(() => undefined));
-    // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
-    const manifest = await publishSnapshot(opts.dataDir, out, meta, {
-      kind: opts.window ? "backfill" : "run",
-      job: opts.job,
-      ...(opts.window ? { expect: base?.snapshotId ?? null } : {}),
-    });
-    opts.log.info({ snapshot: id, kind, timingsMs: meta.timingsMs }, "snapshot published");
-    await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
-    return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
+    return await publishRun(opts, kind, out, meta, base);
   } catch (e) {
     // Partition jobs still running write into the staging folder: they end before it goes.
     await pool.close(true);
@@ -207,45 +205,70 @@ async function inRun(
   }
 }
 
+/** The stage context of a run in `out`: its DuckDB, its partition pool, the published snapshot. */
+function runContext(
+  opts: RunOptions,
+  db: Awaited<ReturnType<typeof openStagingDuck>>,
+  out: string,
+  pool: PartitionPool,
+  workers: number,
+  base: Manifest | null,
+): StageContext {
+  return {
+    conn: db.conn,
+    connect: db.connect,
+    out,
+    catalog: opts.catalog,
+    log: opts.log,
+    progress: opts.progress,
+    runPartitions: <R>(jobs: PartitionJob[], onDone?: (done: number) => void) => pool.run<R>(jobs, onDone),
+    tickersPerPartition: opts.tickersPerPartition,
+    parallelism: Math.max(1, workers),
+    published: base ? snapshotDir(opts.dataDir, base.snapshotId) : undefined,
+  };
+}
+
+/** The publish of a run's staging folder, then the rebalances that raced it re-applied. */
+async function publishRun(
+  opts: RunOptions,
+  kind: "run" | "append",
+  out: string,
+  meta: SnapshotMeta,
+  base: Manifest | null,
+): Promise<RunResult> {
+  // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
+  const manifest = await publishSnapshot(opts.dataDir, out, meta, {
+    kind: opts.window ? "backfill" : "run",
+    job: opts.job,
+    ...(opts.window ? { expect: base?.snapshotId ?? null } : {}),
+  });
+  opts.log.info({ snapshot: meta.id, kind, timingsMs: meta.timingsMs }, "snapshot published");
+  await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
+  return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
+}
+
 /**
- * The inline executor of a full run or a backfill's plan (pipeline/run/plan.ts): the flow's steps in
- * this process, the partitions on the worker-thread pool. `files`: the source's files and
- * fingerprint, hashed while the steps run.
+ * The inline executor of a full run or a backfill's plan (pipeline/run/plan.ts): the plan's steps
+ * (executeSteps) with this executor's bindings (fullRunStages), the partitions on the worker-thread
+ * pool. `files`: the source's files and fingerprint, hashed while the steps run.
  */
 async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<RunResult> {
   files.catch(() => undefined); // awaited at the end; a source changed under a run is the same risk either way
   return inRun(opts, "run", async (ctx, id, base, partitionsDone) => {
     const timer = lapTimer();
     const backfill = opts.window ? backfillOf(ctx, base, opts.window) : null;
-    // The stock metric partitions start as soon as their inputs are staged (with index benchmarks
-    // only, before the company ids): the threads compute them while this one backtests.
-    let stocks: Promise<unknown> | null = null;
-    const analytics = async (ranges: TickerRange[], written: Promise<void>) => {
-      const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
-      stocks = written
-        .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
-        .then(() => ctx.log.info({ partitions: jobs.length }, "analytics computed"));
-      stocks.catch(() => undefined); // awaited below
-    };
-    let plan: FlowPlan;
+    const run: FullRunState = { plan: null, stocks: null };
     try {
-      const users = opts.catalog.allUserPortfolios();
-      const step = { analytics, merge: backfill?.merge, financials: true, universe: true, signal: opts.signal };
-      plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
-      timer.lap("ingest");
-      opts.signal?.throwIfAborted();
-      // Stage starts, for a terminal bar (the stages report their own steps where they have many).
-      opts.progress?.("analytics", 0, 1);
-      await backtestsInline(ctx, plan);
-      timer.lap("portfolios");
-      await Promise.all([stocks, ...UNBOUND.map((n) => runStepPartitions(ctx, n))]);
+      const steps = fullRunStages(opts, ctx, backfill, timer.lap);
+      await executeSteps(buildRunPlan(opts.window ? "backfill" : "full"), steps, run);
       partitionsDone();
       timer.lap("analytics");
     } catch (e) {
       forgetUniverse();
-      await (stocks as Promise<unknown> | null)?.catch(() => undefined); // it writes into the staging folder
+      await run.stocks?.catch(() => undefined); // it writes into the staging folder
       throw e;
     }
+    const plan = run.plan!; // ingest ran
     opts.signal?.throwIfAborted();
     rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the plan's record is not published
     const f = await files;
@@ -262,13 +285,66 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
   });
 }
 
+/** What a full run's steps share in this process: ingest's plan, and the stock metric partitions it started. */
+interface FullRunState {
+  plan: FlowPlan | null;
+  stocks: Promise<unknown> | null;
+}
+
 /**
- * How this executor runs each partitioned step of the plan (pipeline/run/plan.ts): the financials
- * inside ingest (their partitions on the pool as soon as the companies are staged), the stock metrics
- * on the pool from ingest's hook, the backtests in one batch on this thread (one universe, no parts
- * to merge). A step without a binding here runs after ingest, its partitions on the pool when it has
- * a thread job, else one after another (runStepPartitions).
+ * How this executor runs each step of a full run's plan: the financials inside ingest (their
+ * partitions on the pool as soon as the companies are staged), the stock metrics on the pool from
+ * ingest's hook, the backtests in one batch on this thread (one universe, no parts to merge: the
+ * batch writes the merged tables). A partitioned step without a binding here (not in BOUND) runs
+ * its partitions on the pool when it has a thread job, else one after another (runStepPartitions).
  */
+function fullRunStages(
+  opts: RunOptions,
+  ctx: StageContext,
+  backfill: ReturnType<typeof backfillOf> | null,
+  lap: (name: string) => void,
+): StepStages<FullRunState, StepName> {
+  const inside = async () => undefined; // bound into another step (above)
+  const stages: StepStages<FullRunState, StepName> = {
+    ingest: async (run) => {
+      const users = opts.catalog.allUserPortfolios();
+      const analytics = stockMetrics(ctx, run);
+      const step = { analytics, merge: backfill?.merge, financials: true, universe: true, signal: opts.signal };
+      run.plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
+      lap("ingest");
+      opts.signal?.throwIfAborted();
+      // Stage starts, for a terminal bar (the stages report their own steps where they have many).
+      opts.progress?.("analytics", 0, 1);
+    },
+    fundamentals: inside,
+    financials: inside,
+    analytics: async (run) => {
+      await run.stocks;
+    },
+    backtest: async (run) => {
+      await backtestsInline(ctx, run.plan!);
+      lap("portfolios");
+    },
+    merge: inside,
+  };
+  for (const n of UNBOUND) stages[n] = () => runStepPartitions(ctx, n);
+  return stages;
+}
+
+/**
+ * Ingest's hook: the stock metric partitions start as soon as their inputs are staged (with index
+ * benchmarks only, before the company ids): the threads compute them while this one backtests.
+ */
+function stockMetrics(ctx: StageContext, run: FullRunState) {
+  return async (ranges: TickerRange[], written: Promise<void>) => {
+    const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
+    run.stocks = written
+      .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
+      .then(() => ctx.log.info({ partitions: jobs.length }, "analytics computed"));
+    run.stocks.catch(() => undefined); // awaited by the analytics step, or on a failure
+  };
+}
+
 const BOUND = new Set<PartitionedName>(["financials", "analytics", "backtest"]);
 const UNBOUND = buildRunPlan("full")
   .steps.map((s) => s.name)

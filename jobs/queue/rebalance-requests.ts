@@ -3,17 +3,18 @@
 // `npm start` for user portfolios the published snapshot holds no backtest of, a run re-applying
 // rebalances that raced it (jobs/local/reapply.ts) and the worker's `rebalance` job (jobs/worker/worker.ts).
 // One job-id recipe (rebalanceRequest), so the same change asked for by two callers is one job;
-// one executor (runRebalance: pipeline/stages/rebalance.ts with the catalog's current rules).
+// one executor (runRebalance: the rebalance plan, jobs/local/rebalance-run.ts, with the catalog's current rules).
 // In-process without Redis: one rebalance at a time per store in this process, requests for the
 // same portfolio coalesced. With Redis: a `rebalance` job on the pipeline queue, taken by any worker.
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Queue } from "bullmq";
 import type { Log } from "../../pipeline/stages/context.ts";
-import { PortfolioNotFoundError, type PortfolioSpec, rebalanceOne } from "../../pipeline/stages/rebalance.ts";
+import { PortfolioNotFoundError, type PortfolioSpec } from "../../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { publishedRules } from "../../pipeline/store/read/published-portfolios.ts";
 import { type Manifest, readManifest, readMeta, type SnapshotMeta } from "../../pipeline/store/snapshot/snapshots.ts";
+import { rebalanceOne } from "../local/rebalance-run.ts";
 import type { DispatchResult, RebalanceDispatch } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { jobId, type RebalanceJobData, versionOf } from "./job-types.ts";

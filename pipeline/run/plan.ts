@@ -11,6 +11,7 @@
 // records), so every executor publishes the same bytes. Adding a stage: docs/architecture.md.
 import { z } from "zod";
 import { SourceRejectedError } from "../sources/report.ts";
+import { type AppendRun, appendIngest, appendMetrics, appendPortfolios } from "../stages/append.ts";
 import { financialsPartition } from "../stages/financials-partition.ts";
 import {
   analyticsDone,
@@ -22,7 +23,9 @@ import {
   requireAnalyticsInputs,
 } from "../stages/flow-steps.ts";
 import { type PartitionJob, runPartitionJob } from "../stages/partition-jobs.ts";
+import { type RebalanceRun, rebalanceBacktest } from "../stages/rebalance.ts";
 import { readStagingRecord, stagingLayout } from "../store/snapshot/staging-layout.ts";
+import type { StepStages } from "./execute.ts";
 
 export const RUN_KINDS = ["full", "backfill", "append", "rebalance"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
@@ -146,6 +149,19 @@ const KIND_STEPS: Record<RunKind, PlanStep[]> = {
   ],
 };
 KIND_STEPS.backfill = KIND_STEPS.full;
+
+/**
+ * The stage function of each step of the kinds one process runs from the published snapshot, over
+ * the state their steps share there (pipeline/run/execute.ts runs them; the executor publishes).
+ */
+export const KIND_STAGES = {
+  append: {
+    ingest: appendIngest,
+    analytics: appendMetrics,
+    backtest: appendPortfolios,
+  } satisfies StepStages<AppendRun>,
+  rebalance: { backtest: rebalanceBacktest } satisfies StepStages<RebalanceRun>,
+};
 
 export interface RunPlan {
   kind: RunKind;

@@ -91,9 +91,44 @@ export async function tailBacktests(
   const states = await readStatesOf(conn, (b) => base("portfolio_state", b));
   const benchStates = await readStatesOf(conn, (b) => base("benchmark_state", b));
   const published = await publishedPortfolios(conn, (b) => base("portfolios", b));
-  const list = new Map<string, { rules: PortfolioRules; ownerId: string | null; createdAt: string | null }>();
+  const list = new Map<string, PortfolioDef>();
   for (const rules of defs.portfolios) list.set(rules.id, { rules, ownerId: null, createdAt: null });
   for (const { ownerId, createdAt, ...rules } of users) list.set(rules.id, { rules, ownerId, createdAt });
+  checkContinuable(list, published, states);
+  for (const b of defs.benchmarks)
+    if (b.series === undefined && !benchStates.has(b.id))
+      throw new NotAnAppendError(`benchmark ${b.id} has no recorded backtest state`);
+  const held = [...states.values(), ...benchStates.values()].flatMap((s) => s.tickers);
+  const panel = await tailPanel(conn, held);
+  const universe = buildUniverse(panel, await loadCompanies(conn), await loadRatings(conn, "ratings_tail"));
+  const tail: Tail = { conn, base, defs, list, published, states, benchStates, universe };
+  return { benchmarks: () => resumeBenchmarks(tail), portfolios: () => resumePortfolios(tail) };
+}
+
+interface PortfolioDef {
+  rules: PortfolioRules;
+  ownerId: string | null;
+  createdAt: string | null;
+}
+
+/** What the continued backtests read. */
+interface Tail {
+  conn: Conn;
+  base: (t: string, b: Binds) => string;
+  defs: PortfolioSource;
+  list: Map<string, PortfolioDef>;
+  published: Map<string, PublishedPortfolio>;
+  states: Map<string, BacktestState>;
+  benchStates: Map<string, BacktestState>;
+  universe: ReturnType<typeof buildUniverse>;
+}
+
+/** Every portfolio defined now must be published as defined, with a recorded state. */
+function checkContinuable(
+  list: Map<string, PortfolioDef>,
+  published: Map<string, PublishedPortfolio>,
+  states: Map<string, BacktestState>,
+): void {
   for (const [id, p] of list) {
     const was = published.get(id);
     if (
@@ -105,68 +140,59 @@ export async function tailBacktests(
       throw new NotAnAppendError(`portfolio ${id} is not in the published snapshot as defined now`);
     if (!states.has(id)) throw new NotAnAppendError(`portfolio ${id} has no recorded backtest state`);
   }
-  for (const b of defs.benchmarks)
-    if (b.series === undefined && !benchStates.has(b.id))
-      throw new NotAnAppendError(`benchmark ${b.id} has no recorded backtest state`);
+}
 
-  const held = [...states.values(), ...benchStates.values()].flatMap((s) => s.tickers);
-  const panel = await tailPanel(conn, held);
-  const universe = buildUniverse(panel, await loadCompanies(conn), await loadRatings(conn, "ratings_tail"));
+/** Index benchmarks from every level; rule benchmarks continued from their states. */
+async function resumeBenchmarks({ conn, base, defs, benchStates, universe }: Tail): Promise<ResumedBenchmarks> {
+  const lb = new Binds();
+  const levels = await seriesById(conn, base("benchmark_levels", lb), "level", lb.params);
+  const indexSeries = await loadIndexSeries(conn, "benchmark_all");
+  const out = new Map<string, BacktestState | null>();
+  const list = defs.benchmarks.map((b): BenchmarkResult => {
+    if (b.series !== undefined) return { ...b, levels: indexLevels(indexSeries, b) };
+    const r = resumeBacktest(benchmarkRules(b), benchStates.get(b.id)!, universe);
+    out.set(b.id, r.state);
+    const old = levels.get(b.id);
+    if (!old || old.values.length === 0) throw new NotAnAppendError(`benchmark ${b.id} has no published levels`);
+    return {
+      ...b,
+      levels: continueLevels({ dates: old.dates, levels: old.values }, r.returns.returns, r.returns.dates),
+    };
+  });
+  return { benchmarks: list, states: out };
+}
 
-  /** Index benchmarks from every level; rule benchmarks continued from their states. */
-  async function benchmarks(): Promise<ResumedBenchmarks> {
-    const lb = new Binds();
-    const levels = await seriesById(conn, base("benchmark_levels", lb), "level", lb.params);
-    const indexSeries = await loadIndexSeries(conn, "benchmark_all");
-    const out = new Map<string, BacktestState | null>();
-    const list = defs.benchmarks.map((b): BenchmarkResult => {
-      if (b.series !== undefined) return { ...b, levels: indexLevels(indexSeries, b) };
-      const r = resumeBacktest(benchmarkRules(b), benchStates.get(b.id)!, universe);
-      out.set(b.id, r.state);
-      const old = levels.get(b.id);
-      if (!old || old.values.length === 0) throw new NotAnAppendError(`benchmark ${b.id} has no published levels`);
-      return {
-        ...b,
-        levels: continueLevels({ dates: old.dates, levels: old.values }, r.returns.returns, r.returns.dates),
-      };
+/** Every portfolio continued from its state. */
+async function resumePortfolios({ conn, base, list, published, states, universe }: Tail): Promise<ResumedPortfolios> {
+  // Published returns (small: one row per day each).
+  const rb = new Binds();
+  const returns = await seriesById(conn, base("portfolio_returns", rb), "ret", rb.params);
+  const items: PortfolioItem[] = [];
+  const whole = new Map<string, ReturnSeries>();
+  for (const [id, p] of list) {
+    const was = published.get(id)!;
+    const r = resumeBacktest(p.rules, states.get(id)!, universe);
+    const old = asReturns(returns.get(id));
+    whole.set(id, { dates: [...old.dates, ...r.returns.dates], returns: concat(old.returns, r.returns.returns) });
+    // Only the new days' returns and rebalances: the published rows are kept as they are. The
+    // holdings of the last rebalance are not restaged (only the tables are written from items).
+    items.push({
+      result: {
+        rules: p.rules,
+        ownerId: p.ownerId,
+        createdAt: was.createdAt,
+        previousRebalanceDate: r.previousRebalanceDate ?? was.previousRebalanceDate,
+        nextRebalanceDate: r.nextRebalanceDate,
+        returns: r.returns,
+        holdings: [],
+        todayDate: r.todayDate,
+        todayHoldings: r.todayHoldings,
+      },
+      rebalances: r.rebalances,
+      state: r.state,
     });
-    return { benchmarks: list, states: out };
   }
-
-  /** Every portfolio continued from its state. */
-  async function portfolios(): Promise<ResumedPortfolios> {
-    // Published returns (small: one row per day each).
-    const rb = new Binds();
-    const returns = await seriesById(conn, base("portfolio_returns", rb), "ret", rb.params);
-    const items: PortfolioItem[] = [];
-    const whole = new Map<string, ReturnSeries>();
-    for (const [id, p] of list) {
-      const was = published.get(id)!;
-      const r = resumeBacktest(p.rules, states.get(id)!, universe);
-      const old = asReturns(returns.get(id));
-      whole.set(id, { dates: [...old.dates, ...r.returns.dates], returns: concat(old.returns, r.returns.returns) });
-      // Only the new days' returns and rebalances: the published rows are kept as they are. The
-      // holdings of the last rebalance are not restaged (only the tables are written from items).
-      items.push({
-        result: {
-          rules: p.rules,
-          ownerId: p.ownerId,
-          createdAt: was.createdAt,
-          previousRebalanceDate: r.previousRebalanceDate ?? was.previousRebalanceDate,
-          nextRebalanceDate: r.nextRebalanceDate,
-          returns: r.returns,
-          holdings: [],
-          todayDate: r.todayDate,
-          todayHoldings: r.todayHoldings,
-        },
-        rebalances: r.rebalances,
-        state: r.state,
-      });
-    }
-    return { portfolios: items, returns: whole };
-  }
-
-  return { benchmarks, portfolios };
+  return { portfolios: items, returns: whole };
 }
 
 /** levelsFromReturns continued: each new level is the last one compounded, as the whole-history loop does. */

@@ -1,11 +1,12 @@
-// The nightly append: a source that only added trading days to the one the published snapshot
-// was built from (append-plan.ts) is not read again. Its new rows are validated as a small
-// source of their own; the published prices and ratings are hard-linked and the new days added
-// as files of their own (dated-parts.ts); returns are computed for the new days only, from each
-// stock's last published price, and kept beside the published parts (returns.ts); the backtests
-// continue from their recorded states. Every stock's full-period metric tables do change with a
-// new day, so those are recomputed from the published returns plus the new ones, one partition
-// job per published part.
+// The nightly append's steps (pipeline/run/plan.ts KIND_STAGES.append): a source that only added
+// trading days to the one the published snapshot was built from (append-plan.ts) is not read
+// again. `ingest`: its new rows are validated as a small source of their own; the published prices
+// and ratings are hard-linked and the new days added as files of their own (dated-parts.ts);
+// returns are computed for the new days only, from each stock's last published price, and kept
+// beside the published parts (returns.ts); the benchmarks continue from their recorded states.
+// Then side by side: `backtest`, every portfolio continued from its recorded state, and
+// `analytics`: every stock's full-period metric tables do change with a new day, so those are
+// recomputed from the published returns plus the new ones, one partition job per published part.
 import { existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type AppendPlan, writeDeltaSource } from "../sources/append-plan.ts";
@@ -17,13 +18,13 @@ import { exportParquet } from "../store/duck/write.ts";
 import { datedFiles, linkDated, nextDaysFile } from "../store/snapshot/dated-parts.ts";
 import type { SnapshotMeta } from "../store/snapshot/snapshots.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
-import { NotAnAppendError, tailBacktests } from "./append-backtests.ts";
+import { NotAnAppendError, type ResumedBenchmarks, tailBacktests } from "./append-backtests.ts";
 import { publishedDefinitions } from "./backfill.ts";
 import type { StageContext } from "./context.ts";
 import { companiesWithIds, fundamentalsInputId, LAST_PRICES_SQL, reusePublished } from "./ingest.ts";
 import type { MetricsJob } from "./metrics-partition.ts";
 import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";
-import { rangesFromBounds } from "./partitions.ts";
+import { rangesFromBounds, type TickerRange } from "./partitions.ts";
 import { exportPortfolioTables, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
 import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsDaysFile, returnsFiles } from "./returns.ts";
 
@@ -63,56 +64,142 @@ async function publishedReturns(conn: Conn, base: string) {
   return { parts, days, ranges: rangesFromBounds(bounds) };
 }
 
-/**
- * Builds the snapshot of `plan` in `ctx.out` from the snapshot in `base` and the new rows.
- * Throws NotAnAppendError when the new rows do not simply continue the published history.
- */
-export async function appendStage(
+/** The state the append's steps share (pipeline/run/plan.ts KIND_STAGES.append). */
+export interface AppendRun {
+  ctx: StageContext;
+  sourceDir: string;
+  /** The published snapshot it continues, and its meta. */
+  base: string;
+  baseMeta: Pick<SnapshotMeta, "lastPriceDate" | "counts">;
+  /** The published source's files, what grew since, and the catalog's user portfolios. */
+  published: SourceFile[];
+  plan: Extract<AppendPlan, { kind: "append" }>;
+  users: UserPortfolio[];
+  grown: Set<string>;
+  /** Milliseconds per step: read (the new rows), companies, tables, returns, benchmarks, portfolios, metrics. */
+  timings: Record<string, number>;
+  /** What the ingest step leaves for the others. */
+  staged?: AppendStaged;
+  portfolioCount: number;
+  partitions: number;
+}
+
+interface AppendStaged {
+  first: string;
+  lastPriceDate: string;
+  tickers: string[];
+  returns: { parts: string[]; days: string; ranges: TickerRange[] };
+  tail: Awaited<ReturnType<typeof tailBacktests>>;
+  bench: ResumedBenchmarks;
+}
+
+/** The append of `plan` onto the snapshot in `base`, before its steps run. */
+export function appendRun(
   ctx: StageContext,
   sourceDir: string,
   base: string,
-  baseMeta: Pick<SnapshotMeta, "lastPriceDate" | "counts">,
+  baseMeta: AppendRun["baseMeta"],
   published: SourceFile[],
-  plan: Extract<AppendPlan, { kind: "append" }>,
+  plan: AppendRun["plan"],
   users: UserPortfolio[],
-): Promise<AppendResult> {
-  const baseLastDate = baseMeta.lastPriceDate;
-  const timings: Record<string, number> = {};
+): AppendRun {
+  const grown = new Set<string>(plan.grown);
+  return {
+    ctx,
+    sourceDir,
+    base,
+    baseMeta,
+    published,
+    plan,
+    users,
+    grown,
+    timings: {},
+    portfolioCount: 0,
+    partitions: 0,
+  };
+}
+
+const progress = (r: AppendRun, name: string, done: number) => r.ctx.progress?.(`append: ${name}`, done, 4);
+const pubRel = (base: string) => (t: string, b: Binds) => `read_parquet(${b.v(join(base, `${t}.parquet`))})`;
+const staged = (r: AppendRun) => {
+  if (!r.staged) throw new Error("the append's ingest step has not run");
+  return r.staged;
+};
+
+/** Milliseconds since the previous lap, into `timings`. */
+function lapper(timings: Record<string, number>) {
   let t = performance.now();
-  const lap = (name: string) => {
+  return (name: string) => {
     const now = performance.now();
     timings[name] = Math.round(now - t);
     t = now;
   };
-  const { conn, out } = ctx;
-  const step = (name: string, done: number, total: number) => ctx.progress?.(`append: ${name}`, done, total);
-  const pub = (t: string, b: Binds) => `read_parquet(${b.v(join(base, `${t}.parquet`))})`;
-  // views cannot bind values: the published files are session variables of each connection that reads the views
-  const pubFiles = async (c: Conn) => {
-    await setVariable([c], "pub_prices_files", listValue(datedFiles(base, "prices")));
-    await setVariable([c], "pub_ratings_files", listValue(datedFiles(base, "ratings")));
-    await setVariable([c], "pub_benchmark_source_file", join(base, "benchmark_source.parquet"));
-  };
-  if (!published.some((f) => /^ratings(\.|\/)/.test(f.path)))
-    throw new NotAnAppendError("the published ratings were computed from prices (the source has none)");
-  const delta = `${out}.delta`;
-  let source: StagedSource;
+}
+
+/**
+ * The append's `ingest` step: the new rows read and checked, companies and the price, rating and
+ * index tables written, the new days' returns, and the backtests ready to continue (benchmarks
+ * written). Throws NotAnAppendError when the new rows do not simply continue the published history.
+ */
+export async function appendIngest(r: AppendRun): Promise<void> {
+  const lap = lapper(r.timings);
+  const source = await readNewRows(r);
+  const { first, lastPriceDate } = await checkNewRows(r);
+  lap("read");
+  // Companies as a full run makes them: ids kept, market caps from each stock's last close.
+  progress(r, "companies and tables", 1);
+  const tickers = await appendCompanies(r);
+  lap("companies");
+  await appendTables(r, lastPriceDate);
+  lap("tables");
+  progress(r, "returns and backtests", 2);
+  const { returns, written } = await startReturns(r, lastPriceDate);
+  lap("returns");
+  let tail: AppendStaged["tail"];
+  let bench: ResumedBenchmarks;
   try {
-    step("reading the new rows", 0, 4);
-    await writeDeltaSource(sourceDir, published, plan, delta);
-    source = await stageSource(conn, delta, { partial: true });
+    ({ tail, bench } = await continueBenchmarks(r, source, first));
+  } catch (e) {
+    await written.catch(() => undefined);
+    throw e;
+  }
+  await written;
+  lap("benchmarks");
+  r.staged = { first, lastPriceDate, tickers, returns, tail, bench };
+}
+
+/** The new rows, validated as a small source of their own. */
+async function readNewRows(r: AppendRun): Promise<StagedSource> {
+  if (!r.published.some((f) => /^ratings(\.|\/)/.test(f.path)))
+    throw new NotAnAppendError("the published ratings were computed from prices (the source has none)");
+  const delta = `${r.ctx.out}.delta`;
+  try {
+    progress(r, "reading the new rows", 0);
+    await writeDeltaSource(r.sourceDir, r.published, r.plan, delta);
+    const source = await stageSource(r.ctx.conn, delta, { partial: true });
     if (source.rejectCount > 0) throw new NotAnAppendError(`the new rows have ${source.rejectCount} problem(s)`);
+    return source;
   } finally {
     rmSync(delta, { recursive: true, force: true });
   }
-  const grown = new Set(plan.grown);
-  // The new rows must come after everything published, or they are a backfill, not an append.
+}
+
+/** Views cannot bind values: the published files are session variables of each connection that reads the views. */
+async function publishedFiles(c: Conn, base: string): Promise<void> {
+  await setVariable([c], "pub_prices_files", listValue(datedFiles(base, "prices")));
+  await setVariable([c], "pub_ratings_files", listValue(datedFiles(base, "ratings")));
+  await setVariable([c], "pub_benchmark_source_file", join(base, "benchmark_source.parquet"));
+}
+
+/** The new rows must come after everything published, or they are a backfill, not an append. */
+async function checkNewRows({ ctx: { conn }, base, baseMeta, grown }: AppendRun) {
+  const baseLastDate = baseMeta.lastPriceDate;
   await conn.run(`alter table prices rename to new_prices`);
   const first = await one(conn, `select strftime(min(date), '%Y-%m-%d') from new_prices`);
   if (first == null || String(first) <= baseLastDate)
     throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
   const lastPriceDate = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_prices`));
-  await pubFiles(conn);
+  await publishedFiles(conn, base);
   await conn.run(
     "create view pub_prices as select * from read_parquet(getvariable('pub_prices_files'), union_by_name = true)",
   );
@@ -132,15 +219,18 @@ export async function appendStage(
     const after = await scalar(
       conn,
       `select count(*)::integer from benchmarks b join (select benchmark, max(date) d ` +
-        `from ${pub("benchmark_source", b)} group by 1) p using (benchmark) where b.date <= p.d`,
+        `from ${pubRel(base)("benchmark_source", b)} group by 1) p using (benchmark) where b.date <= p.d`,
       b.params,
     );
     if (Number(after) > 0) throw new NotAnAppendError("new index levels are dated on or before the published ones");
   }
+  return { first: String(first), lastPriceDate };
+}
 
-  lap("read");
-  // Companies as a full run makes them: ids kept, market caps from each stock's last close.
-  step("companies and tables", 1, 4);
+/** companies.parquet as a full run writes it; the published financial tables reused. */
+async function appendCompanies(r: AppendRun): Promise<string[]> {
+  const { ctx, base } = r;
+  const { conn, out } = ctx;
   await conn.run(`create view prices as select * from pub_prices union all by name select * from new_prices`);
   // The published last prices, those of the stocks with new days replaced: no scan of the history.
   const lastPub = join(base, "last_prices.parquet");
@@ -154,10 +244,13 @@ export async function appendStage(
   await companiesWithIds(ctx, { lastPrices: existsSync(lastPub) });
   await exportParquet(conn, "companies", out, [], "ticker");
   const [tickers = []] = (await columns(conn, `select upper(ticker) from companies order by 1`)) as [string[]];
-  if (!reusePublished(ctx, await fundamentalsInputId(join(sourceDir, "fundamentals"), tickers)))
+  if (!reusePublished(ctx, await fundamentalsInputId(join(r.sourceDir, "fundamentals"), tickers)))
     throw new NotAnAppendError("the financial tables cannot be reused");
+  return tickers;
+}
 
-  lap("companies");
+/** Prices and ratings: the published parts linked, the new days a file of their own; the index levels. */
+async function appendTables({ ctx: { conn, out }, base, grown }: AppendRun, lastPriceDate: string): Promise<void> {
   linkDated(base, out, "prices");
   await conn.run("copy (select * from new_prices order by ticker, date) to $f (format parquet, compression zstd)", {
     f: nextDaysFile(out, "prices", lastPriceDate),
@@ -179,12 +272,17 @@ export async function appendStage(
     await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
     await exportParquet(conn, "benchmark_source", out, [], "benchmark, date");
   }
+}
 
-  lap("tables");
-  // Returns of the new days: each from the stock's last published price (returns.ts's formula).
-  // The published parts are linked as they are; the new days join the earlier appended ones in
-  // the one file of appended days beside them.
-  step("returns and backtests", 2, 4);
+/**
+ * Returns of the new days: each from the stock's last published price (returns.ts's formula). The
+ * published parts are linked as they are; the new days join the earlier appended ones in the one
+ * file of appended days beside them. Written on a connection of its own while this one continues
+ * the backtests (both before the metrics): `written`, awaited also on a failure (it reads this database).
+ */
+async function startReturns(r: AppendRun, lastPriceDate: string) {
+  const { ctx, base } = r;
+  const { conn, out } = ctx;
   const pubReturns = await publishedReturns(conn, base);
   const parts = pubReturns.parts.map((f) => join(out, RETURNS_PARTS, basename(f)));
   mkdirSync(join(out, RETURNS_PARTS), { recursive: true });
@@ -192,15 +290,23 @@ export async function appendStage(
     linkSync(f, parts[k]);
   });
   const daysFile = returnsDaysFile(out, lastPriceDate);
-  // Written on a connection of its own while this one continues the backtests (both before the metrics).
   const returnsConn = ctx.connect ? await ctx.connect() : conn;
-  if (returnsConn !== conn) await pubFiles(returnsConn);
+  if (returnsConn !== conn) await publishedFiles(returnsConn, base);
+  const written = writeNewReturns(returnsConn, r, pubReturns.days, daysFile);
+  written.catch(() => undefined); // awaited by the caller, also on a failure
+  if (returnsConn === conn) await written;
+  return { returns: { parts, days: daysFile, ranges: pubReturns.ranges }, written };
+}
+
+/** The appended days' returns file: the earlier appended days', then the new ones. */
+function writeNewReturns(c: Conn, r: AppendRun, pubDays: string | null, daysFile: string): Promise<unknown> {
+  const lastPub = join(r.base, "last_prices.parquet");
   const rb = new Binds();
-  const returnsWritten = runSql(
-    returnsConn,
+  return runSql(
+    c,
     `copy (
       select * from (
-        ${pubReturns.days ? `select id, date, ret from read_parquet(${rb.v(pubReturns.days)}) union all` : ""}
+        ${pubDays ? `select id, date, ret from read_parquet(${rb.v(pubDays)}) union all` : ""}
         select id, date, ret from (
           select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
           from (
@@ -209,95 +315,109 @@ export async function appendStage(
             where ticker in (select ticker from new_prices)
             union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
           )
-        ) where date > ${rb.v(baseLastDate)}::date
+        ) where date > ${rb.v(r.baseMeta.lastPriceDate)}::date
       ) order by id, date
     ) to ${rb.v(daysFile)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`,
     rb.params,
   );
-  returnsWritten.catch(() => undefined); // awaited below, also on a failure (it reads this database)
-  if (returnsConn === conn) await returnsWritten;
-  lap("returns");
-  let tail: Awaited<ReturnType<typeof tailBacktests>>;
-  let bench: Awaited<ReturnType<typeof tail.benchmarks>>;
-  try {
-    // The backtests continue over the new days; the benchmarks first (every metric table is computed against them).
-    const lastRatingDate = await scalar(conn, "select max(date)::varchar from pub_ratings where date <= $d::date", {
-      d: String(first),
-    });
-    // a view cannot bind values: the date is a session variable (null: no published rating date applies)
-    await setVariable([conn], "tail_rating_date", lastRatingDate == null ? null : String(lastRatingDate));
-    await conn.run(`create view ratings_tail as
-      select * from pub_ratings where date = getvariable('tail_rating_date')::date
-      ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
-    // portfolios.json is byte-identical to the published run's (else this is no append).
-    const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
-    tail = await tailBacktests(conn, pub, defs, users);
-    bench = await tail.benchmarks();
-    await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
-  } catch (e) {
-    await returnsWritten.catch(() => undefined);
-    throw e;
-  }
-  await returnsWritten;
+}
 
-  lap("benchmarks");
+/**
+ * The backtests ready to continue over the new days; the benchmarks first (every metric table is
+ * computed against them).
+ */
+async function continueBenchmarks(r: AppendRun, source: StagedSource, first: string) {
+  const { ctx, base, grown } = r;
+  const conn = ctx.conn;
+  const lastRatingDate = await scalar(conn, "select max(date)::varchar from pub_ratings where date <= $d::date", {
+    d: first,
+  });
+  // a view cannot bind values: the date is a session variable (null: no published rating date applies)
+  await setVariable([conn], "tail_rating_date", lastRatingDate == null ? null : String(lastRatingDate));
+  await conn.run(`create view ratings_tail as
+    select * from pub_ratings where date = getvariable('tail_rating_date')::date
+    ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
+  // portfolios.json is byte-identical to the published run's (else this is no append).
+  const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
+  const tail = await tailBacktests(conn, pubRel(base), defs, r.users);
+  const bench = await tail.benchmarks();
+  await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
+  return { tail, bench };
+}
+
+/**
+ * The append's `analytics` step: every stock's full-period metric tables, from the published
+ * returns plus the new ones, one partition job per published part.
+ */
+export async function appendMetrics(r: AppendRun): Promise<void> {
   const t0 = performance.now();
-  const jobs: PartitionJob[] = pubReturns.ranges.map((range, k) => ({
+  const { ctx } = r;
+  const { returns } = staged(r);
+  const jobs: PartitionJob[] = returns.ranges.map((range, k) => ({
     stage: "metrics",
-    data: { out, range, returns: [parts[k], daysFile] } satisfies MetricsJob,
+    data: { out: ctx.out, range, returns: [returns.parts[k], returns.days] } satisfies MetricsJob,
   }));
+  r.partitions = jobs.length;
   const run = ctx.runPartitions ?? runPartitionsInline;
-  const stocks = run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
-  stocks.catch(() => undefined);
-  let portfolioCount = 0;
-  try {
-    // Meanwhile, on this thread: the portfolios. Published rows of the ones still defined, then
-    // the new days' rows.
-    const resumed = await tail.portfolios();
-    portfolioCount = resumed.portfolios.length;
-    const ids = resumed.portfolios.map((p) => p.result.rules.id);
-    await stagePortfolioTables(conn, resumed.portfolios, "_new");
-    const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
-    await conn.run(`create table portfolios as select * from portfolios_new`);
-    const hb = new Binds();
-    await runSql(
-      conn,
-      `create table holdings as select ${text(["date"])} from ${pub("holdings", hb)} where kind = 'rebalance' and ` +
-        `portfolio_id in (${hb.each(ids)}) union all by name select * from holdings_new`,
-      hb.params,
-    );
-    const pb = new Binds();
-    await runSql(
-      conn,
-      `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns", pb)} where id in ` +
-        `(${pb.each(ids)}) union all by name select * from portfolio_returns_new`,
-      pb.params,
-    );
-    await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
-    await exportPortfolioTables(conn, out);
-    await writePortfolioMetrics(
-      ctx,
-      [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]),
-      bench.benchmarks,
-    );
-    timings.portfolios = Math.round(performance.now() - t0);
-    await stocks;
-    timings.metrics = Math.round(performance.now() - t0);
-  } catch (e) {
-    await stocks.catch(() => undefined);
-    throw e;
-  }
-  step("done", 4, 4);
+  await run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
+  r.timings.metrics = Math.round(performance.now() - t0);
+}
+
+/**
+ * The append's `backtest` step: every portfolio continued, its published rows (of the ones still
+ * defined) kept and the new days' rows added.
+ */
+export async function appendPortfolios(r: AppendRun): Promise<void> {
+  const t0 = performance.now();
+  const { ctx, base } = r;
+  const { conn, out } = ctx;
+  const { tail, bench } = staged(r);
+  const pub = pubRel(base);
+  const resumed = await tail.portfolios();
+  r.portfolioCount = resumed.portfolios.length;
+  const ids = resumed.portfolios.map((p) => p.result.rules.id);
+  await stagePortfolioTables(conn, resumed.portfolios, "_new");
+  const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
+  await conn.run(`create table portfolios as select * from portfolios_new`);
+  const hb = new Binds();
+  await runSql(
+    conn,
+    `create table holdings as select ${text(["date"])} from ${pub("holdings", hb)} where kind = 'rebalance' and ` +
+      `portfolio_id in (${hb.each(ids)}) union all by name select * from holdings_new`,
+    hb.params,
+  );
+  const pb = new Binds();
+  await runSql(
+    conn,
+    `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns", pb)} where id in ` +
+      `(${pb.each(ids)}) union all by name select * from portfolio_returns_new`,
+    pb.params,
+  );
+  await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
+  await exportPortfolioTables(conn, out);
+  await writePortfolioMetrics(
+    ctx,
+    [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]),
+    bench.benchmarks,
+  );
+  r.timings.portfolios = Math.round(performance.now() - t0);
+}
+
+/** What the append's steps built: the snapshot's last price date and counts, and the steps' timings. */
+export async function appendResult(r: AppendRun): Promise<AppendResult> {
+  const { conn } = r.ctx;
+  const { lastPriceDate, tickers, bench } = staged(r);
+  progress(r, "done", 4);
   const newDays = Number(await one(conn, `select count(distinct date)::integer from new_prices`));
   const counts = {
     companies: tickers.length,
-    priceDates: (baseMeta.counts.priceDates ?? 0) + newDays,
+    priceDates: (r.baseMeta.counts.priceDates ?? 0) + newDays,
     ratings:
-      (baseMeta.counts.ratings ?? 0) +
-      (grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0),
-    portfolios: portfolioCount,
+      (r.baseMeta.counts.ratings ?? 0) +
+      (r.grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0),
+    portfolios: r.portfolioCount,
     benchmarks: bench.benchmarks.length,
   };
-  ctx.log.info({ newDays, partitions: jobs.length }, "analytics computed");
-  return { lastPriceDate, counts, timings };
+  r.ctx.log.info({ newDays, partitions: r.partitions }, "analytics computed");
+  return { lastPriceDate, counts, timings: r.timings };
 }

@@ -48,62 +48,105 @@ export async function ingestStage(
   } = {},
 ): Promise<IngestResult> {
   const step = (name: string, done: number, total: number) => ctx.progress?.(`ingest: ${name}`, done, total);
-  // The fundamentals need only the company tickers: their partitions (worker threads, files of
-  // their own) run while this thread's DuckDB reads prices and ratings.
-  const fundamentals = join(sourceDir, "fundamentals");
-  let financials: ReturnType<typeof financialsStage> | null = null;
-  const startFinancials = async () => {
-    if (opts.financials === false) {
-      financials = Promise.resolve({ companies: 0, rejects: [] as RejectedRow[], rejectCount: 0 });
-      return;
-    }
-    // A backfill whose source gives no fundamentals keeps the published statements whole.
-    if (merge && !existsSync(fundamentals) && keepPublishedFinancials(ctx)) {
-      ctx.log.info({}, "backfill without fundamentals: financial tables kept from the published snapshot");
-      financials = Promise.resolve({ companies: -1, rejects: [] as RejectedRow[], rejectCount: 0 });
-      return;
-    }
-    const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(
-      Boolean,
-    );
-    financials = financialsStage(ctx, fundamentals, tickers);
-    financials.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-  };
-  const settled = async () => {
-    // Its jobs write into the staging folder the caller removes on a failure.
-    await (financials as Promise<unknown> | null)?.catch(() => undefined);
-  };
+  const financials = financialsStarter(ctx, sourceDir, merge, opts.financials);
   let source: StagedSource;
   let written: Promise<void> | null = null;
   try {
     source = await stageSource(ctx.conn, sourceDir, {
       partial: merge !== undefined,
       progress: step,
-      loaded: async (t) => (t === "companies" ? startFinancials() : undefined),
+      loaded: async (t) => (t === "companies" ? financials.start() : undefined),
     });
     step("fundamentals", 0, 2);
-    if (!financials) await startFinancials();
+    if (!financials.started()) await financials.start();
     // A clean source that nothing merges into: its big tables are written while the fundamentals
     // finish and, on a second connection, while the caller goes on (company ids are assigned only
     // once everything is known to be clean; the files are published only by the caller).
-    if (source.rejectCount === 0 && !merge) {
-      const conn = ctx.connect ? await ctx.connect() : ctx.conn;
-      written = exportSourceTables(conn, ctx.out, source);
-      written.catch(() => undefined); // the caller awaits it; not an unhandled rejection meanwhile
-      if (conn === ctx.conn) await written;
-      await opts.clean?.(source, written);
-    }
+    if (source.rejectCount === 0 && !merge) written = (await exportWhileStaging(ctx, source, opts.clean)).written;
   } catch (e) {
-    await Promise.all([settled(), written?.catch(() => undefined)]);
+    await Promise.all([financials.settled(), written?.catch(() => undefined)]);
     throw e;
   }
+  return finishIngest(ctx, source, financials.result(), merge, written);
+}
+
+type FinancialsResult = Awaited<ReturnType<typeof financialsStage>>;
+
+/**
+ * The fundamentals' stage, started once the company tickers are staged: their partitions (worker
+ * threads, files of their own) run while this thread's DuckDB reads prices and ratings.
+ */
+function financialsStarter(
+  ctx: StageContext,
+  sourceDir: string,
+  merge: ((s: StagedSource) => Promise<void>) | undefined,
+  enabled?: boolean,
+) {
+  const fundamentals = join(sourceDir, "fundamentals");
+  const none = (companies: number): Promise<FinancialsResult> =>
+    Promise.resolve({ companies, rejects: [] as RejectedRow[], rejectCount: 0 });
+  let financials: Promise<FinancialsResult> | null = null;
+  return {
+    async start() {
+      if (enabled === false) {
+        financials = none(0);
+        return;
+      }
+      // A backfill whose source gives no fundamentals keeps the published statements whole.
+      if (merge && !existsSync(fundamentals) && keepPublishedFinancials(ctx)) {
+        ctx.log.info({}, "backfill without fundamentals: financial tables kept from the published snapshot");
+        financials = none(-1);
+        return;
+      }
+      const tickers = (await sortedKeys(ctx.conn, "companies", "upper(ticker)").catch(() => [] as string[])).filter(
+        Boolean,
+      );
+      financials = financialsStage(ctx, fundamentals, tickers);
+      financials.catch(() => undefined); // awaited by the caller; not an unhandled rejection meanwhile
+    },
+    started: () => financials !== null,
+    result: () => financials!,
+    /** Its jobs write into the staging folder the caller removes on a failure. */
+    settled: async () => {
+      await financials?.catch(() => undefined);
+    },
+  };
+}
+
+/** The source's tables written on a second connection (when there is one) while the caller goes on. */
+async function exportWhileStaging(
+  ctx: StageContext,
+  source: StagedSource,
+  clean?: (source: StagedSource, written: Promise<void>) => Promise<void>,
+): Promise<{ written: Promise<void> }> {
+  const conn = ctx.connect ? await ctx.connect() : ctx.conn;
+  const written = exportSourceTables(conn, ctx.out, source);
+  written.catch(() => undefined); // the caller awaits it; not an unhandled rejection meanwhile
   try {
-    const fin = await financials!;
+    if (conn === ctx.conn) await written;
+    await clean?.(source, written);
+  } catch (e) {
+    await written.catch(() => undefined);
+    throw e;
+  }
+  return { written };
+}
+
+/** Once the fundamentals are in: every reject reported, the merge, the tables and the companies written. */
+async function finishIngest(
+  ctx: StageContext,
+  source: StagedSource,
+  financials: Promise<FinancialsResult>,
+  merge: ((s: StagedSource) => Promise<void>) | undefined,
+  written: Promise<void> | null,
+): Promise<IngestResult> {
+  try {
+    const fin = await financials;
     const rejects = [...source.rejects, ...fin.rejects];
     if (source.rejectCount + fin.rejectCount > 0)
       throw new SourceRejectedError(rejects, source.rejectCount + fin.rejectCount);
     await merge?.(source);
-    step("writing tables", 1, 2);
+    ctx.progress?.("ingest: writing tables", 1, 2);
     // a merge rewrote the tables: their staged order says nothing any more
     if (!written) {
       written = exportSourceTables(ctx.conn, ctx.out, merge ? { ...source, keyOrdered: undefined } : source);

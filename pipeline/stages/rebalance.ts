@@ -1,31 +1,20 @@
-// Stage: recompute one portfolio against the published snapshot and publish the result as a new
-// snapshot. Every other table is hard-linked from the current snapshot, so a user's change
-// costs one backtest, not a pipeline run. The publish is compare-and-swap: when another publish
-// moved the manifest meanwhile, the rebalance is computed again on the snapshot now current, so
-// it never brings back the older snapshot's other tables.
+// The rebalance of one portfolio: its steps' stage functions (pipeline/run/plan.ts KIND_STAGES.rebalance)
+// recompute it against the published snapshot into a staging folder; every other table is
+// hard-linked from the current snapshot, so a user's change costs one backtest, not a pipeline
+// run. The executor (jobs/local/rebalance-run.ts) publishes it compare-and-swap: when another publish
+// moved the manifest meanwhile, the rebalance is computed again on the snapshot now current, so it
+// never brings back the older snapshot's other tables.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PipelineErrorCode } from "../domain/errors.ts";
 import { buildUniverse } from "../portfolios/index.ts";
-import { withLease } from "../store/coordination/leases.ts";
-import { type Conn, columns, listValue, openDuck, run, setVariable } from "../store/duck/duck.ts";
+import { type Conn, columns, listValue, run, setVariable } from "../store/duck/duck.ts";
 import { appendTable, exportParquet } from "../store/duck/write.ts";
 import { loadSnapshotBenchmarks } from "../store/read/load-snapshot.ts";
 import { datedFiles } from "../store/snapshot/dated-parts.ts";
 import { linkTree } from "../store/snapshot/link.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/snapshot/metric-tables.ts";
-import {
-  discardStaging,
-  ManifestMovedError,
-  newSnapshotId,
-  publishSnapshot,
-  readManifest,
-  readMeta,
-  type SnapshotMeta,
-  snapshotDir,
-  snapshotMeta,
-  stagingDir,
-} from "../store/snapshot/snapshots.ts";
+import { type SnapshotMeta, snapshotMeta } from "../store/snapshot/snapshots.ts";
 import type { PortfolioRules } from "../types.ts";
 import type { Log } from "./context.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
@@ -74,118 +63,114 @@ export class PortfolioNotFoundError extends Error {
   }
 }
 
-/** Recomputes (or removes) one portfolio on top of the current snapshot; returns the new snapshot's meta. */
-export async function rebalanceOne(opts: RebalanceOptions): Promise<SnapshotMeta> {
-  const attempts = opts.attempts ?? 5;
-  for (let attempt = 1; ; attempt++) {
-    const m = readManifest(opts.dataDir);
-    if (!m) throw new Error("no snapshot is published yet: run the pipeline first");
-    try {
-      return await withLease(opts.dataDir, m.snapshotId, () => rebalanceOn(opts, m.snapshotId));
-    } catch (e) {
-      if (!(e instanceof ManifestMovedError) || attempt >= attempts) throw e;
-      opts.log.info(
-        { from: e.expected, to: e.actual, attempt },
-        "manifest moved during the rebalance; applying it to the current snapshot",
-      );
-    }
-  }
+/** The state the rebalance's steps share (pipeline/run/plan.ts KIND_STAGES.rebalance). */
+export interface RebalanceRun {
+  conn: Conn;
+  /** The published snapshot it builds on. */
+  from: string;
+  /** The staging folder. */
+  out: string;
+  /** The portfolio, and its definition (null: remove it). */
+  pid: string;
+  portfolio: PortfolioSpec | null;
 }
 
-async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<SnapshotMeta> {
-  const from = snapshotDir(opts.dataDir, baseId);
-  const id = newSnapshotId();
-  const out = stagingDir(opts.dataDir, id, opts.job);
-  const db = await openDuck();
-  const conn = db.conn;
+/** The portfolio `opts` asks for and its definition now (null: remove it), on the snapshot in `from`. */
+export async function rebalanceTarget(
+  conn: Conn,
+  from: string,
+  opts: RebalanceOptions,
+): Promise<{ pid: string; portfolio: PortfolioSpec | null }> {
+  const pid = opts.portfolioId ?? opts.portfolio?.rules.id ?? opts.dropId!;
+  const portfolio =
+    opts.portfolioId !== undefined
+      ? await lookupPortfolio(conn, join(from, "portfolios.parquet"), pid, opts.lookup)
+      : (opts.portfolio ?? null);
+  return { pid, portfolio };
+}
+
+/**
+ * The rebalance's `backtest` step: every other table linked from the published snapshot, the
+ * portfolio tables of every other portfolio kept and this one's backtest added.
+ */
+export async function rebalanceBacktest(r: RebalanceRun): Promise<void> {
+  linkTree(r.from, r.out, (f) => REWRITTEN.has(f));
+  await publishedViews(r.conn, r.from);
+  await keepOtherPortfolios(r);
+  if (r.portfolio) await addPortfolio(r, r.portfolio);
+  await exportPortfolioTables(r.conn, r.out);
+  await exportParquet(r.conn, "portfolio_metrics", r.out, [], METRIC_ORDER);
+}
+
+/** The published snapshot's meta with this one's id, time and timings. */
+export function rebalanceMeta(prev: SnapshotMeta, id: string, ms: number): SnapshotMeta {
+  return snapshotMeta({ ...prev, id, timingsMs: { rebalance: ms, total: ms } });
+}
+
+/** companies, prices and ratings as views over the published files. */
+async function publishedViews(conn: Conn, from: string): Promise<void> {
+  // views cannot bind values: each reads its files from a session variable (duck.ts, setVariable)
+  await setVariable([conn], "companies_file", join(from, "companies.parquet"));
+  await conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
+  await setVariable([conn], "prices_files", listValue(datedFiles(from, "prices")));
+  await conn.run("create view prices as select * from read_parquet(getvariable('prices_files'), union_by_name = true)");
+  await setVariable([conn], "ratings_files", listValue(datedFiles(from, "ratings")));
+  await conn.run(
+    "create view ratings as select * from read_parquet(getvariable('ratings_files'), union_by_name = true)",
+  );
+}
+
+/** The published rows of every other portfolio (dates as text, like freshly staged rows). */
+async function keepOtherPortfolios({ conn, from, pid }: RebalanceRun): Promise<void> {
   const pq = (t: string) => ({ f: join(from, `${t}.parquet`) });
-  try {
-    const t0 = performance.now();
-    const pid = opts.portfolioId ?? opts.portfolio?.rules.id ?? opts.dropId!;
-    const portfolio =
-      opts.portfolioId !== undefined
-        ? await lookupPortfolio(conn, pq("portfolios").f, pid, opts.lookup)
-        : opts.portfolio;
-    linkTree(from, out, (f) => REWRITTEN.has(f));
-    // views cannot bind values: each reads its files from a session variable (duck.ts, setVariable)
-    await setVariable([conn], "companies_file", pq("companies").f);
-    await conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
-    await setVariable([conn], "prices_files", listValue(datedFiles(from, "prices")));
-    await conn.run(
-      "create view prices as select * from read_parquet(getvariable('prices_files'), union_by_name = true)",
-    );
-    await setVariable([conn], "ratings_files", listValue(datedFiles(from, "ratings")));
-    await conn.run(
-      "create view ratings as select * from read_parquet(getvariable('ratings_files'), union_by_name = true)",
-    );
-    const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
-    const benchmarks = await loadSnapshotBenchmarks(conn, from);
-    // Old rows of every other portfolio (dates as text, like freshly staged rows), then this one's.
-    const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
-    await run(
-      conn,
-      `create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} ` +
-        `from read_parquet($f) where id <> $pid`,
-      { ...pq("portfolios"), pid },
-    );
-    await run(
-      conn,
-      `create table holdings as select ${text(["date"])} from read_parquet($f) where portfolio_id <> $pid`,
-      { ...pq("holdings"), pid },
-    );
-    await run(
-      conn,
-      `create table portfolio_returns as select ${text(["date"])} from read_parquet($f) where id <> $pid`,
-      { ...pq("portfolio_returns"), pid },
-    );
-    await run(conn, "create table portfolio_metrics as select * from read_parquet($f) where subject <> $pid", {
-      ...pq("portfolio_metrics"),
+  const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
+  await run(
+    conn,
+    `create table portfolios as select ${text(["previous_rebalance_date", "next_rebalance_date", "today_date"])} ` +
+      `from read_parquet($f) where id <> $pid`,
+    { ...pq("portfolios"), pid },
+  );
+  await run(
+    conn,
+    `create table holdings as select ${text(["date"])} from read_parquet($f) where portfolio_id <> $pid`,
+    {
+      ...pq("holdings"),
       pid,
-    });
-    // Snapshots from before the backtest states have none: a nightly append recomputes in full then.
-    if (existsSync(join(from, "portfolio_state.parquet")))
-      await run(
-        conn,
-        `create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from ` +
-          `read_parquet($f) where id <> $pid`,
-        { ...pq("portfolio_state"), pid },
-      );
-    else await stageStateTable(conn, "portfolio_state", []);
-    if (portfolio) {
-      const [done] = runBacktests(universe, [portfolio]).values();
-      await stagePortfolioTables(
-        conn,
-        [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }],
-        "_new",
-      );
-      for (const t of ["portfolios", "holdings", "portfolio_returns", "portfolio_state"])
-        await conn.run(`insert into ${t} by name select * from ${t}_new`);
-      await appendTable(conn, "m_new", METRIC_COLS, subjectMetricRows(pid, done.result.returns, benchmarks));
-      await conn.run(`insert into portfolio_metrics by name select * from m_new`);
-    }
-    await exportPortfolioTables(conn, out);
-    await exportParquet(conn, "portfolio_metrics", out, [], METRIC_ORDER);
-    const prev = readMeta(opts.dataDir, baseId);
-    // The published snapshot's meta with this one's id, time and timings.
-    const ms = Math.round(performance.now() - t0);
-    const meta = snapshotMeta({ ...prev, id, timingsMs: { rebalance: ms, total: ms } });
-    await publishSnapshot(opts.dataDir, out, meta, {
-      kind: "rebalance",
-      portfolio: pid,
-      job: opts.job,
-      expect: baseId,
-    });
-    opts.log.info(
-      { snapshot: id, portfolio: pid, ms: meta.timingsMs.total },
-      portfolio ? "portfolio rebalanced" : "portfolio removed",
+    },
+  );
+  await run(conn, `create table portfolio_returns as select ${text(["date"])} from read_parquet($f) where id <> $pid`, {
+    ...pq("portfolio_returns"),
+    pid,
+  });
+  await run(conn, "create table portfolio_metrics as select * from read_parquet($f) where subject <> $pid", {
+    ...pq("portfolio_metrics"),
+    pid,
+  });
+  // Snapshots from before the backtest states have none: a nightly append recomputes in full then.
+  if (existsSync(join(from, "portfolio_state.parquet")))
+    await run(
+      conn,
+      `create table portfolio_state as select ${text(["calendar_start", "next_rebalance_date"])} from ` +
+        `read_parquet($f) where id <> $pid`,
+      { ...pq("portfolio_state"), pid },
     );
-    return meta;
-  } catch (e) {
-    discardStaging(out);
-    throw e;
-  } finally {
-    db.close();
-  }
+  else await stageStateTable(conn, "portfolio_state", []);
+}
+
+/** The portfolio's backtest on the published universe, its rows added to the kept ones. */
+async function addPortfolio({ conn, from, pid }: RebalanceRun, portfolio: PortfolioSpec): Promise<void> {
+  const universe = buildUniverse(await loadPanel(conn), await loadCompanies(conn), await loadRatings(conn));
+  const benchmarks = await loadSnapshotBenchmarks(conn, from);
+  const [done] = runBacktests(universe, [portfolio]).values();
+  await stagePortfolioTables(
+    conn,
+    [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }],
+    "_new",
+  );
+  for (const t of ["portfolios", "holdings", "portfolio_returns", "portfolio_state"])
+    await conn.run(`insert into ${t} by name select * from ${t}_new`);
+  await appendTable(conn, "m_new", METRIC_COLS, subjectMetricRows(pid, done.result.returns, benchmarks));
+  await conn.run(`insert into portfolio_metrics by name select * from m_new`);
 }
 
 /** The catalog's definition, else the published predefined one; null: a deleted user portfolio (drop it). */

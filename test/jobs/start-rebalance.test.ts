@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { rebalanceOne } from "../../jobs/local/rebalance-run.ts";
 import { dispatchRun } from "../../jobs/queue/dispatch.ts";
 import {
   inProcessRebalancer,
@@ -13,7 +14,6 @@ import {
   type Rebalancer,
   requestAll,
 } from "../../jobs/queue/rebalance-requests.ts";
-import { rebalanceOne } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck, rows } from "../../pipeline/store/duck/duck.ts";
 import { publishedSince, readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";

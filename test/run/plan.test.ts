@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildRunPlan, missingPartitions, partitionsAfter, RUN_KINDS } from "../../pipeline/run/plan.ts";
+import { buildRunPlan, KIND_STAGES, missingPartitions, partitionsAfter, RUN_KINDS } from "../../pipeline/run/plan.ts";
 import { stagingLayout, writeStagingRecord } from "../../pipeline/store/snapshot/staging-layout.ts";
 
 describe("the run's plan", () => {
@@ -19,6 +19,15 @@ describe("the run's plan", () => {
       expect(names.at(-1), kind).toBe("publish");
     }
     expect(buildRunPlan("rebalance").steps.map((s) => s.name)).toEqual(["backtest", "publish"]);
+  });
+
+  it("declares a stage function for every step of the append and the rebalance but the publish", () => {
+    for (const kind of ["append", "rebalance"] as const) {
+      const steps = buildRunPlan(kind)
+        .steps.map((s) => s.name)
+        .filter((n) => n !== "publish");
+      expect(Object.keys(KIND_STAGES[kind]).sort(), kind).toEqual([...steps].sort());
+    }
   });
 
   it("fans out the backtests and stock metrics after ingest, the financials after the fundamentals", () => {

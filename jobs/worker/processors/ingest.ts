@@ -27,80 +27,14 @@ import {
 } from "../flow-worker.ts";
 
 export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
-  const { deps, out, progress } = f;
+  const { deps, out } = f;
   if (!job.parent?.id) throw new Error(`ingest job ${job.id} has no parent: it is added only as part of a run's flow`);
-  const layout = stagingLayout(out);
-  const prior = readStagingRecord("run", layout.run);
-  let plan: FlowPlan;
+  const prior = readStagingRecord("run", stagingLayout(out).run);
   // The partitioned steps this job fanned out already (the stock metrics, as soon as their inputs are staged).
   const added: PartitionedName[] = [];
-  if (prior?.ingestJob === job.timestamp) {
-    // An earlier attempt of this very job staged everything and may have added some partitions: the
-    // rest are added below.
-    plan = readPlan(out);
-  } else {
-    const t0 = performance.now();
-    let sourceId = "";
-    // The folder is this flow's own (named by its run id); the fundamentals job writes into it too.
-    mkdirSync(out, { recursive: true });
-    const base = readManifest(deps.dataDir);
-    await deps.catalog.refresh();
-    const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
-    const db = await openStagingDuck(out, {
-      threads: String(workerThreads()),
-      memory_limit: serviceConfig().stagingMemory,
-    });
-    try {
-      const ctx: StageContext = {
-        conn: db.conn,
-        // the source tables are written, and the price panel read, on connections of their own
-        connect: db.connect,
-        out,
-        catalog: deps.catalog,
-        log: deps.log,
-        progress,
-        published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
-        tickersPerPartition: tickersPerPartition(),
-      };
-      // The stock metric partitions are added as soon as their inputs are staged: other workers
-      // compute them while this job assigns the company ids and writes the plan.
-      // The source's files are hashed while DuckDB stages them (this thread waits on DuckDB most of
-      // that time), not after: 1.5 s at 5,000 x 25 that the job no longer ends with.
-      // The hash is what the snapshot records as its source (the jobs are named by the files' stamp).
-      const stamp = sourceStamp(data.sourceDir);
-      const hashed = sourceFilesAsync(data.sourceDir);
-      hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
-      plan = await flowIngestStep(ctx, data.sourceDir, deps.catalog.allUserPortfolios(), {
-        signal: f.signal,
-        analytics: async (ranges, written) => {
-          await written; // the jobs read prices.parquet, maybe on another machine
-          await addChildren(job, data, f, { partitions: { analytics: ranges.map((range) => ({ range })) } });
-          added.push("analytics");
-        },
-      });
-      const files = await hashed;
-      // A file written while it was read: neither the tables nor the hash are of one version (retried).
-      if (sourceStamp(data.sourceDir) !== stamp)
-        throw new Error(
-          `the source ${data.sourceDir} changed while the run read it (a file's size or modification time moved)`,
-        );
-      sourceId = files.id;
-      // What a later nightly append compares its source with.
-      writeSourceRecord(out, files.files);
-    } finally {
-      lease?.stop();
-      db.close();
-      rmSync(layout.tmp, { recursive: true, force: true });
-    }
-    const record: StagingRecord<"run"> = {
-      ingestJob: job.timestamp,
-      baseVersion: base?.version ?? 0,
-      ingestMs: Math.round(performance.now() - t0),
-      startedAt: job.timestamp,
-      sourceId,
-    };
-    writeStagingRecord("run", layout.run, record);
-  }
+  // An earlier attempt of this very job staged everything and may have added some partitions: the
+  // rest are added below.
+  const plan = prior?.ingestJob === job.timestamp ? readPlan(out) : await stageRun(job, data, f, added);
   // A cancelled job adds no backtests: the flow cannot publish without them, and fails with this job.
   f.signal?.throwIfAborted();
   // The other partitioned steps after ingest (the backtests read companies.parquet, with ids, and
@@ -117,3 +51,86 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   );
   return { done: job.id! };
 };
+
+type IngestArgs = Parameters<FlowStep<"ingest">>;
+
+/** Stages the source into the run's folder and records it (the run record); `added`: the steps it fanned out. */
+async function stageRun(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2], added: PartitionedName[]) {
+  const { deps, out } = f;
+  const layout = stagingLayout(out);
+  const t0 = performance.now();
+  // The folder is this flow's own (named by its run id); the fundamentals job writes into it too.
+  mkdirSync(out, { recursive: true });
+  const base = readManifest(deps.dataDir);
+  await deps.catalog.refresh();
+  const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
+  const db = await openStagingDuck(out, {
+    threads: String(workerThreads()),
+    memory_limit: serviceConfig().stagingMemory,
+  });
+  let staged: { plan: FlowPlan; sourceId: string };
+  try {
+    const ctx: StageContext = {
+      conn: db.conn,
+      // the source tables are written, and the price panel read, on connections of their own
+      connect: db.connect,
+      out,
+      catalog: deps.catalog,
+      log: deps.log,
+      progress: f.progress,
+      published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
+      tickersPerPartition: tickersPerPartition(),
+    };
+    staged = await ingestHashed(ctx, job, data, f, added);
+  } finally {
+    lease?.stop();
+    db.close();
+    rmSync(layout.tmp, { recursive: true, force: true });
+  }
+  const record: StagingRecord<"run"> = {
+    ingestJob: job.timestamp,
+    baseVersion: base?.version ?? 0,
+    ingestMs: Math.round(performance.now() - t0),
+    startedAt: job.timestamp,
+    sourceId: staged.sourceId,
+  };
+  writeStagingRecord("run", layout.run, record);
+  return staged.plan;
+}
+
+/**
+ * The ingest step on `ctx`, the source's files hashed meanwhile. The stock metric partitions are
+ * added as soon as their inputs are staged: other workers compute them while this job assigns the
+ * company ids and writes the plan.
+ */
+async function ingestHashed(
+  ctx: StageContext,
+  job: IngestArgs[0],
+  data: IngestArgs[1],
+  f: IngestArgs[2],
+  added: PartitionedName[],
+): Promise<{ plan: FlowPlan; sourceId: string }> {
+  // The source's files are hashed while DuckDB stages them (this thread waits on DuckDB most of
+  // that time), not after: 1.5 s at 5,000 x 25 that the job no longer ends with.
+  // The hash is what the snapshot records as its source (the jobs are named by the files' stamp).
+  const stamp = sourceStamp(data.sourceDir);
+  const hashed = sourceFilesAsync(data.sourceDir);
+  hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
+  const plan = await flowIngestStep(ctx, data.sourceDir, f.deps.catalog.allUserPortfolios(), {
+    signal: f.signal,
+    analytics: async (ranges, written) => {
+      await written; // the jobs read prices.parquet, maybe on another machine
+      await addChildren(job, data, f, { partitions: { analytics: ranges.map((range) => ({ range })) } });
+      added.push("analytics");
+    },
+  });
+  const files = await hashed;
+  // A file written while it was read: neither the tables nor the hash are of one version (retried).
+  if (sourceStamp(data.sourceDir) !== stamp)
+    throw new Error(
+      `the source ${data.sourceDir} changed while the run read it (a file's size or modification time moved)`,
+    );
+  // What a later nightly append compares its source with.
+  writeSourceRecord(ctx.out, files.files);
+  return { plan, sourceId: files.id };
+}
