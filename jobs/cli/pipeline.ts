@@ -183,12 +183,21 @@ async function main(argv: string[]): Promise<number> {
     // Flow jobs run one after another on this thread: one scratch database serves them all.
     (await import("../../pipeline/store/duck/scratch.ts")).shareScratchOnMainThread();
     const workerLog = createLogger(config.logLevel);
+    // Webhooks: this worker runs the events step after its publishes and delivers from the queue.
+    const hooks = config.webhooksEnabled
+      ? await (await import("../webhooks/service.ts")).workerWebhooks({
+          config: { ...config, redisUrl: config.redisUrl },
+          catalog,
+          log: workerLog,
+        })
+      : null;
     const worker = startPipelineWorker({
       redisUrl: config.redisUrl,
       dataDir: config.dataDir,
       catalog,
       log: workerLog,
       prefix,
+      events: hooks?.sink,
     });
     (await import("../host/redis-health.ts")).logErrorsOncePerOutage(worker, workerLog, "pipeline worker");
     let redisDown = false;
@@ -199,6 +208,7 @@ async function main(argv: string[]): Promise<number> {
     // or stop waiting (the process exits; the job's lock lapses and another worker takes it over).
     const redisLost = new Promise((res) => worker.once("error", res));
     await (redisDown ? worker.close(true) : Promise.race([worker.close(), redisLost]));
+    for (const c of hooks?.closers ?? []) await Promise.resolve(c.close()).catch(() => undefined);
     return 0;
   }
   if (command === "rebalance") {

@@ -45,6 +45,7 @@ import {
 } from "../../pipeline/store/snapshot/snapshots.ts";
 import { stagingLayout } from "../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
+import type { EventSink } from "../webhooks/sink.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { publishedRecord } from "./published-record.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -65,6 +66,8 @@ export interface RunOptions {
   tickersPerPartition?: number;
   /** A cancelled job's (BullMQ's AbortSignal): the run stops at the next stage boundary, publishing nothing. */
   signal?: AbortSignal;
+  /** The webhook events step, after the publish (jobs/webhooks/sink.ts); none: a later step handles it. */
+  events?: Pick<EventSink, "published">;
 }
 
 export interface RunResult {
@@ -187,6 +190,7 @@ async function inRun(
     });
     opts.log.info({ snapshot: id, kind, timingsMs: meta.timingsMs }, "snapshot published");
     await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
+    await opts.events?.published(manifest.version);
     return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
   } catch (e) {
     // Partition jobs still running write into the staging folder: they end before it goes.

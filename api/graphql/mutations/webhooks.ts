@@ -58,7 +58,10 @@ export const WebhookNode = new GraphQLObjectType<Webhook>({
     id: { type: nn(GraphQLID) },
     url: { type: nn(GraphQLString) },
     description: { type: nn(GraphQLString) },
-    eventTypes: { type: strings(), description: "rating.changed, portfolio.rebalanced, snapshot.published" },
+    eventTypes: {
+      type: strings(),
+      description: "rating.changed, portfolio.rebalanced, portfolio.failed, snapshot.published",
+    },
     filters: { type: nn(WebhookFiltersType) },
     enabled: { type: nn(GraphQLBoolean) },
     disabledReason: { type: GraphQLString, description: "Why the service disabled it (410 Gone, failed deliveries)" },

@@ -94,4 +94,6 @@ async function finishPublish(job: Job, f: FlowContext, baseVersion: number, mani
     baseVersion,
     manifest,
   );
+  // The events step: a retry after a crash here computes them again, under the same job ids.
+  await deps.events?.published(manifest.version);
 }

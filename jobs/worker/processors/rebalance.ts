@@ -2,6 +2,7 @@
 import { DelayedError } from "bullmq";
 import { SourceRejectedError } from "../../../pipeline/sources/report.ts";
 import { PortfolioNotFoundError } from "../../../pipeline/stages/rebalance.ts";
+import { readManifest } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   forkRebalance,
   noteRebalanceFailure,
@@ -18,6 +19,7 @@ export const processRebalance: JobProcessor<"rebalance"> = async (job, data, { d
     // 1 GB and 10–40 s of CPU at 5,000 × 25) would hold every request, so it runs in a child process.
     if (deps.rebalanceInChild) return await inChild(deps, data.portfolioId, job.id, signal);
     const meta = await runRebalance(deps, data.portfolioId, job.id);
+    await deps.events?.published(readManifest(deps.dataDir)?.version ?? 0);
     return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
   } catch (e) {
     // The last attempt: the failure is recorded against the change that asked for it. An unknown
