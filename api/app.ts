@@ -27,6 +27,7 @@ import { restDispatcher } from "./rest/dispatch.ts";
 import { exportEntries } from "./rest/export.ts";
 import { REST_ROUTES } from "./rest/index.ts";
 import { restEntries } from "./rest/route.ts";
+import { webhookEntries } from "./rest/webhooks.ts";
 import { securityHeaders, setAll } from "./security-headers.ts";
 import { webHandler } from "./web-static.ts";
 
@@ -105,7 +106,12 @@ export function createApp(deps: AppDeps): express.Express {
   const limiter = createLimiter(deps.rateLimit); // one per app: REST and GraphQL count against the same limit
   const authGuard = createAuthGuard(deps.authFailureLimit); // one per app: REST and GraphQL failures count together
   const env = { snapshot: deps.snapshot, catalog: deps.catalog, limiter, authGuard, cache };
-  const rest = restDispatcher([openApiEntry, ...restEntries(REST_ROUTES, env), ...exportEntries(env)]);
+  const rest = restDispatcher([
+    openApiEntry,
+    ...restEntries(REST_ROUTES, env),
+    ...exportEntries(env),
+    ...webhookEntries(env, deps.webhooks),
+  ]);
   const costBudget = createCostBudget({
     points: deps.graphqlCostPerMinute ?? COST_PER_MINUTE,
     durationSec: 60,
