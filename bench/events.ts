@@ -26,7 +26,7 @@ const RATINGS =
   "round(1 + 9 * (hash(i, $seed) % 1000)::double / 1000, 2) total_rating, 3.0 return_rating, 3.0 growth_rating, " +
   "3.0 risk_rating, 3.0 valuation_rating, 3.0 technical_rating, 3.0 macro_rating from range($n) t(i)";
 
-async function writeSnapshot(dir: string, id: string, seed: number, day: string) {
+export async function writeSnapshotForBench(dir: string, id: string, seed: number, day: string) {
   mkdirSync(dir, { recursive: true });
   const db = await openDuck();
   const out = (name: string, sql: string, p: Record<string, string | number>) =>
@@ -82,8 +82,8 @@ const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 async function benchCompute(root: string) {
   const prev = join(root, "prev");
   const cur = join(root, "cur");
-  await writeSnapshot(prev, "prev", 1, "2024-01-31");
-  await writeSnapshot(cur, "cur", 2, "2024-02-29");
+  await writeSnapshotForBench(prev, "prev", 1, "2024-01-31");
+  await writeSnapshotForBench(cur, "cur", 2, "2024-02-29");
   const store = await EmbeddedWebhookStore.open(join(root, "webhooks.duckdb"));
   await fileTx(store.path, (c) =>
     c.run(

@@ -39,7 +39,7 @@ export function deliveryBodies(
         webhookId: d.webhookId,
         eventId: e.id,
         eventType: e.type,
-        body: `${head}${JSON.stringify(d.watchlists ?? [])}}}`,
+        body: `${head}${d.watchlistsJson ?? "[]"}}}`,
       };
     }
     if (e.type === "portfolio.rebalanced") {

@@ -84,6 +84,6 @@ export type ServiceEvent =
 export interface Delivery {
   webhookId: string;
   eventId: string;
-  /** rating.changed: the recipient's watchlists that hold the ticker (never another user's). */
-  watchlists?: string[];
+  /** rating.changed: the recipient's watchlists that hold the ticker (never another user's), as JSON text. */
+  watchlistsJson?: string;
 }
