@@ -133,8 +133,12 @@ export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): Di
         return admit(req, res, env, key, async (caller, rate) => {
           requireScopes(caller, RESOURCE_SCOPES.webhooks);
           const id = webhookIdParam.safeParse(path.id);
-          if (!id.success) throw invalidFromZod(id.error.issues.map((i) => ({ ...i, path: ["id"] })));
-          if (!parsed.success) throw invalidFromZod(parsed.error.issues);
+          // every bad parameter named in one 400
+          const issues = [
+            ...(id.success ? [] : id.error.issues.map((i) => ({ ...i, path: ["id"] }))),
+            ...(parsed.success ? [] : parsed.error.issues),
+          ];
+          if (!id.success || !parsed.success) throw invalidFromZod(issues);
           const hook = await store().get(id.data);
           // another user's webhook reads as unknown, as in GraphQL
           if (!hook || hook.ownerId !== caller.user.id) throw new NotFound(`no webhook ${id.data}`);

@@ -45,7 +45,7 @@ import {
 } from "../../pipeline/store/snapshot/snapshots.ts";
 import { stagingLayout } from "../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
-import type { EventSink } from "../webhooks/sink.ts";
+import { afterPublish, type EventSink } from "../webhooks/sink.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { publishedRecord } from "./published-record.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -190,7 +190,7 @@ async function inRun(
     });
     opts.log.info({ snapshot: id, kind, timingsMs: meta.timingsMs }, "snapshot published");
     await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
-    await opts.events?.published(manifest.version);
+    await afterPublish(opts.events, manifest.version, opts.log);
     return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
   } catch (e) {
     // Partition jobs still running write into the staging folder: they end before it goes.

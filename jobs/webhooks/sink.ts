@@ -81,3 +81,17 @@ export function deferredSink(): EventSink & { set(s: EventSink): void } {
     rebalanceFailed: async (note) => sink?.rebalanceFailed(note),
   };
 }
+
+/**
+ * The step after a publish whose job must not fail once it published (a retried run or rebalance
+ * would publish again): a failure is logged, and the cursor, not moved, has the next step handle it.
+ */
+export async function afterPublish(
+  sink: Pick<EventSink, "published"> | undefined,
+  version: number | undefined,
+  log: { warn(o: object, m: string): void },
+): Promise<void> {
+  await sink
+    ?.published(version)
+    .catch((e: unknown) => log.warn({ err: String(e) }, "webhook events not computed; the next events step will"));
+}

@@ -302,7 +302,7 @@ describe("openapi and metrics", () => {
       JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version,
     );
     const ops = Object.values(doc.paths as Record<string, { get: unknown }>).map((p) => p.get);
-    expect(ops).toHaveLength(16); // the fifteen of interface §4.2 and /export/{table}
+    expect(ops).toHaveLength(18); // the fifteen of interface §4.2, /export/{table} and the two webhook reads
     const exp = doc.paths["/data/v1/export/{table}"].get;
     expect(exp.parameters.find((p: { name: string }) => p.name === "format").schema.enum).toEqual(["arrow", "parquet"]);
     expect(Object.keys(exp.responses["200"].content)).toEqual([
