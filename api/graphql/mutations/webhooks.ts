@@ -17,6 +17,7 @@ import {
 } from "graphql";
 import {
   type DeliveryRecord,
+  WEBHOOK_EVENT_TYPES,
   type Webhook,
   WebhookError,
   type WebhookFilters,
@@ -60,7 +61,7 @@ export const WebhookNode = new GraphQLObjectType<Webhook>({
     description: { type: nn(GraphQLString) },
     eventTypes: {
       type: strings(),
-      description: "rating.changed, portfolio.rebalanced, portfolio.failed, snapshot.published",
+      description: WEBHOOK_EVENT_TYPES.join(", "),
     },
     filters: { type: nn(WebhookFiltersType) },
     enabled: { type: nn(GraphQLBoolean) },
@@ -169,7 +170,10 @@ const byId =
 const fieldInput = (required: boolean) => ({
   url: { type: required ? nn(GraphQLString) : GraphQLString, description: "https, resolving to a public address" },
   description: { type: GraphQLString },
-  eventTypes: { type: required ? strings() : new GraphQLList(nn(GraphQLString)) },
+  eventTypes: {
+    type: required ? strings() : new GraphQLList(nn(GraphQLString)),
+    description: `One or more of ${WEBHOOK_EVENT_TYPES.join(", ")}`,
+  },
   filters: { type: WebhookFiltersInput },
 });
 const webhookOut = { webhook: { type: WebhookNode, value: (w: Webhook) => w } };
