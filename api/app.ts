@@ -28,6 +28,7 @@ import { type DispatchEntry, restDispatcher } from "./rest/dispatch.ts";
 import { exportEntries } from "./rest/export.ts";
 import { REST_ROUTES } from "./rest/index.ts";
 import { restEntries } from "./rest/route.ts";
+import { webhookEntries } from "./rest/webhooks.ts";
 import { type HeaderSet, securityHeaders, setAll } from "./security-headers.ts";
 import { webHandler } from "./web-static.ts";
 
@@ -191,7 +192,12 @@ function readPath(deps: AppDeps, s: Shared): express.RequestHandler {
     authGuard: s.authGuard,
     cache: s.cache,
   };
-  const rest = restDispatcher([openApiEntry(s.baseHeaders), ...restEntries(REST_ROUTES, env), ...exportEntries(env)]);
+  const rest = restDispatcher([
+    openApiEntry(s.baseHeaders),
+    ...restEntries(REST_ROUTES, env),
+    ...exportEntries(env),
+    ...webhookEntries(env, deps.webhooks),
+  ]);
   const graphql = graphqlOf(deps, s);
   const { baseHeaders, corsLayer, observe } = s;
   return (req, res, next) => {

@@ -9,10 +9,18 @@ import { COST_PER_MINUTE, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./gra
 import { MAX_DEPTH } from "./graphql/limits.ts";
 import { DOCUMENT_LIMITS, MAX_TOKENS } from "./graphql/prescan.ts";
 import { ARROW_STREAM_TYPE } from "./output/arrow.ts";
+import { RESOURCE_SCOPES } from "./resources/scopes.ts";
 import { EXPORT_SCOPES, exportQuery } from "./rest/export.ts";
 import { ErrorSchema } from "./rest/resources.ts";
 import type { AnyRoute } from "./rest/route.ts";
 import { withFormat } from "./rest/route.ts";
+import {
+  deliveriesQuery,
+  WebhookDeliverySchema,
+  WebhookSchema,
+  webhookIdParam,
+  webhooksQuery,
+} from "./rest/webhooks.ts";
 
 type Json = Record<string, unknown>;
 
@@ -124,6 +132,7 @@ export function openApiDocument(routes: AnyRoute[]): Json {
     };
   }
   paths["/data/v1/export/{table}"] = exportOperation(schemas, errorRef);
+  Object.assign(paths, webhookOperations(schemas, errorRef));
   return {
     openapi: "3.1.0",
     info: { title: "Stock ratings and portfolio data service", version: packageVersion(), description: LIMITS },
@@ -137,6 +146,58 @@ export function openApiDocument(routes: AnyRoute[]): Json {
         apiKeyHeader: { type: "apiKey", in: "header", name: "api_key" },
       },
     },
+  };
+}
+
+/** GET /data/v1/webhooks and /data/v1/webhooks/{id}/deliveries (api/rest/webhooks.ts). */
+function webhookOperations(schemas: Json, errorRef: Json): Record<string, Json> {
+  const op = (id: string, summary: string, query: z.ZodObject, item: z.ZodType, pathParams: Json[]) => {
+    const responses: Json = {
+      "200": {
+        description: "OK",
+        headers: { ETag: { schema: { type: "string" } } },
+        content: { "application/json": { schema: jsonSchema(z.array(item), "output", schemas) } },
+      },
+      "304": { description: "Not modified (If-None-Match)" },
+    };
+    for (const [code, description] of Object.entries(ERRORS))
+      responses[code] = {
+        description: code === "503" ? "Webhooks are not enabled on this server" : description,
+        content: { "application/json": { schema: errorRef } },
+      };
+    return {
+      get: {
+        operationId: id,
+        summary,
+        tags: ["webhooks"],
+        description: `Requires scopes: ${RESOURCE_SCOPES.webhooks.join(", ")}. The caller's own webhooks only.`,
+        "x-required-scopes": RESOURCE_SCOPES.webhooks,
+        security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
+        parameters: [
+          ...pathParams,
+          API_KEY_PARAM,
+          ...queryParameters(query.shape as Record<string, z.ZodType>, schemas),
+        ],
+        responses,
+      },
+    };
+  };
+  const idParam = {
+    name: "id",
+    in: "path",
+    required: true,
+    description: "Webhook id",
+    schema: jsonSchema(webhookIdParam, "input", schemas),
+  };
+  return {
+    "/data/v1/webhooks": op("webhooks_list", "The caller's webhooks", webhooksQuery, WebhookSchema, []),
+    "/data/v1/webhooks/{id}/deliveries": op(
+      "webhook_deliveries",
+      "A webhook's deliveries, newest first",
+      deliveriesQuery,
+      WebhookDeliverySchema,
+      [idParam],
+    ),
   };
 }
 

@@ -8,6 +8,7 @@ import { Agent, createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { addDeliveries, webhookQueue, webhookWorker } from "../jobs/webhooks/bull.ts";
 import { deliveryDeps } from "../jobs/webhooks/deps.ts";
 import { LocalDeliveryQueue } from "../jobs/webhooks/local-queue.ts";
 import { DELIVERY_DEFAULTS } from "../jobs/webhooks/settings.ts";
@@ -17,6 +18,7 @@ import { openDuck, rows } from "../pipeline/store/duck/duck.ts";
 import { EmbeddedWebhookStore } from "../pipeline/store/webhooks/embedded.ts";
 import { fileTx } from "../pipeline/store/webhooks/file-tx.ts";
 
+const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const TICKERS = 5000;
 const USERS = 10_000;
 const PER_LIST = 20;
@@ -180,14 +182,68 @@ export async function benchDelivery(root: string) {
   await deps.recorder.flush();
   const ms = performance.now() - t0;
   await q.close();
+  const bull = await bullDelivery(
+    store,
+    hooks.map((h) => h.webhook.id),
+    settings,
+    N,
+    body,
+  );
   server.closeAllConnections();
   server.close();
   agent.destroy();
   console.log(
     `delivery: ${N} signed deliveries to a local receiver, in-process queue (concurrency ${settings.concurrency}, ` +
       `${settings.perWebhook} per webhook, outcomes recorded): ${Math.round(N / (ms / 1000))}/s — baseline: a bare ` +
-      `loop of signed POSTs at the same concurrency ${Math.round(N / (bareMs / 1000))}/s`,
+      `loop of signed POSTs at the same concurrency ${Math.round(N / (bareMs / 1000))}/s; ${bull}`,
   );
+}
+
+/** N deliveries through BullMQ's `webhooks` queue (added, then taken by two workers); its figure as text. */
+async function bullDelivery(
+  store: EmbeddedWebhookStore,
+  hookIds: string[],
+  settings: typeof DELIVERY_DEFAULTS,
+  n: number,
+  body: string,
+): Promise<string> {
+  const prefix = `bench-events-${process.pid}`;
+  const queue = webhookQueue(REDIS, prefix);
+  const ready = await Promise.race([
+    queue.waitUntilReady().then(() => true),
+    new Promise<boolean>((r) => setTimeout(() => r(false), 3000)),
+  ]);
+  if (!ready) {
+    await queue.close();
+    return `two BullMQ workers: not measured (no Redis at ${REDIS})`;
+  }
+  const deps = [deliveryDeps(store, settings), deliveryDeps(store, settings)];
+  const workers = deps.map((d) => webhookWorker(REDIS, d, prefix));
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  const t0 = performance.now();
+  try {
+    await addDeliveries(
+      queue,
+      [...Array(n)].map((_, i) => ({
+        webhookId: hookIds[i % hookIds.length],
+        eventId: `evt_b${i}`,
+        eventType: "rating.changed",
+        body,
+      })),
+      settings.attempts,
+    );
+    while ((await queue.getJobCounts("completed")).completed < n) await new Promise((r) => setTimeout(r, 50));
+    await Promise.all(deps.map((d) => d.recorder.flush()));
+    const ms = performance.now() - t0;
+    return (
+      `two BullMQ workers (each concurrency ${settings.concurrency}, ${settings.perWebhook} per webhook), ` +
+      `added and delivered: ${Math.round(n / (ms / 1000))}/s (target >= 500/s)`
+    );
+  } finally {
+    await Promise.all(workers.map((w) => w.close()));
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+  }
 }
 
 export async function benchEvents(): Promise<void> {

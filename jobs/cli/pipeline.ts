@@ -204,12 +204,21 @@ async function worker(config: Config, redisUrl: string): Promise<number> {
   // Flow jobs run one after another on this thread: one scratch database serves them all.
   (await import("../../pipeline/store/duck/scratch.ts")).shareScratchOnMainThread();
   const workerLog = createLogger(config.logLevel);
+  // Webhooks: this worker runs the events step after its publishes and delivers from the queue.
+  const hooks = config.webhooksEnabled
+    ? await (await import("../webhooks/service.ts")).workerWebhooks({
+        config: { ...config, redisUrl },
+        catalog,
+        log: workerLog,
+      })
+    : null;
   const w = startPipelineWorker({
     redisUrl,
     dataDir: config.dataDir,
     catalog,
     log: workerLog,
     prefix: config.queuePrefix,
+    events: hooks?.sink,
   });
   (await import("../host/redis-health.ts")).logErrorsOncePerOutage(w, workerLog, "pipeline worker");
   let redisDown = false;
@@ -220,6 +229,7 @@ async function worker(config: Config, redisUrl: string): Promise<number> {
   // or stop waiting (the process exits; the job's lock lapses and another worker takes it over).
   const redisLost = new Promise((res) => w.once("error", res));
   await (redisDown ? w.close(true) : Promise.race([w.close(), redisLost]));
+  for (const c of hooks?.closers ?? []) await Promise.resolve(c.close()).catch(() => undefined);
   return 0;
 }
 

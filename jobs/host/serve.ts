@@ -12,7 +12,7 @@ import type { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.t
 import { EmbeddedWebhookStore } from "../../pipeline/store/webhooks/embedded.ts";
 import type { Config } from "../config.ts";
 import { createAccessLogger } from "../logger.ts";
-import { inProcessRebalancer, queueRebalancer } from "../queue/rebalance-requests.ts";
+import { inProcessRebalancer, queueRebalancer, type RebalanceDeps } from "../queue/rebalance-requests.ts";
 import { webhookPort } from "../webhooks/port.ts";
 import { webhookStorePath } from "../webhooks/service.ts";
 import { queueDashboard } from "./dashboard.ts";
@@ -26,6 +26,8 @@ export const AUTH_FAILURES_PER_MINUTE = 20;
 export interface ServeOptions {
   /** The start-up probe found Redis unreachable and said so: no second line for the same outage. */
   redisReportedDown?: boolean;
+  /** The webhook events step: an in-process rebalance failed for good is sent as portfolio.failed. */
+  events?: RebalanceDeps["events"];
 }
 
 export async function makeAppDeps(
@@ -47,7 +49,7 @@ export async function makeAppDeps(
   // Mutations write the catalog here; a changed portfolio's rebalance goes to the job runner.
   const rebalancer = config.redisUrl
     ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix, config.dataDir)
-    : inProcessRebalancer({ dataDir: config.dataDir, catalog, log });
+    : inProcessRebalancer({ dataDir: config.dataDir, catalog, log, events: opts.events });
   const deps: AppDeps = {
     snapshot: served,
     catalog,

@@ -24,6 +24,7 @@ import {
   requestAll,
 } from "../queue/rebalance-requests.ts";
 import { startWebhooks } from "../webhooks/service.ts";
+import { deferredSink } from "../webhooks/sink.ts";
 import { startPipelineWorker } from "../worker/worker.ts";
 import { readyLine, startBanner } from "./banner.ts";
 import { logErrorsOncePerOutage, probeRedis, redisUrlForLog } from "./redis-health.ts";
@@ -61,7 +62,9 @@ async function primary(config: Config): Promise<void> {
   const catalog = await Catalog.at(config.catalogLocation);
   const demo = await ensureDemoUser(catalog, config.demoApiKey);
 
-  const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown });
+  // The webhook events step, set once the webhook store opens (below); the executors call it after each publish.
+  const events = deferredSink();
+  const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown, events });
   closers.push({ name: "http server", close: srv.close });
   // With Redis, this process is also a pipeline worker (unless START_WORKER=0, for deployments
   // with their own workers), so a lone `npm start` never waits forever.
@@ -74,6 +77,7 @@ async function primary(config: Config): Promise<void> {
           log,
           prefix: config.queuePrefix,
           rebalanceInChild: true,
+          events,
         })
       : null;
   if (worker) {
@@ -110,6 +114,7 @@ async function primary(config: Config): Promise<void> {
   if (config.webhooksEnabled) {
     const hooks = await startWebhooks({ config, catalog, log, redis: !redisDown && !!config.redisUrl });
     closers.splice(closers.indexOf(catalogCloser), 0, ...hooks.closers);
+    events.set(hooks.sink);
   }
   const sourceDir =
     plan.kind === "serve-published"
@@ -140,6 +145,7 @@ async function primary(config: Config): Promise<void> {
         progress: progress.update,
         note: progress.note,
         force: !typed,
+        events,
       });
     } catch (e) {
       progress.stop();
@@ -159,7 +165,7 @@ async function primary(config: Config): Promise<void> {
   // reused store) are found by one query over the published portfolios table (never the snapshot
   // loaded) and handed to the one rebalance entry point once the banner is out.
   const current = readManifest(config.dataDir);
-  const deps = { dataDir: config.dataDir, catalog, log };
+  const deps = { dataDir: config.dataDir, catalog, log, events };
   const missing = current ? await portfoliosWithoutBacktest(catalog, config.dataDir, current) : [];
   if (current && catalog.watchlistsOf(demo.user.id).length === 0)
     await ensureDemoWatchlist(catalog, demo.user.id, await publishedCompanies(config.dataDir, current.snapshotId));

@@ -49,6 +49,7 @@ import {
 } from "../../pipeline/store/snapshot/snapshots.ts";
 import { stagingLayout } from "../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
+import { afterPublish, type EventSink } from "../webhooks/sink.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { publishedRecord } from "./published-record.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
@@ -69,6 +70,8 @@ export interface RunOptions {
   tickersPerPartition?: number;
   /** A cancelled job's (BullMQ's AbortSignal): the run stops at the next stage boundary, publishing nothing. */
   signal?: AbortSignal;
+  /** The webhook events step, after the publish (jobs/webhooks/sink.ts); none: a later step handles it. */
+  events?: Pick<EventSink, "published">;
 }
 
 export interface RunResult {
@@ -244,6 +247,7 @@ async function publishRun(
   });
   opts.log.info({ snapshot: meta.id, kind, timingsMs: meta.timingsMs }, "snapshot published");
   await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
+  await afterPublish(opts.events, manifest.version, opts.log);
   return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
 }
 

@@ -24,6 +24,8 @@ export interface RebalanceDeps {
   dataDir: string;
   catalog: Catalog;
   log: Log & { error?: (o: object, m: string) => void };
+  /** The webhook events step (jobs/webhooks/sink.ts): a failure for good is sent as portfolio.failed. */
+  events?: { rebalanceFailed(n: { portfolioId: string; requestedAt: string | null; reason: string }): Promise<void> };
 }
 
 /** The catalog's definition of a user portfolio, in the shape the backtest takes. */
@@ -92,6 +94,9 @@ export async function noteRebalanceFailure(
     .catch((err: unknown) =>
       deps.log.warn({ portfolio: portfolioId, err: String(err) }, "could not record the failed rebalance"),
     );
+  await deps.events
+    ?.rebalanceFailed({ portfolioId, requestedAt, reason })
+    .catch((err: unknown) => deps.log.warn({ portfolio: portfolioId, err: String(err) }, "portfolio.failed not sent"));
 }
 
 /** Fire-and-forget requests (the API port, start-up). */

@@ -39,11 +39,15 @@ function writeCursor(dataDir: string, version: number): void {
 
 /**
  * Handles the publishes after the cursor, oldest first; returns how many deliveries it enqueued
- * (null when another process holds the step).
+ * (null when another process holds the step). Without a cursor yet, it starts after the published
+ * version, or at `firstVersion` (the publish a run step has just made).
  */
-export async function emitPublishEvents(dataDir: string, d: EventStepDeps): Promise<number | null> {
-  const manifest = readManifest(dataDir);
-  if (!manifest?.version) return 0;
+export async function emitPublishEvents(
+  dataDir: string,
+  d: EventStepDeps,
+  opts: { firstVersion?: number } = {},
+): Promise<number | null> {
+  if (!readManifest(dataDir)?.version) return 0;
   mkdirSync(locksDir(dataDir), { recursive: true });
   let release: () => Promise<void>;
   try {
@@ -57,7 +61,10 @@ export async function emitPublishEvents(dataDir: string, d: EventStepDeps): Prom
     throw e;
   }
   try {
-    const from = readCursor(dataDir, manifest.version);
+    // read under the lock: a publish made while another process held the step is handled here
+    const manifest = readManifest(dataDir)!;
+    const version = manifest.version ?? 0;
+    const from = readCursor(dataDir, opts.firstVersion === undefined ? version : opts.firstVersion - 1);
     if (!existsSync(cursorPath(dataDir))) writeCursor(dataDir, from);
     const log = [...(manifest.log ?? [])].sort((a, b) => a.version - b.version);
     let sent = 0;
@@ -65,7 +72,7 @@ export async function emitPublishEvents(dataDir: string, d: EventStepDeps): Prom
       sent += await emitOne(dataDir, entry, log, d);
       writeCursor(dataDir, entry.version);
     }
-    if (manifest.version > from) writeCursor(dataDir, manifest.version);
+    if (version > from) writeCursor(dataDir, version);
     return sent;
   } finally {
     await release().catch(() => undefined);

@@ -1,13 +1,18 @@
-// Webhooks in `npm start`'s primary process: the store (DATA_DIR/webhooks.duckdb), the events
-// step polled after each publish (publish-events.ts), and delivery — BullMQ's `webhooks` queue
-// with a worker here when REDIS_URL is set, else the in-process queue journaled in
-// DATA_DIR/webhooks/queue.jsonl, so a restart resumes.
+// Webhooks in a process: the store (DATA_DIR/webhooks.duckdb), the events step (sink.ts) that the
+// executors run after each publish, and delivery — BullMQ's `webhooks` queue with a worker here
+// when REDIS_URL is set, else (npm start only) the in-process queue journaled in
+// DATA_DIR/webhooks/queue.jsonl, so a restart resumes. `npm start` also polls the manifest for
+// publishes no executor's step handled (a CLI run without Redis or webhooks): the step's cursor
+// makes that the same once-per-publish computation, not a second one.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Queue, Worker } from "bullmq";
 import type pino from "pino";
 import type { WatchSource } from "../../pipeline/events/index.ts";
 import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
+
+type WebhookCatalog = Pick<CatalogReader, "watchlistsOf" | "userPortfolio"> & { refresh?(): Promise<unknown> };
+
 import { readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { EmbeddedWebhookStore } from "../../pipeline/store/webhooks/embedded.ts";
 import type { Config } from "../config.ts";
@@ -16,13 +21,12 @@ import { addDeliveries, webhookQueue, webhookWorker } from "./bull.ts";
 import { deliveryDeps } from "./deps.ts";
 import { LocalDeliveryQueue } from "./local-queue.ts";
 import { emitPublishEvents, webhooksDir } from "./publish-events.ts";
+import { type EventSink, eventSink } from "./sink.ts";
 
 export const webhookStorePath = (dataDir: string) => join(dataDir, "webhooks.duckdb");
 
 /** The subscribers' watchlists from the catalog (its reads are served from memory). */
-export function catalogWatches(
-  catalog: Pick<CatalogReader, "watchlistsOf"> & { refresh?(): Promise<unknown> },
-): WatchSource {
+export function catalogWatches(catalog: Omit<WebhookCatalog, "userPortfolio">): WatchSource {
   return async (userIds) => {
     await catalog.refresh?.();
     return userIds.flatMap((userId) =>
@@ -31,14 +35,52 @@ export function catalogWatches(
   };
 }
 
+/** The events step of a process whose deliveries go to `enqueue`. */
+export function sinkOf(
+  dataDir: string,
+  store: EmbeddedWebhookStore,
+  catalog: WebhookCatalog,
+  enqueue: Parameters<typeof eventSink>[0]["enqueue"],
+  log: pino.Logger,
+): EventSink {
+  const ownerOf = (id: string) => catalog.userPortfolio(id)?.ownerId ?? null;
+  return eventSink({ dataDir, store, watchedBy: catalogWatches(catalog), ownerOf, enqueue, log });
+}
+
+/**
+ * Webhooks in a `pipeline -- worker` process: the store, the Redis `webhooks` queue and a delivery
+ * worker on it, and the events step its pipeline jobs run after each publish.
+ */
+export async function workerWebhooks(opts: {
+  config: Config & { redisUrl: string };
+  catalog: WebhookCatalog;
+  log: pino.Logger;
+}): Promise<{ sink: EventSink; closers: Closer[] }> {
+  const { config, log } = opts;
+  const store = await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir));
+  const deps = deliveryDeps(store, config.webhooks, {
+    onError: (e) => log.warn({ err: String(e) }, "webhook outcomes not recorded"),
+  });
+  const queue = webhookQueue(config.redisUrl, config.queuePrefix);
+  const worker = webhookWorker(config.redisUrl, deps, config.queuePrefix);
+  const enqueue = (jobs: Parameters<typeof addDeliveries>[1]) => addDeliveries(queue, jobs, config.webhooks.attempts);
+  return {
+    sink: sinkOf(config.dataDir, store, opts.catalog, enqueue, log),
+    closers: [
+      { name: "webhook queue", close: () => worker.close().then(() => queue.close()) },
+      { name: "webhook outcomes", close: () => deps.recorder.flush() },
+    ],
+  };
+}
+
 export async function startWebhooks(opts: {
   config: Config;
-  catalog: Pick<CatalogReader, "watchlistsOf"> & { refresh?(): Promise<unknown> };
+  catalog: WebhookCatalog;
   log: pino.Logger;
   /** Use Redis (REDIS_URL set and answering). */
   redis: boolean;
   pollMs?: number;
-}): Promise<{ store: EmbeddedWebhookStore; closers: Closer[] }> {
+}): Promise<{ store: EmbeddedWebhookStore; sink: EventSink; closers: Closer[] }> {
   const { config, log } = opts;
   const store = await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir));
   const deps = deliveryDeps(store, config.webhooks, {
@@ -82,5 +124,5 @@ export async function startWebhooks(opts: {
   await emitPublishEvents(config.dataDir, { store, watchedBy, enqueue, log }).catch(() => undefined);
   closers.unshift({ name: "webhook events", close: () => clearInterval(poll) });
   closers.push({ name: "webhook outcomes", close: () => deps.recorder.flush() });
-  return { store, closers };
+  return { store, sink: sinkOf(config.dataDir, store, opts.catalog, enqueue, log), closers };
 }

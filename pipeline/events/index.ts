@@ -6,6 +6,7 @@ import { fanOut, type WatchSource } from "./fanout.ts";
 import { type DeliveryBody, deliveryBodies } from "./payloads.ts";
 import type { ServiceEvent } from "./types.ts";
 
+export { failedDeliveries, portfolioFailedEvent, type RebalanceFailureFact } from "./failed.ts";
 export type { WatchedTicker, WatchSource } from "./fanout.ts";
 export type { DeliveryBody } from "./payloads.ts";
 export type { ServiceEvent } from "./types.ts";

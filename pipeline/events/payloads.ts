@@ -39,7 +39,7 @@ export function deliveryBodies(
         webhookId: d.webhookId,
         eventId: e.id,
         eventType: e.type,
-        body: `${head}${JSON.stringify(d.watchlists ?? [])}}}`,
+        body: `${head}${d.watchlistsJson ?? "[]"}}}`,
       };
     }
     if (e.type === "portfolio.rebalanced") {
@@ -53,7 +53,7 @@ export function deliveryBodies(
 }
 
 /** The body's JSON: the envelope's keys in this order, `data` last (the splice above relies on it). */
-const envelope = (e: ServiceEvent, data: unknown) =>
+export const envelope = (e: ServiceEvent, data: unknown) =>
   JSON.stringify({ id: e.id, type: e.type, timestamp: e.timestamp, snapshot: e.snapshot, data });
 
 function tradesOf(

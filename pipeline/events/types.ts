@@ -40,6 +40,16 @@ export interface PortfolioRebalanced {
   removed: string[];
 }
 
+/** A user portfolio's rebalance that failed for good (every attempt spent); nothing was published. */
+export interface PortfolioFailed {
+  portfolioId: string;
+  /** When the change that asked for the rebalance was made (ISO); null when none is recorded. */
+  requestedAt: string | null;
+  failedAt: string;
+  /** The error's first line, at most 500 characters. */
+  reason: string;
+}
+
 export interface SnapshotPublished {
   snapshotId: string;
   previousSnapshotId: string | null;
@@ -57,21 +67,23 @@ export interface SnapshotPublished {
 interface Base<T extends WebhookEventType, D> {
   id: string;
   type: T;
-  /** The new snapshot's creation time (the same for a publish computed again). */
+  /** The new snapshot's creation time (the same for a publish computed again); portfolio.failed: the failure's. */
   timestamp: string;
-  snapshot: string;
+  /** The snapshot published (portfolio.failed: the one served when the rebalance failed; null before any). */
+  snapshot: string | null;
   data: D;
 }
 
 export type ServiceEvent =
   | Base<"rating.changed", RatingChanged>
   | Base<"portfolio.rebalanced", PortfolioRebalanced>
+  | Base<"portfolio.failed", PortfolioFailed>
   | Base<"snapshot.published", SnapshotPublished>;
 
 /** One event for one webhook, with what is the recipient's own. */
 export interface Delivery {
   webhookId: string;
   eventId: string;
-  /** rating.changed: the recipient's watchlists that hold the ticker (never another user's). */
-  watchlists?: string[];
+  /** rating.changed: the recipient's watchlists that hold the ticker (never another user's), as JSON text. */
+  watchlistsJson?: string;
 }

@@ -17,6 +17,7 @@ import {
 } from "graphql";
 import {
   type DeliveryRecord,
+  WEBHOOK_EVENT_TYPES,
   type Webhook,
   WebhookError,
   type WebhookFilters,
@@ -58,7 +59,10 @@ export const WebhookNode = new GraphQLObjectType<Webhook>({
     id: { type: nn(GraphQLID) },
     url: { type: nn(GraphQLString) },
     description: { type: nn(GraphQLString) },
-    eventTypes: { type: strings(), description: "rating.changed, portfolio.rebalanced, snapshot.published" },
+    eventTypes: {
+      type: strings(),
+      description: WEBHOOK_EVENT_TYPES.join(", "),
+    },
     filters: { type: nn(WebhookFiltersType) },
     enabled: { type: nn(GraphQLBoolean) },
     disabledReason: { type: GraphQLString, description: "Why the service disabled it (410 Gone, failed deliveries)" },
@@ -166,7 +170,10 @@ const byId =
 const fieldInput = (required: boolean) => ({
   url: { type: required ? nn(GraphQLString) : GraphQLString, description: "https, resolving to a public address" },
   description: { type: GraphQLString },
-  eventTypes: { type: required ? strings() : new GraphQLList(nn(GraphQLString)) },
+  eventTypes: {
+    type: required ? strings() : new GraphQLList(nn(GraphQLString)),
+    description: `One or more of ${WEBHOOK_EVENT_TYPES.join(", ")}`,
+  },
   filters: { type: WebhookFiltersInput },
 });
 const webhookOut = { webhook: { type: WebhookNode, value: (w: Webhook) => w } };

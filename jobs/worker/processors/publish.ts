@@ -87,11 +87,14 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
 
 async function finishPublish(job: Job, f: FlowContext, baseVersion: number, manifest: Manifest): Promise<void> {
   const { deps, stagingId } = f;
-  rmSync(stagingLayout(stagingPath(deps.dataDir, stagingId)).aside, { recursive: true, force: true });
-  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
   await reapplyMissedRebalances(
     { dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id },
     baseVersion,
     manifest,
   );
+  // The events step: a retry after a crash here computes them again, under the same job ids.
+  await deps.events?.published(manifest.version);
+  // Last: the record set aside is what a retry finds this publish by.
+  rmSync(stagingLayout(stagingPath(deps.dataDir, stagingId)).aside, { recursive: true, force: true });
+  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
 }

@@ -2,12 +2,14 @@
 import { DelayedError } from "bullmq";
 import { SourceRejectedError } from "../../../pipeline/sources/report.ts";
 import { PortfolioNotFoundError } from "../../../pipeline/stages/rebalance.ts";
+import { readManifest } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   forkRebalance,
   noteRebalanceFailure,
   type RebalanceDeps,
   runRebalance,
 } from "../../queue/rebalance-requests.ts";
+import { afterPublish } from "../../webhooks/sink.ts";
 import type { JobProcessor } from "./types.ts";
 
 export const processRebalance: JobProcessor<"rebalance"> = async (job, data, { deps, progress, signal }) => {
@@ -16,9 +18,14 @@ export const processRebalance: JobProcessor<"rebalance"> = async (job, data, { d
     progress("rebalance", 0, 1);
     // The worker inside `npm start` shares its process with the HTTP server: a backtest there (about
     // 1 GB and 10–40 s of CPU at 5,000 × 25) would hold every request, so it runs in a child process.
-    if (deps.rebalanceInChild) return await inChild(deps, data.portfolioId, job.id, signal);
-    const meta = await runRebalance(deps, data.portfolioId, job.id);
-    return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
+    const r = deps.rebalanceInChild
+      ? await inChild(deps, data.portfolioId, job.id, signal)
+      : await runRebalance(deps, data.portfolioId, job.id).then((m) => ({
+          snapshotId: m.id,
+          totalMs: m.timingsMs.total,
+        }));
+    await afterPublish(deps.events, readManifest(deps.dataDir)?.version, deps.log);
+    return r;
   } catch (e) {
     // The last attempt: the failure is recorded against the change that asked for it. An unknown
     // portfolio fails at once and records nothing (the worker makes it unrecoverable).

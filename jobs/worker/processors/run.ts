@@ -47,6 +47,7 @@ export async function runWhole(
     progress: ctx.progress,
     job: job.id,
     signal: ctx.signal,
+    events: ctx.deps.events,
   });
   return { snapshotId: meta.id, totalMs: meta.timingsMs.total };
 }

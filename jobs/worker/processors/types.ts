@@ -5,6 +5,7 @@ import type { Job, Queue } from "bullmq";
 import type { Log, StageContext } from "../../../pipeline/stages/context.ts";
 import type { Catalog } from "../../../pipeline/store/catalog/catalog.ts";
 import type { JobData, JobName, JobResultOf } from "../../queue/contracts.ts";
+import type { EventSink } from "../../webhooks/sink.ts";
 
 export interface WorkerDeps {
   redisUrl: string;
@@ -24,6 +25,8 @@ export interface WorkerDeps {
    * worker shares its process with the HTTP server.
    */
   rebalanceInChild?: boolean;
+  /** The webhook events step, run after each publish and on a rebalance failed for good (jobs/webhooks/sink.ts). */
+  events?: EventSink;
 }
 
 export type Progress = StageContext["progress"];

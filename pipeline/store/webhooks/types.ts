@@ -2,7 +2,12 @@
 // workers use. The embedded implementation is embedded.ts (a DuckDB file of its own); another
 // store (PostgreSQL) implements the same interface.
 
-export const WEBHOOK_EVENT_TYPES = ["rating.changed", "portfolio.rebalanced", "snapshot.published"] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  "rating.changed",
+  "portfolio.rebalanced",
+  "portfolio.failed",
+  "snapshot.published",
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** What a subscription narrows its events by; every field optional. */
