@@ -38,6 +38,27 @@ function writeCursor(dataDir: string, version: number): void {
 }
 
 /**
+ * Starts the cursor at the published version when there is none, under the step's lock (waited for):
+ * a process with webhooks calls it as it opens them, so every later publish, its own or another's,
+ * is after the cursor and handled, never taken for the backlog a new cursor skips.
+ */
+export async function ensureCursor(dataDir: string): Promise<void> {
+  if (existsSync(cursorPath(dataDir)) || !readManifest(dataDir)?.version) return;
+  mkdirSync(locksDir(dataDir), { recursive: true });
+  const release = await lockfile.lock(dataDir, {
+    lockfilePath: join(locksDir(dataDir), "webhook-events.lock"),
+    realpath: false,
+    stale: 60_000,
+    retries: { retries: 600, minTimeout: 100, maxTimeout: 200 },
+  });
+  try {
+    if (!existsSync(cursorPath(dataDir))) writeCursor(dataDir, readManifest(dataDir)?.version ?? 0);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+/**
  * Handles the publishes after the cursor, oldest first; returns how many deliveries it enqueued
  * (null when another process holds the step). Without a cursor yet, it starts after the published
  * version, or at `firstVersion` (the publish a run step has just made).

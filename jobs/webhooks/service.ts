@@ -20,7 +20,7 @@ import type { Closer } from "../host/shutdown.ts";
 import { addDeliveries, webhookQueue, webhookWorker } from "./bull.ts";
 import { deliveryDeps } from "./deps.ts";
 import { LocalDeliveryQueue } from "./local-queue.ts";
-import { emitPublishEvents, webhooksDir } from "./publish-events.ts";
+import { emitPublishEvents, ensureCursor, webhooksDir } from "./publish-events.ts";
 import { type EventSink, eventSink } from "./sink.ts";
 
 export const webhookStorePath = (dataDir: string) => join(dataDir, "webhooks.duckdb");
@@ -57,6 +57,8 @@ export async function workerWebhooks(opts: {
   log: pino.Logger;
 }): Promise<{ sink: EventSink; closers: Closer[] }> {
   const { config, log } = opts;
+  // before this worker can publish: its publishes are then after the cursor, whoever steps first
+  await ensureCursor(config.dataDir);
   const store = await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir));
   const deps = deliveryDeps(store, config.webhooks, {
     onError: (e) => log.warn({ err: String(e) }, "webhook outcomes not recorded"),
@@ -82,6 +84,7 @@ export async function startWebhooks(opts: {
   pollMs?: number;
 }): Promise<{ store: EmbeddedWebhookStore; sink: EventSink; closers: Closer[] }> {
   const { config, log } = opts;
+  await ensureCursor(config.dataDir); // as in workerWebhooks
   const store = await EmbeddedWebhookStore.open(webhookStorePath(config.dataDir));
   const deps = deliveryDeps(store, config.webhooks, {
     onError: (e) => log.warn({ err: String(e) }, "webhook outcomes not recorded"),

@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { deliveryDeps } from "../../jobs/webhooks/deps.ts";
 import { LocalDeliveryQueue } from "../../jobs/webhooks/local-queue.ts";
-import { emitPublishEvents } from "../../jobs/webhooks/publish-events.ts";
+import { emitPublishEvents, ensureCursor } from "../../jobs/webhooks/publish-events.ts";
 import { catalogWatches } from "../../jobs/webhooks/service.ts";
 import type { Watchlist } from "../../pipeline/store/catalog/types.ts";
 import { tmp, writeSnapshot } from "../events/fixture.ts";
@@ -97,4 +97,47 @@ it("three watched stocks change: exactly those events reach exactly their owners
   ]);
   expect(new Set(rx.got.map((g) => g.headers["webhook-id"])).size).toBe(3);
   expect((await store.deliveries(alice.webhook.id)).map((d) => d.state)).toEqual(["delivered", "delivered"]);
+});
+
+it("a publish made after a process opened its webhooks is handled by whichever step runs first", async () => {
+  // A worker opens its webhooks (ensureCursor), publishes, and before its own step runs, another
+  // process's step (no `firstVersion`) takes the lock: without the cursor started at the open, that
+  // step would take the new publish for the backlog and skip it.
+  const dataDir = tmp("events-cursor-");
+  const snaps = join(dataDir, "snapshots");
+  const base = { holdings: [], owners: {}, tickers: ["AA", "BB"] };
+  await writeSnapshot(snaps, {
+    ...base,
+    id: "2024-02-01",
+    ratings: [
+      ["AA", "2024-01-31", 3],
+      ["BB", "2024-01-31", 3],
+    ],
+  });
+  await writeSnapshot(snaps, {
+    ...base,
+    id: "2024-03-01",
+    ratings: [
+      ["AA", "2024-02-29", 4],
+      ["BB", "2024-02-29", 3],
+    ],
+  });
+  writeFileSync(join(dataDir, "manifest.json"), JSON.stringify(manifest(["2024-02-01"])));
+  await ensureCursor(dataDir);
+  const store = await openStore();
+  await store.create("dora", { url: `${rx.url}/ok`, eventTypes: ["rating.changed"] });
+  const lists: Watchlist[] = [{ id: "9", ownerId: "dora", tickers: ["AA", "BB"] }].map((w) => ({
+    ...w,
+    name: w.id,
+    description: "",
+    private: true,
+    createdAt: "x",
+  }));
+  const watchedBy = catalogWatches({ watchlistsOf: (u) => lists.filter((w) => w.ownerId === u) });
+  const enqueued: unknown[] = [];
+  const step = { store, watchedBy, enqueue: async (j: unknown[]) => void enqueued.push(...j) };
+  writeFileSync(join(dataDir, "manifest.json"), JSON.stringify(manifest(["2024-02-01", "2024-03-01"])));
+  expect(await emitPublishEvents(dataDir, step)).toBe(1); // AA 3 → 4, the one watched change
+  expect(await emitPublishEvents(dataDir, step, { firstVersion: 2 })).toBe(0); // the worker's own step after it
+  expect(enqueued).toHaveLength(1);
 });
