@@ -302,7 +302,8 @@ describe("openapi and metrics", () => {
       JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version,
     );
     const ops = Object.values(doc.paths as Record<string, { get: unknown }>).map((p) => p.get);
-    expect(ops).toHaveLength(19); // interface §4.2's fifteen, /export/{table}, /portfolio_rebalances/{id}, 2 webhook reads
+    // interface §4.2's fifteen, /export/{table}, /portfolio_rebalances/{id}, 2 webhook reads
+    expect(ops).toHaveLength(19);
     const exp = doc.paths["/data/v1/export/{table}"].get;
     expect(exp.parameters.find((p: { name: string }) => p.name === "format").schema.enum).toEqual(["arrow", "parquet"]);
     expect(Object.keys(exp.responses["200"].content)).toEqual([
