@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import type { Request, Response } from "express";
 import type pino from "pino";
+import { clientAddress } from "./client-address.ts";
 import { type IsKeyHash, redactUrl } from "./redact.ts";
 import { REST_PREFIX } from "./rest/dispatch.ts";
 
@@ -61,9 +62,10 @@ function write(logger: pino.Logger, l: Line, isKeyHash: IsKeyHash | undefined): 
 
 /**
  * Starts the record of one request: its id now, the log line and onFinish when the response is done.
- * `isKeyHash`: the store's known keys, redacted from the URL wherever they stand.
+ * `isKeyHash`: the store's known keys, redacted from the URL wherever they stand; `trustProxy`: the
+ * proxy hops whose X-Forwarded-For entry is logged as the client's address (api/client-address.ts).
  */
-export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: IsKeyHash) {
+export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: IsKeyHash, trustProxy = 0) {
   let queue: Line[] = [];
   const flush = () => {
     const lines = queue;
@@ -88,7 +90,7 @@ export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: I
         id,
         method: req.method,
         url: req.originalUrl ?? req.url, // the fast path's requests never met Express
-        remoteAddress: req.socket.remoteAddress,
+        remoteAddress: clientAddress(req, trustProxy),
         userAgent: req.headers["user-agent"]?.slice(0, USER_AGENT_CHARS),
         status: res.statusCode,
         ms,

@@ -43,6 +43,8 @@ export interface AppDeps {
   rateLimit?: { points: number; durationSec: number; redis?: Redis; prefix?: string };
   /** Failed authentications allowed per client address (429 past them); shared through Redis when a client is given. */
   authFailureLimit?: AuthFailureOptions;
+  /** Proxy hops whose X-Forwarded-For entry names the client (api/client-address.ts); default 0: the socket's peer. */
+  trustProxy?: number;
   /** Origins allowed to read responses from a browser (CORS), or "*"; default none. */
   cors?: readonly string[] | "*";
   /** Serialized-body cache bounds (defaults: 2000 entries, 64 MiB). */
@@ -112,6 +114,7 @@ function sharedParts(deps: AppDeps, cache: BodyCache, answers: AnswerCache, onFi
     deps.accessLogger ?? deps.logger,
     onFinish,
     deps.catalog.isKeyHash && ((h) => deps.catalog.isKeyHash?.(h) ?? false),
+    deps.trustProxy,
   );
   const baseHeaders = {
     ...securityHeaders(deps.cors !== undefined),
@@ -159,6 +162,7 @@ function graphqlOf(deps: AppDeps, s: Shared): express.RequestHandler {
     webhooks: deps.webhooks,
     limiter: s.limiter,
     authGuard: s.authGuard,
+    trustProxy: deps.trustProxy,
     logger: deps.logger,
     responseCache: deps.graphqlResponseCache,
     costBudget: s.costBudget,
@@ -175,6 +179,7 @@ function fastPathOf(deps: AppDeps, s: Shared): FastPath {
     answers: s.answers,
     limiter: s.limiter,
     authGuard: s.authGuard,
+    trustProxy: deps.trustProxy ?? 0,
     costBudget: s.costBudget,
     observe: s.observe as FastEnv["observe"],
     baseHeaders: s.baseHeaders,
@@ -190,6 +195,7 @@ function readPath(deps: AppDeps, s: Shared): express.RequestHandler {
     catalog: deps.catalog,
     limiter: s.limiter,
     authGuard: s.authGuard,
+    trustProxy: deps.trustProxy,
     cache: s.cache,
   };
   const rest = restDispatcher([

@@ -36,6 +36,8 @@ const schema = z.object({
   GRAPHQL_COST_PER_MINUTE: z.coerce.number().int().min(1).optional(),
   // MiB of whole answers the node:http fast path serves from (api/fast/); 0 turns the fast path off
   RESPONSE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
+  // Proxies in front of the API whose X-Forwarded-For entries are believed (api/client-address.ts); 0: none
+  TRUST_PROXY: whole(0, 16).default(0),
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)
   CORS_ORIGINS: z
     .string()
@@ -109,6 +111,8 @@ export interface Config {
   graphqlCostPerMinute: number | undefined;
   /** Bytes of the response cache the API's fast path serves from (api/fast/answer-cache.ts); 0: no fast path. */
   responseCacheBytes: number;
+  /** Proxy hops before the API whose X-Forwarded-For entry is believed (TRUST_PROXY); 0: the socket's address. */
+  trustProxy: number;
   /** Origins browsers may read responses from (CORS), "*", or null for none. */
   corsOrigins: string[] | "*" | null;
   /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
@@ -177,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     graphqlCostPerMinute: c.GRAPHQL_COST_PER_MINUTE,
     responseCacheBytes: c.RESPONSE_CACHE_MB * 1024 * 1024,
+    trustProxy: c.TRUST_PROXY,
     corsOrigins: c.CORS_ORIGINS ?? null,
     queuePrefix: c.QUEUE_PREFIX,
     scheduleCron: c.SCHEDULE_CRON,

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
 import { type Caller, findCaller, hasScopes } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
+import { clientAddress } from "../client-address.ts";
 import { type ApiError, toApiError } from "../errors.ts";
 import { CostBudgetSpent } from "../graphql/errors.ts";
 import { sendErrors } from "../graphql/http.ts";
@@ -39,6 +40,8 @@ export interface FastEnv {
   answers: AnswerCache;
   limiter: Limiter | null;
   authGuard: AuthGuard | null;
+  /** Proxy hops whose X-Forwarded-For entry names the client (api/client-address.ts); 0: the socket's peer. */
+  trustProxy: number;
   costBudget: CostBudget;
   /**
    * Starts the access-log record and metrics of a request (api/access-log.ts); `idInHead`: the
@@ -98,7 +101,7 @@ function route(fast: Fast, req: IncomingMessage, res: ServerResponse): boolean {
 
 /** The caller of a presented key, past the failed-auth throttle; null: Express answers (401, 429). */
 function callerOf(env: FastEnv, req: IncomingMessage, presented: string | undefined): Caller | null {
-  if (presented === undefined || !passesGuard(env.authGuard, req)) return null;
+  if (presented === undefined || !passesGuard(env, req)) return null;
   return findCaller(presented, env.catalog);
 }
 
@@ -246,10 +249,11 @@ function firstSegment(url: string): string {
 }
 
 /** The failed-auth throttle: a blocked address is left to Express, which answers its 429. */
-function passesGuard(guard: AuthGuard | null, req: IncomingMessage): boolean {
+function passesGuard({ authGuard: guard, trustProxy }: FastEnv, req: IncomingMessage): boolean {
   if (guard === null) return true;
   try {
-    guard.check(req.socket.remoteAddress);
+    // no header work at all unless proxies are trusted
+    guard.check(trustProxy === 0 ? req.socket.remoteAddress : clientAddress(req, trustProxy));
     return true;
   } catch {
     return false;

@@ -14,6 +14,7 @@ import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog/
 import { requestId } from "../access-log.ts";
 import { authenticate, type Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
+import { clientAddress } from "../client-address.ts";
 import { ApiError, toApiError, Unauthorized } from "../errors.ts";
 import { AnswerCache } from "../fast/answer-cache.ts";
 import { type CostBudget, type CostReport, createCostBudget, type Limiter } from "../rate-limit.ts";
@@ -66,6 +67,8 @@ export interface GraphqlEnv {
   limiter: Limiter | null;
   /** Failed authentications per client address, shared with REST (api/auth-failures.ts). */
   authGuard?: AuthGuard | null;
+  /** Proxy hops whose X-Forwarded-For entry names the client (api/client-address.ts); default 0. */
+  trustProxy?: number;
   logger: pino.Logger;
   /** Whole-response cache of snapshot-only queries (default on; the benchmark measures both). */
   responseCache?: boolean;
@@ -346,7 +349,7 @@ async function fromCache(g: Gql, req: Request, res: Response, p: Prepared, param
 async function admit(g: Gql, req: Request, res: Response): Promise<Caller> {
   const { env } = g;
   const h = req.headers.api_key;
-  const address = req.socket.remoteAddress;
+  const address = clientAddress(req, env.trustProxy ?? 0);
   env.authGuard?.check(address);
   let caller: Caller;
   try {

@@ -15,6 +15,7 @@ import {
   requireScopes,
 } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
+import { clientAddress } from "../client-address.ts";
 import { Unauthorized, Unavailable } from "../errors.ts";
 import { bodyEtag, etagMatches, requestEtag } from "../output/etag.ts";
 import type { BodyCache } from "../output/lru.ts";
@@ -65,6 +66,8 @@ export interface RouteEnv {
   limiter: Limiter | null;
   /** Failed authentications per client address; null: not limited. */
   authGuard?: AuthGuard | null;
+  /** Proxy hops whose X-Forwarded-For entry names the client (api/client-address.ts); default 0. */
+  trustProxy?: number;
   cache: BodyCache;
 }
 
@@ -186,7 +189,7 @@ export function admit(
   const guard = env.authGuard;
   let caller: Caller;
   if (guard) {
-    const address = req.socket.remoteAddress;
+    const address = clientAddress(req, env.trustProxy ?? 0);
     guard.check(address);
     try {
       caller = authenticate(presentedKey(req, fromQuery), env.catalog);

@@ -61,6 +61,7 @@ export async function makeAppDeps(
     graphqlCostPerMinute: config.graphqlCostPerMinute,
     responseCacheBytes: config.responseCacheBytes,
     authFailureLimit: { points: AUTH_FAILURES_PER_MINUTE, durationSec: 60, redis, broadcast: blocks },
+    trustProxy: config.trustProxy,
     cors: config.corsOrigins ?? undefined,
     admin,
     webhooks: config.webhooksEnabled ? await webhooksOf(config) : undefined,

@@ -10,9 +10,9 @@ import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser, ensureDemoWatchlist } from "../../pipeline/store/catalog/demo.ts";
 import { hasTypedTables } from "../../pipeline/store/read/load-snapshot.ts";
 import { publishedCompanies } from "../../pipeline/store/read/published-portfolios.ts";
-import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
+import { type Manifest, readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { existingSourceDir } from "../cli/cli-args.ts";
-import { terminalProgress } from "../cli/progress.ts";
+import { type TerminalProgress, terminalProgress } from "../cli/progress.ts";
 import { UsageError } from "../cli/run-command.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
@@ -31,7 +31,7 @@ import { logErrorsOncePerOutage, probeRedis, redisUrlForLog } from "./redis-heal
 import { ensureSampleSource, hasSample } from "./sample.ts";
 import { serve } from "./serve.ts";
 import { type Closer, onShutdown } from "./shutdown.ts";
-import { isPublished, planStart, switchHint } from "./start-plan.ts";
+import { isPublished, planStart, type StartPlan, switchHint } from "./start-plan.ts";
 import { ensureWritableDir, StoreDirError } from "./store-check.ts";
 
 type Logger = ReturnType<typeof createLogger>;
@@ -52,6 +52,18 @@ async function redisReportedDown(config: Config, log: Logger): Promise<boolean> 
   return true;
 }
 
+/** What the primary's steps share: its configuration, log, catalog, shutdown steps and progress line. */
+interface Primary {
+  config: Config;
+  log: Logger;
+  catalog: Catalog;
+  closers: Closer[];
+  redisDown: boolean;
+  // The webhook events step, set once the webhook store opens; the executors call it after each publish.
+  events: ReturnType<typeof deferredSink>;
+  progress: TerminalProgress;
+}
+
 async function primary(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
   const closers: Closer[] = [];
@@ -61,33 +73,12 @@ async function primary(config: Config): Promise<void> {
   const progress = terminalProgress();
   const catalog = await Catalog.at(config.catalogLocation);
   const demo = await ensureDemoUser(catalog, config.demoApiKey);
-
-  // The webhook events step, set once the webhook store opens (below); the executors call it after each publish.
   const events = deferredSink();
   const srv = await serve(config, log, async () => catalog, { redisReportedDown: redisDown, events });
   closers.push({ name: "http server", close: srv.close });
-  // With Redis, this process is also a pipeline worker (unless START_WORKER=0, for deployments
-  // with their own workers), so a lone `npm start` never waits forever.
-  const worker =
-    config.redisUrl && config.startWorker
-      ? startPipelineWorker({
-          redisUrl: config.redisUrl,
-          dataDir: config.dataDir,
-          catalog,
-          log,
-          prefix: config.queuePrefix,
-          rebalanceInChild: true,
-          events,
-        })
-      : null;
-  if (worker) {
-    logErrorsOncePerOutage(worker, log, "pipeline worker", { alreadyReported: redisDown });
-    // force: an active run is not awaited (a pipeline run takes tens of seconds); BullMQ hands it
-    // to another worker once its lock expires.
-    closers.push({ name: "pipeline worker", close: () => worker.close(true) });
-  }
-  const catalogCloser = { name: "catalog", close: () => catalog.close() };
-  closers.push(catalogCloser);
+  const p: Primary = { config, log, catalog, closers, redisDown, events, progress };
+  startWorker(p);
+  closers.push({ name: "catalog", close: () => catalog.close() });
 
   const manifest = readManifest(config.dataDir);
   // A snapshot from before the typed tables (metrics and statements as JSON text) cannot be served:
@@ -96,26 +87,9 @@ async function primary(config: Config): Promise<void> {
   // The URL and the key come first, before any sample generation or run (those take a minute on
   // the default sample): the banner says what is served meanwhile, and a `serving` line follows.
   const hint = plan.kind === "serve-published" ? switchHint(plan.publishedSource) : null;
-  const sampleMissing = plan.kind === "publish" && !plan.sourceDir && !hasSample(config.sampleDir);
-  const source = plan.kind === "publish" ? (plan.sourceDir ?? config.sampleDir) : plan.publishedSource;
-  // Written before the source is fingerprinted (it hashes every byte: a second on a large source).
-  const pending = "/healthz answers 503 until then";
-  const generate = sampleMissing ? "generating the sample source, then " : "";
-  const data = !manifest
-    ? `data: ${generate}building the first snapshot, of ${source}; ${pending}`
-    : !typed
-      ? `data: snapshot ${manifest.snapshotId} predates the typed tables: rebuilding it; ${pending}`
-      : plan.kind === "serve-published"
-        ? `data: loading snapshot ${manifest.snapshotId}`
-        : `data: loading snapshot ${manifest.snapshotId}; if it does not hold ${source}, a new one replaces it`;
+  const data = dataLine(config, plan, manifest, typed);
   process.stdout.write(startBanner({ url: srv.url, demoKey: demo.key, hint, data })); // plain stdout, never the logger
-  // Each publish's events and their webhook deliveries (jobs/webhooks/service.ts), after the banner
-  // (opening the webhook store takes a moment); closed before the catalog they read.
-  if (config.webhooksEnabled) {
-    const hooks = await startWebhooks({ config, catalog, log, redis: !redisDown && !!config.redisUrl });
-    closers.splice(closers.indexOf(catalogCloser), 0, ...hooks.closers);
-    events.set(hooks.sink);
-  }
+  if (config.webhooksEnabled) await openWebhooks(p);
   const sourceDir =
     plan.kind === "serve-published"
       ? null
@@ -127,68 +101,125 @@ async function primary(config: Config): Promise<void> {
       : !typed
         ? (sourceDir ?? readMeta(config.dataDir, manifest!.snapshotId).sourceDir)
         : null;
-  if (runSource) {
-    log.info(
-      { sourceDir: runSource },
-      typed
-        ? "no snapshot of this source is published yet: running the pipeline"
-        : "the published snapshot predates the typed tables: rebuilding it",
-    );
-    try {
-      await dispatchRun({
-        dataDir: config.dataDir,
-        sourceDir: runSource,
-        catalog,
-        log,
-        redisUrl: redisDown ? null : config.redisUrl,
-        prefix: config.queuePrefix,
-        progress: progress.update,
-        note: progress.note,
-        force: !typed,
-        events,
-      });
-    } catch (e) {
-      progress.stop();
-      if (e instanceof SourceRejectedError) {
-        log.error(
-          { total: e.total, first: e.rejects.slice(0, 20).map(formatReject) },
-          "source rejected; nothing was published",
-        );
-        if (!manifest) throw e;
-      } else if (e instanceof JobFailedError)
-        log.error({ err: e.message }, "pipeline job failed; nothing was published");
-      else throw e;
-    }
+  if (runSource) await publishAtStart(p, runSource, typed, manifest !== null);
+  await afterStart(p, srv.url, demo.user.id);
+}
+
+/** With Redis, this process is also a pipeline worker (unless START_WORKER=0, for deployments with
+ * their own workers), so a lone `npm start` never waits forever. */
+function startWorker({ config, catalog, log, closers, redisDown, events }: Primary): void {
+  if (!config.redisUrl || !config.startWorker) return;
+  const worker = startPipelineWorker({
+    redisUrl: config.redisUrl,
+    dataDir: config.dataDir,
+    catalog,
+    log,
+    prefix: config.queuePrefix,
+    rebalanceInChild: true,
+    events,
+  });
+  logErrorsOncePerOutage(worker, log, "pipeline worker", { alreadyReported: redisDown });
+  // force: an active run is not awaited (a pipeline run takes tens of seconds); BullMQ hands it
+  // to another worker once its lock expires.
+  closers.push({ name: "pipeline worker", close: () => worker.close(true) });
+}
+
+/** The banner's `data:` line. Written before the source is fingerprinted (it hashes every byte: a
+ * second on a large source). */
+function dataLine(config: Config, plan: StartPlan, manifest: Manifest | null, typed: boolean): string {
+  const sampleMissing = plan.kind === "publish" && !plan.sourceDir && !hasSample(config.sampleDir);
+  const source = plan.kind === "publish" ? (plan.sourceDir ?? config.sampleDir) : plan.publishedSource;
+  const pending = "/healthz answers 503 until then";
+  const generate = sampleMissing ? "generating the sample source, then " : "";
+  return !manifest
+    ? `data: ${generate}building the first snapshot, of ${source}; ${pending}`
+    : !typed
+      ? `data: snapshot ${manifest.snapshotId} predates the typed tables: rebuilding it; ${pending}`
+      : plan.kind === "serve-published"
+        ? `data: loading snapshot ${manifest.snapshotId}`
+        : `data: loading snapshot ${manifest.snapshotId}; if it does not hold ${source}, a new one replaces it`;
+}
+
+/** Inserts a shutdown step just before the catalog's: what it closes still reads the catalog. */
+function beforeCatalog(closers: Closer[], ...steps: Closer[]): void {
+  closers.splice(
+    closers.findIndex((c) => c.name === "catalog"),
+    0,
+    ...steps,
+  );
+}
+
+/** Each publish's events and their webhook deliveries (jobs/webhooks/service.ts), after the banner
+ * (opening the webhook store takes a moment); closed before the catalog they read. */
+async function openWebhooks({ config, catalog, log, closers, redisDown, events }: Primary): Promise<void> {
+  const hooks = await startWebhooks({ config, catalog, log, redis: !redisDown && !!config.redisUrl });
+  beforeCatalog(closers, ...hooks.closers);
+  events.set(hooks.sink);
+}
+
+/** The start-up pipeline run of `runSource`. A rejected source or a failed job is logged and the
+ * server goes on serving what is published; with nothing published, a rejected source ends start-up. */
+async function publishAtStart(p: Primary, runSource: string, typed: boolean, published: boolean): Promise<void> {
+  const { config, catalog, log, progress, redisDown, events } = p;
+  log.info(
+    { sourceDir: runSource },
+    typed
+      ? "no snapshot of this source is published yet: running the pipeline"
+      : "the published snapshot predates the typed tables: rebuilding it",
+  );
+  try {
+    await dispatchRun({
+      dataDir: config.dataDir,
+      sourceDir: runSource,
+      catalog,
+      log,
+      redisUrl: redisDown ? null : config.redisUrl,
+      prefix: config.queuePrefix,
+      progress: progress.update,
+      note: progress.note,
+      force: !typed,
+      events,
+    });
+  } catch (e) {
     progress.stop();
+    if (e instanceof SourceRejectedError) {
+      log.error(
+        { total: e.total, first: e.rejects.slice(0, 20).map(formatReject) },
+        "source rejected; nothing was published",
+      );
+      if (!published) throw e;
+    } else if (e instanceof JobFailedError) log.error({ err: e.message }, "pipeline job failed; nothing was published");
+    else throw e;
   }
-  // User portfolios created or changed while no run or rebalance saw them (e.g. the demo's on a
-  // reused store) are found by one query over the published portfolios table (never the snapshot
-  // loaded) and handed to the one rebalance entry point once the banner is out.
+  progress.stop();
+}
+
+/** Once the start-up run (if any) is over: the demo's watchlist, the `serving` line, and rebalances. User
+ * portfolios created or changed while no run or rebalance saw them (e.g. the demo's on a reused store) are
+ * found by one query over the published portfolios table (never the snapshot loaded) and handed to the one
+ * rebalance entry point once the banner is out. */
+async function afterStart(p: Primary, url: string, demoUserId: string): Promise<void> {
+  const { config, catalog, log, progress, redisDown, events, closers } = p;
   const current = readManifest(config.dataDir);
   const deps = { dataDir: config.dataDir, catalog, log, events };
   const missing = current ? await portfoliosWithoutBacktest(catalog, config.dataDir, current) : [];
-  if (current && catalog.watchlistsOf(demo.user.id).length === 0)
-    await ensureDemoWatchlist(catalog, demo.user.id, await publishedCompanies(config.dataDir, current.snapshotId));
+  if (current && catalog.watchlistsOf(demoUserId).length === 0)
+    await ensureDemoWatchlist(catalog, demoUserId, await publishedCompanies(config.dataDir, current.snapshotId));
   if (current) {
     progress.update(`loading snapshot ${current.snapshotId}`, 0, 1);
-    const served = await waitHealthy(srv.url, config.dataDir, log);
+    const served = await waitHealthy(url, config.dataDir, log);
     progress.stop();
-    if (served) process.stdout.write(readyLine(srv.url, served));
+    if (served) process.stdout.write(readyLine(url, served));
   }
   progress.stop();
-  if (missing.length) {
-    const rebalancer =
-      config.redisUrl && !redisDown
-        ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix, config.dataDir)
-        : inProcessRebalancer(deps);
-    // before the catalog closes: a rebalance running then reads it
-    closers.splice(
-      closers.findIndex((c) => c.name === "catalog"),
-      0,
-      { name: "start-up rebalances", close: () => rebalancer.close() },
-    );
-    requestAll(deps, missing, rebalancer);
-  }
+  if (!missing.length) return;
+  const rebalancer =
+    config.redisUrl && !redisDown
+      ? queueRebalancer(config.redisUrl, catalog, log, config.queuePrefix, config.dataDir)
+      : inProcessRebalancer(deps);
+  // before the catalog closes: a rebalance running then reads it
+  beforeCatalog(closers, { name: "start-up rebalances", close: () => rebalancer.close() });
+  requestAll(deps, missing, rebalancer);
 }
 
 /** The server processes poll the manifest; the `serving` line only once they serve the published snapshot. */

@@ -22,6 +22,8 @@ const agents = {
   https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
 };
 
+type Target = Awaited<ReturnType<typeof checkedTarget>>;
+
 export async function postSigned(
   url: string,
   headers: Record<string, string>,
@@ -32,7 +34,7 @@ export async function postSigned(
   const started = performance.now();
   const took = () => Math.round((performance.now() - started) * 10) / 10;
   const signal = AbortSignal.timeout(s.timeoutMs);
-  let target: Awaited<ReturnType<typeof checkedTarget>>;
+  let target: Target;
   try {
     target = await Promise.race([checkedTarget(url, s, resolve), aborted(signal)]);
   } catch (e) {
@@ -44,6 +46,17 @@ export async function postSigned(
       refused,
     };
   }
+  return send(target, headers, body, signal, took);
+}
+
+/** The POST itself, to the checked address; resolves once, with the first outcome. */
+function send(
+  target: Target,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+  took: () => number,
+): Promise<PostResult> {
   const mod = target.url.protocol === "https:" ? https : http;
   return new Promise<PostResult>((resolveOnce) => {
     let settled = false;
@@ -60,30 +73,34 @@ export async function postSigned(
         headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
         signal,
       },
-      (res) => {
-        let got = 0;
-        const chunks: Buffer[] = [];
-        const finish = () => {
-          const status = res.statusCode ?? null;
-          const ok = status !== null && status >= 200 && status < 300;
-          const text = Buffer.concat(chunks).toString("utf8").slice(0, 300);
-          done({ status, error: ok ? null : `HTTP ${status}${text ? `: ${text}` : ""}`, latencyMs: took() });
-        };
-        res.on("data", (c: Buffer) => {
-          if (got < MAX_RESPONSE_BYTES) chunks.push(c.subarray(0, MAX_RESPONSE_BYTES - got));
-          got += c.length;
-          if (got > MAX_RESPONSE_BYTES) {
-            res.destroy();
-            finish();
-          }
-        });
-        res.on("end", finish);
-        res.on("error", () => finish());
-      },
+      (res) => readAnswer(res, (status, text) => done(answered(status, text, took()))),
     );
     req.on("error", (e) => done({ status: null, error: errText(e), latencyMs: took() }));
     req.end(body);
   });
+}
+
+/** The receiver's answer: a 2xx passes; anything else fails with its status and the start of its body. */
+function answered(status: number | null, text: string, latencyMs: number): PostResult {
+  const ok = status !== null && status >= 200 && status < 300;
+  return { status, error: ok ? null : `HTTP ${status}${text ? `: ${text}` : ""}`, latencyMs };
+}
+
+/** Reads at most MAX_RESPONSE_BYTES of the answer (a longer one is cut off), then calls finish. */
+function readAnswer(res: http.IncomingMessage, finish: (status: number | null, text: string) => void): void {
+  let got = 0;
+  const chunks: Buffer[] = [];
+  const end = () => finish(res.statusCode ?? null, Buffer.concat(chunks).toString("utf8").slice(0, 300));
+  res.on("data", (c: Buffer) => {
+    if (got < MAX_RESPONSE_BYTES) chunks.push(c.subarray(0, MAX_RESPONSE_BYTES - got));
+    got += c.length;
+    if (got > MAX_RESPONSE_BYTES) {
+      res.destroy();
+      end();
+    }
+  });
+  res.on("end", end);
+  res.on("error", () => end());
 }
 
 const errText = (e: unknown) =>

@@ -41,16 +41,49 @@ function progressReporter(job: Job, onStage: (s: string) => void) {
   };
 }
 
-export function startPipelineWorker(deps: WorkerDeps): Worker {
-  // CPU seconds of each job (one at a time per worker: the process's CPU is the job's), logged
-  // when it completes: what a flow's job costs whatever the machine's load.
-  const cpuOf = new Map<string, number>();
+type Outcome = JobResult | { done: string };
+type RunJob = (job: Job, token?: string, signal?: AbortSignal) => Promise<Outcome>;
+
+/** What a processor's error becomes: failures that stay wrong on retry are made unrecoverable. */
+function jobFailure(e: unknown, stage: string, signal?: AbortSignal): unknown {
+  // A result outside its contract is a bug of this version: a retry would return it again.
+  if (e instanceof JobContractError) return new UnrecoverableError(e.message);
+  if (e instanceof DelayedError) return e; // put back for another worker (flow-worker.ts): not a failure
+  // Cancelled (Worker.cancelJob): stopped at a stage boundary, and not retried.
+  if (signal?.aborted) return new UnrecoverableError(`cancelled in stage ${stage}: ${String(signal.reason ?? "")}`);
+  // What stays wrong on retry fails at once, with the report in the reason.
+  if (e instanceof SourceRejectedError)
+    return new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
+  if (e instanceof PortfolioNotFoundError) return new UnrecoverableError(e.message);
+  if (e instanceof Error && !(e instanceof UnrecoverableError)) e.message = `stage ${stage}: ${e.message}`;
+  return e;
+}
+
+/** Runs one job through its processor, its data and result checked by their contracts. */
+function jobRunner(deps: WorkerDeps, queue: () => Queue): RunJob {
+  return async (job, token, signal) => {
+    let stage = job.name;
+    const progress = progressReporter(job, (s) => (stage = s));
+    try {
+      const data = contractData(job);
+      const ctx: ProcessorContext = { deps, progress, token, signal, queue };
+      const processor = PROCESSORS[job.name as JobName] as JobProcessor<JobName>;
+      // The result as its contract says before BullMQ stores it: what a waiting command reads back.
+      return parseJobResult(job.name, await processor(job, data, ctx));
+    } catch (e) {
+      throw jobFailure(e, stage, signal);
+    }
+  };
+}
+
+/** Records each job's CPU milliseconds in cpuOf (one job at a time per worker: the process's CPU is the job's). */
+function cpuTimed(run: RunJob, cpuOf: Map<string, number>): RunJob {
   // Three parameters: BullMQ passes the job's AbortSignal only to a processor that declares it.
-  const processJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<JobResult | { done: string }> => {
+  return async (job, token, signal) => {
     const cpu0 = process.cpuUsage();
     let delayed = false; // put back for another worker: no completed or failed event will take its entry
     try {
-      return await runJob(job, token, signal);
+      return await run(job, token, signal);
     } catch (e) {
       delayed = e instanceof DelayedError;
       throw e;
@@ -59,34 +92,37 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
       if (!delayed) cpuOf.set(job.id!, Math.round((c.user + c.system) / 1000));
     }
   };
+}
+
+/** One log line per failed or completed job, the completed one with its wall and CPU time. */
+function logOutcomes(worker: Worker, log: WorkerDeps["log"], cpuOf: Map<string, number>): void {
+  worker.on("failed", (job, err) => {
+    if (job) cpuOf.delete(job.id!);
+    log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed");
+  });
+  worker.on("completed", (job, r: Outcome) => {
+    const cpuMs = cpuOf.get(job.id!);
+    cpuOf.delete(job.id!);
+    log.info(
+      {
+        job: job.id,
+        ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()),
+        cpuMs,
+        ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}),
+      },
+      "pipeline job completed",
+    );
+  });
+}
+
+export function startPipelineWorker(deps: WorkerDeps): Worker {
+  // CPU milliseconds of each job, logged when it completes: what a flow's job costs whatever the machine's load.
+  const cpuOf = new Map<string, number>();
   // The queue handle of what jobs read or add on the queue themselves (a flow's parent, its children):
   // one Redis connection for the worker's life, opened on first use.
   let queue: Queue | null = null;
   const sharedQueue = () => (queue ??= pipelineQueue(deps.redisUrl, deps.prefix));
-  const runJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<JobResult | { done: string }> => {
-    let stage = job.name;
-    const progress = progressReporter(job, (s) => (stage = s));
-    try {
-      const data = contractData(job);
-      const ctx: ProcessorContext = { deps, progress, token, signal, queue: sharedQueue };
-      const processor = PROCESSORS[job.name as JobName] as JobProcessor<JobName>;
-      // The result as its contract says before BullMQ stores it: what a waiting command reads back.
-      return parseJobResult(job.name, await processor(job, data, ctx));
-    } catch (e) {
-      // A result outside its contract is a bug of this version: a retry would return it again.
-      if (e instanceof JobContractError) throw new UnrecoverableError(e.message);
-      if (e instanceof DelayedError) throw e; // put back for another worker (flow-worker.ts): not a failure
-      // Cancelled (Worker.cancelJob): stopped at a stage boundary, and not retried.
-      if (signal?.aborted) throw new UnrecoverableError(`cancelled in stage ${stage}: ${String(signal.reason ?? "")}`);
-      // What stays wrong on retry fails at once, with the report in the reason.
-      if (e instanceof SourceRejectedError)
-        throw new UnrecoverableError(`${e.message}\n${e.rejects.slice(0, 50).map(formatReject).join("\n")}`);
-      if (e instanceof PortfolioNotFoundError) throw new UnrecoverableError(e.message);
-      if (e instanceof Error && !(e instanceof UnrecoverableError)) e.message = `stage ${stage}: ${e.message}`;
-      throw e;
-    }
-  };
-  const worker = new Worker(PIPELINE_QUEUE, processJob, {
+  const worker = new Worker(PIPELINE_QUEUE, cpuTimed(jobRunner(deps, sharedQueue), cpuOf), {
     connection: redisConnection(deps.redisUrl),
     // One job at a time per worker: a run is CPU-bound and publishes a whole snapshot.
     concurrency: 1,
@@ -100,23 +136,7 @@ export function startPipelineWorker(deps: WorkerDeps): Worker {
     if (queue) void closeQuietly(queue);
     queue = null;
   });
-  worker.on("failed", (job, err) => {
-    if (job) cpuOf.delete(job.id!);
-    deps.log.warn({ job: job?.id, attempt: job?.attemptsMade, err: err.message.split("\n")[0] }, "pipeline job failed");
-  });
-  worker.on("completed", (job, r: JobResult | { done: string }) => {
-    const cpuMs = cpuOf.get(job.id!);
-    cpuOf.delete(job.id!);
-    deps.log.info(
-      {
-        job: job.id,
-        ms: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()),
-        cpuMs,
-        ...("snapshotId" in r ? { snapshot: r.snapshotId } : {}),
-      },
-      "pipeline job completed",
-    );
-  });
+  logOutcomes(worker, deps.log, cpuOf);
   // Without a listener an 'error' (Redis gone, a lock not renewed) would crash the process. The
   // caller logs them once per outage (logErrorsOncePerOutage): ioredis retries every second or two.
   worker.on("error", () => undefined);

@@ -98,6 +98,15 @@ it("volumes hold the store (every process of the service) and PostgreSQL's data"
   expect(services.postgres.volumes).toContain("pgdata:/var/lib/postgresql/data");
 });
 
+it("the api believes one proxy hop: TRUST_PROXY=1, and nginx sets X-Forwarded-For to the address it saw", () => {
+  expect(services.api.environment.TRUST_PROXY).toBe("1");
+  const conf = readFileSync(join(ROOT, "deploy/nginx.conf"), "utf8");
+  // set, not appended ($proxy_add_x_forwarded_for): the one entry is nginx's, whatever a client sent
+  expect(conf.match(/proxy_set_header X-Forwarded-For (\S+);/g)).toEqual([
+    "proxy_set_header X-Forwarded-For $remote_addr;",
+  ]);
+});
+
 it("the proxy mounts deploy/nginx.conf, which listens on the published port and proxies to api's port", () => {
   const mounts: string[] = services.proxy.volumes;
   expect(mounts).toContain("./deploy/nginx.conf:/etc/nginx/nginx.conf:ro");

@@ -1,9 +1,11 @@
 // The proxy of compose.yaml for real: Debian's nginx running deploy/nginx.conf (test/deploy/replicas.ts)
 // in front of two API processes on one fresh PostgreSQL catalog. Reads are spread over both; a
 // GraphQL write through the proxy is read back through it from the other replica; the service's
-// headers pass unchanged; a killed replica costs no read; a client's X-Forwarded-For is not
-// believed (the failed-auth throttle counts the proxy's address). Skips, saying so, without nginx.
+// headers pass unchanged; a killed replica costs no read; with TRUST_PROXY=1 (as compose.yaml runs
+// it) the failed-auth throttle counts each client's address as nginx saw it, never one a client
+// claims in X-Forwarded-For (nginx overwrites it). Skips, saying so, without nginx.
 import { mkdtempSync } from "node:fs";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,6 +34,19 @@ describe.skipIf(!NGINX)("nginx (deploy/nginx.conf) in front of two API replicas 
     throw new Error(`no access line for request ${requestId}`);
   };
   const upstream = (i: number) => `127.0.0.1:${ports[i]}`;
+  /** GET /data/v1/benchmarks through the proxy from the local address `local` (a client of its own). */
+  const from = (local: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.get(`${proxy.url}/data/v1/benchmarks`, { localAddress: local, headers, agent: false }, (res) => {
+        let body = "";
+        res.on("data", (c) => {
+          body += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.setTimeout(10_000, () => req.destroy(new Error("timed out")));
+    });
 
   beforeAll(async () => {
     const databaseUrl = await freshDatabase();
@@ -40,7 +55,8 @@ describe.skipIf(!NGINX)("nginx (deploy/nginx.conf) in front of two API replicas 
     for (let i = 0; i < 2; i++) {
       ports.push(await freePort());
       // One after the other: the first publishes the source, the second finds it published.
-      apis.push(await startApi({ port: ports[i], dataDir, databaseUrl, sourceDir, demoKey: KEY }));
+      const env = { TRUST_PROXY: "1" }; // compose.yaml's
+      apis.push(await startApi({ port: ports[i], dataDir, databaseUrl, sourceDir, demoKey: KEY, env }));
     }
     proxy = await startProxy(ports);
   }, 240_000);
@@ -125,16 +141,20 @@ describe.skipIf(!NGINX)("nginx (deploy/nginx.conf) in front of two API replicas 
     for (const l of retried) expect(l.upstream).toBe(`${upstream(1)}, ${upstream(0)}`);
   });
 
-  it("X-Forwarded-For from a client is not believed: 21 bad keys through the proxy block it", async () => {
-    // The replica left counts failures per socket address, which is the proxy's for every client;
-    // each guess below claims another address: 20 are allowed, the 21st goes over and blocks the
-    // address, so the right key is refused next, whatever address it claims.
+  it("one client's 21 bad keys lock out that client alone; the X-Forwarded-For it sends is not believed", async () => {
+    // Two clients on two loopback addresses. The replica left counts failures per client address,
+    // the one nginx writes in X-Forwarded-For ($remote_addr, replacing what a client sent): each
+    // guess below claims another address, yet all count as 127.0.0.2's. 20 are allowed, the 21st
+    // blocks 127.0.0.2, whose right key is refused next; 127.0.0.1's is not.
     for (let i = 0; i < 21; i++) {
-      const r = await get("/data/v1/benchmarks", { api_key: `wrong-key-${i}`, "x-forwarded-for": `203.0.113.${i}` });
+      const r = await from("127.0.0.2", { api_key: `wrong-key-${i}`, "x-forwarded-for": `203.0.113.${i}` });
       expect(r.status).toBe(i < 20 ? 401 : 429);
     }
-    const r = await get("/data/v1/benchmarks", { "x-forwarded-for": "198.51.100.7" });
-    expect(r.status).toBe(429);
-    expect((await r.json()).error.message).toMatch(/too many failed authentications from this address/);
+    const blocked = await from("127.0.0.2", { api_key: KEY, "x-forwarded-for": "127.0.0.1" });
+    expect(blocked.status).toBe(429);
+    expect(JSON.parse(blocked.body).error.message).toMatch(/too many failed authentications from this address/);
+    // the other client, even claiming the blocked address, is served
+    expect((await from("127.0.0.1", { api_key: KEY, "x-forwarded-for": "127.0.0.2" })).status).toBe(200);
+    expect((await get("/data/v1/benchmarks")).status).toBe(200);
   });
 });
