@@ -36,6 +36,8 @@ const schema = z.object({
   GRAPHQL_COST_PER_MINUTE: z.coerce.number().int().min(1).optional(),
   // MiB of whole answers the node:http fast path serves from (api/fast/); 0 turns the fast path off
   RESPONSE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
+  // Bulk exports (/data/v1/export) streaming at once per server process; more are refused with a 503
+  EXPORT_MAX_CONCURRENT: whole(1, 1000).default(4),
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)
   CORS_ORIGINS: z
     .string()
@@ -109,6 +111,8 @@ export interface Config {
   graphqlCostPerMinute: number | undefined;
   /** Bytes of the response cache the API's fast path serves from (api/fast/answer-cache.ts); 0: no fast path. */
   responseCacheBytes: number;
+  /** Bulk exports a server process streams at once (api/rest/export.ts); beyond: 503 + Retry-After. */
+  exportMaxConcurrent: number;
   /** Origins browsers may read responses from (CORS), "*", or null for none. */
   corsOrigins: string[] | "*" | null;
   /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
@@ -177,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
     graphqlCostPerMinute: c.GRAPHQL_COST_PER_MINUTE,
     responseCacheBytes: c.RESPONSE_CACHE_MB * 1024 * 1024,
+    exportMaxConcurrent: c.EXPORT_MAX_CONCURRENT,
     corsOrigins: c.CORS_ORIGINS ?? null,
     queuePrefix: c.QUEUE_PREFIX,
     scheduleCron: c.SCHEDULE_CRON,
