@@ -32,7 +32,7 @@ export function columnTypeOf(duckType: string): ColumnType {
 }
 
 const ALL_VALID = 0xffff_ffff_ffff_ffffn;
-type Validity = { data: BigUint64Array | null; itemValid(i: number): boolean };
+type Validity = { data: BigUint64Array | null };
 type Raw = { items?: Float64Array | Int32Array; validity?: Validity; dataView?: DataView };
 
 /** One column being filled: fixed capacity for numbers, growing bytes for strings. */
@@ -67,19 +67,28 @@ class ColumnBuilder {
     }
   }
 
-  /** Clears the bits of invalid rows; answers whether any row was invalid. */
+  /**
+   * Clears the bits of invalid rows; answers whether any row was invalid. DuckDB's validity words
+   * are little-endian, so their bytes are Arrow's bitmap bytes (bit j of byte k: row 8k + j): a
+   * byte of all-valid rows is skipped whole, one with nulls looked at bit by bit.
+   */
   private markInvalid(validity: Validity | undefined, n: number, at: number): boolean {
     const words = validity?.data;
     if (!words) return false;
+    const bytes = new Uint8Array(words.buffer, words.byteOffset, Math.ceil(n / 8));
     let any = false;
     for (let w = 0; w * 64 < n; w++) {
       if (words[w] === ALL_VALID) continue;
-      for (let i = w * 64; i < Math.min(n, w * 64 + 64); i++) {
-        if (validity!.itemValid(i)) continue;
-        const r = at + i;
-        this.bitmap[r >> 3] &= ~(1 << (r & 7));
-        this.nulls++;
-        any = true;
+      for (let k = w * 8; k < Math.min(bytes.length, w * 8 + 8); k++) {
+        const b = bytes[k];
+        if (b === 0xff) continue;
+        for (let j = 0; j < 8 && k * 8 + j < n; j++) {
+          if (b & (1 << j)) continue;
+          const r = at + k * 8 + j;
+          this.bitmap[r >> 3] &= ~(1 << (r & 7));
+          this.nulls++;
+          any = true;
+        }
       }
     }
     return any;
