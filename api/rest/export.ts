@@ -2,15 +2,20 @@
 // (default) or a Parquet file, filtered by tickers, date range and columns. The checks run in the
 // REST routes' order (key, rate limit, parameters with the table among them, the table's scopes,
 // 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory.
-import { createReadStream } from "node:fs";
-import { stat, unlink } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Scope } from "../../pipeline/store/catalog/types.ts";
 import type { ExportFilter } from "../../pipeline/store/read/export-reads.ts";
-import { exportBatches, exportColumns, exportParquet, exportSchema } from "../../pipeline/store/read/export-reads.ts";
+import {
+  exportBatches,
+  exportColumns,
+  exportParquet,
+  exportSchema,
+  wholeParquetFile,
+} from "../../pipeline/store/read/export-reads.ts";
 import {
   EXPORT_TABLE_NAMES,
   type ExportTable,
@@ -322,13 +327,21 @@ async function sendParquet(
     res.end();
     return;
   }
-  const path = await exportParquet(dir, table, filter, tmpdir());
+  // the snapshot's own file when the export is one whole file of it; else DuckDB writes a temporary one
+  const whole = await wholeParquetFile(dir, table, filter);
+  const path = whole ?? (await exportParquet(dir, table, filter, tmpdir()));
   try {
-    headers["Content-Length"] = (await stat(path)).size;
+    // opened before anything is sent: a snapshot removed meanwhile keeps the open file readable
+    const file = await open(path);
+    const size = await file.stat().then(
+      (st) => st.size,
+      (e) => file.close().then(() => Promise.reject(e)),
+    );
+    headers["Content-Length"] = size;
     res.writeHead(200, headers);
-    await pipeline(createReadStream(path), res);
+    await pipeline(file.createReadStream(), res); // closes the file when done or failed
   } finally {
-    await unlink(path).catch(() => undefined);
+    if (!whole) await unlink(path).catch(() => undefined);
   }
 }
 

@@ -2,7 +2,7 @@
 // through a real pipeline run) served by the lazy reader, as the server holds it. The expected
 // values are the JSON endpoints' answers on the same snapshot and DuckDB's own reading of the
 // snapshot's Parquet; apache-arrow reads the streams, DuckDB the Parquet downloads.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -182,6 +182,30 @@ describe("export: batches", () => {
 });
 
 describe("export: Parquet", () => {
+  it("an unfiltered single-file table is the snapshot's own file; filtered, DuckDB writes the same rows", async () => {
+    const own = await get("export/prices", { format: "parquet" });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toBe("application/vnd.apache.parquet");
+    expect(own.bytes.equals(readFileSync(join(dir, "prices.parquet")))).toBe(true);
+    expect(Number(own.headers.get("content-length"))).toBe(own.bytes.length);
+    // every ticker named: the same rows, written by DuckDB (COPY here writes the very bytes the pipeline did)
+    const all = reader.companies.map((c) => c.ticker).join(",");
+    const written = await get("export/prices", { format: "parquet", tickers: all });
+    expect(written.status).toBe(200);
+    const tmp = mkdtempSync(join(tmpdir(), "export-whole-"));
+    const read = async (bytes: Buffer, name: string) => {
+      writeFileSync(join(tmp, name), bytes);
+      return rows<Record<string, unknown>>(db.conn, "select * from read_parquet($f)", { f: join(tmp, name) });
+    };
+    const a = await read(own.bytes, "own.parquet");
+    const b = await read(written.bytes, "written.parquet");
+    expect(a.length).toBeGreaterThan(1000);
+    expect(b).toEqual(a);
+    // a column subset or a stream folder of several files is written, not served whole
+    const some = await get("export/prices", { format: "parquet", columns: "ticker,date" });
+    expect(some.bytes.equals(own.bytes)).toBe(false);
+  });
+
   it("DuckDB reads the download: the filtered rows of the table, the asked columns in order", async () => {
     const tickers = reader.companies.slice(0, 3).map((c) => c.ticker);
     const start = "2025-03-03";

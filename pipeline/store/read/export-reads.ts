@@ -150,6 +150,22 @@ export async function exportColumns(dir: string, table: ExportTable, f: ExportFi
 }
 
 /**
+ * The snapshot's own Parquet file when the export is exactly one whole file of it (no filter, every
+ * column in stored order, the table in a single file, zstd as published): served as it is, nothing
+ * rewritten. null: the export is written by `exportParquet`.
+ */
+export async function wholeParquetFile(dir: string, table: ExportTable, f: ExportFilter): Promise<string | null> {
+  const spec = exportSpec(table);
+  if (f.tickers || f.startDate !== undefined || f.endDate !== undefined || spec.portfolio) return null;
+  if (f.columns) {
+    const schema = await exportSchema(dir, table);
+    if (f.columns.length !== schema.length || f.columns.some((c, i) => c !== schema[i].name)) return null;
+  }
+  const files = spec.files(dir);
+  return files.length === 1 ? files[0] : null;
+}
+
+/**
  * Writes the export as one Parquet file (zstd) in `tmpDir` and answers its path; the caller
  * streams it out and removes it. DuckDB writes row group by row group, so memory stays bounded.
  */
