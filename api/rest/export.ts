@@ -255,23 +255,29 @@ function writable(res: Response): Promise<void> {
 
 /**
  * Writes the pieces in order, small ones (metadata, padding) joined and large ones (column buffers)
- * as they are: answers false when the response wants a drain first. (Not corked: a corked chunked
- * response reports a full buffer that its socket never signals drained.)
+ * as they are; `flushed` runs once all of them have gone to the socket (or the response failed).
+ * Answers false when the response wants a drain first. (Not corked: a corked chunked response
+ * reports a full buffer that its socket never signals drained.)
  */
-function writePieces(res: Response, pieces: Uint8Array[]): boolean {
-  let ok = true;
+function writePieces(res: Response, pieces: Uint8Array[], flushed?: () => void): boolean {
+  const out: Uint8Array[] = [];
   let small: Uint8Array[] = [];
-  const flush = () => {
-    if (small.length) ok = res.write(small.length === 1 ? small[0] : Buffer.concat(small)) && ok;
+  const join = () => {
+    if (small.length) out.push(small.length === 1 ? small[0] : Buffer.concat(small));
     small = [];
   };
   for (const p of pieces) {
     if (p.byteLength >= 64 << 10) {
-      flush();
-      ok = res.write(p) && ok;
+      join();
+      out.push(p);
     } else small.push(p);
   }
-  flush();
+  join();
+  let ok = true;
+  out.forEach((p, i) => {
+    ok = res.write(p, i === out.length - 1 && flushed ? () => flushed() : undefined) && ok;
+  });
+  if (out.length === 0) flushed?.();
   return ok;
 }
 
@@ -302,7 +308,9 @@ async function streamArrow(
       // the next batch is read while this one goes out; a full socket buffer waits for the drain
       const pending = batches.next();
       pending.catch(() => undefined); // awaited below; a failure then is the one reported
-      if (!writePieces(res, framer.batch(next.value))) await writable(res);
+      // the batch's arrays are reused once its bytes are out
+      const batch = next.value;
+      if (!writePieces(res, framer.batch(batch), () => batch.release())) await writable(res);
       next = await pending;
     }
   } finally {
