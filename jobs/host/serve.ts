@@ -4,8 +4,8 @@
 import type { Redis } from "ioredis";
 import type pino from "pino";
 import type { AppDeps } from "../../api/app.ts";
-import { configureExports } from "../../api/rest/export.ts";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
+import { configureExports } from "../../api/rest/export.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { lazyReader, SnapshotHolder } from "../../pipeline/store/read/holder.ts";
