@@ -215,7 +215,13 @@ function exportOperation(schemas: Json, errorRef: Json): Json {
   for (const [code, description] of Object.entries(ERRORS))
     if (code !== "404")
       responses[code] = {
-        description: code === "400" ? `${description} (an unknown table among them, named table)` : description,
+        description:
+          code === "400"
+            ? `${description} (an unknown table among them, named table)`
+            : code === "503"
+              ? `${description}, or the server streams as many exports as it runs at once (EXPORT_MAX_CONCURRENT; ` +
+                "Retry-After)"
+              : description,
         content: { "application/json": { schema: errorRef } },
       };
   return {

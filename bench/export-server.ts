@@ -3,7 +3,8 @@
 // IPC channel so the load generator's reading of the bodies does not share this event loop.
 //   → {ready, port, tickers, rssMB}   once it serves
 //   ← {cmd: "mark"}    → {marked, rssMB}       starts a peak-RSS window (sampled every 10 ms)
-//   ← {cmd: "peak"}    → {peak, rssMB, peakMB, loopMaxMs}   the window's peak RSS and event-loop delay
+//   ← {cmd: "peak"}    → {peak, rssMB, peakMB, loopMaxMs, cpuMs}   the window's peak RSS, event-loop
+//                        delay and CPU time of this process (user + system, every thread: DuckDB's too)
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -34,6 +35,7 @@ const server = http.createServer(app);
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
 
 let peak = rssMB();
+let cpu = process.cpuUsage();
 setInterval(() => {
   peak = Math.max(peak, rssMB());
 }, 10).unref();
@@ -43,10 +45,14 @@ loop.enable();
 process.on("message", (m: { cmd: string }) => {
   if (m.cmd === "mark") {
     peak = rssMB();
+    cpu = process.cpuUsage();
     loop.reset();
     send({ marked: true, rssMB: peak });
-  } else if (m.cmd === "peak")
-    send({ peak: true, rssMB: rssMB(), peakMB: Math.max(peak, rssMB()), loopMaxMs: loop.max / 1e6 });
+  } else if (m.cmd === "peak") {
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
+    send({ peak: true, rssMB: rssMB(), peakMB: Math.max(peak, rssMB()), loopMaxMs: loop.max / 1e6, cpuMs });
+  }
 });
 send({
   ready: true,

@@ -3,7 +3,9 @@
 //   EXPORT_STORE=DIR   a published store (e.g. the 5,000 × 25 one of `bench scale`); absent: a
 //                      300 × 8 universe is generated and published into a temp folder
 // Figures, each beside its baseline from the same run:
-//   1. every stock's full-period metrics (export/stock_metrics, Arrow and Parquet) — baseline: the
+// Each export also reports the server's CPU time for it (every thread of its process), a figure the
+// load of a shared machine disturbs less than the wall time.
+//   1. every stock's full-period metrics (export/stock_metrics, Arrow and Parquet, 3 runs each) — baseline: the
 //      JSON route /stock_metrics/:ticker, one ticker after another, timed over 40 tickers and
 //      scaled to all of them;
 //   2. every daily return (export/stock_returns, Arrow and Parquet): MB/s of body, the server's
@@ -14,7 +16,7 @@
 import { fork } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
 import { runPipeline } from "../jobs/local/runner.ts";
@@ -100,18 +102,32 @@ async function streamFigure(
   port: number,
   path: string,
   tickers: string[],
-): Promise<{ ms: number; bytes: number; growthMB: number; small: number[]; loopMaxMs: number }> {
+): Promise<{ ms: number; bytes: number; growthMB: number; small: number[]; loopMaxMs: number; cpuMs: number }> {
   const mark = (await srv.ask("mark")) as { rssMB: number };
   const body = download(port, path);
   const small = await smallReads(port, tickers, body);
   const got = await body;
   if (got.status !== 200) throw new Error(`${path}: ${got.status}`);
-  const peak = (await srv.ask("peak")) as { peakMB: number; loopMaxMs: number };
-  return { ...got, growthMB: peak.peakMB - mark.rssMB, small, loopMaxMs: peak.loopMaxMs };
+  const peak = (await srv.ask("peak")) as { peakMB: number; loopMaxMs: number; cpuMs: number };
+  return { ...got, growthMB: peak.peakMB - mark.rssMB, small, loopMaxMs: peak.loopMaxMs, cpuMs: peak.cpuMs };
+}
+
+/** One export downloaded alone: wall time, bytes and the server's CPU time for it. */
+async function timedExport(srv: ReturnType<typeof startServer>, port: number, path: string) {
+  await srv.ask("mark");
+  const r = await download(port, path);
+  if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+  const { cpuMs } = (await srv.ask("peak")) as { cpuMs: number };
+  return { ...r, cpuMs };
 }
 
 export async function benchExport(): Promise<void> {
   console.log("\n== export (issue 33 item 2): bulk Arrow / Parquet exports; wall figures on a shared box");
+  console.log(
+    `load average at the start: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(", ")}`,
+  );
   const dataDir = await storeDir();
   const srv = startServer(dataDir);
   const ready = (await srv.next()) as { port: number; tickers: string[]; rssMB: number };
@@ -136,19 +152,17 @@ export async function benchExport(): Promise<void> {
   const t = performance.now();
   for (const s of sample) await download(port, `stock_metrics/${encodeURIComponent(s)}`);
   const perTicker = (performance.now() - t) / sample.length;
-  const metricsArrow: number[] = [];
-  let metricsBytes = 0;
-  for (let i = 0; i < 3; i++) {
-    const r = await download(port, "export/stock_metrics");
-    if (r.status !== 200) throw new Error(`export/stock_metrics: ${r.status}`);
-    metricsArrow.push(r.ms);
-    metricsBytes = r.bytes;
-  }
-  const metricsParquet = await download(port, "export/stock_metrics?format=parquet");
+  const arrow = [];
+  for (let i = 0; i < 3; i++) arrow.push(await timedExport(srv, port, "export/stock_metrics"));
+  const parquet = [];
+  for (let i = 0; i < 3; i++) parquet.push(await timedExport(srv, port, "export/stock_metrics?format=parquet"));
+  const mid = (xs: { ms: number; cpuMs: number }[]) =>
+    `${fmt(median(xs.map((x) => x.ms)))} (median of 3; runs ${xs
+      .map((x) => x.ms.toFixed(0))
+      .join(", ")} ms; server CPU ${fmt(median(xs.map((x) => x.cpuMs)))})`;
   console.log(
-    `every stock's full-period metrics: Arrow ${fmt(median(metricsArrow))} ` +
-      `(median of 3, ${mb(metricsBytes).toFixed(1)} MB; ` +
-      `target < 1000 ms), Parquet ${fmt(metricsParquet.ms)} (${mb(metricsParquet.bytes).toFixed(1)} MB) | baseline: ` +
+    `every stock's full-period metrics (target < 1000 ms): Arrow ${mid(arrow)}, ${mb(arrow[0].bytes).toFixed(1)} MB; ` +
+      `Parquet ${mid(parquet)}, ${mb(parquet[0].bytes).toFixed(1)} MB | baseline: ` +
       `JSON per ticker ${perTicker.toFixed(1)} ms × ${tickers.length} = ${fmt(perTicker * tickers.length)}`,
   );
 
@@ -166,11 +180,18 @@ export async function benchExport(): Promise<void> {
       `every daily return (${Number(scan.n).toLocaleString("en-US")} rows) as ${format}: ${fmt(r.ms)}, ` +
         `${mb(r.bytes).toFixed(0)} MB, ${(mb(r.bytes) / (r.ms / 1000)).toFixed(0)} MB/s (target >= 100 MB/s), ` +
         `${(Number(scan.n) / (r.ms / 1000) / 1e6).toFixed(1)} M rows/s; server RSS growth ${r.growthMB} MB ` +
-        `(target < 200 MB); event loop max delay ${r.loopMaxMs.toFixed(0)} ms | small reads meanwhile: ` +
+        `(target < 200 MB); server CPU ${(r.cpuMs / 1000).toFixed(1)} s ` +
+        `(${(mb(r.bytes) / (r.cpuMs / 1000)).toFixed(0)} MB per CPU-second); ` +
+        `event loop max delay ${r.loopMaxMs.toFixed(0)} ms | small reads meanwhile: ` +
         `${r.small.length}, median ${r.small.length ? median(r.small).toFixed(1) : "-"} ms, max ` +
         `${r.small.length ? Math.max(...r.small).toFixed(1) : "-"} ms (target < 50 ms) | baseline: DuckDB scan of ` +
         `the same Parquet in-process ${fmt(scanMs)} (${(Number(scan.n) / (scanMs / 1000) / 1e6).toFixed(1)} M rows/s)`,
     );
   }
   srv.child.kill();
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(", ")}`,
+  );
 }

@@ -38,6 +38,8 @@ const schema = z.object({
   RESPONSE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   // Proxies in front of the API whose X-Forwarded-For entries are believed (api/client-address.ts); 0: none
   TRUST_PROXY: whole(0, 16).default(0),
+  // Bulk exports (/data/v1/export) streaming at once per server process; more are refused with a 503
+  EXPORT_MAX_CONCURRENT: whole(1, 1000).default(4),
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)
   CORS_ORIGINS: z
     .string()
@@ -113,6 +115,8 @@ export interface Config {
   responseCacheBytes: number;
   /** Proxy hops before the API whose X-Forwarded-For entry is believed (TRUST_PROXY); 0: the socket's address. */
   trustProxy: number;
+  /** Bulk exports a server process streams at once (api/rest/export.ts); beyond: 503 + Retry-After. */
+  exportMaxConcurrent: number;
   /** Origins browsers may read responses from (CORS), "*", or null for none. */
   corsOrigins: string[] | "*" | null;
   /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
@@ -182,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlCostPerMinute: c.GRAPHQL_COST_PER_MINUTE,
     responseCacheBytes: c.RESPONSE_CACHE_MB * 1024 * 1024,
     trustProxy: c.TRUST_PROXY,
+    exportMaxConcurrent: c.EXPORT_MAX_CONCURRENT,
     corsOrigins: c.CORS_ORIGINS ?? null,
     queuePrefix: c.QUEUE_PREFIX,
     scheduleCron: c.SCHEDULE_CRON,

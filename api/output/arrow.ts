@@ -5,6 +5,7 @@
 // numbers float64 (int32 for the integer columns named below), booleans bool, YYYY-MM-DD dates
 // Arrow dates (days), ISO timestamps Arrow timestamps (ms, UTC), anything else UTF-8.
 import {
+  AsyncByteQueue,
   Bool,
   type DataType,
   DateDay,
@@ -13,6 +14,7 @@ import {
   Int32,
   makeData,
   RecordBatch,
+  RecordBatchStreamWriter,
   Schema,
   Struct,
   Table,
@@ -116,9 +118,6 @@ export function rowsToArrow(
 
 // ---- streamed batches (bulk exports): the schema message once, then one message per batch
 
-/** Arrow's end-of-stream marker: continuation token, zero length. */
-export const IPC_EOS = Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
-
 const arrowType = (t: ColumnType): DataType =>
   t === "f64" ? new Float64() : t === "i32" ? new Int32() : t === "date" ? new DateDay() : new Utf8();
 
@@ -126,28 +125,53 @@ export function batchSchema(columns: readonly { name: string; type: ColumnType }
   return new Schema(columns.map((c) => new Field(c.name, arrowType(c.type), true)));
 }
 
-/** The stream's schema message (what an IPC stream of no batch holds before its end marker). */
-export function ipcSchemaMessage(schema: Schema): Uint8Array {
-  const all = tableToIPC(new Table(schema), "stream");
-  return all.subarray(0, all.length - IPC_EOS.length);
+/** The writer's output, kept as the pieces it writes (metadata, padding, the batches' own buffers). */
+class PieceSink extends AsyncByteQueue {
+  pieces: Uint8Array[] = [];
+  override write(value: Uint8Array): void {
+    this.pieces.push(value);
+  }
+  take(): Uint8Array[] {
+    const out = this.pieces;
+    this.pieces = [];
+    return out;
+  }
 }
 
 /**
- * One batch as its record-batch message. apache-arrow writes whole streams only, so the batch is
- * written as a one-batch stream and the bytes between that stream's schema message (the same
- * bytes for the same schema: no dictionaries here) and its end marker are the message.
+ * An Arrow IPC stream as byte pieces, written by apache-arrow's RecordBatchStreamWriter: `start()`
+ * the schema message, `batch()` one record-batch message (its metadata, then the batch's column
+ * buffers themselves, not copied), `end()` the end-of-stream marker. The caller writes the pieces
+ * out in order (corked, so each message goes to the socket as one write).
  */
-export function ipcBatchMessage(schema: Schema, schemaBytes: number, batch: ColumnBatch): Uint8Array {
-  const children = batch.columns.map((c, i) =>
-    makeData({
-      type: schema.fields[i].type,
-      length: batch.length,
-      nullCount: c.nullCount,
-      nullBitmap: c.validity ?? undefined,
-      ...(c.offsets ? { valueOffsets: c.offsets, data: c.values } : { data: c.values }),
-    } as never),
-  );
-  const data = makeData({ type: new Struct(schema.fields), length: batch.length, nullCount: 0, children });
-  const bytes = tableToIPC(new Table([new RecordBatch(schema, data)]), "stream");
-  return bytes.subarray(schemaBytes, bytes.length - IPC_EOS.length);
+export class ArrowStreamFramer {
+  private readonly sink = new PieceSink();
+  private readonly writer = new RecordBatchStreamWriter();
+
+  constructor(readonly schema: Schema) {}
+
+  start(): Uint8Array[] {
+    this.writer.reset(this.sink, this.schema);
+    return this.sink.take();
+  }
+
+  batch(batch: ColumnBatch): Uint8Array[] {
+    const children = batch.columns.map((c, i) =>
+      makeData({
+        type: this.schema.fields[i].type,
+        length: batch.length,
+        nullCount: c.nullCount,
+        nullBitmap: c.validity ?? undefined,
+        ...(c.offsets ? { valueOffsets: c.offsets, data: c.values } : { data: c.values }),
+      } as never),
+    );
+    const data = makeData({ type: new Struct(this.schema.fields), length: batch.length, nullCount: 0, children });
+    this.writer.write(new RecordBatch(this.schema, data));
+    return this.sink.take();
+  }
+
+  end(): Uint8Array[] {
+    this.writer.finish();
+    return this.sink.take();
+  }
 }

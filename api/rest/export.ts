@@ -2,15 +2,20 @@
 // (default) or a Parquet file, filtered by tickers, date range and columns. The checks run in the
 // REST routes' order (key, rate limit, parameters with the table among them, the table's scopes,
 // 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory.
-import { createReadStream } from "node:fs";
-import { stat, unlink } from "node:fs/promises";
+import { open, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Scope } from "../../pipeline/store/catalog/types.ts";
 import type { ExportFilter } from "../../pipeline/store/read/export-reads.ts";
-import { exportBatches, exportColumns, exportParquet, exportSchema } from "../../pipeline/store/read/export-reads.ts";
+import {
+  exportBatches,
+  exportColumns,
+  exportParquet,
+  exportSchema,
+  wholeParquetFile,
+} from "../../pipeline/store/read/export-reads.ts";
 import {
   EXPORT_TABLE_NAMES,
   type ExportTable,
@@ -20,7 +25,7 @@ import {
 import { requestId } from "../access-log.ts";
 import { type Caller, queryKey, requireScopes } from "../auth.ts";
 import { InvalidParameter, Unavailable } from "../errors.ts";
-import { ARROW_STREAM_TYPE, batchSchema, IPC_EOS, ipcBatchMessage, ipcSchemaMessage } from "../output/arrow.ts";
+import { ARROW_STREAM_TYPE, ArrowStreamFramer, batchSchema } from "../output/arrow.ts";
 import { etagMatches, requestEtag } from "../output/etag.ts";
 import { CACHE_CONTROL, sendNotModified } from "../output/payload.ts";
 import type { RateHeaders } from "../rate-limit.ts";
@@ -46,6 +51,34 @@ export const EXPORT_SCOPES: Record<ExportTable, readonly Scope[]> = {
   financial_cashflow: RESOURCE_SCOPES.stockFinancials,
   financial_derived: RESOURCE_SCOPES.stockFinancials,
 };
+
+/**
+ * Exports streaming at once in this process (EXPORT_MAX_CONCURRENT, set by configureExports): each
+ * holds a DuckDB connection, its scan threads' CPU and a socket for as long as the client reads, so
+ * beyond the limit a request is refused (503, Retry-After) rather than queued behind them.
+ */
+const exportSlots = { limit: 4, active: 0 };
+
+export function configureExports(opts: { maxConcurrent: number }): void {
+  if (!Number.isInteger(opts.maxConcurrent) || opts.maxConcurrent < 1)
+    throw new RangeError(`export concurrency must be a whole number >= 1, got ${opts.maxConcurrent}`);
+  exportSlots.limit = opts.maxConcurrent;
+}
+
+/** Runs `send` in an export slot, refusing (503 naming the limit) when every slot is taken. */
+async function inExportSlot(send: () => Promise<void>): Promise<void> {
+  if (exportSlots.active >= exportSlots.limit)
+    throw new Unavailable(
+      `${exportSlots.active} exports are streaming, the most this server runs at once ` +
+        `(EXPORT_MAX_CONCURRENT=${exportSlots.limit}); retry when one has finished`,
+    );
+  exportSlots.active++;
+  try {
+    await send();
+  } finally {
+    exportSlots.active--;
+  }
+}
 
 const msg = (m: string) => ({ error: m });
 const TICKER = /^[A-Za-z0-9.\-^=_]{1,20}$/;
@@ -202,8 +235,9 @@ async function serve(
     ...(res.locals.baseHeaders as Record<string, string> | undefined),
     ...rate,
   };
-  if (p.format === "parquet") return sendParquet(req, res, dir, table, filter, headers);
-  return streamArrow(req, res, dir, table, filter, headers);
+  const send = () => (p.format === "parquet" ? sendParquet : streamArrow)(req, res, dir, table, filter, headers);
+  // a HEAD reads no rows: it takes no slot
+  return req.method === "HEAD" ? send() : inExportSlot(send);
 }
 
 /** Resolves when `res` can take more (drained) or is gone (closed). */
@@ -219,6 +253,34 @@ function writable(res: Response): Promise<void> {
   });
 }
 
+/**
+ * Writes the pieces in order, small ones (metadata, padding) joined and large ones (column buffers)
+ * as they are; `flushed` runs once all of them have gone to the socket (or the response failed).
+ * Answers false when the response wants a drain first. (Not corked: a corked chunked response
+ * reports a full buffer that its socket never signals drained.)
+ */
+function writePieces(res: Response, pieces: Uint8Array[], flushed?: () => void): boolean {
+  const out: Uint8Array[] = [];
+  let small: Uint8Array[] = [];
+  const join = () => {
+    if (small.length) out.push(small.length === 1 ? small[0] : Buffer.concat(small));
+    small = [];
+  };
+  for (const p of pieces) {
+    if (p.byteLength >= 64 << 10) {
+      join();
+      out.push(p);
+    } else small.push(p);
+  }
+  join();
+  let ok = true;
+  out.forEach((p, i) => {
+    ok = res.write(p, i === out.length - 1 && flushed ? () => flushed() : undefined) && ok;
+  });
+  if (out.length === 0) flushed?.();
+  return ok;
+}
+
 async function streamArrow(
   req: Request,
   res: Response,
@@ -227,8 +289,7 @@ async function streamArrow(
   filter: ExportFilter,
   headers: Record<string, string | number>,
 ): Promise<void> {
-  const schema = batchSchema(await exportColumns(dir, table, filter));
-  const head = ipcSchemaMessage(schema);
+  const framer = new ArrowStreamFramer(batchSchema(await exportColumns(dir, table, filter)));
   headers["Content-Type"] = ARROW_STREAM_TYPE;
   headers["Content-Disposition"] = `attachment; filename="${table}.arrows"`;
   if (req.method === "HEAD") {
@@ -240,17 +301,23 @@ async function streamArrow(
   // the first batch before the status line: a failing read is still an error response
   let next = await batches.next();
   res.writeHead(200, headers);
-  res.write(head);
+  writePieces(res, framer.start());
   try {
     while (!next.done) {
       if (res.destroyed) return;
-      if (!res.write(ipcBatchMessage(schema, head.length, next.value))) await writable(res);
-      next = await batches.next();
+      // the next batch is read while this one goes out; a full socket buffer waits for the drain
+      const pending = batches.next();
+      pending.catch(() => undefined); // awaited below; a failure then is the one reported
+      // the batch's arrays are reused once its bytes are out
+      const batch = next.value;
+      if (!writePieces(res, framer.batch(batch), () => batch.release())) await writable(res);
+      next = await pending;
     }
   } finally {
     await batches.return();
   }
-  res.end(IPC_EOS);
+  writePieces(res, framer.end());
+  res.end();
 }
 
 async function sendParquet(
@@ -268,13 +335,21 @@ async function sendParquet(
     res.end();
     return;
   }
-  const path = await exportParquet(dir, table, filter, tmpdir());
+  // the snapshot's own file when the export is one whole file of it; else DuckDB writes a temporary one
+  const whole = await wholeParquetFile(dir, table, filter);
+  const path = whole ?? (await exportParquet(dir, table, filter, tmpdir()));
   try {
-    headers["Content-Length"] = (await stat(path)).size;
+    // opened before anything is sent: a snapshot removed meanwhile keeps the open file readable
+    const file = await open(path);
+    const size = await file.stat().then(
+      (st) => st.size,
+      (e) => file.close().then(() => Promise.reject(e)),
+    );
+    headers["Content-Length"] = size;
     res.writeHead(200, headers);
-    await pipeline(createReadStream(path), res);
+    await pipeline(file.createReadStream(), res); // closes the file when done or failed
   } finally {
-    await unlink(path).catch(() => undefined);
+    if (!whole) await unlink(path).catch(() => undefined);
   }
 }
 

@@ -5,6 +5,7 @@ import type { Redis } from "ioredis";
 import type pino from "pino";
 import type { AppDeps } from "../../api/app.ts";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
+import { configureExports } from "../../api/rest/export.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { lazyReader, SnapshotHolder } from "../../pipeline/store/read/holder.ts";
@@ -36,6 +37,7 @@ export async function makeAppDeps(
   catalog: Catalog,
   opts: ServeOptions = {},
 ): Promise<{ deps: AppDeps; closers: Closer[] }> {
+  configureExports({ maxConcurrent: config.exportMaxConcurrent });
   const { holder, served } = await servedSnapshots(config, log);
   const catalogPoll = pollCatalog(catalog, log);
   const redis = config.redisUrl ? requestPathRedis(config.redisUrl) : undefined;

@@ -2,12 +2,15 @@
 // through a real pipeline run) served by the lazy reader, as the server holds it. The expected
 // values are the JSON endpoints' answers on the same snapshot and DuckDB's own reading of the
 // snapshot's Parquet; apache-arrow reads the streams, DuckDB the Parquet downloads.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Table, tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
+import { configureExports } from "../../api/rest/export.ts";
+import { loadConfig } from "../../jobs/config.ts";
 import { openDuck, rows } from "../../pipeline/store/duck/duck.ts";
 import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import { snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
@@ -154,7 +157,55 @@ describe("export: Arrow streams equal the JSON endpoints on the same snapshot", 
   });
 });
 
+describe("export: batches", () => {
+  it("several record batches or one, or per-ticker filters: the same rows in the same order", async () => {
+    const one = await exportTable("stock_returns");
+    // 300 more columns: batches of 2,048 rows (export-reads.ts batchRows), so the stream holds several
+    const wide = new URL(`${srv.url}/data/v1/export/stock_returns`);
+    for (const c of ["id", "date", "ret", ...Array.from({ length: 300 }, () => "ret")])
+      wide.searchParams.append("columns", c);
+    wide.searchParams.set("api_key", KEYS.alice);
+    const many = tableFromIPC(Buffer.from(await (await fetch(wide)).arrayBuffer()));
+    expect(one.batches.length).toBe(1);
+    expect(many.batches.length).toBe(Math.ceil(one.numRows / 2048));
+    expect(many.numCols).toBe(303);
+    const cols = (t: Table) =>
+      ["id", "date", "ret"].map((c) => [...t.getChildAt(t.schema.fields.findIndex((f) => f.name === c))!]);
+    expect(cols(many)).toEqual(cols(one));
+    expect([...many.getChildAt(302)!]).toEqual([...one.getChild("ret")!]);
+    // every ticker on its own, concatenated in ticker order: the unfiltered stream
+    const byTicker = [];
+    for (const c of [...reader.companies].sort((a, b) => (a.ticker < b.ticker ? -1 : 1)))
+      byTicker.push(...rowsOf(await exportTable("stock_returns", { tickers: c.ticker })));
+    expect(byTicker).toEqual(rowsOf(one));
+  });
+});
+
 describe("export: Parquet", () => {
+  it("an unfiltered single-file table is the snapshot's own file; filtered, DuckDB writes the same rows", async () => {
+    const own = await get("export/prices", { format: "parquet" });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toBe("application/vnd.apache.parquet");
+    expect(own.bytes.equals(readFileSync(join(dir, "prices.parquet")))).toBe(true);
+    expect(Number(own.headers.get("content-length"))).toBe(own.bytes.length);
+    // every ticker named: the same rows, written by DuckDB (COPY here writes the very bytes the pipeline did)
+    const all = reader.companies.map((c) => c.ticker).join(",");
+    const written = await get("export/prices", { format: "parquet", tickers: all });
+    expect(written.status).toBe(200);
+    const tmp = mkdtempSync(join(tmpdir(), "export-whole-"));
+    const read = async (bytes: Buffer, name: string) => {
+      writeFileSync(join(tmp, name), bytes);
+      return rows<Record<string, unknown>>(db.conn, "select * from read_parquet($f)", { f: join(tmp, name) });
+    };
+    const a = await read(own.bytes, "own.parquet");
+    const b = await read(written.bytes, "written.parquet");
+    expect(a.length).toBeGreaterThan(1000);
+    expect(b).toEqual(a);
+    // a column subset or a stream folder of several files is written, not served whole
+    const some = await get("export/prices", { format: "parquet", columns: "ticker,date" });
+    expect(some.bytes.equals(own.bytes)).toBe(false);
+  });
+
   it("DuckDB reads the download: the filtered rows of the table, the asked columns in order", async () => {
     const tickers = reader.companies.slice(0, 3).map((c) => c.ticker);
     const start = "2025-03-03";
@@ -269,5 +320,77 @@ describe("export: checks", () => {
     } finally {
       await mem.close();
     }
+  });
+});
+
+describe("export: a cap on exports streaming at once (EXPORT_MAX_CONCURRENT)", () => {
+  /**
+   * A raw client that asks for a ~40 MB stream (500 copies of a column) and stops reading after its
+   * first bytes: its export then blocks on backpressure, holding its slot. Answers once the status
+   * line is in (the export has its slot) with that line.
+   */
+  async function stalledExport(): Promise<{ socket: net.Socket; status: string }> {
+    const u = new URL(srv.url);
+    const cols = Array.from({ length: 500 }, () => "columns=ret").join("&");
+    const socket = net.connect(Number(u.port), u.hostname);
+    socket.on("error", () => undefined);
+    socket.write(`GET /data/v1/export/stock_returns?${cols}&api_key=${KEYS.alice} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const first = await new Promise<Buffer>((r) => socket.once("data", r));
+    socket.pause();
+    return { socket, status: first.subarray(0, first.indexOf("\r\n")).toString() };
+  }
+  /** `read` again every 50 ms (bounded) until its status is `want`: the last answer. */
+  async function until(want: number, read: () => Promise<Got>) {
+    let g = await read();
+    for (let i = 0; i < 200 && g.status !== want; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      g = await read();
+    }
+    return g;
+  }
+
+  it("beyond the limit a 503 naming it, with Retry-After; HEAD and other reads still served; freed after", async () => {
+    configureExports({ maxConcurrent: 1 });
+    const { socket: stalled, status } = await stalledExport();
+    try {
+      expect(status).toBe("HTTP/1.1 200 OK");
+      const busy = await get("export/ratings");
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get("retry-after")).toBe("5");
+      expect(json(busy).error.code).toBe("unavailable");
+      expect(json(busy).error.message).toContain("EXPORT_MAX_CONCURRENT=1");
+      expect((await get("export/ratings", { format: "parquet" })).status).toBe(503);
+      // a HEAD reads no rows, a REST read is no export: both answered meanwhile
+      const head = await fetch(`${srv.url}/data/v1/export/ratings?api_key=${KEYS.alice}`, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect((await get(`stock_ratings/${reader.companies[0].ticker}`)).status).toBe(200);
+      stalled.destroy(); // the client goes away: its slot is freed
+      const after = await until(200, () => get("export/ratings"));
+      expect(after.status).toBe(200);
+      expect(tableFromIPC(after.bytes).numRows).toBeGreaterThan(0);
+    } finally {
+      stalled.destroy();
+      configureExports({ maxConcurrent: 4 });
+    }
+  });
+
+  it("two slots: a second export streams beside a stalled one", async () => {
+    configureExports({ maxConcurrent: 2 });
+    const { socket: stalled, status } = await stalledExport();
+    try {
+      expect(status).toBe("HTTP/1.1 200 OK");
+      const g = await get("export/portfolio_returns");
+      expect(g.status).toBe(200);
+    } finally {
+      stalled.destroy();
+      configureExports({ maxConcurrent: 4 });
+    }
+  });
+
+  it("the limit is a whole number of at least 1: configuration refuses anything else", () => {
+    expect(() => configureExports({ maxConcurrent: 0 })).toThrow(RangeError);
+    expect(loadConfig({}).exportMaxConcurrent).toBe(4);
+    expect(loadConfig({ EXPORT_MAX_CONCURRENT: "2" }).exportMaxConcurrent).toBe(2);
+    expect(() => loadConfig({ EXPORT_MAX_CONCURRENT: "0" })).toThrow(/EXPORT_MAX_CONCURRENT/);
   });
 });

@@ -9,6 +9,11 @@ export type ColumnType = "f64" | "i32" | "date" | "utf8";
 export interface ColumnBatch {
   length: number;
   columns: BatchColumn[];
+  /**
+   * Hands the batch's memory back for a later batch: call once nothing reads its columns any more
+   * (its bytes are written out). Optional: a batch never released is garbage collected instead.
+   */
+  release(): void;
 }
 
 export interface BatchColumn {
@@ -32,7 +37,7 @@ export function columnTypeOf(duckType: string): ColumnType {
 }
 
 const ALL_VALID = 0xffff_ffff_ffff_ffffn;
-type Validity = { data: BigUint64Array | null; itemValid(i: number): boolean };
+type Validity = { data: BigUint64Array | null };
 type Raw = { items?: Float64Array | Int32Array; validity?: Validity; dataView?: DataView };
 
 /** One column being filled: fixed capacity for numbers, growing bytes for strings. */
@@ -67,19 +72,28 @@ class ColumnBuilder {
     }
   }
 
-  /** Clears the bits of invalid rows; answers whether any row was invalid. */
+  /**
+   * Clears the bits of invalid rows; answers whether any row was invalid. DuckDB's validity words
+   * are little-endian, so their bytes are Arrow's bitmap bytes (bit j of byte k: row 8k + j): a
+   * byte of all-valid rows is skipped whole, one with nulls looked at bit by bit.
+   */
   private markInvalid(validity: Validity | undefined, n: number, at: number): boolean {
     const words = validity?.data;
     if (!words) return false;
+    const bytes = new Uint8Array(words.buffer, words.byteOffset, Math.ceil(n / 8));
     let any = false;
     for (let w = 0; w * 64 < n; w++) {
       if (words[w] === ALL_VALID) continue;
-      for (let i = w * 64; i < Math.min(n, w * 64 + 64); i++) {
-        if (validity!.itemValid(i)) continue;
-        const r = at + i;
-        this.bitmap[r >> 3] &= ~(1 << (r & 7));
-        this.nulls++;
-        any = true;
+      for (let k = w * 8; k < Math.min(bytes.length, w * 8 + 8); k++) {
+        const b = bytes[k];
+        if (b === 0xff) continue;
+        for (let j = 0; j < 8 && k * 8 + j < n; j++) {
+          if (b & (1 << j)) continue;
+          const r = at + k * 8 + j;
+          this.bitmap[r >> 3] &= ~(1 << (r & 7));
+          this.nulls++;
+          any = true;
+        }
       }
     }
     return any;
@@ -123,18 +137,25 @@ class ColumnBuilder {
     this.values = next;
   }
 
-  /** The column of the batch's first `length` rows (copies, so the builder can be dropped). */
+  /** The column of the batch's first `length` rows: views of the builder's arrays, valid until `reset`. */
   finish(length: number): BatchColumn {
-    const validity = this.nulls ? this.bitmap.slice(0, Math.ceil(length / 8)) : null;
+    const validity = this.nulls ? this.bitmap.subarray(0, Math.ceil(length / 8)) : null;
     if (this.type === "utf8")
       return {
         type: this.type,
-        values: (this.values as Uint8Array).slice(0, this.bytes),
-        offsets: this.offsets!.slice(0, length + 1),
+        values: (this.values as Uint8Array).subarray(0, this.bytes),
+        offsets: this.offsets!.subarray(0, length + 1),
         validity,
         nullCount: this.nulls,
       };
     return { type: this.type, values: this.values.subarray(0, length), validity, nullCount: this.nulls };
+  }
+
+  /** Empty again, its arrays kept (their capacity too) for the next batch. */
+  reset(): void {
+    if (this.nulls) this.bitmap.fill(0xff);
+    this.nulls = 0;
+    this.bytes = 0;
   }
 }
 
@@ -144,9 +165,12 @@ const CHUNK_ROWS = 2048;
 /**
  * Fills batches of about `rowsPerBatch` rows from DuckDB chunks. A batch ends on a chunk's end (at
  * most one chunk past `rowsPerBatch`): a sliced vector keeps its parent's buffers with an offset.
+ * A released batch's arrays fill a later one: an export allocates a few batches' worth of memory,
+ * not one per batch (hundreds of MB of short-lived buffers make V8 collect a large heap again and again).
  */
 export class BatchAssembler {
   private builders: ColumnBuilder[];
+  private readonly spare: ColumnBuilder[][] = [];
   private rows = 0;
 
   constructor(
@@ -157,7 +181,7 @@ export class BatchAssembler {
   }
 
   private fresh(): ColumnBuilder[] {
-    return this.types.map((t) => new ColumnBuilder(t, this.rowsPerBatch + CHUNK_ROWS));
+    return this.spare.pop() ?? this.types.map((t) => new ColumnBuilder(t, this.rowsPerBatch + CHUNK_ROWS));
   }
 
   /** Adds a chunk; answers a batch when this one completed it. */
@@ -172,7 +196,18 @@ export class BatchAssembler {
   /** The rows added since the last batch, as one (null when none). */
   flush(): ColumnBatch | null {
     if (this.rows === 0) return null;
-    const batch = { length: this.rows, columns: this.builders.map((b) => b.finish(this.rows)) };
+    const used = this.builders;
+    let released = false;
+    const batch: ColumnBatch = {
+      length: this.rows,
+      columns: used.map((b) => b.finish(this.rows)),
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const b of used) b.reset();
+        if (this.spare.length < 2) this.spare.push(used);
+      },
+    };
     this.builders = this.fresh();
     this.rows = 0;
     return batch;

@@ -100,19 +100,27 @@ function exportSelect(dir: string, table: ExportTable, schema: ExportColumn[], f
   return { sql, params: b.params, columns: cols };
 }
 
+/** Bytes of fixed-width values a batch aims at: few, large record batches; memory bounded however wide. */
+const BATCH_BYTES = 4 << 20;
+
+/** Rows per batch for these columns: BATCH_BYTES over 8 bytes a column, from one chunk to 128 Ki rows. */
+export const batchRows = (columns: number) =>
+  Math.max(2048, Math.min(131_072, Math.floor(BATCH_BYTES / (8 * Math.max(1, columns)))));
+
 /**
- * The export's rows as batches of about `rowsPerBatch` rows, read as DuckDB streams them: memory
- * holds one batch and DuckDB's scan state, whatever the table's size. Stopping the iteration
- * (return) drops the result and closes its connection.
+ * The export's rows as batches of about `rowsPerBatch` rows (default `batchRows` of its columns),
+ * read as DuckDB streams them: memory holds a batch or two and DuckDB's scan state, whatever the
+ * table's size. Stopping the iteration (return) drops the result and closes its connection.
  */
 export async function* exportBatches(
   dir: string,
   table: ExportTable,
   f: ExportFilter,
-  rowsPerBatch = 65_536,
+  rowsPerBatch?: number,
 ): AsyncGenerator<ColumnBatch, void, undefined> {
   const schema = await exportSchema(dir, table);
   const q = exportSelect(dir, table, schema, f);
+  rowsPerBatch ??= batchRows(q.columns.length);
   const c = await (await database()).connect();
   try {
     const result = await c.stream(q.sql, q.params);
@@ -120,9 +128,12 @@ export async function* exportBatches(
       q.columns.map((x) => x.type),
       rowsPerBatch,
     );
+    // the next chunk is asked for before this one is copied: DuckDB reads on while JS copies
+    let pending = result.fetchChunk();
     for (;;) {
-      const chunk = await result.fetchChunk();
+      const chunk = await pending;
       if (!chunk || chunk.rowCount === 0) break;
+      pending = result.fetchChunk();
       const batch = asm.add(chunk);
       if (batch) yield batch;
     }
@@ -136,6 +147,22 @@ export async function* exportBatches(
 /** The columns an export of these filters has (names and types, in order). */
 export async function exportColumns(dir: string, table: ExportTable, f: ExportFilter): Promise<ExportColumn[]> {
   return exportSelect(dir, table, await exportSchema(dir, table), f).columns;
+}
+
+/**
+ * The snapshot's own Parquet file when the export is exactly one whole file of it (no filter, every
+ * column in stored order, the table in a single file, zstd as published): served as it is, nothing
+ * rewritten. null: the export is written by `exportParquet`.
+ */
+export async function wholeParquetFile(dir: string, table: ExportTable, f: ExportFilter): Promise<string | null> {
+  const spec = exportSpec(table);
+  if (f.tickers || f.startDate !== undefined || f.endDate !== undefined || spec.portfolio) return null;
+  if (f.columns) {
+    const schema = await exportSchema(dir, table);
+    if (f.columns.length !== schema.length || f.columns.some((c, i) => c !== schema[i].name)) return null;
+  }
+  const files = spec.files(dir);
+  return files.length === 1 ? files[0] : null;
 }
 
 /**
