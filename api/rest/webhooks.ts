@@ -103,7 +103,7 @@ function parse<S extends z.ZodObject>(req: Request, schema: S) {
   const query = req.query as Record<string, unknown>;
   const bad = controlIn(query, "");
   const parsed = bad ? { success: false as const, error: { issues: [controlIssue(bad)] } } : schema.safeParse(query);
-  return { key: queryKey(query), parsed };
+  return { key: queryKey(query), parsed, control: bad !== null };
 }
 
 export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): DispatchEntry[] {
@@ -129,15 +129,13 @@ export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): Di
       path: "/webhooks/:id/deliveries",
       handle: (req, res, path) => {
         res.locals.route = "webhook_deliveries";
-        const { key, parsed } = parse(req, deliveriesQuery);
+        const { key, parsed, control } = parse(req, deliveriesQuery);
         return admit(req, res, env, key, async (caller, rate) => {
           requireScopes(caller, RESOURCE_SCOPES.webhooks);
           const id = webhookIdParam.safeParse(path.id);
-          // every bad parameter named in one 400
-          const issues = [
-            ...(id.success ? [] : id.error.issues.map((i) => ({ ...i, path: ["id"] }))),
-            ...(parsed.success ? [] : parsed.error.issues),
-          ];
+          // every bad parameter named in one 400; control characters first, alone (as on every route)
+          const idIssues = id.success || control ? [] : id.error.issues.map((i) => ({ ...i, path: ["id"] }));
+          const issues = [...idIssues, ...(parsed.success ? [] : parsed.error.issues)];
           if (!id.success || !parsed.success) throw invalidFromZod(issues);
           const hook = await store().get(id.data);
           // another user's webhook reads as unknown, as in GraphQL
