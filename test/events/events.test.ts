@@ -95,6 +95,13 @@ const evtId = (snap: string, type: string, subject: string) =>
   `evt_${createHash("sha256").update(`${snap}|${type}|${subject}`).digest("hex").slice(0, 32)}`;
 
 describe("events of a publish", () => {
+  it("with no webhook subscribed: the events, and no delivery (the fan-out's empty result)", async () => {
+    const none = { subscribers: async () => [] };
+    const { events, deliveries } = await eventsOfPublish({ currentDir: curDir, previousDir: prevDir }, none, watchedBy);
+    expect(events.filter((e) => e.type === "snapshot.published")).toHaveLength(1);
+    expect(deliveries).toEqual([]);
+  });
+
   it("rating.changed for each ticker whose latest rating values differ (a new date alone is none)", async () => {
     const { events } = await eventsOfPublish({ currentDir: curDir, previousDir: prevDir }, store, watchedBy);
     const ratings = events.filter((e) => e.type === "rating.changed");

@@ -24,6 +24,7 @@ import {
   writeStagingRecord,
 } from "../../../pipeline/store/snapshot/staging-layout.ts";
 import { reapplyMissedRebalances } from "../../local/reapply.ts";
+import { afterPublish } from "../../webhooks/sink.ts";
 import type { FlowContext, FlowStep } from "../flow-worker.ts";
 
 export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
@@ -92,8 +93,9 @@ async function finishPublish(job: Job, f: FlowContext, baseVersion: number, mani
     baseVersion,
     manifest,
   );
-  // The events step: a retry after a crash here computes them again, under the same job ids.
-  await deps.events?.published(manifest.version);
+  // The events step: a retry after a crash here computes them again, under the same job ids; a
+  // failure is logged, not the job's (it published), and the cursor has the next step handle it.
+  await afterPublish(deps.events, manifest.version, deps.log);
   // Last: the record set aside is what a retry finds this publish by.
   rmSync(stagingLayout(stagingPath(deps.dataDir, stagingId)).aside, { recursive: true, force: true });
   rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });

@@ -108,7 +108,9 @@ export async function rows<T = Record<string, unknown>>(conn: Conn, sql: string,
 /** Columns of a result as plain JS arrays, in select order. */
 export async function columns(conn: Conn, sql: string, params?: Params): Promise<unknown[][]> {
   const r = await conn.runAndReadAll(sql, bound(params));
-  return r.getColumnsJS() as unknown[][];
+  const cols = r.getColumnsJS() as unknown[][];
+  // no rows: the client gives no columns at all; callers destructure one array per column
+  return cols.length === r.columnCount ? cols : Array.from({ length: r.columnCount }, () => []);
 }
 
 /**
