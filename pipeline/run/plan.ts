@@ -29,7 +29,7 @@ import {
 } from "../stages/flow-steps.ts";
 import { type PartitionJob, runPartitionJob } from "../stages/partition-jobs.ts";
 import { type RebalanceRun, rebalanceBacktest } from "../stages/rebalance.ts";
-import { fundamentalsStep, ingestStep, mergeStep, partitionsStep, type RunHost } from "../stages/run-steps.ts";
+import { type RunHost, runFundamentals, runIngest, runMerge, runPartitionsOf } from "../stages/run-steps.ts";
 import { readStagingRecord, stagingLayout } from "../store/snapshot/staging-layout.ts";
 import type { StepStages } from "./execute.ts";
 
@@ -166,12 +166,12 @@ KIND_STEPS.backfill = KIND_STEPS.full;
  * runs its partitions the executor's way (the flow: one job each, PARTITIONED_STEPS[n].run).
  */
 const WHOLE_RUN_STAGES = {
-  ingest: ingestStep,
-  fundamentals: fundamentalsStep,
-  financials: partitionsStep("financials"),
-  analytics: partitionsStep("analytics"),
-  backtest: partitionsStep("backtest"),
-  merge: mergeStep,
+  ingest: runIngest,
+  fundamentals: runFundamentals,
+  financials: runPartitionsOf("financials"),
+  analytics: runPartitionsOf("analytics"),
+  backtest: runPartitionsOf("backtest"),
+  merge: runMerge,
 } satisfies StepStages<RunHost, StepName>;
 
 /**

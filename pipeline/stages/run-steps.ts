@@ -29,12 +29,12 @@ export interface RunHost {
   partitionsReady(step: "analytics", inputs: { range: TickerRange }[], written: Promise<void>): Promise<void>;
   /** Every partition of a partitioned step, in this process (the flow runs them as jobs instead). */
   runPartitions(step: string): Promise<void>;
-  /** What ingest planned (ingestStep sets it; the merge returns it too). */
+  /** What ingest planned (runIngest sets it; the merge returns it too). */
   plan: FlowPlan | null;
 }
 
 /** ingest: the source staged and validated, ratings and benchmarks, the plan of the partitions. */
-export async function ingestStep(h: RunHost): Promise<void> {
+export async function runIngest(h: RunHost): Promise<void> {
   h.plan = await flowIngestStep(h.ctx, h.sourceDir, h.users(), {
     analytics: (ranges, written) =>
       h.partitionsReady(
@@ -53,18 +53,18 @@ export async function ingestStep(h: RunHost): Promise<void> {
  * fundamentals, beside ingest: split by ticker range for the financials partitions (or the published
  * tables reused). In one process, ingest computed the financials already.
  */
-export async function fundamentalsStep(h: Pick<RunHost, "ctx" | "sourceDir" | "oneProcess">): Promise<void> {
+export async function runFundamentals(h: Pick<RunHost, "ctx" | "sourceDir" | "oneProcess">): Promise<void> {
   if (h.oneProcess) return;
   await flowFundamentalsStep(h.ctx, h.sourceDir);
 }
 
 /** merge: the backtests' parts into the snapshot's tables (done already when they ran as one batch). */
-export async function mergeStep(h: { ctx: Pick<StageContext, "out">; plan: FlowPlan | null }): Promise<void> {
+export async function runMerge(h: { ctx: Pick<StageContext, "out">; plan: FlowPlan | null }): Promise<void> {
   h.plan = await flowMergeStep(h.ctx.out);
 }
 
 /** A partitioned step's stage in a plan executed in one process: its partitions, the executor's way. */
-export const partitionsStep =
+export const runPartitionsOf =
   (name: string) =>
   (h: Pick<RunHost, "runPartitions">): Promise<void> =>
     h.runPartitions(name);
