@@ -168,10 +168,12 @@ KIND_STEPS.backfill = KIND_STEPS.full;
 const WHOLE_RUN_STAGES = {
   ingest: runIngest,
   fundamentals: runFundamentals,
-  financials: runPartitionsOf("financials"),
-  analytics: runPartitionsOf("analytics"),
-  backtest: runPartitionsOf("backtest"),
   merge: runMerge,
+  // every partitioned step: its partitions, the executor's way
+  ...(Object.fromEntries(PARTITIONED_NAMES.map((n) => [n, runPartitionsOf(n)])) as Record<
+    PartitionedName,
+    ReturnType<typeof runPartitionsOf>
+  >),
 } satisfies StepStages<RunHost, StepName>;
 
 /**

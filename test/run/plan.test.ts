@@ -37,8 +37,8 @@ describe("the run's plan", () => {
         .steps.map((s) => s.name)
         .filter((n) => n !== "publish");
       const stages: Record<string, unknown> = KIND_STAGES[kind];
-      expect(Object.keys(stages).sort(), kind).toEqual([...steps].sort());
       for (const n of steps) expect(typeof stages[n], `${kind}: ${n}`).toBe("function");
+      expect(Object.hasOwn(stages, "publish"), kind).toBe(false); // the executor's own
     }
     // a partitioned step computes one partition on any executor
     for (const n of PARTITIONED_NAMES) expect(typeof PARTITIONED_STEPS[n].run, n).toBe("function");
