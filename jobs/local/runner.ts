@@ -21,15 +21,9 @@ import type { StagedSource } from "../../pipeline/sources/index.ts";
 import { appendResult, appendRun, NotAnAppendError } from "../../pipeline/stages/append.ts";
 import { type DateWindow, mergeWindow } from "../../pipeline/stages/backfill.ts";
 import type { Log, StageContext } from "../../pipeline/stages/context.ts";
-import {
-  backtestsInline,
-  type FlowPlan,
-  flowIngestStep,
-  forgetUniverse,
-  planCounts,
-} from "../../pipeline/stages/flow-steps.ts";
+import { forgetUniverse, planCounts } from "../../pipeline/stages/flow-steps.ts";
 import type { PartitionJob } from "../../pipeline/stages/partition-jobs.ts";
-import type { TickerRange } from "../../pipeline/stages/partitions.ts";
+import type { RunHost } from "../../pipeline/stages/run-steps.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { takeLease } from "../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../pipeline/store/duck/duck.ts";
@@ -253,26 +247,27 @@ async function publishRun(
 
 /**
  * The inline executor of a full run or a backfill's plan (pipeline/run/plan.ts): the plan's steps
- * (executeSteps) with this executor's bindings (fullRunStages), the partitions on the worker-thread
- * pool. `files`: the source's files and fingerprint, hashed while the steps run.
+ * (executeSteps) with their stage functions (KIND_STAGES) on this executor's host (inlineHost), the
+ * partitions on the worker-thread pool. `files`: the source's files and fingerprint, hashed while the steps run.
  */
 async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<RunResult> {
   files.catch(() => undefined); // awaited at the end; a source changed under a run is the same risk either way
   return inRun(opts, "run", async (ctx, id, base, partitionsDone) => {
     const timer = lapTimer();
     const backfill = opts.window ? backfillOf(ctx, base, opts.window) : null;
-    const run: FullRunState = { plan: null, stocks: null };
+    const kind = opts.window ? "backfill" : "full";
+    const { host, started } = inlineHost(opts, ctx, backfill);
     try {
-      const steps = fullRunStages(opts, ctx, backfill, timer.lap);
-      await executeSteps(buildRunPlan(opts.window ? "backfill" : "full"), steps, run);
+      await executeSteps(buildRunPlan(kind), timed(KIND_STAGES[kind], opts, timer.lap), host);
       partitionsDone();
       timer.lap("analytics");
     } catch (e) {
       forgetUniverse();
-      await run.stocks?.catch(() => undefined); // it writes into the staging folder
+      // partitions still running write into the staging folder
+      await Promise.all([...started.values()].map((p) => p.catch(() => undefined)));
       throw e;
     }
-    const plan = run.plan!; // ingest ran
+    const plan = host.plan!; // ingest ran
     opts.signal?.throwIfAborted();
     rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the plan's record is not published
     const f = await files;
@@ -289,73 +284,70 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
   });
 }
 
-/** What a full run's steps share in this process: ingest's plan, and the stock metric partitions it started. */
-interface FullRunState {
-  plan: FlowPlan | null;
-  stocks: Promise<unknown> | null;
-}
-
-/**
- * How this executor runs each step of a full run's plan: the financials inside ingest (their
- * partitions on the pool as soon as the companies are staged), the stock metrics on the pool from
- * ingest's hook, the backtests in one batch on this thread (one universe, no parts to merge: the
- * batch writes the merged tables). A partitioned step without a binding here (not in BOUND) runs
- * its partitions on the pool when it has a thread job, else one after another (runStepPartitions).
- */
-function fullRunStages(
+/** This executor's timings and progress around the plan's stage functions. */
+function timed(
+  stages: StepStages<RunHost, StepName>,
   opts: RunOptions,
-  ctx: StageContext,
-  backfill: ReturnType<typeof backfillOf> | null,
   lap: (name: string) => void,
-): StepStages<FullRunState, StepName> {
-  const inside = async () => undefined; // bound into another step (above)
-  const stages: StepStages<FullRunState, StepName> = {
-    ingest: async (run) => {
-      const users = opts.catalog.allUserPortfolios();
-      const analytics = stockMetrics(ctx, run);
-      const step = { analytics, merge: backfill?.merge, financials: true, universe: true, signal: opts.signal };
-      run.plan = await flowIngestStep(ctx, opts.sourceDir, users, step);
+): StepStages<RunHost, StepName> {
+  const after: Partial<Record<StepName, () => void>> = {
+    ingest: () => {
       lap("ingest");
       opts.signal?.throwIfAborted();
       // Stage starts, for a terminal bar (the stages report their own steps where they have many).
       opts.progress?.("analytics", 0, 1);
     },
-    fundamentals: inside,
-    financials: inside,
-    analytics: async (run) => {
-      await run.stocks;
-    },
-    backtest: async (run) => {
-      await backtestsInline(ctx, run.plan!);
-      lap("portfolios");
-    },
-    merge: inside,
+    backtest: () => lap("portfolios"),
   };
-  for (const n of UNBOUND) stages[n] = () => runStepPartitions(ctx, n);
-  return stages;
+  return Object.fromEntries(
+    Object.entries(stages).map(([name, stage]) => [
+      name,
+      async (h: RunHost) => {
+        await stage!(h);
+        after[name as StepName]?.();
+      },
+    ]),
+  );
 }
 
 /**
- * Ingest's hook: the stock metric partitions start as soon as their inputs are staged (with index
- * benchmarks only, before the company ids): the threads compute them while this one backtests.
+ * What the plan's steps get in this process: one process runs them all (ingest computes the
+ * financials on the pool and keeps the universe); the stock metric partitions start on the pool from
+ * ingest's hook, as soon as their inputs are staged (the threads compute them while this one
+ * backtests); a partitioned step runs as one batch when it has one, else its partitions on the pool
+ * when it has a thread job, else one after another.
  */
-function stockMetrics(ctx: StageContext, run: FullRunState) {
-  return async (ranges: TickerRange[], written: Promise<void>) => {
-    const jobs = ranges.map((range) => PARTITIONED_STEPS.analytics.thread!(ctx.out, { range })); // it has one
-    run.stocks = written
-      .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
-      .then(() => ctx.log.info({ partitions: jobs.length }, "analytics computed"));
-    run.stocks.catch(() => undefined); // awaited by the analytics step, or on a failure
+function inlineHost(opts: RunOptions, ctx: StageContext, backfill: ReturnType<typeof backfillOf> | null) {
+  const started = new Map<string, Promise<unknown>>();
+  const host: RunHost = {
+    ctx,
+    sourceDir: opts.sourceDir,
+    users: () => opts.catalog.allUserPortfolios(),
+    signal: opts.signal,
+    merge: backfill?.merge,
+    oneProcess: true,
+    plan: null,
+    partitionsReady: async (name, inputs, written) => {
+      const step = PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>;
+      const jobs = inputs.map((i) => step.thread!(ctx.out, i)); // a step started early has one
+      const run = written
+        .then(() => ctx.runPartitions!(jobs, (d) => ctx.progress?.("metrics", d, jobs.length)))
+        .then(() => ctx.log.info({ partitions: jobs.length }, `${name} computed`));
+      run.catch(() => undefined); // awaited by the step, or on a failure
+      started.set(name, run);
+    },
+    runPartitions: async (name) => {
+      const early = started.get(name);
+      if (early) await early;
+      else await runStepPartitions(ctx, name as PartitionedName);
+    },
   };
+  return { host, started };
 }
-
-const BOUND = new Set<PartitionedName>(["financials", "analytics", "backtest"]);
-const UNBOUND = buildRunPlan("full")
-  .steps.map((s) => s.name)
-  .filter((n): n is PartitionedName => n in PARTITIONED_STEPS && !BOUND.has(n as PartitionedName));
 
 async function runStepPartitions(ctx: StageContext, name: PartitionedName): Promise<void> {
   const step = PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>;
+  if (step.batch) return step.batch(ctx);
   const inputs = step.partitions(ctx.out);
   const progress = (d: number) => ctx.progress?.(step.label, d, inputs.length);
   if (step.thread && ctx.runPartitions)

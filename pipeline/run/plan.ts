@@ -7,15 +7,20 @@
 //     or one after another;
 //   - the BullMQ flow: jobs/queue/flow.ts, one job per step and per partition, on any number of workers;
 //     its job contracts (jobs/queue/contracts.ts) and processors (jobs/worker/processors/) come from this table.
+// Every step of every kind has one stage function here (KIND_STAGES for the whole steps, PARTITIONED_STEPS
+// for the partitions), which every executor calls; what is the executor's own (progress, leases,
+// heartbeats, where partitions run, the publish) it hands the stage (RunHost, pipeline/stages/run-steps.ts).
 // The steps talk only through the staging folder (pipeline/store/snapshot/staging-layout.ts owns its paths and
 // records), so every executor publishes the same bytes. Adding a stage: docs/architecture.md.
 import { z } from "zod";
 import { SourceRejectedError } from "../sources/report.ts";
 import { type AppendRun, appendIngest, appendMetrics, appendPortfolios } from "../stages/append.ts";
+import type { StageContext } from "../stages/context.ts";
 import { financialsPartition } from "../stages/financials-partition.ts";
 import {
   analyticsDone,
   backtestDone,
+  backtestsInline,
   financialsDone,
   financialsSlice,
   flowBacktestStep,
@@ -24,13 +29,14 @@ import {
 } from "../stages/flow-steps.ts";
 import { type PartitionJob, runPartitionJob } from "../stages/partition-jobs.ts";
 import { type RebalanceRun, rebalanceBacktest } from "../stages/rebalance.ts";
+import { type RunHost, runFundamentals, runIngest, runMerge, runPartitionsOf } from "../stages/run-steps.ts";
 import { readStagingRecord, stagingLayout } from "../store/snapshot/staging-layout.ts";
 import type { StepStages } from "./execute.ts";
 
 export const RUN_KINDS = ["full", "backfill", "append", "rebalance"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
-/** The whole steps: one per run (their executors' bindings are in jobs/local/runner.ts and jobs/worker/processors/). */
+/** The whole steps: one per run (their stage functions: KIND_STAGES). */
 export const WHOLE_STEPS = ["ingest", "fundamentals", "merge", "publish"] as const;
 export type WholeStep = (typeof WHOLE_STEPS)[number];
 
@@ -62,6 +68,8 @@ export interface PartitionedStep<I extends z.ZodObject> {
   run(out: string, input: z.infer<I>): Promise<void>;
   /** The same work as a worker-thread job (jobs/local/partition-pool.ts), when it can run on one. */
   thread?(out: string, input: z.infer<I>): PartitionJob;
+  /** Every partition at once in one process, the output merged (the merge step then finds it done). */
+  batch?(ctx: StageContext): Promise<void>;
 }
 
 const partitioned = <I extends z.ZodObject>(s: PartitionedStep<I>) => s;
@@ -77,6 +85,8 @@ export const PARTITIONED_STEPS = {
     ranged: false,
     label: "backtest",
     run: (out, { portfolioId }) => flowBacktestStep(out, portfolioId),
+    // one universe, no parts to merge: the batch writes the merged tables
+    batch: (ctx) => backtestsInline(ctx),
   }),
   analytics: partitioned({
     after: "ingest",
@@ -151,10 +161,30 @@ const KIND_STEPS: Record<RunKind, PlanStep[]> = {
 KIND_STEPS.backfill = KIND_STEPS.full;
 
 /**
- * The stage function of each step of the kinds one process runs from the published snapshot, over
- * the state their steps share there (pipeline/run/execute.ts runs them; the executor publishes).
+ * The stage function of each step of a full run and a backfill but the publish, over what the executor
+ * hands it (RunHost): the flow's processors call the whole steps' one by one; a partitioned step's
+ * runs its partitions the executor's way (the flow: one job each, PARTITIONED_STEPS[n].run).
+ */
+const WHOLE_RUN_STAGES = {
+  ingest: runIngest,
+  fundamentals: runFundamentals,
+  merge: runMerge,
+  // every partitioned step: its partitions, the executor's way
+  ...(Object.fromEntries(PARTITIONED_NAMES.map((n) => [n, runPartitionsOf(n)])) as Record<
+    PartitionedName,
+    ReturnType<typeof runPartitionsOf>
+  >),
+} satisfies StepStages<RunHost, StepName>;
+
+/**
+ * The stage function of each step of each kind but the publish (the executor's): a full run's and a
+ * backfill's over what the executor hands it; the append's and the rebalance's, which one process
+ * runs from the published snapshot, over the state their steps share there (pipeline/run/execute.ts
+ * runs them).
  */
 export const KIND_STAGES = {
+  full: WHOLE_RUN_STAGES,
+  backfill: WHOLE_RUN_STAGES,
   append: {
     ingest: appendIngest,
     analytics: appendMetrics,

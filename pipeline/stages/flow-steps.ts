@@ -394,9 +394,9 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
 /**
  * Step 2b for every portfolio at once, in this process (the inline executor): the backtests on the
  * universe ingest built, their tables and metric rows written into the snapshot directly (what the
- * flow's per-portfolio parts and merge write), then the universe let go.
+ * flow's per-portfolio parts and merge write, so the merge step finds its record), then the universe let go.
  */
-export async function backtestsInline(ctx: StageContext, plan: FlowPlan): Promise<void> {
+export async function backtestsInline(ctx: StageContext, plan: FlowPlan = readPlan(ctx.out)): Promise<void> {
   ctx.progress?.("portfolios", 0, plan.portfolioIds.length);
   const entries = plan.portfolioIds.map((id) => lastEntry(plan, id)!);
   const done = runBacktests(await stagedUniverse(ctx.out), entries);
@@ -413,6 +413,7 @@ export async function backtestsInline(ctx: StageContext, plan: FlowPlan): Promis
     [...done].map(([id, d]) => [id, d.result]),
     benchmarks,
   );
+  writeStagingRecord("merged", stagingLayout(ctx.out).merged, {});
 }
 
 /** The last definition of an id wins, as in a Map. */

@@ -1,12 +1,22 @@
 // The run's plan (pipeline/run/plan.ts): each kind of run's steps in an order that respects what
 // each waits for, the partitioned steps each whole step lists, and the publish's completeness check
 // over a staging folder whose records and part files are written here by hand.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildRunPlan, KIND_STAGES, missingPartitions, partitionsAfter, RUN_KINDS } from "../../pipeline/run/plan.ts";
+import {
+  buildRunPlan,
+  KIND_STAGES,
+  missingPartitions,
+  PARTITIONED_NAMES,
+  PARTITIONED_STEPS,
+  partitionsAfter,
+  RUN_KINDS,
+} from "../../pipeline/run/plan.ts";
 import { stagingLayout, writeStagingRecord } from "../../pipeline/store/snapshot/staging-layout.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
 
 describe("the run's plan", () => {
   it("lists each kind's steps after the steps they wait for, each once", () => {
@@ -21,12 +31,30 @@ describe("the run's plan", () => {
     expect(buildRunPlan("rebalance").steps.map((s) => s.name)).toEqual(["backtest", "publish"]);
   });
 
-  it("declares a stage function for every step of the append and the rebalance but the publish", () => {
-    for (const kind of ["append", "rebalance"] as const) {
+  it("declares one stage function for every step of every kind but the publish", () => {
+    for (const kind of RUN_KINDS) {
       const steps = buildRunPlan(kind)
         .steps.map((s) => s.name)
         .filter((n) => n !== "publish");
-      expect(Object.keys(KIND_STAGES[kind]).sort(), kind).toEqual([...steps].sort());
+      const stages: Record<string, unknown> = KIND_STAGES[kind];
+      for (const n of steps) expect(typeof stages[n], `${kind}: ${n}`).toBe("function");
+      expect(Object.hasOwn(stages, "publish"), kind).toBe(false); // the executor's own
+    }
+    // a partitioned step computes one partition on any executor
+    for (const n of PARTITIONED_NAMES) expect(typeof PARTITIONED_STEPS[n].run, n).toBe("function");
+  });
+
+  it("is the only place a full run's whole steps are bound: the executors call the plan's table", () => {
+    // The stage functions behind the whole steps (pipeline/stages/run-steps.ts) and what they call.
+    const bound =
+      /\b(flowIngestStep|flowFundamentalsStep|flowMergeStep|backtestsInline|runIngest|runFundamentals|runMerge)\(/;
+    const executors = [
+      "jobs/local/runner.ts",
+      ...readdirSync(join(ROOT, "jobs/worker/processors")).map((f) => `jobs/worker/processors/${f}`),
+    ];
+    for (const f of executors) {
+      const src = readFileSync(join(ROOT, f), "utf8").replace(/^\s*(\/\/|\*).*$/gm, "");
+      expect(src.match(bound)?.[0] ?? null, f).toBeNull();
     }
   });
 

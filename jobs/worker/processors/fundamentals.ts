@@ -1,11 +1,13 @@
 // `fundamentals`: splits the fundamentals by ticker range and adds one financials job per range to the parent.
 import { mkdirSync } from "node:fs";
-import { flowFundamentalsStep } from "../../../pipeline/stages/flow-steps.ts";
+import { KIND_STAGES } from "../../../pipeline/run/plan.ts";
+import type { StageContext } from "../../../pipeline/stages/context.ts";
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openDuck } from "../../../pipeline/store/duck/duck.ts";
 import { DUCK_MEMORY } from "../../../pipeline/store/duck/duck-memory.ts";
 import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import { addChildren, type FlowStep, partitionsListed, tickersPerPartition, workerThreads } from "../flow-worker.ts";
+import { flowHost } from "./flow-host.ts";
 
 export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) => {
   const { deps, out } = f;
@@ -19,23 +21,24 @@ export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) =
     threads: String(workerThreads()),
     memory_limit: DUCK_MEMORY.fundamentalsSplit,
   });
-  let parts: number;
   try {
-    parts = await flowFundamentalsStep(
-      {
-        conn: db.conn,
-        out,
-        published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
-        tickersPerPartition: tickersPerPartition(),
-      },
-      data.sourceDir,
-    );
+    const ctx: StageContext = {
+      conn: db.conn,
+      out,
+      catalog: deps.catalog,
+      log: deps.log,
+      published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
+      tickersPerPartition: tickersPerPartition(),
+    };
+    await KIND_STAGES.full.fundamentals(flowHost(ctx, data.sourceDir));
   } finally {
     lease?.stop();
     db.close();
   }
   f.signal?.throwIfAborted();
-  await addChildren(job, data, f, { partitions: partitionsListed(out, "fundamentals") });
+  const partitions = partitionsListed(out, "fundamentals");
+  await addChildren(job, data, f, { partitions });
+  const parts = partitions.financials?.length ?? 0;
   deps.log.info(
     { job: job.id, partitions: parts },
     parts

@@ -1,11 +1,11 @@
 // `ingest`: stages the source into the run's folder, adds a stock-metrics job per ticker range as soon
 // as their inputs are staged, then the backtests (for this worker when it holds the universe they read).
 import { mkdirSync, rmSync } from "node:fs";
-import type { PartitionedName } from "../../../pipeline/run/plan.ts";
+import { KIND_STAGES, type PartitionedName } from "../../../pipeline/run/plan.ts";
 import { writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
 import { sourceFilesAsync, sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
 import type { StageContext } from "../../../pipeline/stages/context.ts";
-import { type FlowPlan, flowIngestStep, holdsUniverse, readPlan } from "../../../pipeline/stages/flow-steps.ts";
+import { type FlowPlan, holdsUniverse, readPlan } from "../../../pipeline/stages/flow-steps.ts";
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
@@ -25,6 +25,7 @@ import {
   WORKER,
   workerThreads,
 } from "../flow-worker.ts";
+import { flowHost } from "./flow-host.ts";
 
 export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   const { deps, out } = f;
@@ -116,14 +117,17 @@ async function ingestHashed(
   const stamp = sourceStamp(data.sourceDir);
   const hashed = sourceFilesAsync(data.sourceDir);
   hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
-  const plan = await flowIngestStep(ctx, data.sourceDir, f.deps.catalog.allUserPortfolios(), {
+  const host = flowHost(ctx, data.sourceDir, {
+    users: () => f.deps.catalog.allUserPortfolios(),
     signal: f.signal,
-    analytics: async (ranges, written) => {
+    partitionsReady: async (name, inputs, written) => {
       await written; // the jobs read prices.parquet, maybe on another machine
-      await addChildren(job, data, f, { partitions: { analytics: ranges.map((range) => ({ range })) } });
-      added.push("analytics");
+      await addChildren(job, data, f, { partitions: { [name]: inputs } });
+      added.push(name);
     },
   });
+  await KIND_STAGES.full.ingest(host);
+  const plan = host.plan!;
   const files = await hashed;
   // A file written while it was read: neither the tables nor the hash are of one version (retried).
   if (sourceStamp(data.sourceDir) !== stamp)

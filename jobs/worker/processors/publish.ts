@@ -2,10 +2,10 @@
 // the snapshot; then re-applies the rebalances that the publish's base missed.
 import { existsSync, rmSync } from "node:fs";
 import type { Job } from "bullmq";
-import { buildRunPlan, missingPartitions } from "../../../pipeline/run/plan.ts";
+import { buildRunPlan, KIND_STAGES, missingPartitions } from "../../../pipeline/run/plan.ts";
 import {
+  type FlowPlan,
   financialsParts,
-  flowMergeStep,
   planCounts,
   restoreFlowFiles,
   setFlowAside,
@@ -56,7 +56,9 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   const missing = missingPartitions(buildRunPlan("full"), out, ["backtest"]);
   if (missing.length)
     throw new Error(missing.map((m) => `${m.step}: ${m.of - m.missing} of ${m.of} partitions in ${out}`).join("; "));
-  const plan = await flowMergeStep(out);
+  const merged = { ctx: { out }, plan: null as FlowPlan | null };
+  await KIND_STAGES.full.merge(merged);
+  const plan = merged.plan!;
   // Cancelled: the merge is the last stage before the publish, which is not started.
   f.signal?.throwIfAborted();
   const total = Date.now() - record.startedAt;

@@ -1,0 +1,23 @@
+// What a flow job hands the plan's stage function of its step (pipeline/stages/run-steps.ts, RunHost):
+// each step runs in a job of its own, so the partitions are the flow's jobs, never run here.
+import type { StageContext } from "../../../pipeline/stages/context.ts";
+import type { RunHost } from "../../../pipeline/stages/run-steps.ts";
+
+export function flowHost(
+  ctx: StageContext,
+  sourceDir: string,
+  own: Partial<Pick<RunHost, "users" | "signal" | "partitionsReady">> = {},
+): RunHost {
+  return {
+    ctx,
+    sourceDir,
+    users: () => {
+      throw new Error("only the ingest step reads the user portfolios");
+    },
+    oneProcess: false,
+    plan: null,
+    partitionsReady: async () => undefined,
+    runPartitions: (name) => Promise.reject(new Error(`the flow runs the ${name} partitions as jobs of their own`)),
+    ...own,
+  };
+}
