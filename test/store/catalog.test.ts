@@ -62,6 +62,32 @@ describe("catalog keys", () => {
     expect(c.listKeys()).toHaveLength(1);
   });
 
+  it("seeds the demo user when another host inserts the same DEMO_API_KEY between its read and its write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "catalog-"));
+    const [mine, other] = [await Catalog.open(join(dir, "c.duckdb")), await Catalog.open(join(dir, "c.duckdb"))];
+    const key = "demo-key-raced-0123456789";
+    await ensureDemoUser(other, null); // the demo user exists already, with another key
+    await mine.refresh();
+    const createKey = mine.createKey.bind(mine);
+    const reload = mine.refresh.bind(mine);
+    let raced = false;
+    // the other host's whole start lands just before our insert, and our mirror has already reloaded
+    // (a PostgreSQL NOTIFY), so refresh() finds nothing new: the retry must not depend on it
+    mine.createKey = async (...args: Parameters<typeof createKey>) => {
+      if (!raced) {
+        raced = true;
+        await ensureDemoUser(other, key);
+        await reload();
+      }
+      return createKey(...args);
+    };
+    mine.refresh = async () => false;
+    const r = await ensureDemoUser(mine, key);
+    expect(raced).toBe(true);
+    expect(r.key).toBeNull(); // the other host's insert of the same key is the one kept
+    expect(mine.authenticate(key)?.user.id).toBe(r.user.id);
+  });
+
   it("leaves the demo user one active key however often it starts: earlier generated keys are revoked", async () => {
     const c = await tempCatalog();
     const shown: string[] = [];

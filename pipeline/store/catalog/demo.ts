@@ -30,13 +30,16 @@ export async function ensureDemoUser(
   catalog: Catalog,
   fixedKey: string | null,
 ): Promise<{ user: User; key: string | null; created: boolean }> {
-  try {
-    return await ensureDemoUserOnce(catalog, fixedKey);
-  } catch (e) {
-    // Hosts started together on one store: another made the demo user or inserted the same
-    // DEMO_API_KEY between our read and our write. Read what it wrote and go on from there.
-    if (!(await catalog.refresh())) throw e;
-    return ensureDemoUserOnce(catalog, fixedKey);
+  // Hosts started together on one store: another made the demo user, or inserted the same
+  // DEMO_API_KEY, between our read and our write (each step of the other's can cost us one try).
+  // Read what it wrote and go on from there.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ensureDemoUserOnce(catalog, fixedKey);
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      await catalog.refresh(); // false when a notification reloaded the mirror already: try again all the same
+    }
   }
 }
 
