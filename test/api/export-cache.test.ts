@@ -172,6 +172,33 @@ describe("export cache: a whole-table export is kept and served from its file", 
   });
 });
 
+describe("export cache: the export slots", () => {
+  it("a cached export is sent while every slot streams; a streamed one is refused meanwhile", async () => {
+    const whole = await get("export/stock_metrics");
+    expect(await eventually(() => existsSync(cached("stock_metrics.arrow")))).toBe(true);
+    configureExports({ maxConcurrent: 1 });
+    const u = new URL(srv.url);
+    const socket = net.connect(Number(u.port), u.hostname);
+    socket.on("error", () => undefined);
+    try {
+      // a filtered export (never cached) of a wide stream, left unread: it holds the one slot
+      const cols = Array.from({ length: 200 }, () => "columns=ret").join("&");
+      socket.write(`GET /data/v1/export/stock_returns?${cols}&api_key=${KEYS.alice} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const head = await new Promise<Buffer>((r) => socket.once("data", r));
+      socket.pause();
+      expect(head.subarray(0, head.indexOf("\r\n")).toString()).toBe("HTTP/1.1 200 OK");
+      expect((await get("export/stock_metrics", { tickers: reader.companies[0].ticker })).status).toBe(503);
+      expect((await get("export/ratings")).status).toBe(503); // whole, but not cached yet: it would stream
+      const hit = await get("export/stock_metrics");
+      expect(hit.status).toBe(200);
+      expect(hit.bytes.equals(whole.bytes)).toBe(true);
+    } finally {
+      socket.destroy();
+      configureExports({ maxConcurrent: 4 });
+    }
+  });
+});
+
 describe("export cache: what is not kept, and what goes", () => {
   it("a client gone mid-stream leaves no file", async () => {
     const u = new URL(srv.url);
