@@ -5,7 +5,7 @@ import type { Redis } from "ioredis";
 import type pino from "pino";
 import type { AppDeps } from "../../api/app.ts";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
-import { configureExports } from "../../api/rest/export.ts";
+import { configureExports, warmExports } from "../../api/rest/export.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { dropExportCaches } from "../../pipeline/store/read/export-cache.ts";
@@ -108,6 +108,7 @@ async function servedSnapshots(config: Config, log: pino.Logger) {
   };
   holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
   holder.onSwap((s) => dropExportCaches(config.dataDir, s.id)); // other snapshots' export files: no longer served
+  holder.onSwap(() => void warmExports(served())); // the slowest exports' files, built in the background
   await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
   holder.watch(1000);
   return { holder, served };
