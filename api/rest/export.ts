@@ -1,7 +1,9 @@
 // GET /data/v1/export/:table — a whole snapshot table for programs, as an Arrow IPC stream
 // (default) or a Parquet file, filtered by tickers, date range and columns. The checks run in the
 // REST routes' order (key, rate limit, parameters with the table among them, the table's scopes,
-// 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory.
+// 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory. A
+// whole-table export is kept as a file while it streams and later sent from it
+// (pipeline/store/read/export-cache.ts).
 import { type FileHandle, open, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { pipeline } from "node:stream/promises";
