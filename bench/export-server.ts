@@ -5,13 +5,17 @@
 //   ← {cmd: "mark"}    → {marked, rssMB}       starts a peak-RSS window (sampled every 10 ms)
 //   ← {cmd: "peak"}    → {peak, rssMB, peakMB, loopMaxMs, cpuMs}   the window's peak RSS, event-loop
 //                        delay and CPU time of this process (user + system, every thread: DuckDB's too)
+//   ← {cmd: "warm"}    → {warmed, tables, ms}  the served snapshot's cached exports dropped, then the
+//                        warm-up a swap runs (api/rest/export.ts warmExports), timed
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { createApp } from "../api/app.ts";
 import { ReaderSource } from "../api/resources/reader-source.ts";
+import { warmExports } from "../api/rest/export.ts";
 import { createAccessLogger, createLogger } from "../jobs/logger.ts";
+import { dropExportCaches } from "../pipeline/store/read/export-cache.ts";
 import { SnapshotReader } from "../pipeline/store/read/snapshot-reader.ts";
 import { readManifest } from "../pipeline/store/snapshot/snapshots.ts";
 import { buildCatalog, buildFixture } from "../test/api/fixture.ts";
@@ -48,6 +52,11 @@ process.on("message", (m: { cmd: string }) => {
     cpu = process.cpuUsage();
     loop.reset();
     send({ marked: true, rssMB: peak });
+  } else if (m.cmd === "warm") {
+    const t = performance.now();
+    void dropExportCaches(dataDir, "none")
+      .then(() => warmExports(current))
+      .then((tables) => send({ warmed: true, tables, ms: performance.now() - t }));
   } else if (m.cmd === "peak") {
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;

@@ -40,6 +40,8 @@ const schema = z.object({
   TRUST_PROXY: whole(0, 16).default(0),
   // Bulk exports (/data/v1/export) streaming at once per server process; more are refused with a 503
   EXPORT_MAX_CONCURRENT: whole(1, 1000).default(4),
+  // MB of whole-table export files kept under DATA_DIR/cache/exports (the oldest go first); 0: none kept
+  EXPORT_CACHE_MB: whole(0, 16_777_216).default(4096),
   // "*" or a comma-separated list of origins (scheme://host[:port], no path)
   CORS_ORIGINS: z
     .string()
@@ -117,6 +119,8 @@ export interface Config {
   trustProxy: number;
   /** Bulk exports a server process streams at once (api/rest/export.ts); beyond: 503 + Retry-After. */
   exportMaxConcurrent: number;
+  /** MB of whole-table export files kept (pipeline/store/read/export-cache.ts); 0: every export is streamed. */
+  exportCacheMB: number;
   /** Origins browsers may read responses from (CORS), "*", or null for none. */
   corsOrigins: string[] | "*" | null;
   /** BullMQ key prefix (default BullMQ's "bull"): deployments sharing one Redis keep apart. */
@@ -187,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheBytes: c.RESPONSE_CACHE_MB * 1024 * 1024,
     trustProxy: c.TRUST_PROXY,
     exportMaxConcurrent: c.EXPORT_MAX_CONCURRENT,
+    exportCacheMB: c.EXPORT_CACHE_MB,
     corsOrigins: c.CORS_ORIGINS ?? null,
     queuePrefix: c.QUEUE_PREFIX,
     scheduleCron: c.SCHEDULE_CRON,

@@ -1,18 +1,29 @@
 // GET /data/v1/export/:table — a whole snapshot table for programs, as an Arrow IPC stream
 // (default) or a Parquet file, filtered by tickers, date range and columns. The checks run in the
 // REST routes' order (key, rate limit, parameters with the table among them, the table's scopes,
-// 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory.
-import { open, unlink } from "node:fs/promises";
+// 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory. A
+// whole-table export is kept as a file while it streams and later sent from it
+// (pipeline/store/read/export-cache.ts).
+import { type FileHandle, open, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Scope } from "../../pipeline/store/catalog/types.ts";
+import {
+  cacheableExport,
+  configureExportCache,
+  type ExportCacheKey,
+  ExportCacheWriter,
+  type ExportFormat,
+  openCachedExport,
+} from "../../pipeline/store/read/export-cache.ts";
 import type { ExportFilter } from "../../pipeline/store/read/export-reads.ts";
 import {
   exportBatches,
   exportColumns,
   exportParquet,
+  exportParquetAt,
   exportSchema,
   wholeParquetFile,
 } from "../../pipeline/store/read/export-reads.ts";
@@ -59,10 +70,16 @@ export const EXPORT_SCOPES: Record<ExportTable, readonly Scope[]> = {
  */
 const exportSlots = { limit: 4, active: 0 };
 
-export function configureExports(opts: { maxConcurrent: number }): void {
+/** `cacheMB`: the bound on the cached whole-table export files (EXPORT_CACHE_MB; 0: none kept). */
+export function configureExports(opts: { maxConcurrent: number; cacheMB?: number }): void {
   if (!Number.isInteger(opts.maxConcurrent) || opts.maxConcurrent < 1)
     throw new RangeError(`export concurrency must be a whole number >= 1, got ${opts.maxConcurrent}`);
   exportSlots.limit = opts.maxConcurrent;
+  if (opts.cacheMB !== undefined) {
+    if (!Number.isInteger(opts.cacheMB) || opts.cacheMB < 0)
+      throw new RangeError(`export cache size must be a whole number of MB >= 0, got ${opts.cacheMB}`);
+    configureExportCache({ limitBytes: opts.cacheMB * 1024 * 1024 });
+  }
 }
 
 /** Runs `send` in an export slot, refusing (503 naming the limit) when every slot is taken. */
@@ -235,13 +252,56 @@ async function serve(
     ...(res.locals.baseHeaders as Record<string, string> | undefined),
     ...rate,
   };
-  const send = () => (p.format === "parquet" ? sendParquet : streamArrow)(req, res, dir, table, filter, headers);
+  const send = (cache: ExportCacheWriter | null) =>
+    (p.format === "parquet" ? sendParquet : streamArrow)(req, res, dir, table, filter, headers, cache);
   // a HEAD reads no rows: it takes no slot
-  return req.method === "HEAD" ? send() : inExportSlot(send);
+  if (req.method === "HEAD") return send(null);
+  const key: ExportCacheKey = { snapshotFolder: dir, snapshotId: snapshotId(snapshot), table, format: p.format };
+  return cachedOrStreamed(res, key, filter, headers, send);
+}
+
+/**
+ * A whole-table export from its cached file when there is one, else streamed in an export slot (and
+ * kept when it may be). A cached export is a file read (a descriptor, a 1 MB read buffer, a socket):
+ * none of what the slots bound (a DuckDB connection, its scan threads, batch memory), so it takes no slot.
+ */
+async function cachedOrStreamed(
+  res: Response,
+  key: ExportCacheKey,
+  filter: ExportFilter,
+  headers: Record<string, string | number>,
+  send: (cache: ExportCacheWriter | null) => Promise<void>,
+): Promise<void> {
+  const cacheable = cacheableExport(key.table, filter);
+  const hit = cacheable ? await openCachedExport(key) : null;
+  if (hit) return sendCached(res, hit, key.format, key.table, headers);
+  return inExportSlot(async () => send(cacheable ? await ExportCacheWriter.start(key) : null));
+}
+
+/** Content-Type and Content-Disposition of an export in `format`. */
+function formatHeaders(headers: Record<string, string | number>, format: ExportFormat, table: ExportTable) {
+  headers["Content-Type"] = format === "parquet" ? "application/vnd.apache.parquet" : ARROW_STREAM_TYPE;
+  headers["Content-Disposition"] = `attachment; filename="${table}.${format === "parquet" ? "parquet" : "arrows"}"`;
+}
+
+/** The cached file's bytes, with the headers the export had when it was written (Parquet's with its length). */
+async function sendCached(
+  res: Response,
+  hit: { file: FileHandle; size: number },
+  format: ExportFormat,
+  table: ExportTable,
+  headers: Record<string, string | number>,
+): Promise<void> {
+  formatHeaders(headers, format, table);
+  if (format === "parquet") headers["Content-Length"] = hit.size;
+  res.writeHead(200, headers);
+  // backpressure: the file is read as fast as the socket takes it; closed when done or failed
+  await pipeline(hit.file.createReadStream({ highWaterMark: 1 << 20 }), res);
 }
 
 /** Resolves when `res` can take more (drained) or is gone (closed). */
 function writable(res: Response): Promise<void> {
+  if (res.destroyed) return Promise.resolve(); // its "close" has been
   return new Promise((resolve) => {
     const done = () => {
       res.off("drain", done);
@@ -281,6 +341,35 @@ function writePieces(res: Response, pieces: Uint8Array[], flushed?: () => void):
   return ok;
 }
 
+/**
+ * Writes the pieces to the response and, when one is kept, the cache file; resolves when both can
+ * take more (the socket drained, the file written). `flushed` runs once both have the bytes.
+ */
+function sendPieces(
+  res: Response,
+  cache: ExportCacheWriter | null,
+  pieces: Uint8Array[],
+  flushed?: () => void,
+): Promise<unknown> | undefined {
+  if (!cache) return writePieces(res, pieces, flushed) ? undefined : writable(res);
+  let left = 2;
+  const one = () => {
+    if (--left === 0) flushed?.();
+  };
+  const ok = writePieces(res, pieces, one);
+  const filed = cache.write(pieces).then(one);
+  return ok ? filed : Promise.all([filed, writable(res)]);
+}
+
+/** Whether the response went out whole (finished), not cut short by its client. */
+function ended(res: Response): Promise<boolean> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve(res.writableFinished);
+  return new Promise((resolve) => {
+    res.once("finish", () => resolve(true));
+    res.once("close", () => resolve(res.writableFinished));
+  });
+}
+
 async function streamArrow(
   req: Request,
   res: Response,
@@ -288,21 +377,22 @@ async function streamArrow(
   table: ExportTable,
   filter: ExportFilter,
   headers: Record<string, string | number>,
+  cache: ExportCacheWriter | null,
 ): Promise<void> {
   const framer = new ArrowStreamFramer(batchSchema(await exportColumns(dir, table, filter)));
-  headers["Content-Type"] = ARROW_STREAM_TYPE;
-  headers["Content-Disposition"] = `attachment; filename="${table}.arrows"`;
+  formatHeaders(headers, "arrow", table);
   if (req.method === "HEAD") {
     res.writeHead(200, headers);
     res.end();
     return;
   }
   const batches = exportBatches(dir, table, filter);
-  // the first batch before the status line: a failing read is still an error response
-  let next = await batches.next();
-  res.writeHead(200, headers);
-  writePieces(res, framer.start());
+  let whole = false;
   try {
+    // the first batch before the status line: a failing read is still an error response
+    let next = await batches.next();
+    res.writeHead(200, headers);
+    await sendPieces(res, cache, framer.start());
     while (!next.done) {
       if (res.destroyed) return;
       // the next batch is read while this one goes out; a full socket buffer waits for the drain
@@ -310,14 +400,17 @@ async function streamArrow(
       pending.catch(() => undefined); // awaited below; a failure then is the one reported
       // the batch's arrays are reused once its bytes are out
       const batch = next.value;
-      if (!writePieces(res, framer.batch(batch), () => batch.release())) await writable(res);
+      await sendPieces(res, cache, framer.batch(batch), () => batch.release());
       next = await pending;
     }
+    await sendPieces(res, cache, framer.end());
+    res.end();
+    whole = await ended(res);
   } finally {
     await batches.return();
+    // kept only when every byte went out: a client gone midway leaves no file
+    await (whole ? cache?.commit() : cache?.abort());
   }
-  writePieces(res, framer.end());
-  res.end();
 }
 
 async function sendParquet(
@@ -327,30 +420,99 @@ async function sendParquet(
   table: ExportTable,
   filter: ExportFilter,
   headers: Record<string, string | number>,
+  cache: ExportCacheWriter | null,
 ): Promise<void> {
-  headers["Content-Type"] = "application/vnd.apache.parquet";
-  headers["Content-Disposition"] = `attachment; filename="${table}.parquet"`;
+  formatHeaders(headers, "parquet", table);
   if (req.method === "HEAD") {
     res.writeHead(200, headers);
     res.end();
     return;
   }
-  // the snapshot's own file when the export is one whole file of it; else DuckDB writes a temporary one
+  // the snapshot's own file when the export is one whole file of it; else DuckDB writes one: into
+  // the cache's temporary file when the export is kept, else a temporary file removed after
   const whole = await wholeParquetFile(dir, table, filter);
-  const path = whole ?? (await exportParquet(dir, table, filter, tmpdir()));
+  const kept = whole ? null : cache;
+  let sent = false;
   try {
-    // opened before anything is sent: a snapshot removed meanwhile keeps the open file readable
-    const file = await open(path);
-    const size = await file.stat().then(
-      (st) => st.size,
-      (e) => file.close().then(() => Promise.reject(e)),
-    );
-    headers["Content-Length"] = size;
-    res.writeHead(200, headers);
-    await pipeline(file.createReadStream(), res); // closes the file when done or failed
+    if (kept) await exportParquetAt(dir, table, filter, kept.tmp);
+    const path = whole ?? kept?.tmp ?? (await exportParquet(dir, table, filter, tmpdir()));
+    try {
+      await sendFile(res, path, headers);
+      sent = true;
+    } finally {
+      if (!whole && !kept) await unlink(path).catch(() => undefined);
+    }
   } finally {
-    if (!whole) await unlink(path).catch(() => undefined);
+    await (sent ? kept?.commit() : kept?.abort());
+    if (cache !== kept) await cache?.abort();
   }
+}
+
+/** The file at `path` with its Content-Length, opened before anything is sent (removed meanwhile, still readable). */
+async function sendFile(res: Response, path: string, headers: Record<string, string | number>): Promise<void> {
+  const file = await open(path);
+  const size = await file.stat().then(
+    (st) => st.size,
+    (e) => file.close().then(() => Promise.reject(e)),
+  );
+  headers["Content-Length"] = size;
+  res.writeHead(200, headers);
+  await pipeline(file.createReadStream(), res); // closes the file when done or failed
+}
+
+/** The tables whose Arrow files a swap builds ahead: the bulk reads issue 33 names, the slowest to stream. */
+export const WARM_TABLES: readonly ExportTable[] = ["stock_metrics", "stock_returns"];
+
+/**
+ * Builds the cached Arrow files of `tables` for the served snapshot in the background (after a
+ * swap), one after another, each in a free export slot only (clients first: with every slot taken
+ * the table is left to its first export) and giving the event loop a turn between batches. Never
+ * rejects; answers the tables written.
+ */
+export async function warmExports(snapshot: SnapshotRef | null, tables = WARM_TABLES): Promise<ExportTable[]> {
+  const src = snapshot && sourceOf(snapshot);
+  if (!snapshot || !(src instanceof ReaderSource)) return [];
+  const done: ExportTable[] = [];
+  for (const table of tables) {
+    const key: ExportCacheKey = {
+      snapshotFolder: src.reader.dir,
+      snapshotId: snapshotId(snapshot),
+      table,
+      format: "arrow",
+    };
+    if (!cacheableExport(table, {}) || exportSlots.active >= exportSlots.limit) continue;
+    exportSlots.active++;
+    try {
+      const hit = await openCachedExport(key);
+      if (hit) await hit.file.close();
+      const cache = hit ? null : await ExportCacheWriter.start(key);
+      if (cache && (await writeArrowFile(src.reader.dir, table, cache))) done.push(table);
+    } catch {
+      // a failed read leaves the table to its first export, which reports it
+    } finally {
+      exportSlots.active--;
+    }
+  }
+  return done;
+}
+
+/** The whole table's Arrow stream into the cache file, the same bytes an export streams. */
+async function writeArrowFile(dir: string, table: ExportTable, cache: ExportCacheWriter): Promise<boolean> {
+  let whole = false;
+  try {
+    const framer = new ArrowStreamFramer(batchSchema(await exportColumns(dir, table, {})));
+    await cache.write(framer.start());
+    for await (const batch of exportBatches(dir, table, {})) {
+      await cache.write(framer.batch(batch));
+      batch.release();
+      await new Promise((r) => setImmediate(r)); // a turn for the requests
+    }
+    await cache.write(framer.end());
+    whole = true;
+  } finally {
+    await (whole ? cache.commit() : cache.abort());
+  }
+  return whole;
 }
 
 /** The export route's dispatch entry (registered beside the REST routes). */

@@ -5,9 +5,10 @@ import type { Redis } from "ioredis";
 import type pino from "pino";
 import type { AppDeps } from "../../api/app.ts";
 import { ReaderSource } from "../../api/resources/reader-source.ts";
-import { configureExports } from "../../api/rest/export.ts";
+import { configureExports, warmExports } from "../../api/rest/export.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
+import { dropExportCaches } from "../../pipeline/store/read/export-cache.ts";
 import { lazyReader, SnapshotHolder } from "../../pipeline/store/read/holder.ts";
 import type { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import { EmbeddedWebhookStore } from "../../pipeline/store/webhooks/embedded.ts";
@@ -37,7 +38,7 @@ export async function makeAppDeps(
   catalog: Catalog,
   opts: ServeOptions = {},
 ): Promise<{ deps: AppDeps; closers: Closer[] }> {
-  configureExports({ maxConcurrent: config.exportMaxConcurrent });
+  configureExports({ maxConcurrent: config.exportMaxConcurrent, cacheMB: config.exportCacheMB });
   const { holder, served } = await servedSnapshots(config, log);
   const catalogPoll = pollCatalog(catalog, log);
   const redis = config.redisUrl ? requestPathRedis(config.redisUrl) : undefined;
@@ -106,6 +107,8 @@ async function servedSnapshots(config: Config, log: pino.Logger) {
     return src;
   };
   holder.onSwap((s) => log.info({ snapshot: s.id }, "serving snapshot"));
+  holder.onSwap((s) => dropExportCaches(config.dataDir, s.id)); // other snapshots' export files: no longer served
+  holder.onSwap(() => void warmExports(served())); // the slowest exports' files, built in the background
   await holder.refresh().catch((e) => log.error({ err: String(e) }, "snapshot load failed"));
   holder.watch(1000);
   return { holder, served };

@@ -167,14 +167,19 @@ export async function wholeParquetFile(dir: string, table: ExportTable, f: Expor
 
 /**
  * Writes the export as one Parquet file (zstd) in `tmpDir` and answers its path; the caller
- * streams it out and removes it. DuckDB writes row group by row group, so memory stays bounded.
+ * streams it out and removes it.
  */
 export async function exportParquet(dir: string, table: ExportTable, f: ExportFilter, tmpDir: string): Promise<string> {
-  const q = exportSelect(dir, table, await exportSchema(dir, table), f);
   const path = join(tmpDir, `export-${process.pid}-${randomBytes(8).toString("hex")}.parquet`);
+  await exportParquetAt(dir, table, f, path);
+  return path;
+}
+
+/** Writes the export as one Parquet file (zstd) at `path`; DuckDB writes row group by row group (bounded memory). */
+export async function exportParquetAt(dir: string, table: ExportTable, f: ExportFilter, path: string): Promise<void> {
+  const q = exportSelect(dir, table, await exportSchema(dir, table), f);
   const b = { ...q.params, export_path: path };
   await withConnection((c) =>
     c.run(`copy (${q.sql}) to $export_path (format parquet, compression zstd)`, b).then(() => undefined),
   );
-  return path;
 }

@@ -12,7 +12,15 @@ import { liveLeases } from "../coordination/leases.ts";
 import { type Heartbeat, isAlive, readHolder, startHeartbeat } from "../coordination/liveness.ts";
 import { type LockTimes, locksDir, withPublishLock } from "../coordination/publish-lock.ts";
 import { writeReaderIndex } from "./reader-index.ts";
-import { parseJsonRecord, readJsonRecord, STAGING, snapshotsDir, stagingBeat, stagingPath } from "./staging-layout.ts";
+import {
+  exportCacheDir,
+  parseJsonRecord,
+  readJsonRecord,
+  STAGING,
+  snapshotsDir,
+  stagingBeat,
+  stagingPath,
+} from "./staging-layout.ts";
 
 // The staging area's paths are staging-layout.ts's; re-exported for the callers that know them from here.
 export { snapshotsDir, stagingBeat, stagingPath };
@@ -261,9 +269,10 @@ export interface PruneTimes {
 }
 
 /**
- * Deletes snapshots that are neither in the manifest's history nor leased by a reader, staging
- * folders whose run is dead, and dead heartbeat and lease files. Call it holding the publish lock
- * (publishSnapshot does; pruneStore takes it): a snapshot being published is never half-seen here.
+ * Deletes snapshots that are neither in the manifest's history nor leased by a reader (and their
+ * cached exports), staging folders whose run is dead, and dead heartbeat and lease files. Call it
+ * holding the publish lock (publishSnapshot does; pruneStore takes it): a snapshot being published
+ * is never half-seen here.
  */
 export function pruneSnapshots(dataDir: string, manifest: Manifest, times: PruneTimes = {}): string[] {
   const staleMs = times.heartbeatStaleMs ?? 120_000;
@@ -283,6 +292,9 @@ export function pruneSnapshots(dataDir: string, manifest: Manifest, times: Prune
       removed.push(name);
     }
   }
+  // cached exports of snapshots no longer kept
+  for (const name of readdirSafe(exportCacheDir(dataDir)))
+    if (!keep.has(name)) rmSync(join(exportCacheDir(dataDir), name), { recursive: true, force: true });
   // heartbeats whose staging folder is gone and whose owner is dead
   if (existsSync(locksDir(dataDir)))
     for (const f of readdirSync(locksDir(dataDir)))

@@ -5,7 +5,7 @@
 // each other (plain JSON records, read here through their zod schemas: a corrupt one is a
 // StagingRecordError naming the file, not a wrong value deep inside a step).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { PipelineErrorCode } from "../../domain/errors.ts";
 import type { PortfolioRules } from "../../types.ts";
@@ -13,6 +13,15 @@ import { writeFileAtomic } from "../coordination/atomic-write.ts";
 import { locksDir } from "../coordination/publish-lock.ts";
 
 export const snapshotsDir = (dataDir: string) => join(dataDir, "snapshots");
+/** The data folder a published snapshot's folder (`snapshotsDir/<id>`) belongs to. */
+export const dataDirOfSnapshot = (snapshotFolder: string) => dirname(dirname(snapshotFolder));
+/**
+ * Whole-table exports kept as files (pipeline/store/read/export-cache.ts), one folder per snapshot id:
+ * outside the snapshots (a published folder never changes), removed on a server's swap and by prune.
+ */
+export const exportCacheDir = (dataDir: string) => join(dataDir, "cache", "exports");
+/** The cached export `name` (`<table>.<arrow|parquet>`) of snapshot `id`. */
+export const exportCacheFile = (dataDir: string, id: string, name: string) => join(exportCacheDir(dataDir), id, name);
 /** The name prefix of staging folders in snapshotsDir (ids have no dots: siblings are `<folder>.<what>`). */
 export const STAGING = ".staging-";
 /** The staging folder of id `id`. */
