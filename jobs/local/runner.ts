@@ -125,7 +125,8 @@ function appendRunOn(
     const users = opts.catalog.allUserPortfolios();
     const run = appendRun(ctx, opts.sourceDir, baseDir, baseMeta, record, plan, users);
     await executeSteps(buildRunPlan("append"), KIND_STAGES.append, run);
-    const r = await appendResult(run);
+    const r = appendResult(run);
+    rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the steps' record is not published
     const files = await confirmAppend(plan, verified);
     writeSourceRecord(ctx.out, files.files);
     const ms = Math.round(performance.now() - t);

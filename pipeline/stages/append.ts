@@ -14,17 +14,24 @@ import type { SourceFile } from "../sources/fingerprint.ts";
 import { type StagedSource, stageSource } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
 import { Binds, type Conn, columns, listValue, run as runSql, scalar, setVariable } from "../store/duck/duck.ts";
+import { withScratch } from "../store/duck/scratch.ts";
 import { exportParquet } from "../store/duck/write.ts";
 import { datedFiles, linkDated, nextDaysFile } from "../store/snapshot/dated-parts.ts";
 import type { SnapshotMeta } from "../store/snapshot/snapshots.ts";
+import {
+  readStagingRecord,
+  type StagingRecord,
+  stagingLayout,
+  writeStagingRecord,
+} from "../store/snapshot/staging-layout.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
-import { NotAnAppendError, type ResumedBenchmarks, tailBacktests } from "./append-backtests.ts";
+import { NotAnAppendError, type ResumedPortfolios, tailBacktests } from "./append-backtests.ts";
 import { publishedDefinitions } from "./backfill.ts";
 import type { StageContext } from "./context.ts";
 import { companiesWithIds, fundamentalsInputId, LAST_PRICES_SQL, reusePublished } from "./ingest.ts";
-import type { MetricsJob } from "./metrics-partition.ts";
+import { benchmarkLevels, type MetricsJob } from "./metrics-partition.ts";
 import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";
-import { rangesFromBounds, type TickerRange } from "./partitions.ts";
+import { rangesFromBounds } from "./partitions.ts";
 import { exportPortfolioTables, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
 import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsDaysFile, returnsFiles } from "./returns.ts";
 
@@ -78,20 +85,11 @@ export interface AppendRun {
   grown: Set<string>;
   /** Milliseconds per step: read (the new rows), companies, tables, returns, benchmarks, portfolios, metrics. */
   timings: Record<string, number>;
-  /** What the ingest step leaves for the others. */
-  staged?: AppendStaged;
-  portfolioCount: number;
   partitions: number;
 }
 
-interface AppendStaged {
-  first: string;
-  lastPriceDate: string;
-  tickers: string[];
-  returns: { parts: string[]; days: string; ranges: TickerRange[] };
-  tail: Awaited<ReturnType<typeof tailBacktests>>;
-  bench: ResumedBenchmarks;
-}
+/** What the ingest step leaves in the staging folder for the other steps and the publish. */
+export type AppendRecord = StagingRecord<"append">;
 
 /** The append of `plan` onto the snapshot in `base`, before its steps run. */
 export function appendRun(
@@ -114,17 +112,18 @@ export function appendRun(
     users,
     grown,
     timings: {},
-    portfolioCount: 0,
     partitions: 0,
   };
 }
 
 const progress = (r: AppendRun, name: string, done: number) => r.ctx.progress?.(`append: ${name}`, done, 4);
 const pubRel = (base: string) => (t: string, b: Binds) => `read_parquet(${b.v(join(base, `${t}.parquet`))})`;
-const staged = (r: AppendRun) => {
-  if (!r.staged) throw new Error("the append's ingest step has not run");
-  return r.staged;
-};
+/** The record the ingest step left in `out` (the later steps share nothing else with it). */
+export function readAppendRecord(out: string): AppendRecord {
+  const record = readStagingRecord("append", stagingLayout(out).append);
+  if (!record) throw new Error(`the append's ingest step has not run in ${out}`);
+  return record;
+}
 
 /** Milliseconds since the previous lap, into `timings`. */
 function lapper(timings: Record<string, number>) {
@@ -150,22 +149,45 @@ export async function appendIngest(r: AppendRun): Promise<void> {
   progress(r, "companies and tables", 1);
   const tickers = await appendCompanies(r);
   lap("companies");
-  await appendTables(r, lastPriceDate);
+  const files = await appendTables(r, lastPriceDate);
   lap("tables");
   progress(r, "returns and backtests", 2);
   const { returns, written } = await startReturns(r, lastPriceDate);
   lap("returns");
-  let tail: AppendStaged["tail"];
-  let bench: ResumedBenchmarks;
+  let resumed: Awaited<ReturnType<typeof continueBenchmarks>>;
   try {
-    ({ tail, bench } = await continueBenchmarks(r, source, first));
+    resumed = await continueBenchmarks(r, source, first);
   } catch (e) {
     await written.catch(() => undefined);
     throw e;
   }
   await written;
   lap("benchmarks");
-  r.staged = { first, lastPriceDate, tickers, returns, tail, bench };
+  const { conn } = r.ctx;
+  const newDays = Number(await one(conn, `select count(distinct date)::integer from new_prices`));
+  const newRatings = r.grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0;
+  const record: AppendRecord = {
+    base: r.base,
+    baseLastPriceDate: r.baseMeta.lastPriceDate,
+    lastPriceDate,
+    ...files,
+    tailRatingDate: resumed.tailRatingDate,
+    returns,
+    definitions: resumed.defs,
+    users: r.users,
+    counts: {
+      companies: tickers.length,
+      priceDates: (r.baseMeta.counts.priceDates ?? 0) + newDays,
+      ratings: (r.baseMeta.counts.ratings ?? 0) + newRatings,
+      // the backtests continue each portfolio defined now (append-backtests.ts tailBacktests)
+      portfolios: new Set([...resumed.defs.portfolios, ...r.users].map((p) => p.id)).size,
+      benchmarks: resumed.benchmarks,
+    },
+    newDays,
+  };
+  const layout = stagingLayout(r.ctx.out);
+  mkdirSync(layout.flowDir, { recursive: true });
+  writeStagingRecord("append", layout.append, record, true);
 }
 
 /** The new rows, validated as a small source of their own. */
@@ -249,17 +271,26 @@ async function appendCompanies(r: AppendRun): Promise<string[]> {
   return tickers;
 }
 
-/** Prices and ratings: the published parts linked, the new days a file of their own; the index levels. */
-async function appendTables({ ctx: { conn, out }, base, grown }: AppendRun, lastPriceDate: string): Promise<void> {
+/**
+ * Prices and ratings: the published parts linked, the new days a file of their own (returned: the
+ * backtest step reads them); the index levels.
+ */
+async function appendTables(
+  { ctx: { conn, out }, base, grown }: AppendRun,
+  lastPriceDate: string,
+): Promise<Pick<AppendRecord, "newPrices" | "newRatings">> {
   linkDated(base, out, "prices");
+  const newPrices = nextDaysFile(out, "prices", lastPriceDate);
   await conn.run("copy (select * from new_prices order by ticker, date) to $f (format parquet, compression zstd)", {
-    f: nextDaysFile(out, "prices", lastPriceDate),
+    f: newPrices,
   });
   linkDated(base, out, "ratings");
+  let newRatings: string | null = null;
   if (grown.has("ratings")) {
     const last = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_ratings`));
+    newRatings = nextDaysFile(out, "ratings", last);
     await conn.run("copy (select * from new_ratings order by date, ticker) to $f (format parquet, compression zstd)", {
-      f: nextDaysFile(out, "ratings", last),
+      f: newRatings,
     });
   }
   const hasIndex = existsSync(join(base, "benchmark_source.parquet"));
@@ -272,6 +303,7 @@ async function appendTables({ ctx: { conn, out }, base, grown }: AppendRun, last
     await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
     await exportParquet(conn, "benchmark_source", out, [], "benchmark, date");
   }
+  return { newPrices, newRatings };
 }
 
 /**
@@ -323,8 +355,8 @@ function writeNewReturns(c: Conn, r: AppendRun, pubDays: string | null, daysFile
 }
 
 /**
- * The backtests ready to continue over the new days; the benchmarks first (every metric table is
- * computed against them).
+ * The benchmarks continued over the new days (every metric table is computed against them), and what
+ * the backtest step needs to continue the portfolios: the definitions and the rating date that applies.
  */
 async function continueBenchmarks(r: AppendRun, source: StagedSource, first: string) {
   const { ctx, base, grown } = r;
@@ -342,7 +374,11 @@ async function continueBenchmarks(r: AppendRun, source: StagedSource, first: str
   const tail = await tailBacktests(conn, pubRel(base), defs, r.users);
   const bench = await tail.benchmarks();
   await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
-  return { tail, bench };
+  return {
+    defs,
+    tailRatingDate: lastRatingDate == null ? null : String(lastRatingDate),
+    benchmarks: bench.benchmarks.length,
+  };
 }
 
 /**
@@ -352,7 +388,7 @@ async function continueBenchmarks(r: AppendRun, source: StagedSource, first: str
 export async function appendMetrics(r: AppendRun): Promise<void> {
   const t0 = performance.now();
   const { ctx } = r;
-  const { returns } = staged(r);
+  const { returns } = readAppendRecord(ctx.out);
   const jobs: PartitionJob[] = returns.ranges.map((range, k) => ({
     stage: "metrics",
     data: { out: ctx.out, range, returns: [returns.parts[k], returns.days] } satisfies MetricsJob,
@@ -365,16 +401,40 @@ export async function appendMetrics(r: AppendRun): Promise<void> {
 
 /**
  * The append's `backtest` step: every portfolio continued, its published rows (of the ones still
- * defined) kept and the new days' rows added.
+ * defined) kept and the new days' rows added. It reads only what the ingest step left in the staging
+ * folder (its record and files), on a database of its own.
  */
-export async function appendPortfolios(r: AppendRun): Promise<void> {
+export async function appendPortfolios(r: Pick<AppendRun, "ctx" | "timings">): Promise<void> {
   const t0 = performance.now();
-  const { ctx, base } = r;
-  const { conn, out } = ctx;
-  const { tail, bench } = staged(r);
+  const { out } = r.ctx;
+  const record = readAppendRecord(out);
+  await withScratch(async (conn) => {
+    await tailTables(conn, out, record);
+    const tail = await tailBacktests(conn, pubRel(record.base), record.definitions, record.users);
+    await continuePortfolios(conn, out, record.base, await tail.portfolios());
+  });
+  r.timings.portfolios = Math.round(performance.now() - t0);
+}
+
+/** What tailBacktests needs of this run in `conn`, from the files the ingest step staged. */
+async function tailTables(conn: Conn, out: string, record: AppendRecord): Promise<void> {
+  await conn.run("create table new_prices as select * from read_parquet($f)", { f: record.newPrices });
+  await conn.run("create table companies as select * from read_parquet($f)", { f: join(out, "companies.parquet") });
+  const b = new Binds();
+  await runSql(
+    conn,
+    `create table ratings_tail as select * from read_parquet(${b.v(listValue(datedFiles(record.base, "ratings")))}` +
+      `::varchar[], union_by_name = true) where ` +
+      // null: no published rating date applies to the new days
+      (record.tailRatingDate === null ? "false" : `date = ${b.v(record.tailRatingDate)}::date`) +
+      (record.newRatings ? ` union all by name select * from read_parquet(${b.v(record.newRatings)})` : ""),
+    b.params,
+  );
+}
+
+/** The continued portfolios' tables and metrics into `out`. */
+async function continuePortfolios(conn: Conn, out: string, base: string, resumed: ResumedPortfolios): Promise<void> {
   const pub = pubRel(base);
-  const resumed = await tail.portfolios();
-  r.portfolioCount = resumed.portfolios.length;
   const ids = resumed.portfolios.map((p) => p.result.rules.id);
   await stagePortfolioTables(conn, resumed.portfolios, "_new");
   const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
@@ -396,28 +456,16 @@ export async function appendPortfolios(r: AppendRun): Promise<void> {
   await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
   await exportPortfolioTables(conn, out);
   await writePortfolioMetrics(
-    ctx,
+    { conn, out },
     [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]),
-    bench.benchmarks,
+    await benchmarkLevels(conn, out),
   );
-  r.timings.portfolios = Math.round(performance.now() - t0);
 }
 
 /** What the append's steps built: the snapshot's last price date and counts, and the steps' timings. */
-export async function appendResult(r: AppendRun): Promise<AppendResult> {
-  const { conn } = r.ctx;
-  const { lastPriceDate, tickers, bench } = staged(r);
+export function appendResult(r: AppendRun): AppendResult {
+  const { lastPriceDate, counts, newDays } = readAppendRecord(r.ctx.out);
   progress(r, "done", 4);
-  const newDays = Number(await one(conn, `select count(distinct date)::integer from new_prices`));
-  const counts = {
-    companies: tickers.length,
-    priceDates: (r.baseMeta.counts.priceDates ?? 0) + newDays,
-    ratings:
-      (r.baseMeta.counts.ratings ?? 0) +
-      (r.grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0),
-    portfolios: r.portfolioCount,
-    benchmarks: bench.benchmarks.length,
-  };
   r.ctx.log.info({ newDays, partitions: r.partitions }, "analytics computed");
   return { lastPriceDate, counts, timings: r.timings };
 }

@@ -8,7 +8,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { PipelineErrorCode } from "../../domain/errors.ts";
+import type { PortfolioSource } from "../../sources/portfolios-json.ts";
 import type { PortfolioRules } from "../../types.ts";
+import type { UserPortfolio } from "../catalog/types.ts";
 import { writeFileAtomic } from "../coordination/atomic-write.ts";
 import { locksDir } from "../coordination/publish-lock.ts";
 
@@ -48,6 +50,8 @@ export function stagingLayout(out: string) {
     run: join(flow, "run.json"),
     /** The fundamentals split, written last: present means the split is whole. */
     financials: join(flow, "financials.json"),
+    /** What an append's ingest leaves for its other steps and the publish (AppendRecord). */
+    append: join(flow, "append.json"),
     /** The portfolio parts merged into the snapshot's tables. */
     merged: join(flow, "merged.json"),
     /** The snapshot being published, for a retry to find its publish in the manifest's log. */
@@ -72,6 +76,8 @@ const portfolioEntry = z.object({
   ownerId: z.string().nullable(),
   createdAt: z.string().nullable(),
 });
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
 /** The schema of each record of a staging folder. */
 export const STAGING_RECORDS = {
@@ -102,6 +108,40 @@ export const STAGING_RECORDS = {
     sourceId: z.string().optional(),
   }),
   financials: z.object({ parts: z.number().int().nonnegative() }),
+  /** What an append's ingest step leaves (pipeline/stages/append.ts): the later steps read nothing else of it. */
+  append: z.object({
+    /** The published snapshot's folder it continues. */
+    base: z.string().min(1),
+    baseLastPriceDate: z.string(),
+    lastPriceDate: z.string(),
+    /** The new days' prices and ratings (null: none), as staged files of this run. */
+    newPrices: z.string().min(1),
+    newRatings: z.string().nullable(),
+    /** The published rating date that applies to the first new day (null: none does). */
+    tailRatingDate: z.string().nullable(),
+    /** The returns' ticker-range parts (linked from the published ones), the appended days' file, their ranges. */
+    returns: z.object({ parts: z.array(z.string()), days: z.string(), ranges: z.array(tickerRange) }),
+    /** The portfolio and benchmark definitions the backtests continue, and the catalog's user portfolios. */
+    definitions: z.custom<PortfolioSource>(
+      (v) => isObject(v) && Array.isArray(v.portfolios) && Array.isArray(v.benchmarks),
+      "expected portfolio and benchmark definitions",
+    ),
+    users: z.array(
+      z.custom<UserPortfolio>(
+        (v) =>
+          isObject(v) && typeof v.id === "string" && typeof v.ownerId === "string" && typeof v.createdAt === "string",
+        "expected a user portfolio with an id, owner and creation time",
+      ),
+    ),
+    counts: z.object({
+      companies: z.number().int(),
+      priceDates: z.number().int(),
+      ratings: z.number().int(),
+      portfolios: z.number().int(),
+      benchmarks: z.number().int(),
+    }),
+    newDays: z.number().int(),
+  }),
   merged: z.object({}),
   publishing: z.object({ snapshotId: z.string().min(1), baseVersion: z.number(), totalMs: z.number() }),
 } as const;
