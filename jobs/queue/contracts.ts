@@ -69,6 +69,8 @@ export const JOB_CONTRACTS = {
   ...partitionContracts(),
   backtest: {
     data: flowData.extend(PARTITIONED_STEPS.backtest.input.shape).extend({
+      /** Absent: the job is a nightly append's whole `backtest` step (every portfolio continued). */
+      portfolioId: z.string().min(1).optional(),
       /**
        * The worker (flow-worker.ts's `WORKER`: host, pid, random) that holds the run's universe in memory, if any:
        * a scheduling hint, not state: another worker leaves the job to it for a few seconds, then runs it itself.

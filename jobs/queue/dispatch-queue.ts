@@ -3,7 +3,6 @@
 import type { Job, Queue } from "bullmq";
 import type { PublishKind } from "../../pipeline/store/snapshot/snapshots.ts";
 import { awaitJob, closeWithin, JobFailedError } from "../cli/await-job.ts";
-import { continuesPublished } from "../local/published-record.ts";
 import type { JobData, JobName } from "./contracts.ts";
 import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
@@ -15,9 +14,9 @@ const ENQUEUE_TIMEOUT_MS = 30_000;
 
 /** A run (or backfill) of the source whose fingerprint is `sourceVersion`, as a queued job. */
 export async function queueRun(opts: DispatchOptions, sourceVersion: string): Promise<DispatchResult> {
-  // A run as a flow of partition jobs that any number of workers share; a backfill is one job,
-  // and so is a nightly append (it reads only the new days: docs/data/backfill-and-append.md).
-  if (!opts.window && useFlow(opts) && !(await continuesPublished(opts.dataDir, opts.sourceDir))) {
+  // A run (a nightly append too: its ingest job decides) as a flow of partition jobs that any
+  // number of workers share; a backfill is one job (docs/data/backfill-and-append.md).
+  if (!opts.window && useFlow(opts)) {
     const ids = runFlowIds(sourceVersion);
     return viaQueue(opts, "publish", null, ids.parent, (q) =>
       addRunFlow(q, { sourceDir: opts.sourceDir, sourceVersion }),

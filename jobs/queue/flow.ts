@@ -5,7 +5,9 @@
 // ticker range and adds `financials.<fp>.tickers-NNNN` per range — all to the same parent. Every
 // job of a run shares its staging folder on the store, named from the source version and the
 // flow's own id: job data is plain JSON, so any worker on any machine mounting the store may take
-// any job, and equal ids dedupe across dispatchers.
+// any job, and equal ids dedupe across dispatchers. A nightly append is the same flow: its ingest
+// decides, then adds one `analytics` job per published returns part and `backtest.<fp>.all`, and the
+// fundamentals job does nothing (jobs/worker/processors/append.ts).
 import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
 import type { z } from "zod";
@@ -20,7 +22,7 @@ import type { TickerRange } from "../../pipeline/stages/partitions.ts";
 import { serviceConfig } from "../config.ts";
 import type { JobData, JobName } from "./contracts.ts";
 import { type JobProgress, jobId, WHOLE } from "./job-types.ts";
-import { JOB_DEFAULTS } from "./queue.ts";
+import { addJob, JOB_DEFAULTS } from "./queue.ts";
 
 export type FlowData = JobData<"publish">;
 export type BacktestData = JobData<"backtest">;
@@ -45,6 +47,8 @@ export function runFlowIds(sourceVersion: string) {
     financials: (part: number) => partition("financials", { part }),
     analytics: (range: TickerRange) => partition("analytics", { range }),
     backtest: (portfolioId: string) => partition("backtest", { portfolioId }),
+    /** A nightly append's backtest: one step, every portfolio continued (pipeline/stages/append.ts). */
+    appendBacktest: jobId("backtest", sourceVersion, WHOLE),
   };
 }
 
@@ -144,6 +148,17 @@ export async function addFlowChildren(
   );
   if (jobs.length) await queue.addBulk(jobs);
   return jobs.length;
+}
+
+/** A nightly append's whole `backtest` step, added under its parent by its ingest job. */
+export async function addAppendBacktest(
+  queue: Queue,
+  parent: { id: string; queueKey: string },
+  data: FlowData,
+): Promise<void> {
+  const opts: JobsOptions = { ...CHILD_OPTS, parent: { id: parent.id, queue: parent.queueKey } };
+  const flow = { sourceDir: data.sourceDir, sourceVersion: data.sourceVersion, run: data.run };
+  await addJob(queue, "backtest", flow, { ...opts, jobId: runFlowIds(data.sourceVersion).appendBacktest });
 }
 
 /** What the enqueuing command shows while the parent waits: its finished children of all known so far. */

@@ -14,7 +14,14 @@
 // records), so every executor publishes the same bytes. Adding a stage: docs/architecture.md.
 import { z } from "zod";
 import { SourceRejectedError } from "../sources/report.ts";
-import { type AppendRun, appendIngest, appendMetrics, appendPortfolios } from "../stages/append.ts";
+import {
+  type AppendRun,
+  appendIngest,
+  appendMetrics,
+  appendMetricsJob,
+  appendPortfolios,
+  appendRecordIn,
+} from "../stages/append.ts";
 import type { StageContext } from "../stages/context.ts";
 import { financialsPartition } from "../stages/financials-partition.ts";
 import {
@@ -91,14 +98,16 @@ export const PARTITIONED_STEPS = {
   analytics: partitioned({
     after: "ingest",
     input: z.object({ range: tickerRange }),
-    partitions: (out) => readPlan(out).ranges.map((range) => ({ range })),
+    // an append's: one per published returns part (pipeline/stages/append.ts)
+    partitions: (out) => (appendRecordIn(out)?.returns.ranges ?? readPlan(out).ranges).map((range) => ({ range })),
     done: (out, { range }) => analyticsDone(out, range),
     key: ({ range }) => tickersPart(range.part),
     ranged: true,
     label: "analytics",
     run: async (out, { range }) => {
-      requireAnalyticsInputs(out); // a clear message when the staging folder is gone
-      await runPartitionJob({ stage: "metrics", data: { out, range } });
+      const append = appendRecordIn(out);
+      if (!append) requireAnalyticsInputs(out); // a clear message when the staging folder is gone
+      await runPartitionJob({ stage: "metrics", data: append ? appendMetricsJob(out, append, range) : { out, range } });
     },
     thread: (out, { range }) => ({ stage: "metrics", data: { out, range } }),
   }),
@@ -178,9 +187,9 @@ const WHOLE_RUN_STAGES = {
 
 /**
  * The stage function of each step of each kind but the publish (the executor's): a full run's and a
- * backfill's over what the executor hands it; the append's and the rebalance's, which one process
- * runs from the published snapshot, over the state their steps share there (pipeline/run/execute.ts
- * runs them).
+ * backfill's over what the executor hands it; the append's and the rebalance's over the state of the
+ * run on the published snapshot (the append's steps share only what its ingest leaves in the staging
+ * folder, so the flow runs them as jobs too; the rebalance runs in one process).
  */
 export const KIND_STAGES = {
   full: WHOLE_RUN_STAGES,

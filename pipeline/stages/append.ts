@@ -31,7 +31,7 @@ import type { StageContext } from "./context.ts";
 import { companiesWithIds, fundamentalsInputId, LAST_PRICES_SQL, reusePublished } from "./ingest.ts";
 import { benchmarkLevels, type MetricsJob } from "./metrics-partition.ts";
 import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";
-import { rangesFromBounds } from "./partitions.ts";
+import { rangesFromBounds, type TickerRange } from "./partitions.ts";
 import { exportPortfolioTables, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
 import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsDaysFile, returnsFiles } from "./returns.ts";
 
@@ -388,16 +388,27 @@ async function continueBenchmarks(r: AppendRun, source: StagedSource, first: str
 export async function appendMetrics(r: AppendRun): Promise<void> {
   const t0 = performance.now();
   const { ctx } = r;
-  const { returns } = readAppendRecord(ctx.out);
-  const jobs: PartitionJob[] = returns.ranges.map((range, k) => ({
+  const record = readAppendRecord(ctx.out);
+  const jobs: PartitionJob[] = record.returns.ranges.map((range) => ({
     stage: "metrics",
-    data: { out: ctx.out, range, returns: [returns.parts[k], returns.days] } satisfies MetricsJob,
+    data: appendMetricsJob(ctx.out, record, range),
   }));
   r.partitions = jobs.length;
   const run = ctx.runPartitions ?? runPartitionsInline;
   await run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
   r.timings.metrics = Math.round(performance.now() - t0);
 }
+
+/** One metric partition of an append: its range's published returns part, then the appended days. */
+export function appendMetricsJob(out: string, record: AppendRecord, range: TickerRange): MetricsJob {
+  const k = record.returns.ranges.findIndex((r) => r.part === range.part);
+  if (k < 0) throw new Error(`the append in ${out} has no ticker-range part ${range.part}`);
+  return { out, range, returns: [record.returns.parts[k], record.returns.days] };
+}
+
+/** The append's record in `out` when its ingest step left one (a full run's folder has none). */
+export const appendRecordIn = (out: string): AppendRecord | null =>
+  readStagingRecord("append", stagingLayout(out).append);
 
 /**
  * The append's `backtest` step: every portfolio continued, its published rows (of the ones still

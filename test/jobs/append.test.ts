@@ -2,6 +2,7 @@
 // recomputed, and the snapshot it publishes holds exactly the rows a full run over the whole
 // source gives (every table compared as a multiset in DuckDB). Anything else about the source
 // falls back to a full run, and rejected new rows publish nothing.
+import { createHash } from "node:crypto";
 import {
   appendFileSync,
   cpSync,
@@ -100,6 +101,17 @@ async function differences(a: string, b: string): Promise<{ tables: string[]; ro
     db.close();
   }
   return { tables: out, rows };
+}
+
+/** SHA-256 of every file of a snapshot folder but meta.json, by path. */
+function fileHashes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (f.isFile() && f.name !== "meta.json") {
+      const path = join(f.parentPath, f.name);
+      out[path.slice(dir.length)] = createHash("sha256").update(readFileSync(path)).digest("hex");
+    }
+  return out;
 }
 
 const current = (dataDir: string) => snapshotDir(dataDir, readManifest(dataDir)!.snapshotId);
@@ -235,20 +247,46 @@ describe("nightly append", () => {
   }, 120_000);
 
   it.skipIf(noRedis)(
-    "through BullMQ, continues the published snapshot in one run job instead of a flow",
+    "through BullMQ, is a flow of one job per step and per partition publishing the inline append's bytes",
     async () => {
-      const dataDir = tmp("append-queue-");
-      const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
+      // The same published history in both folders (the inline runner's), then the append inline in
+      // one and through the queue, on two workers, in the other.
+      const inline = tmp("append-inline-");
+      const queued = tmp("append-queued-");
+      await run(inline, split.history);
+      await run(queued, split.history);
+      await run(inline, split.appended);
+      const catalog = await Catalog.open(join(queued, "catalog.duckdb"));
       const prefix = `${prefixBase}-queue`;
-      workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir, catalog, log: silent, prefix }));
-      const via = (sourceDir: string) =>
-        dispatchRun({ dataDir, sourceDir, catalog, log: silent, redisUrl: REDIS, prefix });
-      await via(split.history);
-      const r = await via(split.appended);
-      expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
-      // The job that published it was the whole-run job (a flow publishes from its `publish` parent).
-      expect(readManifest(dataDir)!.log![0].job).toMatch(/^run/);
-      expect((await differences(current(dataDir), current(full))).tables).toEqual([]);
+      const completed: string[] = [];
+      const log = {
+        info: (o: unknown) => {
+          if (typeof o === "object" && o !== null && "cpuMs" in o && "job" in o) completed.push(String(o.job));
+        },
+        warn: () => undefined,
+      };
+      for (const _ of [1, 2])
+        workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir: queued, catalog, log, prefix }));
+      const r = await dispatchRun({
+        dataDir: queued,
+        sourceDir: split.appended,
+        catalog,
+        log: silent,
+        redisUrl: REDIS,
+        prefix,
+      });
+      expect(readMeta(queued, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
+      expect(readManifest(queued)!.log![0].job).toMatch(/^publish\./);
+      // One stock-metrics job per published returns part, the append's backtest step, the whole steps.
+      const parts = readdirSync(join(current(inline), "stock_returns"))
+        .filter((f) => f.startsWith("part-"))
+        .map((f) => `analytics.tickers-${f.slice(5, 9)}`);
+      expect(parts.length).toBeGreaterThan(1);
+      const made = completed.map((id) => id.replace(/^([a-z]+)\.[^.]+\./, "$1.")).sort();
+      expect(made).toEqual([...parts, "backtest.all", "fundamentals.all", "ingest.all", "publish.all"].sort());
+      // Every published file but the meta (ids, times) byte for byte.
+      expect(fileHashes(current(queued))).toEqual(fileHashes(current(inline)));
+      expect((await differences(current(queued), current(full))).tables).toEqual([]);
     },
     180_000,
   );
@@ -262,6 +300,7 @@ describe("nightly append", () => {
     const day = lines.map((l) => l.split(",")).find((c) => c[6] === last[6] && c[0] < last[0] && c[0] > "2025-01-01")!;
     const moved = lines.filter((l) => l !== day.join(","));
     writeFileSync(join(f, "prices.csv"), `${moved.join("\n")}\n`);
+    cpSync(f, join(f, "..", "late-history"), { recursive: true });
     const base = tmp("append-old-base-");
     await run(base, f);
     appendFileSync(join(f, "prices.csv"), `${day.join(",")}\n`);
@@ -270,5 +309,24 @@ describe("nightly append", () => {
     const other = tmp("append-old-full-");
     await run(other, f, { PIPELINE_APPEND: "0" });
     expect((await differences(current(base), current(other))).tables).toEqual([]);
-  }, 120_000);
+
+    // Through the queue the flow's ingest finds the same and goes on as a full run in that flow: its
+    // fundamentals job (which leaves an append's to ingest) left the fundamentals to it.
+    if (noRedis) return;
+    const queued = tmp("append-old-queued-");
+    await run(queued, join(f, "..", "late-history"));
+    const catalog = await Catalog.open(join(queued, "catalog.duckdb"));
+    const prefix = `${prefixBase}-late`;
+    const messages: string[] = [];
+    const log = { info: (_o: unknown, msg?: string) => void messages.push(msg ?? ""), warn: () => undefined };
+    for (const _ of [1, 2])
+      workers.push(startPipelineWorker({ redisUrl: REDIS, dataDir: queued, catalog, log, prefix }));
+    const q = await dispatchRun({ dataDir: queued, sourceDir: f, catalog, log: silent, redisUrl: REDIS, prefix });
+    expect(readMeta(queued, q.snapshotId).timingsMs.append).toBeUndefined();
+    expect(readManifest(queued)!.log![0].job).toMatch(/^publish\./);
+    expect(messages).toContain("a nightly append: the fundamentals are left to its ingest");
+    expect(messages).toContain("the source does not continue the published snapshot: full run");
+    expect(messages.filter((m) => m.startsWith("fundamentals ")).length).toBe(1);
+    expect((await differences(current(queued), current(other))).tables).toEqual([]);
+  }, 180_000);
 });

@@ -1,18 +1,44 @@
 // `fundamentals`: splits the fundamentals by ticker range and adds one financials job per range to the parent.
 import { mkdirSync } from "node:fs";
+import type { Job } from "bullmq";
 import { KIND_STAGES } from "../../../pipeline/run/plan.ts";
 import type { StageContext } from "../../../pipeline/stages/context.ts";
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openDuck } from "../../../pipeline/store/duck/duck.ts";
 import { DUCK_MEMORY } from "../../../pipeline/store/duck/duck-memory.ts";
 import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
-import { addChildren, type FlowStep, partitionsListed, tickersPerPartition, workerThreads } from "../flow-worker.ts";
+import type { JobData } from "../../queue/contracts.ts";
+import {
+  addChildren,
+  type FlowContext,
+  type FlowStep,
+  partitionsListed,
+  tickersPerPartition,
+  workerThreads,
+} from "../flow-worker.ts";
+import { flowAppendPlan } from "./append.ts";
 import { flowHost } from "./flow-host.ts";
 
 export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) => {
-  const { deps, out } = f;
   if (!job.parent?.id)
     throw new Error(`fundamentals job ${job.id} has no parent: it is added only as part of a run's flow`);
+  // A nightly append reuses the published financial tables; should its ingest find that the source
+  // does not continue the published snapshot, that job splits the fundamentals itself.
+  if (await flowAppendPlan(f.deps.dataDir, data.sourceDir)) {
+    f.deps.log.info({ job: job.id }, "a nightly append: the fundamentals are left to its ingest");
+    return { done: job.id! };
+  }
+  await splitFundamentals(job, data, f);
+  return { done: job.id! };
+};
+
+/** The fundamentals split by ticker range into the run's folder, and one financials job per range added. */
+export async function splitFundamentals(
+  job: Job,
+  data: JobData<"ingest" | "fundamentals">,
+  f: FlowContext,
+): Promise<void> {
+  const { deps, out } = f;
   mkdirSync(out, { recursive: true });
   f.progress("fundamentals: splitting by ticker range", 0, 1);
   const base = readManifest(deps.dataDir);
@@ -45,5 +71,4 @@ export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) =
       ? "fundamentals split; financials jobs added"
       : "fundamentals unchanged: financial tables reused from the published snapshot",
   );
-  return { done: job.id! };
-};
+}

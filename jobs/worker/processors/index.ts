@@ -3,10 +3,10 @@
 // one processor (partition.ts); a backtest is left a while to the worker holding its run's universe.
 import { inFlow } from "../flow-worker.ts";
 import { processBackfill } from "./backfill.ts";
-import { leaveToAffinity } from "./backtest.ts";
+import { backtestStep, leaveToAffinity } from "./backtest.ts";
 import { fundamentalsStep } from "./fundamentals.ts";
 import { ingestStep } from "./ingest.ts";
-import { partitionProcessors, partitionStep } from "./partition.ts";
+import { partitionProcessors } from "./partition.ts";
 import { publishStep } from "./publish.ts";
 import { processRebalance } from "./rebalance.ts";
 import { processRun } from "./run.ts";
@@ -20,5 +20,5 @@ export const PROCESSORS: ProcessorTable = {
   ingest: inFlow("ingest", ingestStep),
   fundamentals: inFlow("fundamentals", fundamentalsStep),
   ...partitionProcessors(),
-  backtest: inFlow("backtest", partitionStep("backtest"), { leave: leaveToAffinity, usesUniverse: true }),
+  backtest: inFlow("backtest", backtestStep, { leave: leaveToAffinity, usesUniverse: true }),
 };

@@ -4,6 +4,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { KIND_STAGES, type PartitionedName } from "../../../pipeline/run/plan.ts";
 import { writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
 import { sourceFilesAsync, sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
+import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
 import type { StageContext } from "../../../pipeline/stages/context.ts";
 import { type FlowPlan, holdsUniverse, readPlan } from "../../../pipeline/stages/flow-steps.ts";
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
@@ -25,17 +26,37 @@ import {
   WORKER,
   workerThreads,
 } from "../flow-worker.ts";
+import { addAppendChildren, flowAppendPlan, stageAppend } from "./append.ts";
 import { flowHost } from "./flow-host.ts";
+import { splitFundamentals } from "./fundamentals.ts";
 
 export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   const { deps, out } = f;
   if (!job.parent?.id) throw new Error(`ingest job ${job.id} has no parent: it is added only as part of a run's flow`);
-  const prior = readStagingRecord("run", stagingLayout(out).run);
-  // The partitioned steps this job fanned out already (the stock metrics, as soon as their inputs are staged).
-  const added: PartitionedName[] = [];
+  const layout = stagingLayout(out);
   // An earlier attempt of this very job staged everything and may have added some partitions: the
   // rest are added below.
-  const plan = prior?.ingestJob === job.timestamp ? readPlan(out) : await stageRun(job, data, f, added);
+  const again = readStagingRecord("run", layout.run)?.ingestJob === job.timestamp;
+  // A nightly append, decided as the inline executor decides (processors/append.ts).
+  const kind = again ? (appendRecordIn(out) ? "append" : null) : await stageAppend(job, data, f);
+  if (kind === "append") {
+    f.signal?.throwIfAborted();
+    const record = readAppendRecord(out);
+    await addAppendChildren(job, data, f, record);
+    deps.log.info({ job: job.id, partitions: record.returns.ranges.length }, "append staged; its jobs added");
+    return { done: job.id! };
+  }
+  // The partitioned steps this job fanned out already (the stock metrics, as soon as their inputs are staged).
+  const added: PartitionedName[] = [];
+  const plan = again ? readPlan(out) : await stageRun(job, data, f, added);
+  // Taken for an append, it is a full run: the fundamentals job left the split to this one.
+  if (
+    kind === "full" ||
+    (again &&
+      !readStagingRecord("financials", layout.financials) &&
+      (await flowAppendPlan(deps.dataDir, data.sourceDir)))
+  )
+    await splitFundamentals(job, data, f);
   // A cancelled job adds no backtests: the flow cannot publish without them, and fails with this job.
   f.signal?.throwIfAborted();
   // The other partitioned steps after ingest (the backtests read companies.parquet, with ids, and

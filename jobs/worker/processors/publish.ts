@@ -3,6 +3,7 @@
 import { existsSync, rmSync } from "node:fs";
 import type { Job } from "bullmq";
 import { buildRunPlan, KIND_STAGES, missingPartitions } from "../../../pipeline/run/plan.ts";
+import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
 import {
   type FlowPlan,
   financialsParts,
@@ -20,6 +21,7 @@ import {
 } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   readStagingRecord,
+  type StagingRecord,
   stagingLayout,
   writeStagingRecord,
 } from "../../../pipeline/store/snapshot/staging-layout.ts";
@@ -48,26 +50,16 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   const record = readStagingRecord("run", layout.run);
   if (!record)
     throw new Error(`the run's staging folder ${out} has no run record: ingest never finished; run the command again`);
-  const t = performance.now();
-  const fin = financialsParts(out);
-  if (fin.planned < 0 || fin.written !== fin.planned)
-    throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
-  // Every partition of the plan's steps whole (the merge checks the backtests, whose parts it removes).
-  const missing = missingPartitions(buildRunPlan("full"), out, ["backtest"]);
-  if (missing.length)
-    throw new Error(missing.map((m) => `${m.step}: ${m.of - m.missing} of ${m.of} partitions in ${out}`).join("; "));
-  const merged = { ctx: { out }, plan: null as FlowPlan | null };
-  await KIND_STAGES.full.merge(merged);
-  const plan = merged.plan!;
+  const append = appendRecordIn(out);
+  const parts = append ? await appendParts(out, record) : await mergedRun(out, record);
   // Cancelled: the merge is the last stage before the publish, which is not started.
   f.signal?.throwIfAborted();
   const total = Date.now() - record.startedAt;
   const meta = snapshotMeta({
     sourceId: record.sourceId ?? data.sourceVersion,
     sourceDir: data.sourceDir,
-    lastPriceDate: plan.lastPriceDate,
-    counts: planCounts(plan),
-    timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t), total },
+    ...parts,
+    timingsMs: { ...parts.timingsMs, total },
   });
   // What is written while publishing: the snapshot's id, for a retry to find its publish in the manifest's log.
   writeStagingRecord("publishing", layout.publishing, {
@@ -87,6 +79,36 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   await finishPublish(job, f, record.baseVersion, manifest);
   return { snapshotId: meta.id, totalMs: total };
 };
+
+/** A nightly append's steps all done: what its ingest recorded (pipeline/stages/append.ts). */
+async function appendParts(out: string, record: StagingRecord<"run">) {
+  const missing = missingPartitions(buildRunPlan("append"), out, ["backtest"]);
+  if (missing.length) throw new Error(partitionsMissing(missing, out));
+  const { lastPriceDate, counts } = readAppendRecord(out);
+  return { lastPriceDate, counts, timingsMs: { append: Date.now() - record.startedAt, ingest: record.ingestMs } };
+}
+
+/** A full run's partitions all whole, merged into the snapshot's tables. */
+async function mergedRun(out: string, record: StagingRecord<"run">) {
+  const t = performance.now();
+  const fin = financialsParts(out);
+  if (fin.planned < 0 || fin.written !== fin.planned)
+    throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
+  // Every partition of the plan's steps whole (the merge checks the backtests, whose parts it removes).
+  const missing = missingPartitions(buildRunPlan("full"), out, ["backtest"]);
+  if (missing.length) throw new Error(partitionsMissing(missing, out));
+  const merged = { ctx: { out }, plan: null as FlowPlan | null };
+  await KIND_STAGES.full.merge(merged);
+  const plan = merged.plan!;
+  return {
+    lastPriceDate: plan.lastPriceDate,
+    counts: planCounts(plan),
+    timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t) },
+  };
+}
+
+const partitionsMissing = (missing: ReturnType<typeof missingPartitions>, out: string) =>
+  missing.map((m) => `${m.step}: ${m.of - m.missing} of ${m.of} partitions in ${out}`).join("; ");
 
 async function finishPublish(job: Job, f: FlowContext, baseVersion: number, manifest: Manifest): Promise<void> {
   const { deps, stagingId } = f;

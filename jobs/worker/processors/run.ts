@@ -1,12 +1,11 @@
 // `run`: every stage of a source on this worker. A scheduled run (no sourceVersion) republishes
-// nothing for an unchanged source, and otherwise becomes a flow every worker shares, unless the
-// source only added days: then this job continues the published snapshot itself.
+// nothing for an unchanged source, and otherwise becomes a flow every worker shares (a nightly
+// append too: the flow's ingest job decides).
 import type { Job } from "bullmq";
 import { mayBeBuiltFrom } from "../../../pipeline/sources/append-plan.ts";
 import { sourceFingerprint, sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
 import type { DateWindow } from "../../../pipeline/stages/backfill.ts";
 import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
-import { continuesPublished } from "../../local/published-record.ts";
 import { runPipeline } from "../../local/runner.ts";
 import type { JobResultOf } from "../../queue/contracts.ts";
 import { enqueueIdempotent } from "../../queue/enqueue.ts";
@@ -24,10 +23,9 @@ export const processRun: JobProcessor<"run"> = async (job, data, ctx) => {
     current.sourceId === sourceFingerprint(data.sourceDir)
   )
     return { snapshotId: current.snapshotId, totalMs: 0 };
-  // A scheduled run becomes a flow that every worker shares (this job only adds it), unless
-  // the source only added days: then this job continues the published snapshot itself.
-  if (!data.sourceVersion && flowByDefault() && !(await continuesPublished(deps.dataDir, data.sourceDir)))
-    return await startFlow(ctx, data.sourceDir);
+  // A scheduled run becomes a flow that every worker shares (this job only adds it); a nightly
+  // append too (its ingest job decides).
+  if (!data.sourceVersion && flowByDefault()) return await startFlow(ctx, data.sourceDir);
   return runWhole(job, data.sourceDir, undefined, ctx);
 };
 
