@@ -36,32 +36,39 @@ const KEY_MIN = 16;
 const KEY_MAX = 512;
 const URL_TOKEN = /(?<![^/?&=;#,\s])[^/?&=;#,\s]{16,}/g;
 
-// Hashes of recent tokens: the long ones are mostly endpoint names and ids that recur (a SHA-256
-// costs several µs); bounded, as tokens of unknown keys and junk would grow it.
-const HASH_MEMO_MAX = 2_000;
-const hashMemo = new Map<string, string>();
-function hashOf(token: string): string {
-  let h = hashMemo.get(token);
-  if (h === undefined) {
-    if (hashMemo.size >= HASH_MEMO_MAX) hashMemo.clear();
-    h = hashKey(token);
-    hashMemo.set(token, h);
+// What a recent token reads as: its hash, and its percent-decoded form's hash when that differs and
+// has a key's length. The long tokens are mostly endpoint names, ids and persisted-query extensions
+// that recur (a SHA-256 costs several µs, a decode about one); bounded, as tokens of unknown keys and
+// junk would grow it. Pure functions of the token: whether a hash is a known key is asked each time.
+const TOKEN_MEMO_MAX = 2_000;
+const tokenMemo = new Map<string, { hash: string | null; plainHash: string | null }>();
+function readingsOf(token: string): { hash: string | null; plainHash: string | null } {
+  let r = tokenMemo.get(token);
+  if (r === undefined) {
+    if (tokenMemo.size >= TOKEN_MEMO_MAX) tokenMemo.clear();
+    r = { hash: token.length <= KEY_MAX ? hashKey(token) : null, plainHash: plainHashOf(token) };
+    tokenMemo.set(token, r);
   }
-  return h;
+  return r;
+}
+
+/** The hash of a token's percent-decoded form, when decoding changes it and leaves a key's length. */
+function plainHashOf(token: string): string | null {
+  if (!token.includes("%") && !token.includes("+")) return null;
+  let plain: string;
+  try {
+    plain = decodeURIComponent(token.replaceAll("+", " "));
+  } catch {
+    return null; // not valid percent-encoding: as it stands was the only reading
+  }
+  return plain !== token && plain.length >= KEY_MIN && plain.length <= KEY_MAX ? hashKey(plain) : null;
 }
 
 /** Whether a token of a URL, as it stands or percent-decoded, is a key the store knows. */
 function isKnownKey(token: string, isKeyHash: IsKeyHash): boolean {
   // Only tokens of a key's length are hashed: most URLs hold none (the api_key value is already redacted).
-  if (token.length <= KEY_MAX && isKeyHash(hashOf(token))) return true;
-  if (!token.includes("%") && !token.includes("+")) return false;
-  let plain: string;
-  try {
-    plain = decodeURIComponent(token.replaceAll("+", " "));
-  } catch {
-    return false; // not valid percent-encoding: as it stands was the only reading
-  }
-  return plain !== token && plain.length >= KEY_MIN && plain.length <= KEY_MAX && isKeyHash(hashOf(plain));
+  const { hash, plainHash } = readingsOf(token);
+  return (hash !== null && isKeyHash(hash)) || (plainHash !== null && isKeyHash(plainHash));
 }
 
 /**
