@@ -8,7 +8,6 @@ import { mkdirSync, rmSync } from "node:fs";
 import type { Job } from "bullmq";
 import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
 import { type AppendRecord, appendIngest, appendRun, NotAnAppendError } from "../../../pipeline/stages/append.ts";
-import type { StageContext } from "../../../pipeline/stages/context.ts";
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import { readManifest, readMeta, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
@@ -18,6 +17,7 @@ import { publishedRecord } from "../../local/published-record.ts";
 import type { JobData } from "../../queue/contracts.ts";
 import { addAppendBacktest } from "../../queue/flow.ts";
 import { addChildren, type FlowContext, workerThreads } from "../flow-worker.ts";
+import { flowStageContext } from "./flow-host.ts";
 
 type AppendOnly = Extract<AppendPlan, { kind: "append" }>;
 
@@ -84,17 +84,9 @@ function appendOn(
   sourceDir: string,
   a: { base: { snapshotId: string }; record: AppendOnly["files"]["files"]; plan: AppendOnly },
 ) {
-  const { deps, out } = f;
+  const { deps } = f;
   const base = snapshotDir(deps.dataDir, a.base.snapshotId);
-  const ctx: StageContext = {
-    conn: db.conn,
-    connect: db.connect,
-    out,
-    catalog: deps.catalog,
-    log: deps.log,
-    progress: f.progress,
-    published: base,
-  };
+  const ctx = flowStageContext(f, db.conn, base, { connect: db.connect, progress: f.progress });
   const meta = readMeta(deps.dataDir, a.base.snapshotId);
   return appendRun(ctx, sourceDir, base, meta, a.record, a.plan, deps.catalog.allUserPortfolios());
 }

@@ -2,6 +2,7 @@
 // each step runs in a job of its own, so the partitions are the flow's jobs, never run here.
 import type { StageContext } from "../../../pipeline/stages/context.ts";
 import type { RunHost } from "../../../pipeline/stages/run-steps.ts";
+import type { Conn } from "../../../pipeline/store/duck/duck.ts";
 
 export function flowHost(
   ctx: StageContext,
@@ -20,4 +21,14 @@ export function flowHost(
     runPartitions: (name) => Promise.reject(new Error(`the flow runs the ${name} partitions as jobs of their own`)),
     ...own,
   };
+}
+
+/** A flow job's stage context on its DuckDB connection: its staging folder, catalog and log; `more` adds the rest. */
+export function flowStageContext(
+  f: { out: string; deps: Pick<StageContext, "catalog" | "log"> },
+  conn: Conn,
+  published: string | undefined,
+  more: Omit<Partial<StageContext>, "conn" | "out" | "catalog" | "log" | "published"> = {},
+): StageContext {
+  return { conn, out: f.out, catalog: f.deps.catalog, log: f.deps.log, published, ...more };
 }

@@ -2,7 +2,6 @@
 import { mkdirSync } from "node:fs";
 import type { Job } from "bullmq";
 import { KIND_STAGES } from "../../../pipeline/run/plan.ts";
-import type { StageContext } from "../../../pipeline/stages/context.ts";
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openDuck } from "../../../pipeline/store/duck/duck.ts";
 import { DUCK_MEMORY } from "../../../pipeline/store/duck/duck-memory.ts";
@@ -17,7 +16,7 @@ import {
   workerThreads,
 } from "../flow-worker.ts";
 import { flowAppendPlan } from "./append.ts";
-import { flowHost } from "./flow-host.ts";
+import { flowHost, flowStageContext } from "./flow-host.ts";
 
 export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) => {
   if (!job.parent?.id)
@@ -48,14 +47,9 @@ export async function splitFundamentals(
     memory_limit: DUCK_MEMORY.fundamentalsSplit,
   });
   try {
-    const ctx: StageContext = {
-      conn: db.conn,
-      out,
-      catalog: deps.catalog,
-      log: deps.log,
-      published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
+    const ctx = flowStageContext(f, db.conn, base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined, {
       tickersPerPartition: tickersPerPartition(),
-    };
+    });
     await KIND_STAGES.full.fundamentals(flowHost(ctx, data.sourceDir));
   } finally {
     lease?.stop();

@@ -27,7 +27,7 @@ import {
   workerThreads,
 } from "../flow-worker.ts";
 import { addAppendChildren, flowAppendPlan, stageAppend } from "./append.ts";
-import { flowHost } from "./flow-host.ts";
+import { flowHost, flowStageContext } from "./flow-host.ts";
 import { splitFundamentals } from "./fundamentals.ts";
 
 export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
@@ -92,17 +92,12 @@ async function stageRun(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2
   });
   let staged: { plan: FlowPlan; sourceId: string };
   try {
-    const ctx: StageContext = {
-      conn: db.conn,
+    const ctx = flowStageContext(f, db.conn, base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined, {
       // the source tables are written, and the price panel read, on connections of their own
       connect: db.connect,
-      out,
-      catalog: deps.catalog,
-      log: deps.log,
       progress: f.progress,
-      published: base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined,
       tickersPerPartition: tickersPerPartition(),
-    };
+    });
     staged = await ingestHashed(ctx, job, data, f, added);
   } finally {
     lease?.stop();
