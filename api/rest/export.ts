@@ -43,10 +43,9 @@ import type { RateHeaders } from "../rate-limit.ts";
 import { ReaderSource } from "../resources/reader-source.ts";
 import { RESOURCE_SCOPES } from "../resources/scopes.ts";
 import { type SnapshotRef, snapshotId, sourceOf } from "../resources/snapshot-access.ts";
-import { controlIn } from "../resources/text-input.ts";
 import type { DispatchEntry } from "./dispatch.ts";
 import { invalidFromZod, isValidDate } from "./params.ts";
-import { admit, controlIssue, type RouteEnv } from "./route.ts";
+import { admit, checkQuery, type RouteEnv } from "./route.ts";
 
 /** Each table needs the scopes of the REST endpoints serving the same data. */
 export const EXPORT_SCOPES: Record<ExportTable, readonly Scope[]> = {
@@ -524,13 +523,10 @@ export function exportEntries(env: RouteEnv): DispatchEntry[] {
         const snapshot = env.snapshot(); // read once: a swap mid-request never mixes two snapshots
         res.locals.route = "export";
         const query = req.query as Record<string, unknown>;
-        const bad = controlIn(query, "");
-        const r = bad ? null : exportQuery.safeParse(query);
-        const parsed: Parsed = r?.success
+        const r = checkQuery(query, exportQuery);
+        const parsed: Parsed = r.success
           ? { ok: true, params: r.data }
-          : r
-            ? { ok: false, issues: r.error.issues }
-            : { ok: false, issues: [controlIssue(bad!)], control: true };
+          : { ok: false, issues: r.issues, control: r.control };
         return admit(req, res, env, queryKey(query), (caller, rate) =>
           serve(req, res, snapshot, caller, parsed, path.table, rate),
         );

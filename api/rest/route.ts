@@ -137,10 +137,8 @@ function parsedQuery(req: Request, schema: z.ZodObject, parsedCache: Map<string,
   const cached = parsedCache.get(raw);
   if (cached) return cached;
   const query = req.query as Record<string, unknown>; // Express 5 parses on every access: once here
-  // control characters (%00 …) in any parameter, known or not: a 400 naming it (api/README.md)
-  const bad = controlIn(query, "");
-  const parsed = bad ? { success: false as const, error: { issues: [controlIssue(bad)] } } : schema.safeParse(query);
-  if (!parsed.success) return new ZodInvalid(parsed.error.issues, queryKey(query));
+  const parsed = checkQuery(query, schema);
+  if (!parsed.success) return new ZodInvalid(parsed.issues, queryKey(query));
   const { format, ...params } = parsed.data as { format: Format } & Record<string, unknown>;
   const p = { queryKey: queryKey(query), format, params };
   if (parsedCache.size >= 1000) parsedCache.clear();
@@ -207,6 +205,21 @@ export function admit(
       }),
     );
   return serve(caller);
+}
+
+export type CheckedQuery<T> =
+  | { success: true; data: T }
+  | { success: false; issues: z.core.$ZodIssue[] /** refused for a control character */; control: boolean };
+
+/**
+ * A query checked as every route checks one: control characters (%00 …) in any parameter, known or
+ * not, first and alone (a 400 naming the first; api/README.md), then `schema`.
+ */
+export function checkQuery<S extends z.ZodType>(query: Record<string, unknown>, schema: S): CheckedQuery<z.infer<S>> {
+  const bad = controlIn(query, "");
+  if (bad) return { success: false, issues: [controlIssue(bad)], control: true };
+  const r = schema.safeParse(query);
+  return r.success ? { success: true, data: r.data } : { success: false, issues: r.error.issues, control: false };
 }
 
 /** A control character found in the query, as the zod issue of its (top-level) parameter. */

@@ -12,10 +12,9 @@ import type { WebhookPort } from "../graphql/mutations/webhook-port.ts";
 import { bodyEtag, etagMatches } from "../output/etag.ts";
 import type { RateHeaders } from "../rate-limit.ts";
 import { RESOURCE_SCOPES } from "../resources/scopes.ts";
-import { controlIn } from "../resources/text-input.ts";
 import type { DispatchEntry } from "./dispatch.ts";
 import { invalidFromZod, limitParam } from "./params.ts";
-import { admit, controlIssue, type RouteEnv } from "./route.ts";
+import { admit, checkQuery, type RouteEnv } from "./route.ts";
 
 const msg = (m: string) => ({ error: m });
 
@@ -101,9 +100,7 @@ function sendJson(req: Request, res: Response, value: unknown, rate?: RateHeader
 /** The query parsed (control characters and bad values: a 400 naming the parameter, after the key's checks). */
 function parse<S extends z.ZodObject>(req: Request, schema: S) {
   const query = req.query as Record<string, unknown>;
-  const bad = controlIn(query, "");
-  const parsed = bad ? { success: false as const, error: { issues: [controlIssue(bad)] } } : schema.safeParse(query);
-  return { key: queryKey(query), parsed, control: bad !== null };
+  return { key: queryKey(query), parsed: checkQuery(query, schema) };
 }
 
 export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): DispatchEntry[] {
@@ -119,7 +116,7 @@ export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): Di
         const { key, parsed } = parse(req, webhooksQuery);
         return admit(req, res, env, key, async (caller, rate) => {
           requireScopes(caller, RESOURCE_SCOPES.webhooks);
-          if (!parsed.success) throw invalidFromZod(parsed.error.issues);
+          if (!parsed.success) throw invalidFromZod(parsed.issues);
           const hooks = await store().list(caller.user.id);
           sendJson(req, res, hooks.map(webhookOut), rate);
         });
@@ -129,13 +126,14 @@ export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): Di
       path: "/webhooks/:id/deliveries",
       handle: (req, res, path) => {
         res.locals.route = "webhook_deliveries";
-        const { key, parsed, control } = parse(req, deliveriesQuery);
+        const { key, parsed } = parse(req, deliveriesQuery);
         return admit(req, res, env, key, async (caller, rate) => {
           requireScopes(caller, RESOURCE_SCOPES.webhooks);
           const id = webhookIdParam.safeParse(path.id);
           // every bad parameter named in one 400; control characters first, alone (as on every route)
+          const control = !parsed.success && parsed.control;
           const idIssues = id.success || control ? [] : id.error.issues.map((i) => ({ ...i, path: ["id"] }));
-          const issues = [...idIssues, ...(parsed.success ? [] : parsed.error.issues)];
+          const issues = [...idIssues, ...(parsed.success ? [] : parsed.issues)];
           if (!id.success || !parsed.success) throw invalidFromZod(issues);
           const hook = await store().get(id.data);
           // another user's webhook reads as unknown, as in GraphQL
