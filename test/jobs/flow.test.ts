@@ -174,6 +174,8 @@ describe.skipIf(noRedis)("a run as a flow", () => {
       const published = await waitFor("the flow's publish", () => readManifest(dataDir), 120_000, 200);
       const ids = runFlowIds(sourceStamp(source));
       expect(published.log![0].job).toBe(ids.parent);
+      // the publish job logs its completion after the publish's last steps (the events step among them)
+      await waitFor("the publish job's completion", () => completed(w).includes(ids.parent) || null, 30_000);
       expect(completed(w)).toEqual(
         expect.arrayContaining(["run.nightly-tick.all", ids.ingest, ids.fundamentals, ids.parent]),
       );

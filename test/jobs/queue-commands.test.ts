@@ -91,7 +91,7 @@ describe("--timeout with Redis gone mid-wait", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "queue-cmd-timeout-"));
     const sourceDir = writeTinySource();
     const env = { REDIS_URL: redis.url, DATA_DIR: dataDir, QUEUE_PREFIX: `${prefixBase}-timeout` };
-    const timeoutS = 6;
+    const timeoutS = 10; // room, after the note, for the wait to notice Redis gone (pings) before it gives up
     const cli = spawnTs("jobs/cli/pipeline.ts", ["run", "--source", sourceDir, "--timeout", String(timeoutS)], env);
     procs.push(cli);
     // No worker: the flow's parent waits for its children. The note comes after the enqueue, so the
