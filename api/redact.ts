@@ -79,11 +79,41 @@ export function redactKnownKeys(url: string, isKeyHash: IsKeyHash): string {
   return url.replace(URL_TOKEN, (token) => (isKnownKey(token, isKeyHash) ? REDACTED : token));
 }
 
+/** A URL's key-shaped values redacted, and the readings of its long tokens (pure functions of the URL). */
+interface UrlReading {
+  text: string;
+  tokens: { hash: string | null; plainHash: string | null }[];
+}
+
+// What a recent URL reads as: a read repeated by many clients logs the same URL again and again, and
+// reading it (two regular expressions over the whole URL, a hash lookup per long token) cost 2.5-3.5 µs
+// per line. Only the readings are kept: whether a token's hash is a known key is asked each time (a key
+// created since must be redacted). Bounded as the token memo; raw URLs hold keys, so this stays in memory.
+const URL_MEMO_MAX = 2_000;
+const URL_MEMO_CHARS = 4096;
+const urlMemo = new Map<string, UrlReading>();
+
+function readingOf(url: string): UrlReading {
+  let r = urlMemo.get(url);
+  if (r === undefined) {
+    const text = redactSecrets(url);
+    r = { text, tokens: (text.match(URL_TOKEN) ?? []).map(readingsOf) };
+    if (url.length > URL_MEMO_CHARS) return r;
+    if (urlMemo.size >= URL_MEMO_MAX) urlMemo.clear();
+    urlMemo.set(url, r);
+  }
+  return r;
+}
+
 /** The URL for a log line: every key-shaped value redacted, and every known key when `isKeyHash` is given. */
 export function redactUrl(url: string | undefined, isKeyHash?: IsKeyHash): string | undefined {
   if (!url) return url;
-  const r = redactSecrets(url);
-  return isKeyHash ? redactKnownKeys(r, isKeyHash) : r;
+  const r = readingOf(url);
+  if (!isKeyHash) return r.text;
+  for (const { hash, plainHash } of r.tokens)
+    if ((hash !== null && isKeyHash(hash)) || (plainHash !== null && isKeyHash(plainHash)))
+      return redactKnownKeys(r.text, isKeyHash);
+  return r.text;
 }
 
 /** How much of a user's value an error message repeats. */

@@ -27,6 +27,8 @@ export interface GraphqlAnswer {
   kind: "graphql";
   body: Buffer;
   cost: number;
+  /** The cost report's opening, built at the first hit (fast-path.ts `costHead`). */
+  costHead?: { requested: number; limit: number; text: string };
 }
 
 export type Answer = RestAnswer | GraphqlAnswer;

@@ -226,14 +226,24 @@ function sendGraphql(hit: Hit, res: ServerResponse, a: GraphqlAnswer, s: CostSpe
   // the cached body without its closing brace, then the request's cost report: two writes, one
   // writev (corked), and no copy of the body
   const r = s.report;
-  const tail =
-    `,"extensions":{"cost":{"requested":${JSON.stringify(r.requested)},"limit":${JSON.stringify(r.limit)},` +
-    `"remaining":${JSON.stringify(r.remaining)},"resetAt":${JSON.stringify(r.resetAt)}}}}`;
+  // numbers (finite: a count and a limit) and an ISO date: as JSON.stringify writes them, without it
+  const tail = `${costHead(a, r)}${r.remaining},"resetAt":"${r.resetAt}"}}}`;
   const id = (res as Res).locals.requestId as string;
   res.writeHead(200, graphqlHead(hit.fast.heads, a, hit.mediaType, a.body.length - 1 + tail.length, id, rate));
   res.cork();
   res.write(a.body.subarray(0, -1));
   res.end(tail, "latin1"); // end uncorks; the tail is ASCII (numbers and an ISO date)
+}
+
+/** The cost report's opening up to `remaining`, the same for every request of an answer under one limit. */
+function costHead(a: GraphqlAnswer, r: CostSpent["report"]): string {
+  if (a.costHead === undefined || a.costHead.requested !== r.requested || a.costHead.limit !== r.limit)
+    a.costHead = {
+      requested: r.requested,
+      limit: r.limit,
+      text: `,"extensions":{"cost":{"requested":${r.requested},"limit":${r.limit},"remaining":`,
+    };
+  return a.costHead.text;
 }
 
 /** The first path segment under /data/v1/ (the URL is known to start with it). */

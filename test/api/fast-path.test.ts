@@ -241,11 +241,23 @@ describe("GraphQL automatic persisted queries", () => {
         headers: { ...headers, "content-type": "application/json" },
         body: JSON.stringify({ query: Q, extensions: JSON.parse(ext(hash)) }),
       });
-      const registered = (await reg.json()) as { data: { stockRatings: { edges: unknown[] } } };
+      const registered = (await reg.json()) as {
+        data: { stockRatings: { edges: unknown[] } };
+        extensions: { cost: { requested: number; limit: number } };
+      };
       expect(registered.data.stockRatings.edges).toHaveLength(3);
       const fast = await prime(srv, FAST, getTarget(hash), headers);
       expect(fast.json.data).toEqual(registered.data);
       expect(fast.json.extensions.cost.requested).toBeGreaterThan(0);
+      // the fast path writes the cost report itself: the same fields and types as graphql-http's
+      expect(fast.json.extensions).toEqual({
+        cost: {
+          requested: registered.extensions.cost.requested,
+          limit: registered.extensions.cost.limit,
+          remaining: registered.extensions.cost.limit - 2 * registered.extensions.cost.requested,
+          resetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        },
+      });
       expect(fast.headers.get("content-type")).toBe("application/json; charset=utf-8");
       expect(fast.headers.get("x-content-type-options")).toBe("nosniff");
       // the budget is spent on the fast path too

@@ -154,6 +154,16 @@ describe("keys the store knows, of any shape, by hash", () => {
     );
     expect(redactKnownKeys(`/a/${DEMO}/b?x=${DEMO}#${DEMO}`, known)).toBe("/a/[redacted]/b?x=[redacted]#[redacted]");
   });
+
+  it("a URL logged before its token became a key is redacted once it is one (its reading is remembered)", () => {
+    const keys = new Set<string>();
+    const known = (h: string) => keys.has(h);
+    const url = "/data/v1/benchmarks?token=later-a-key-0123456789&limit=1";
+    expect(redactUrl(url, known)).toBe(url);
+    keys.add(hashKey("later-a-key-0123456789"));
+    expect(redactUrl(url, known)).toBe("/data/v1/benchmarks?token=[redacted]&limit=1");
+    expect(redactUrl(`${url}`, known)).toBe("/data/v1/benchmarks?token=[redacted]&limit=1");
+  });
 });
 
 describe("bounded echoes in error bodies", () => {
