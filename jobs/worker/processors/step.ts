@@ -6,6 +6,7 @@
 // replaces, never adds to, the first's; the children it adds again are deduplicated by their job ids,
 // or skipped when their output is whole (a finished `step` child runs again: the same rewrite).
 import { rmdirSync, rmSync } from "node:fs";
+import { UnrecoverableError } from "bullmq";
 import type { StepStages } from "../../../pipeline/run/execute.ts";
 import { KIND_STAGES, type StepName, type WholeStep } from "../../../pipeline/run/plan.ts";
 import type { RunHost } from "../../../pipeline/stages/run-steps.ts";
@@ -28,7 +29,8 @@ import { flowHost, flowStageContext } from "./flow-host.ts";
 export const wholeStepJob: FlowStep<"step"> = async (job, data, f) => {
   if (!job.parent?.id) throw new Error(`step job ${job.id} has no parent: it is added only as part of a run's flow`);
   if (!wholeStepPlacement().jobs.some((j) => j.step === data.step))
-    throw new Error(`${data.step} is not a whole step the flow runs as a step job (jobs/queue/flow.ts)`);
+    // the same data fails the same way on a retry (a worker on another version of the plan)
+    throw new UnrecoverableError(`${data.step} is not a whole step the flow runs as a step job (jobs/queue/flow.ts)`);
   await runWholeSteps([data.step], data.sourceDir, f);
   f.signal?.throwIfAborted();
   await addChildren(job, data, f, {
