@@ -2,12 +2,15 @@
 // through Redis, parsed by the worker before any processor sees it) and of its result. Adding a job
 // kind adds an entry here and its processor file (jobs/worker/processors/); the enqueue functions take only
 // these names, and the worker's processor table must cover every one of them (checked by the types).
+// A step of the plan (pipeline/run/plan.ts) adds no job kind: a partitioned step's comes from its entry
+// there (partitionContracts), and a whole step without a kind of its own runs as a `step` job.
 import { z } from "zod";
 import {
   PARTITIONED_NAMES,
   PARTITIONED_STEPS,
   type PartitionedName,
   type PartitionInput,
+  WHOLE_STEPS,
 } from "../../pipeline/run/plan.ts";
 
 const dateWindow = z.object({ from: z.string().min(1), to: z.string().min(1) });
@@ -65,6 +68,8 @@ export const JOB_CONTRACTS = {
   publish: { data: flowData, result: snapshotResult },
   ingest: { data: flowData, result: doneResult },
   fundamentals: { data: flowData, result: doneResult },
+  /** A whole step of the plan with no job kind of its own (jobs/queue/flow.ts, wholeStepPlacement). */
+  step: { data: flowData.extend({ step: z.enum(WHOLE_STEPS) }), result: doneResult },
   // One job per partition of each partitioned step of the plan: the flow's data and the partition's input.
   ...partitionContracts(),
   backtest: {

@@ -2,7 +2,9 @@
 // `ingest.<fp>.all` and `fundamentals.<fp>.all`, side by side. Ingest (once the source is staged
 // and the partitions are known) adds `analytics.<fp>.tickers-NNNN` per ticker range and
 // `backtest.<fp>.portfolio-<id>` per portfolio; fundamentals splits the fundamentals files by
-// ticker range and adds `financials.<fp>.tickers-NNNN` per range — all to the same parent. Every
+// ticker range and adds `financials.<fp>.tickers-NNNN` per range — all to the same parent. Every other
+// whole step of the plan is a `step.<fp>.<step>` job added by the job of the step it waits for, or runs
+// in the publish job before it publishes, as the merge does (wholeStepPlacement). Every
 // job of a run shares its staging folder on the store, named from the source version and the
 // flow's own id: job data is plain JSON, so any worker on any machine mounting the store may take
 // any job, and equal ids dedupe across dispatchers. A nightly append is the same flow: its ingest
@@ -12,11 +14,15 @@ import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
 import type { z } from "zod";
 import {
+  buildRunPlan,
   PARTITIONED_NAMES,
   PARTITIONED_STEPS,
   type PartitionedName,
   type PartitionedStep,
   type PartitionInput,
+  type RunPlan,
+  WHOLE_STEPS,
+  type WholeStep,
 } from "../../pipeline/run/plan.ts";
 import type { TickerRange } from "../../pipeline/stages/partitions.ts";
 import { serviceConfig } from "../config.ts";
@@ -27,11 +33,15 @@ import { addJob, JOB_DEFAULTS } from "./queue.ts";
 export type FlowData = JobData<"publish">;
 export type BacktestData = JobData<"backtest">;
 
-/** The flow's whole-step jobs; each partitioned step of the plan (pipeline/run/plan.ts) is a job kind too. */
+/**
+ * The flow's whole-step jobs: those with a processor of their own, and `step` for every other whole step
+ * run as a job (wholeStepPlacement); each partitioned step of the plan (pipeline/run/plan.ts) is a job kind too.
+ */
 export const FLOW_JOBS = {
   parent: "publish",
   ingest: "ingest",
   fundamentals: "fundamentals",
+  step: "step",
 } as const satisfies Record<string, JobName>;
 
 export type FlowJobName = (typeof FLOW_JOBS)[keyof typeof FLOW_JOBS] | PartitionedName;
@@ -43,6 +53,8 @@ export function runFlowIds(sourceVersion: string) {
     parent: jobId("publish", sourceVersion, WHOLE),
     ingest: jobId("ingest", sourceVersion, WHOLE),
     fundamentals: jobId("fundamentals", sourceVersion, WHOLE),
+    /** A whole step run as a `step` job (wholeStepPlacement). */
+    step: (name: WholeStep) => jobId("step", sourceVersion, name),
     partition,
     financials: (part: number) => partition("financials", { part }),
     analytics: (range: TickerRange) => partition("analytics", { range }),
@@ -55,6 +67,64 @@ export function runFlowIds(sourceVersion: string) {
 /** The staging folder's id (`snapshots/.staging-<id>`), the same on every machine for one flow. */
 export const flowStagingId = (data: FlowData) =>
   `flow-${data.sourceVersion.replace(/[^\w-]/g, "_").slice(0, 40)}-${data.run.replace(/[^\w-]/g, "_").slice(0, 40)}`;
+
+/** The whole steps whose jobs do more than call their stage (decide an append, fan out early, publish). */
+const OWN_JOBS: readonly WholeStep[] = ["ingest", "fundamentals", "publish"];
+
+const isWholeStep = (name: string): name is WholeStep => (WHOLE_STEPS as readonly string[]).includes(name);
+
+/** A plan the flow cannot run: a partitioned step follows a whole step that only the publish job runs. */
+export class FlowPlanError extends Error {
+  readonly code = "FLOW_PLAN";
+  constructor(message: string) {
+    super(message);
+    this.name = "FlowPlanError";
+  }
+}
+
+/** Where the flow runs the whole steps of a full run's plan that have no job kind of their own. */
+export interface WholePlacement {
+  /** `step` jobs, each added under the parent by the job of the one whole step it waits for, once that is done. */
+  jobs: { step: WholeStep; addedBy: WholeStep }[];
+  /** Run by the publish job, in plan order, before it publishes (the merge among them). */
+  inPublish: WholeStep[];
+}
+
+/**
+ * BullMQ children cannot wait for their siblings: a whole step that waits for exactly one whole step
+ * run as a job is a `step` job added by that job; any other (waiting for a partitioned step, for
+ * several steps or for none) runs in the publish job, which waits for every child. The publish job
+ * adds no children, so no partitioned step may follow a step it runs.
+ */
+export function wholeStepPlacement(plan: RunPlan = buildRunPlan("full")): WholePlacement {
+  const asJobs = new Set<string>(OWN_JOBS.filter((s) => s !== "publish"));
+  const placement: WholePlacement = { jobs: [], inPublish: [] };
+  for (const { name, after } of plan.steps) {
+    if (!isWholeStep(name) || OWN_JOBS.includes(name)) continue;
+    const [only] = after;
+    if (after.length === 1 && only && asJobs.has(only)) {
+      placement.jobs.push({ step: name, addedBy: only as WholeStep });
+      asJobs.add(name);
+    } else placement.inPublish.push(name);
+  }
+  const stranded = plan.steps.filter(
+    (s) =>
+      Object.hasOwn(PARTITIONED_STEPS, s.name) &&
+      placement.inPublish.includes(PARTITIONED_STEPS[s.name as PartitionedName].after),
+  );
+  if (stranded.length)
+    throw new FlowPlanError(
+      `${stranded.map((s) => s.name).join(", ")} follow a whole step the flow runs in its publish job, ` +
+        `which adds no jobs: make that step wait for exactly one whole step run as a job`,
+    );
+  return placement;
+}
+
+/** The `step` jobs the job of the whole step `after` adds once it is done. */
+export const stepJobsAfter = (after: WholeStep, plan?: RunPlan): WholeStep[] =>
+  wholeStepPlacement(plan)
+    .jobs.filter((j) => j.addedBy === after)
+    .map((j) => j.step);
 
 /** A queued run is a flow unless PIPELINE_FLOW=0 (then one `run` job, all stages on one worker). */
 export const flowByDefault = () => serviceConfig().pipelineFlow;
@@ -116,6 +186,8 @@ export type PartitionLists = { [N in PartitionedName]?: PartitionInput<N>[] };
  */
 export interface FlowChildren {
   partitions: PartitionLists;
+  /** Whole steps run as `step` jobs (wholeStepPlacement), added before the partitions. */
+  steps?: WholeStep[];
   /** The worker holding the universe the backtests read, and for how long they wait for it (BacktestData). */
   affinity?: string;
   affinityMs?: number;
@@ -137,7 +209,12 @@ export async function addFlowChildren(
   const hint = c.affinity
     ? { affinity: c.affinity, ...(c.affinityMs !== undefined ? { affinityMs: c.affinityMs } : {}) }
     : {};
-  const jobs = PARTITIONED_NAMES.flatMap((name) =>
+  const steps = (c.steps ?? []).map((step) => ({
+    name: FLOW_JOBS.step,
+    data: { ...data, step },
+    opts: { ...opts, jobId: ids.step(step) },
+  }));
+  const partitions = PARTITIONED_NAMES.flatMap((name) =>
     (c.partitions[name] ?? [])
       .filter((input) => !c.done(name, input))
       .map((input) => ({
@@ -146,6 +223,7 @@ export async function addFlowChildren(
         opts: { ...(PARTITIONED_STEPS[name].ranged ? ranged : opts), jobId: ids.partition(name, input) },
       })),
   );
+  const jobs = [...steps, ...partitions];
   if (jobs.length) await queue.addBulk(jobs);
   return jobs.length;
 }

@@ -1,5 +1,5 @@
 // What a worker does around each job of a run's flow (jobs/queue/flow.ts); the jobs themselves are in
-// jobs/worker/processors/{ingest,fundamentals,financials,analytics,backtest,publish}.ts. Every job finds
+// jobs/worker/processors/{ingest,fundamentals,partition,backtest,step,publish}.ts. Every job finds
 // the run's staging folder by the source version and flow id in its data. While a job runs it keeps
 // the folder's heartbeat fresh; the heartbeat names no process (a flow has many, on many machines),
 // so prune judges it by age alone and spares the folder between jobs for the stale time (2 minutes).

@@ -5,7 +5,8 @@
 // whole, and the stage function that computes it. The executors iterate the plan:
 //   - inline: jobs/local/runner.ts, this process, the partitions on worker threads (jobs/local/partition-pool.ts)
 //     or one after another;
-//   - the BullMQ flow: jobs/queue/flow.ts, one job per step and per partition, on any number of workers;
+//   - the BullMQ flow: jobs/queue/flow.ts, one job per partition and per whole step (the whole steps that
+//     must wait for partitions run in its publish job: wholeStepPlacement), on any number of workers;
 //     its job contracts (jobs/queue/contracts.ts) and processors (jobs/worker/processors/) come from this table.
 // Every step of every kind has one stage function here (KIND_STAGES for the whole steps, PARTITIONED_STEPS
 // for the partitions), which every executor calls; what is the executor's own (progress, leases,

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { wholeStepPlacement } from "../../jobs/queue/flow.ts";
 import {
   buildRunPlan,
   KIND_STAGES,
@@ -63,6 +64,26 @@ describe("the run's plan", () => {
     expect(partitionsAfter(full, "ingest")).toEqual(["backtest", "analytics"]);
     expect(partitionsAfter(full, "fundamentals")).toEqual(["financials"]);
     expect(partitionsAfter(buildRunPlan("append"), "fundamentals")).toEqual([]);
+  });
+
+  it("has the flow run a whole step as a step job only after exactly one whole step run as a job", () => {
+    // the merge waits for the backtests (partitions): the publish job runs it, in the generic path
+    expect(wholeStepPlacement(buildRunPlan("full"))).toEqual({ jobs: [], inPublish: ["merge"] });
+    const placed = (after: ("ingest" | "fundamentals")[]) =>
+      wholeStepPlacement({
+        kind: "full",
+        steps: [
+          { name: "ingest", after: [] },
+          { name: "fundamentals", after: [] },
+          { name: "merge", after },
+          { name: "publish", after: ["merge"] },
+        ],
+      });
+    expect(placed(["ingest"])).toEqual({ jobs: [{ step: "merge", addedBy: "ingest" }], inPublish: [] });
+    expect(placed(["fundamentals"])).toEqual({ jobs: [{ step: "merge", addedBy: "fundamentals" }], inPublish: [] });
+    // no sibling waits for another: a step waiting for two steps, or for none, runs in the publish job
+    expect(placed(["ingest", "fundamentals"])).toEqual({ jobs: [], inPublish: ["merge"] });
+    expect(placed([])).toEqual({ jobs: [], inPublish: ["merge"] });
   });
 
   it("counts the partitions whose output is not whole, per step", () => {

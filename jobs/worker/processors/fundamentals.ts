@@ -7,6 +7,7 @@ import { openDuck } from "../../../pipeline/store/duck/duck.ts";
 import { DUCK_MEMORY } from "../../../pipeline/store/duck/duck-memory.ts";
 import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import type { JobData } from "../../queue/contracts.ts";
+import { stepJobsAfter } from "../../queue/flow.ts";
 import {
   addChildren,
   type FlowContext,
@@ -57,7 +58,7 @@ export async function splitFundamentals(
   }
   f.signal?.throwIfAborted();
   const partitions = partitionsListed(out, "fundamentals");
-  await addChildren(job, data, f, { partitions });
+  await addChildren(job, data, f, { partitions, steps: stepJobsAfter("fundamentals") });
   const parts = partitions.financials?.length ?? 0;
   deps.log.info(
     { job: job.id, partitions: parts },

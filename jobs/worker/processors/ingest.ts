@@ -17,7 +17,7 @@ import {
   writeStagingRecord,
 } from "../../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../../config.ts";
-import { affinityWindowMs } from "../../queue/flow.ts";
+import { affinityWindowMs, stepJobsAfter } from "../../queue/flow.ts";
 import {
   addChildren,
   type FlowStep,
@@ -63,6 +63,7 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   // the plan): added last, the backtests for this worker when it holds the universe they read.
   await addChildren(job, data, f, {
     partitions: partitionsListed(out, "ingest", added),
+    steps: stepJobsAfter("ingest"),
     ...(holdsUniverse(out)
       ? { affinity: WORKER, affinityMs: affinityWindowMs(plan.counts.companies, plan.counts.priceDates) }
       : {}),

@@ -2,12 +2,12 @@
 // the snapshot; then re-applies the rebalances that the publish's base missed.
 import { existsSync, rmSync } from "node:fs";
 import type { Job } from "bullmq";
-import { buildRunPlan, KIND_STAGES, missingPartitions } from "../../../pipeline/run/plan.ts";
+import { buildRunPlan, missingPartitions } from "../../../pipeline/run/plan.ts";
 import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
 import {
-  type FlowPlan,
   financialsParts,
   planCounts,
+  readPlan,
   restoreFlowFiles,
   setFlowAside,
 } from "../../../pipeline/stages/flow-steps.ts";
@@ -26,8 +26,10 @@ import {
   writeStagingRecord,
 } from "../../../pipeline/store/snapshot/staging-layout.ts";
 import { reapplyMissedRebalances } from "../../local/reapply.ts";
+import { wholeStepPlacement } from "../../queue/flow.ts";
 import { afterPublish } from "../../webhooks/sink.ts";
 import type { FlowContext, FlowStep } from "../flow-worker.ts";
+import { runWholeSteps } from "./step.ts";
 
 export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   const { deps, out } = f;
@@ -51,7 +53,7 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   if (!record)
     throw new Error(`the run's staging folder ${out} has no run record: ingest never finished; run the command again`);
   const append = appendRecordIn(out);
-  const parts = append ? await appendParts(out, record) : await mergedRun(out, record);
+  const parts = append ? await appendParts(out, record) : await mergedRun(data.sourceDir, f, record);
   // Cancelled: the merge is the last stage before the publish, which is not started.
   f.signal?.throwIfAborted();
   const total = Date.now() - record.startedAt;
@@ -88,22 +90,25 @@ async function appendParts(out: string, record: StagingRecord<"run">) {
   return { lastPriceDate, counts, timingsMs: { append: Date.now() - record.startedAt, ingest: record.ingestMs } };
 }
 
-/** A full run's partitions all whole, merged into the snapshot's tables. */
-async function mergedRun(out: string, record: StagingRecord<"run">) {
-  const t = performance.now();
+/**
+ * A full run's partitions all whole; then the whole steps the flow runs here (wholeStepPlacement: the
+ * merge of the backtests' parts into the snapshot's tables, and any other that waits for a partitioned step).
+ */
+async function mergedRun(sourceDir: string, f: FlowContext, record: StagingRecord<"run">) {
+  const { out } = f;
   const fin = financialsParts(out);
   if (fin.planned < 0 || fin.written !== fin.planned)
     throw new Error(`financials: ${fin.written} of ${fin.planned < 0 ? "?" : fin.planned} partitions in ${out}`);
   // Every partition of the plan's steps whole (the merge checks the backtests, whose parts it removes).
   const missing = missingPartitions(buildRunPlan("full"), out, ["backtest"]);
   if (missing.length) throw new Error(partitionsMissing(missing, out));
-  const merged = { ctx: { out }, plan: null as FlowPlan | null };
-  await KIND_STAGES.full.merge(merged);
-  const plan = merged.plan!;
+  const timings: Record<string, number> = {};
+  const host = await runWholeSteps(wholeStepPlacement().inPublish, sourceDir, f, timings);
+  const plan = host?.plan ?? readPlan(out);
   return {
     lastPriceDate: plan.lastPriceDate,
     counts: planCounts(plan),
-    timingsMs: { ingest: record.ingestMs, merge: Math.round(performance.now() - t) },
+    timingsMs: { ingest: record.ingestMs, ...timings },
   };
 }
 

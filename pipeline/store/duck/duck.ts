@@ -48,15 +48,17 @@ export async function openDuck(
  * 0.4 GB instead of 2.6 GB, so under the 1 GB limit nothing is spilled (in memory, 0.9 GB of them
  * was) and every later scan reads a tenth of the bytes. The flow's ingest job alone on one DuckDB
  * thread, medians of four interleaved runs: 68.5 -> 60.0 s, 79 -> 68 CPU s. One
- * file per process: a job's retry elsewhere while the first attempt still runs opens its own.
+ * file per process: a job's retry elsewhere while the first attempt still runs opens its own; `file`
+ * names it, for a job that may share the folder with another job of its run to remove only its own.
  */
-export async function openStagingDuck(out: string, opts: Record<string, string> = {}): ReturnType<typeof openDuck> {
+export async function openStagingDuck(
+  out: string,
+  opts: Record<string, string> = {},
+): Promise<Awaited<ReturnType<typeof openDuck>> & { file: string }> {
   const dir = stagingLayout(out).tmp;
   mkdirSync(dir, { recursive: true });
-  return openDuck(join(dir, `staging-${process.pid}-${randomBytes(4).toString("hex")}.duckdb`), {
-    temp_directory: dir,
-    ...opts,
-  });
+  const file = join(dir, `staging-${process.pid}-${randomBytes(4).toString("hex")}.duckdb`);
+  return { ...(await openDuck(file, { temp_directory: dir, ...opts })), file };
 }
 
 /** SQL identifier: only for names from our own fixed lists and specs, never for data. */
