@@ -66,7 +66,15 @@ const TOKEN = "test-driven";
 async function drivenFlow(dataDir: string, sourceDir: string, name: string) {
   const prefix = `${prefixBase}-${name}`;
   const messages: string[] = [];
-  const log = { info: (_o: unknown, msg?: string) => void messages.push(msg ?? ""), warn: () => undefined };
+  // the jobs the worker completed, in order
+  const completed: string[] = [];
+  const log = {
+    info: (o: unknown, msg?: string) => {
+      messages.push(msg ?? "");
+      if (msg === "pipeline job completed") completed.push(String((o as { job: string }).job));
+    },
+    warn: () => undefined,
+  };
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const deps: WorkerDeps = { redisUrl: TEST_REDIS, dataDir, catalog, log, prefix };
   const queue = pipelineQueue(TEST_REDIS, prefix);
@@ -91,19 +99,27 @@ async function drivenFlow(dataDir: string, sourceDir: string, name: string) {
     queue: () => queue,
     ...more,
   });
+  /** Runs the job's processor on the job as it is (held, not moved): the error it threw, or null. */
+  const attempt = async (n: FirstStep, more: Partial<ProcessorContext> = {}) => {
+    const job = jobs[n]!;
+    try {
+      return { result: await PROCESSORS[n](job, parseJobData(n, job.data), ctx(more)), error: null };
+    } catch (e) {
+      return { result: null, error: e as Error };
+    }
+  };
   return {
     messages,
+    completed,
     queue,
+    deps,
+    attempt,
     /** Runs the job's processor to its end: the job completed, or failed (retried by a worker) when it throws. */
     async step(n: FirstStep, more: Partial<ProcessorContext> = {}) {
-      const job = jobs[n]!;
-      try {
-        await job.moveToCompleted(await PROCESSORS[n](job, parseJobData(n, job.data), ctx(more)), TOKEN, false);
-      } catch (e) {
-        await job.moveToFailed(e as Error, TOKEN, false);
-        return e as Error;
-      }
-      return null;
+      const { result, error } = await attempt(n, more);
+      if (result) await jobs[n]!.moveToCompleted(result, TOKEN, false);
+      else await jobs[n]!.moveToFailed(error!, TOKEN, false);
+      return error;
     },
     worker() {
       workers.push(startPipelineWorker(deps));
@@ -126,6 +142,11 @@ function failingFirstAdd(queue: Queue): Queue {
       return typeof v === "function" ? v.bind(target) : v;
     },
   });
+}
+
+/** A log line that throws where ingest's last line is: the attempt dies after every job of the append is added. */
+function dieOnLine(_o: unknown, msg?: string): void {
+  if (msg === "append staged; its jobs added") throw new Error("test: the worker died as the append's jobs were added");
 }
 
 /** A progress callback that throws once at the first stage starting with `stage`: the attempt dies right there. */
@@ -209,6 +230,22 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
     expect(added.filter((j) => j.name === "backtest")).toEqual([]);
     expect(await f.step("fundamentals")).toBeNull();
     const r = await f.worker();
+    expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
+    expect(fileHashes(current(dataDir))).toEqual(fileHashes(current(appendedInline)));
+  }, 180_000);
+
+  it("ingest retried after adding every job of the append, done meanwhile, gives the same bytes", async () => {
+    const dataDir = tmp("append-flow-r1b-");
+    await run(dataDir, split.history);
+    const f = await drivenFlow(dataDir, split.appended, "r1b");
+    expect(await f.step("fundamentals")).toBeNull();
+    // The attempt dies once every job is added; they all run before the retry (the job held meanwhile).
+    const first = await f.attempt("ingest", { deps: { ...f.deps, log: { ...f.deps.log, info: dieOnLine } } });
+    expect(first.error?.message).toMatch(/^test: /);
+    const published = f.worker();
+    await waitFor("the append's backtest done", () => f.completed.some((j) => j.startsWith("backtest.")));
+    expect(await f.step("ingest")).toBeNull();
+    const r = await published;
     expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
     expect(fileHashes(current(dataDir))).toEqual(fileHashes(current(appendedInline)));
   }, 180_000);
