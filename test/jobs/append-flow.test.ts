@@ -144,9 +144,15 @@ function failingFirstAdd(queue: Queue): Queue {
   });
 }
 
-/** A log line that throws where ingest's last line is: the attempt dies after every job of the append is added. */
-function dieOnLine(_o: unknown, msg?: string): void {
-  if (msg === "append staged; its jobs added") throw new Error("test: the worker died as the append's jobs were added");
+/** A log whose line `line` (ingest's last: every job added) throws: the attempt dies right there. */
+function dieOnLine(log: WorkerDeps["log"], line: string): WorkerDeps["log"] {
+  return {
+    ...log,
+    info: (o, msg) => {
+      if (msg === line) throw new Error(`test: the worker died at "${line}"`);
+      log.info(o, msg);
+    },
+  };
 }
 
 /** A progress callback that throws once at the first stage starting with `stage`: the attempt dies right there. */
@@ -240,7 +246,8 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
     const f = await drivenFlow(dataDir, split.appended, "r1b");
     expect(await f.step("fundamentals")).toBeNull();
     // The attempt dies once every job is added; they all run before the retry (the job held meanwhile).
-    const first = await f.attempt("ingest", { deps: { ...f.deps, log: { ...f.deps.log, info: dieOnLine } } });
+    const log = dieOnLine(f.deps.log, "append staged; its jobs added");
+    const first = await f.attempt("ingest", { deps: { ...f.deps, log } });
     expect(first.error?.message).toMatch(/^test: /);
     const published = f.worker();
     await waitFor("the append's backtest done", () => f.completed.some((j) => j.startsWith("backtest.")));
@@ -273,6 +280,24 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
     expect(f.messages).toContain("the source does not continue the published snapshot: full run");
     await run(dataDir, edited);
     await expectFullRun(dataDir, await f.worker(), full.late);
+  }, 180_000);
+
+  it("ingest retried after falling back and adding every job, done meanwhile, publishes the full run", async () => {
+    const dataDir = tmp("append-flow-r4-");
+    await run(dataDir, late.history);
+    const f = await drivenFlow(dataDir, late.source, "r4");
+    expect(await f.step("fundamentals")).toBeNull();
+    const log = dieOnLine(f.deps.log, "run staged; partition jobs added");
+    expect((await f.attempt("ingest", { deps: { ...f.deps, log } })).error?.message).toMatch(/^test: /);
+    // split, or (fundamentals as published) the published financial tables linked
+    const splits = () => f.messages.filter((m) => /^fundamentals (split|unchanged)/.test(m)).length;
+    expect(splits()).toBe(1);
+    const published = f.worker();
+    await waitFor("a stock-metrics job done", () => f.completed.some((j) => j.startsWith("analytics.")));
+    // The retry finds the split whole: it adds the financials jobs not done, and splits nothing again.
+    expect(await f.step("ingest")).toBeNull();
+    expect(splits()).toBe(1);
+    await expectFullRun(dataDir, await published, full.late);
   }, 180_000);
 });
 
