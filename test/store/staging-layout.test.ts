@@ -1,7 +1,7 @@
 // A run's staging records are read through their schemas: a damaged or foreign record is a
 // StagingRecordError (code staging_record_corrupt) naming the file and what is wrong, where the
 // step reads it, instead of a wrong value travelling on into the publish.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ import { readSourceRecord, SOURCE_FILES, writeSourceRecord } from "../../pipelin
 import { financialsParts, readPlan } from "../../pipeline/stages/flow-steps.ts";
 import { isAlive, readHolder } from "../../pipeline/store/coordination/liveness.ts";
 import {
+  createStagingRecord,
+  emptyStaging,
   readStagingRecord,
   StagingRecordError,
   stagingBeat,
@@ -107,5 +109,31 @@ describe("staging records", () => {
     expect(e.code).toBe("staging_record_corrupt");
     expect(e.message).toContain("files.0.path: Invalid input: expected string, received number");
     expect(e.message).toContain("files.0.sha256: Invalid input: expected string, received undefined");
+  });
+
+  it("creates a flow's decision once: the first writer's record stays, and a later one reads it", () => {
+    const l = staging();
+    expect(createStagingRecord("decision", l.decision, { kind: "append" })).toEqual({ kind: "append" });
+    expect(createStagingRecord("decision", l.decision, { kind: "full" })).toEqual({ kind: "append" });
+    expect(readFileSync(l.decision, "utf8")).toBe('{"kind":"append"}');
+    // nothing left beside it by either writer
+    expect(readdirSync(l.flowDir)).toEqual(["decision.json"]);
+    writeFileSync(l.decision, JSON.stringify({ kind: "maybe" }));
+    expect(caught(() => createStagingRecord("decision", l.decision, { kind: "full" })).message).toContain("kind:");
+  });
+
+  it("empties a staging folder but for the flow's decision", () => {
+    const l = staging();
+    createStagingRecord("decision", l.decision, { kind: "append" });
+    writeStagingRecord("run", l.run, { ingestJob: 1, baseVersion: 2, ingestMs: 3, startedAt: 4 });
+    mkdirSync(join(l.out, "stock_returns"), { recursive: true });
+    writeFileSync(join(l.out, "stock_returns", "part-0000.parquet"), "x");
+    writeFileSync(join(l.out, "prices.parquet"), "x");
+    emptyStaging(l.out);
+    expect(readdirSync(l.out)).toEqual([".flow"]);
+    expect(readdirSync(l.flowDir)).toEqual(["decision.json"]);
+    expect(readStagingRecord("decision", l.decision)).toEqual({ kind: "append" });
+    emptyStaging(join(l.out, "absent"));
+    expect(existsSync(join(l.out, "absent"))).toBe(false);
   });
 });

@@ -1,9 +1,12 @@
-// A nightly append through the flow (pipeline/run/plan.ts KIND_STEPS.append): the ingest job decides
-// as the inline executor does (the published snapshot and the source's hashes: append-plan.ts; a
-// NotAnAppendError from the append's ingest), stages the new days and leaves the append's record
-// (pipeline/stages/append.ts), then adds one stock-metrics job per published returns part and the
-// append's `backtest` job; the publish job publishes what they wrote. A source that is not an append
-// goes on as a full run in the same flow; its fundamentals job then leaves the split to ingest.
+// A nightly append through the flow (pipeline/run/plan.ts KIND_STEPS.append). Whichever of the
+// flow's ingest and fundamentals jobs comes first decides, as the inline executor does (the
+// published snapshot and the source's hashes: append-plan.ts), and records it in the staging folder
+// (`.flow/decision.json`); the other follows the record. On an append's, ingest stages the new days
+// and leaves the append's record (pipeline/stages/append.ts), then adds one stock-metrics job per
+// published returns part and the append's `backtest` job; the publish job publishes what they wrote.
+// The fundamentals job leaves the fundamentals to ingest: should ingest find that the source does not
+// continue the published snapshot (a NotAnAppendError), it goes on as a full run in the same flow and
+// splits them itself.
 import { mkdirSync, rmSync } from "node:fs";
 import type { Job } from "bullmq";
 import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
@@ -11,7 +14,14 @@ import { type AppendRecord, appendIngest, appendRun, NotAnAppendError } from "..
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import { readManifest, readMeta, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
-import { stagingLayout, writeStagingRecord } from "../../../pipeline/store/snapshot/staging-layout.ts";
+import {
+  createStagingRecord,
+  emptyStaging,
+  readStagingRecord,
+  type StagingRecord,
+  stagingLayout,
+  writeStagingRecord,
+} from "../../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../../config.ts";
 import { publishedRecord } from "../../local/published-record.ts";
 import type { JobData } from "../../queue/contracts.ts";
@@ -32,16 +42,42 @@ export async function flowAppendPlan(dataDir: string, sourceDir: string) {
   return plan.kind === "append" ? { ...p, plan } : null;
 }
 
+export type FlowAppend = NonNullable<Awaited<ReturnType<typeof flowAppendPlan>>>;
+
 /**
- * The append's ingest step in this flow's staging folder: "append" when staged (its record and the
- * run record written), "full" when the source was taken for an append but does not continue the
- * published snapshot (the folder emptied: the full run's ingest and fundamentals follow, in this job),
- * null when it is a full run from the start (the fundamentals job splits the fundamentals).
+ * This flow's decision, made here unless its other job (ingest or fundamentals) made it first.
+ * `plan`: the append's as this job found it (null: none now), when this job read the published snapshot.
  */
-export async function stageAppend(job: Job, data: JobData<"ingest">, f: FlowContext) {
+export async function flowDecision(
+  f: FlowContext,
+  sourceDir: string,
+): Promise<{ decision: StagingRecord<"decision">; plan?: FlowAppend | null }> {
+  const layout = stagingLayout(f.out);
+  const made = readStagingRecord("decision", layout.decision);
+  if (made) return { decision: made };
+  const plan = await flowAppendPlan(f.deps.dataDir, sourceDir);
+  mkdirSync(layout.flowDir, { recursive: true });
+  const decision = createStagingRecord("decision", layout.decision, { kind: plan ? "append" : "full" });
+  return { decision, plan };
+}
+
+/**
+ * The append's ingest step in this flow's staging folder, on a flow decided as an append's: "append"
+ * when staged (its record and the run record written), "full" when the source does not continue the
+ * published snapshot after all (the folder emptied, the decision marked: the full run's ingest and
+ * fundamentals follow, in this job). `known`: the append's plan, when this job has just made it.
+ */
+export async function stageAppend(
+  job: Job,
+  data: JobData<"ingest">,
+  f: FlowContext,
+  known?: FlowAppend | null,
+): Promise<"append" | "full"> {
   const { deps, out } = f;
-  const a = await flowAppendPlan(deps.dataDir, data.sourceDir);
-  if (!a) return null;
+  // An earlier attempt's files go: the append links the published ones in, which fails on a leftover.
+  emptyStaging(out);
+  const a = known !== undefined ? known : await flowAppendPlan(deps.dataDir, data.sourceDir);
+  if (!a) return fallBack(job, f, "the published snapshot changed since the flow was decided");
   const t0 = performance.now();
   mkdirSync(out, { recursive: true });
   await deps.catalog.refresh();
@@ -57,10 +93,7 @@ export async function stageAppend(job: Job, data: JobData<"ingest">, f: FlowCont
     await appendIngest(appendOn(f, db, data.sourceDir, a));
   } catch (e) {
     if (!(e instanceof NotAnAppendError)) throw e;
-    deps.log.info({ job: job.id, reason: e.reason }, "the source does not continue the published snapshot: full run");
-    rmSync(out, { recursive: true, force: true });
-    mkdirSync(out, { recursive: true });
-    return "full" as const;
+    return fallBack(job, f, e.reason);
   } finally {
     lease.stop();
     db.close();
@@ -74,7 +107,20 @@ export async function stageAppend(job: Job, data: JobData<"ingest">, f: FlowCont
     startedAt: job.timestamp,
     sourceId: a.plan.files.id,
   });
-  return "append" as const;
+  return "append";
+}
+
+/**
+ * Not an append after all: the folder emptied and the decision marked (a retry of this job goes on
+ * as the full run at once; the fundamentals job, should it come only now, still leaves the split here).
+ */
+function fallBack(job: Job, f: FlowContext, reason: string): "full" {
+  f.deps.log.info({ job: job.id, reason }, "the source does not continue the published snapshot: full run");
+  emptyStaging(f.out);
+  const layout = stagingLayout(f.out);
+  mkdirSync(layout.flowDir, { recursive: true });
+  writeStagingRecord("decision", layout.decision, { kind: "append", fellBack: true }, true);
+  return "full";
 }
 
 /** The append's run over this job's staging DuckDB, on the published snapshot `a.base`. */

@@ -16,15 +16,16 @@ import {
   tickersPerPartition,
   workerThreads,
 } from "../flow-worker.ts";
-import { flowAppendPlan } from "./append.ts";
+import { flowDecision } from "./append.ts";
 import { flowHost, flowStageContext } from "./flow-host.ts";
 
 export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) => {
   if (!job.parent?.id)
     throw new Error(`fundamentals job ${job.id} has no parent: it is added only as part of a run's flow`);
   // A nightly append reuses the published financial tables; should its ingest find that the source
-  // does not continue the published snapshot, that job splits the fundamentals itself.
-  if (await flowAppendPlan(f.deps.dataDir, data.sourceDir)) {
+  // does not continue the published snapshot, that job splits the fundamentals itself. Decided once
+  // for the flow: ingest, reading the published snapshot after a publish, follows this decision.
+  if ((await flowDecision(f, data.sourceDir)).decision.kind === "append") {
     f.deps.log.info({ job: job.id }, "a nightly append: the fundamentals are left to its ingest");
     return { done: job.id! };
   }

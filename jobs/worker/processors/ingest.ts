@@ -26,7 +26,7 @@ import {
   WORKER,
   workerThreads,
 } from "../flow-worker.ts";
-import { addAppendChildren, flowAppendPlan, stageAppend } from "./append.ts";
+import { addAppendChildren, flowDecision, stageAppend } from "./append.ts";
 import { flowHost, flowStageContext } from "./flow-host.ts";
 import { splitFundamentals } from "./fundamentals.ts";
 
@@ -37,8 +37,7 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   // An earlier attempt of this very job staged everything and may have added some partitions: the
   // rest are added below.
   const again = readStagingRecord("run", layout.run)?.ingestJob === job.timestamp;
-  // A nightly append, decided as the inline executor decides (processors/append.ts).
-  const kind = again ? (appendRecordIn(out) ? "append" : null) : await stageAppend(job, data, f);
+  const kind = await ingestKind(job, data, f, again);
   if (kind === "append") {
     f.signal?.throwIfAborted();
     const record = readAppendRecord(out);
@@ -50,13 +49,7 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   const added: PartitionedName[] = [];
   const plan = again ? readPlan(out) : await stageRun(job, data, f, added);
   // Taken for an append, it is a full run: the fundamentals job left the split to this one.
-  if (
-    kind === "full" ||
-    (again &&
-      !readStagingRecord("financials", layout.financials) &&
-      (await flowAppendPlan(deps.dataDir, data.sourceDir)))
-  )
-    await splitFundamentals(job, data, f);
+  if (kind === "full") await ingestSplit(job, data, f);
   // A cancelled job adds no backtests: the flow cannot publish without them, and fails with this job.
   f.signal?.throwIfAborted();
   // The other partitioned steps after ingest (the backtests read companies.parquet, with ids, and
@@ -76,6 +69,27 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
 };
 
 type IngestArgs = Parameters<FlowStep<"ingest">>;
+
+/**
+ * "append" (staged), "full" (a full run of a flow taken for an append: this job splits the
+ * fundamentals) or null (a full run: the fundamentals job splits them). Decided once for the flow
+ * (processors/append.ts flowDecision): a full run's stays one whatever is published since.
+ */
+async function ingestKind(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2], again: boolean) {
+  const { decision, plan } = await flowDecision(f, data.sourceDir);
+  if (decision.kind === "full") return null;
+  if (decision.fellBack) return "full";
+  // An earlier attempt staged the append (its record written before the run record).
+  if (again) return appendRecordIn(f.out) ? "append" : "full";
+  return stageAppend(job, data, f, plan);
+}
+
+/** The fundamentals split here; once whole (an earlier attempt split them), only the children not done added. */
+async function ingestSplit(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2]): Promise<void> {
+  if (readStagingRecord("financials", stagingLayout(f.out).financials))
+    await addChildren(job, data, f, { partitions: partitionsListed(f.out, "fundamentals") });
+  else await splitFundamentals(job, data, f);
+}
 
 /** Stages the source into the run's folder and records it (the run record); `added`: the steps it fanned out. */
 async function stageRun(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2], added: PartitionedName[]) {

@@ -4,8 +4,9 @@
 // and `locks/staging-<id>.alive` is its heartbeat. Inside, `.flow/` holds what a flow's jobs leave
 // each other (plain JSON records, read here through their zod schemas: a corrupt one is a
 // StagingRecordError naming the file, not a wrong value deep inside a step).
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { existsSync, linkSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import type { PipelineErrorCode } from "../../domain/errors.ts";
 import type { PortfolioSource } from "../../sources/portfolios-json.ts";
@@ -44,6 +45,8 @@ export function stagingLayout(out: string) {
     /** The flow's records while the folder is published (it must not carry them). */
     aside: `${out}.flow`,
     flowDir: flow,
+    /** An append's or a full run's, decided once for the flow's ingest and fundamentals jobs (FlowDecision). */
+    decision: join(flow, "decision.json"),
     /** What ingest leaves for the later steps (FlowPlan). */
     plan: join(flow, "plan.json"),
     /** What ingest records for the publish besides the plan (RunRecord). */
@@ -108,6 +111,14 @@ export const STAGING_RECORDS = {
     sourceId: z.string().optional(),
   }),
   financials: z.object({ parts: z.number().int().nonnegative() }),
+  /**
+   * Whether the flow's source continues the published snapshot, as the first of its ingest and
+   * fundamentals jobs to read that snapshot found (createStagingRecord): the other follows it, so a
+   * publish landing between their reads cannot make them disagree. "append": the fundamentals are
+   * left to ingest; `fellBack`: ingest then found that it is not one and runs a full run, the
+   * fundamentals split by ingest. "full": a full run, the fundamentals job splitting them.
+   */
+  decision: z.object({ kind: z.enum(["append", "full"]), fellBack: z.boolean().optional() }),
   /** What an append's ingest step leaves (pipeline/stages/append.ts): the later steps read nothing else of it. */
   append: z.object({
     /** The published snapshot's folder it continues. */
@@ -200,4 +211,45 @@ export function writeStagingRecord<K extends StagingRecordKind>(
 ): void {
   if (atomic) writeFileAtomic(path, JSON.stringify(value), `${path}.tmp`);
   else writeFileSync(path, JSON.stringify(value));
+}
+
+/**
+ * Writes the record unless the path holds one already: the first writer wins (written aside, then
+ * hard-linked into place, which fails when the path exists, so a reader never sees half of either).
+ * Returns the record in place: this one, or the one written first.
+ */
+export function createStagingRecord<K extends StagingRecordKind>(
+  kind: K,
+  path: string,
+  value: StagingRecord<K>,
+): StagingRecord<K> {
+  // a name of its own: two jobs of one process may decide at once
+  const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value));
+  try {
+    linkSync(tmp, path);
+    return value;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    const first = readStagingRecord(kind, path);
+    if (!first) throw new StagingRecordError(path, "removed while it was read");
+    return first;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Removes everything the staging folder `out` holds but its decision record: what an attempt of
+ * an append's ingest staged (a fallback to a full run, or a retry, starts on an empty folder) goes,
+ * the flow's decision stays for its other job.
+ */
+export function emptyStaging(out: string): void {
+  if (!existsSync(out)) return;
+  const layout = stagingLayout(out);
+  for (const name of readdirSync(out))
+    if (name !== basename(layout.flowDir)) rmSync(join(out, name), { recursive: true, force: true });
+  if (!existsSync(layout.flowDir)) return;
+  for (const name of readdirSync(layout.flowDir))
+    if (name !== basename(layout.decision)) rmSync(join(layout.flowDir, name), { recursive: true, force: true });
 }
