@@ -8,8 +8,9 @@
 // job of a run shares its staging folder on the store, named from the source version and the
 // flow's own id: job data is plain JSON, so any worker on any machine mounting the store may take
 // any job, and equal ids dedupe across dispatchers. A nightly append is the same flow: its ingest
-// decides, then adds one `analytics` job per published returns part and `backtest.<fp>.all`, and the
-// fundamentals job does nothing (jobs/worker/processors/append.ts).
+// stages the new days, then adds one `analytics` job per published returns part and `backtest.<fp>.all`,
+// and the fundamentals job does nothing; whichever of the two comes first decides for both, once
+// (the flow's decision record: jobs/worker/processors/append.ts).
 import { randomBytes } from "node:crypto";
 import { FlowProducer, type Job, type JobsOptions, type Queue } from "bullmq";
 import type { z } from "zod";

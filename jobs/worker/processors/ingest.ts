@@ -87,7 +87,10 @@ async function ingestKind(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs
 /** The fundamentals split here; once whole (an earlier attempt split them), only the children not done added. */
 async function ingestSplit(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2]): Promise<void> {
   if (readStagingRecord("financials", stagingLayout(f.out).financials))
-    await addChildren(job, data, f, { partitions: partitionsListed(f.out, "fundamentals") });
+    await addChildren(job, data, f, {
+      partitions: partitionsListed(f.out, "fundamentals"),
+      steps: stepJobsAfter("fundamentals"),
+    });
   else await splitFundamentals(job, data, f);
 }
 
