@@ -34,5 +34,6 @@ USER node
 VOLUME ["/app/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=120s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# node directly (not npm) so SIGTERM reaches the server, which drains and exits 0.
-CMD ["node", "dist/jobs/host/start.js"]
+# node directly (not npm) so SIGTERM reaches the server, which drains and exits 0; the node flags are
+# package.json's `start` (docs/operators/deployment.md, "Node flags", says why).
+CMD ["node", "--initial-old-space-size=128", "dist/jobs/host/start.js"]

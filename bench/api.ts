@@ -29,7 +29,7 @@ import { SnapshotReader } from "../pipeline/store/read/snapshot-reader.ts";
 import { readManifest } from "../pipeline/store/snapshot/snapshots.ts";
 import { buildCatalog, buildFixture, KEYS } from "../test/api/fixture.ts";
 import { STOCK_RATINGS_QUERY } from "./graphql.ts";
-import { runIfMain } from "./script.ts";
+import { runIfMain, serverNodeFlags } from "./script.ts";
 
 const STOCKS = Number(process.env.BENCH_STOCKS ?? 500);
 const YEARS = Number(process.env.BENCH_YEARS ?? 15);
@@ -222,7 +222,10 @@ function pairedRatio(a: Measured[], b: Measured[]): { median: number; text: stri
 const medianOf = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export async function benchApi(): Promise<void> {
-  const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv, stdio: "inherit" });
+  const child = fork(fileURLToPath(import.meta.url), ["--serve"], {
+    execArgv: [...process.execArgv, ...serverNodeFlags()],
+    stdio: "inherit",
+  });
   try {
     const ready = await new Promise<Ready>((resolve, reject) => {
       child.once("message", (m) => resolve(m as Ready));

@@ -1,6 +1,7 @@
 // Server process of `npm run bench -- export` (bench/export.ts is the other side): the REST API
 // over a store's published snapshot, read by the lazy reader as the server does. Forked with an
-// IPC channel so the load generator's reading of the bodies does not share this event loop.
+// IPC channel so the load generator's reading of the bodies does not share this event loop; with
+// `npm start`'s node flags (bench/script.ts serverNodeFlags).
 //   → {ready, port, tickers, rssMB}   once it serves
 //   ← {cmd: "mark"}    → {marked, rssMB}       starts a peak-RSS window (sampled every 10 ms)
 //   ← {cmd: "peak"}    → {peak, rssMB, peakMB, loopMaxMs, cpuMs}   the window's peak RSS, event-loop

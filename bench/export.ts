@@ -29,6 +29,7 @@ import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck, rows } from "../pipeline/store/duck/duck.ts";
 import { readManifest, snapshotDir } from "../pipeline/store/snapshot/snapshots.ts";
 import { KEYS } from "../test/api/fixture.ts";
+import { serverNodeFlags } from "./script.ts";
 
 const SERVER = resolve(import.meta.dirname, "export-server.ts");
 const silent = { info: () => undefined, warn: () => undefined };
@@ -78,7 +79,7 @@ type Msg = Record<string, unknown>;
 
 function startServer(dataDir: string) {
   const child = fork(SERVER, [dataDir], {
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", "tsx", ...serverNodeFlags()],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const waiting: ((m: Msg) => void)[] = [];

@@ -1,5 +1,6 @@
-// `npm start` over a published big store, started as `npm start` starts it (`node dist/jobs/host/start.js`,
-// no Redis, one server process): time to /healthz 200 and to the banner, the process's RSS sampled
+// `npm start` over a published big store, started as `npm start` starts it (`node <its flags>
+// dist/jobs/host/start.js`, no Redis, one server process): time to /healthz 200 and to the banner, the
+// process's RSS sampled
 // every 100 ms (peak before the banner, and peak while requests are served and the start-up
 // rebalances run), and the latency of the first requests from /healthz 200 on, a first
 // stock_metrics request first. Part of `npm run bench -- scale-api`.
@@ -12,6 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync 
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { openDuck } from "../pipeline/store/duck/duck.ts";
+import { serverNodeFlags } from "./script.ts";
 
 const DEMO_KEY = "bench-scale-start-demo-key";
 /** The start-up path's work: user portfolios the published snapshot has no backtest of. */
@@ -124,7 +126,7 @@ export async function measureStart(
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, "dist/jobs/host/start.js")], {
+  const child = spawn(process.execPath, [...serverNodeFlags(), join(root, "dist/jobs/host/start.js")], {
     cwd: root,
     env: {
       ...process.env,
