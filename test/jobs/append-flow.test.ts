@@ -3,8 +3,7 @@
 // between their reads must not make them disagree (one decision per flow, `.flow/decision.json`);
 // an ingest attempt that fails after it decided is retried by a worker and publishes what an
 // unretried run does (the append's bytes, or a full run's tables after a fallback).
-import { createHash } from "node:crypto";
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Job, type Queue, Worker } from "bullmq";
@@ -21,7 +20,7 @@ import { startPipelineWorker } from "../../jobs/worker/worker.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { noRedis } from "../redis.ts";
-import { cleanUpQueues, differingTables, silent, TEST_REDIS, waitFor } from "./jobs-fixture.ts";
+import { cleanUpQueues, differingTables, fileHashes, silent, TEST_REDIS, waitFor } from "./jobs-fixture.ts";
 
 const prefixBase = `test-append-flow-${process.pid}-${Date.now()}`;
 const workers: Worker[] = [];
@@ -42,17 +41,6 @@ async function run(dataDir: string, sourceDir: string, env: Record<string, strin
   } finally {
     process.env = before;
   }
-}
-
-/** SHA-256 of every file of a snapshot folder but meta.json, by path. */
-function fileHashes(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
-    if (f.isFile() && f.name !== "meta.json") {
-      const path = join(f.parentPath, f.name);
-      out[path.slice(dir.length)] = createHash("sha256").update(readFileSync(path)).digest("hex");
-    }
-  return out;
 }
 
 type FirstStep = "ingest" | "fundamentals";

@@ -2,7 +2,6 @@
 // recomputed, and the snapshot it publishes holds exactly the rows a full run over the whole
 // source gives (every table compared as a multiset in DuckDB). Anything else about the source
 // falls back to a full run, and rejected new rows publish nothing.
-import { createHash } from "node:crypto";
 import {
   appendFileSync,
   cpSync,
@@ -29,7 +28,7 @@ import { Binds, columns, openDuck } from "../../pipeline/store/duck/duck.ts";
 import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import { readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { noRedis } from "../redis.ts";
-import { cleanUpQueues } from "./jobs-fixture.ts";
+import { cleanUpQueues, fileHashes } from "./jobs-fixture.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
 const REDIS = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -101,17 +100,6 @@ async function differences(a: string, b: string): Promise<{ tables: string[]; ro
     db.close();
   }
   return { tables: out, rows };
-}
-
-/** SHA-256 of every file of a snapshot folder but meta.json, by path. */
-function fileHashes(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
-    if (f.isFile() && f.name !== "meta.json") {
-      const path = join(f.parentPath, f.name);
-      out[path.slice(dir.length)] = createHash("sha256").update(readFileSync(path)).digest("hex");
-    }
-  return out;
 }
 
 const current = (dataDir: string) => snapshotDir(dataDir, readManifest(dataDir)!.snapshotId);

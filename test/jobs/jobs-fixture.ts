@@ -2,7 +2,8 @@
 // generated source big enough (60 companies × 4 years: a run of a few seconds) to kill mid-stage,
 // and a table-by-table comparison of two snapshots.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -197,4 +198,15 @@ export async function inProcessSnapshot(source: string): Promise<string> {
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const { meta } = await runPipeline({ dataDir, sourceDir: source, catalog, log: silent });
   return snapshotDir(dataDir, meta.id);
+}
+
+/** SHA-256 of every file of a snapshot folder but meta.json, by path. */
+export function fileHashes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (f.isFile() && f.name !== "meta.json") {
+      const path = join(f.parentPath, f.name);
+      out[path.slice(dir.length)] = createHash("sha256").update(readFileSync(path)).digest("hex");
+    }
+  return out;
 }
