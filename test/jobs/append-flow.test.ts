@@ -188,6 +188,12 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
     expect(await differingTables(current(reference), current(dataDir))).toEqual([]);
   }
 
+  /** Published as an append, its files byte-identical to the inline append's (meta.json aside). */
+  function expectAppendBytes(dataDir: string, r: { snapshotId: string }) {
+    expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
+    expect(fileHashes(current(dataDir))).toEqual(fileHashes(current(appendedInline)));
+  }
+
   it("fundamentals decided an append, then a publish made it none: ingest runs the full run and splits", async () => {
     const dataDir = tmp("append-flow-a-");
     await run(dataDir, split.history);
@@ -224,8 +230,7 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
     expect(added.filter((j) => j.name === "backtest")).toEqual([]);
     expect(await f.step("fundamentals")).toBeNull();
     const r = await f.worker();
-    expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
-    expect(fileHashes(current(dataDir))).toEqual(fileHashes(current(appendedInline)));
+    expectAppendBytes(dataDir, r);
   }, 180_000);
 
   it("ingest retried after adding every job of the append, done meanwhile, gives the same bytes", async () => {
@@ -241,8 +246,7 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
     await waitFor("the append's backtest done", () => f.completed.some((j) => j.startsWith("backtest.")));
     expect(await f.step("ingest")).toBeNull();
     const r = await published;
-    expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
-    expect(fileHashes(current(dataDir))).toEqual(fileHashes(current(appendedInline)));
+    expectAppendBytes(dataDir, r);
   }, 180_000);
 
   it("ingest retried after dying halfway through staging an append gives the unretried append's bytes", async () => {
@@ -253,8 +257,7 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
     // The published prices and returns parts are linked into the folder by then.
     expect(await f.step("ingest", { progress: dieAt("append: returns and backtests") })).toBeInstanceOf(Error);
     const r = await f.worker();
-    expect(readMeta(dataDir, r.snapshotId).timingsMs.append).toBeGreaterThan(0);
-    expect(fileHashes(current(dataDir))).toEqual(fileHashes(current(appendedInline)));
+    expectAppendBytes(dataDir, r);
   }, 180_000);
 
   it("ingest retried after falling back to a full run publishes it, with a publish between the attempts", async () => {

@@ -6,6 +6,7 @@ import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openDuck } from "../../../pipeline/store/duck/duck.ts";
 import { DUCK_MEMORY } from "../../../pipeline/store/duck/duck-memory.ts";
 import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
+import { readStagingRecord, stagingLayout } from "../../../pipeline/store/snapshot/staging-layout.ts";
 import type { JobData } from "../../queue/contracts.ts";
 import { stepJobsAfter } from "../../queue/flow.ts";
 import {
@@ -33,12 +34,35 @@ export const fundamentalsStep: FlowStep<"fundamentals"> = async (job, data, f) =
   return { done: job.id! };
 };
 
-/** The fundamentals split by ticker range into the run's folder, and one financials job per range added. */
+/**
+ * The fundamentals split by ticker range into the run's folder, and one financials job per range
+ * added (with the step jobs after fundamentals). A split an earlier attempt left whole (this job's, or
+ * ingest's after a fallback) is kept: only the jobs not done are added again.
+ */
 export async function splitFundamentals(
   job: Job,
   data: JobData<"ingest" | "fundamentals">,
   f: FlowContext,
 ): Promise<void> {
+  const { deps, out } = f;
+  const whole = Boolean(readStagingRecord("financials", stagingLayout(out).financials));
+  if (!whole) await fundamentalsStage(data.sourceDir, f);
+  f.signal?.throwIfAborted();
+  const partitions = partitionsListed(out, "fundamentals");
+  await addChildren(job, data, f, { partitions, steps: stepJobsAfter("fundamentals") });
+  const parts = partitions.financials?.length ?? 0;
+  deps.log.info(
+    { job: job.id, partitions: parts },
+    whole
+      ? "financials split found whole: the jobs not done added"
+      : parts
+        ? "fundamentals split; financials jobs added"
+        : "fundamentals unchanged: financial tables reused from the published snapshot",
+  );
+}
+
+/** The plan's fundamentals stage on an in-memory DuckDB, the published snapshot leased meanwhile. */
+async function fundamentalsStage(sourceDir: string, f: FlowContext): Promise<void> {
   const { deps, out } = f;
   mkdirSync(out, { recursive: true });
   f.progress("fundamentals: splitting by ticker range", 0, 1);
@@ -52,19 +76,9 @@ export async function splitFundamentals(
     const ctx = flowStageContext(f, db.conn, base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined, {
       tickersPerPartition: tickersPerPartition(),
     });
-    await KIND_STAGES.full.fundamentals(flowHost(ctx, data.sourceDir));
+    await KIND_STAGES.full.fundamentals(flowHost(ctx, sourceDir));
   } finally {
     lease?.stop();
     db.close();
   }
-  f.signal?.throwIfAborted();
-  const partitions = partitionsListed(out, "fundamentals");
-  await addChildren(job, data, f, { partitions, steps: stepJobsAfter("fundamentals") });
-  const parts = partitions.financials?.length ?? 0;
-  deps.log.info(
-    { job: job.id, partitions: parts },
-    parts
-      ? "fundamentals split; financials jobs added"
-      : "fundamentals unchanged: financial tables reused from the published snapshot",
-  );
 }

@@ -49,7 +49,7 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   const added: PartitionedName[] = [];
   const plan = again ? readPlan(out) : await stageRun(job, data, f, added);
   // Taken for an append, it is a full run: the fundamentals job left the split to this one.
-  if (kind === "full") await ingestSplit(job, data, f);
+  if (kind === "full") await splitFundamentals(job, data, f);
   // A cancelled job adds no backtests: the flow cannot publish without them, and fails with this job.
   f.signal?.throwIfAborted();
   // The other partitioned steps after ingest (the backtests read companies.parquet, with ids, and
@@ -82,16 +82,6 @@ async function ingestKind(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs
   // An earlier attempt staged the append (its record written before the run record).
   if (again) return appendRecordIn(f.out) ? "append" : "full";
   return stageAppend(job, data, f, plan);
-}
-
-/** The fundamentals split here; once whole (an earlier attempt split them), only the children not done added. */
-async function ingestSplit(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2]): Promise<void> {
-  if (readStagingRecord("financials", stagingLayout(f.out).financials))
-    await addChildren(job, data, f, {
-      partitions: partitionsListed(f.out, "fundamentals"),
-      steps: stepJobsAfter("fundamentals"),
-    });
-  else await splitFundamentals(job, data, f);
 }
 
 /** Stages the source into the run's folder and records it (the run record); `added`: the steps it fanned out. */
