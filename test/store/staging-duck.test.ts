@@ -76,3 +76,17 @@ it("gives each opener its own file (a retried job beside a first attempt still r
   rmSync(`${out}.tmp`, { recursive: true, force: true });
   expect(existsSync(`${out}.tmp`)).toBe(false);
 });
+
+it("dispose removes an opener's own file, leaving another's; the last one leaves no .tmp", async () => {
+  const a = await openStagingDuck(out);
+  const b = await openStagingDuck(out);
+  await b.conn.run("create table kept as select range as x from range(1000)");
+  a.dispose();
+  expect(existsSync(a.file)).toBe(false);
+  expect(existsSync(b.file)).toBe(true);
+  // the other opener goes on in the shared folder (its WAL where it was)
+  await b.conn.run("insert into kept select range from range(1000)");
+  expect(await columns(b.conn, "select count(*)::integer from kept")).toEqual([[2000]]);
+  b.dispose();
+  expect(existsSync(`${out}.tmp`)).toBe(false);
+});

@@ -7,7 +7,7 @@
 // The fundamentals job leaves the fundamentals to ingest: should ingest find that the source does not
 // continue the published snapshot (a NotAnAppendError), it goes on as a full run in the same flow and
 // splits them itself.
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import type { Job } from "bullmq";
 import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
 import { type AppendRecord, appendIngest, appendRun, NotAnAppendError } from "../../../pipeline/stages/append.ts";
@@ -96,8 +96,7 @@ export async function stageAppend(
     return fallBack(job, f, e.reason);
   } finally {
     lease.stop();
-    db.close();
-    rmSync(stagingLayout(out).tmp, { recursive: true, force: true });
+    db.dispose();
   }
   writeSourceRecord(out, a.plan.files.files);
   writeStagingRecord("run", stagingLayout(out).run, {

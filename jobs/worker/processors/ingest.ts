@@ -1,6 +1,6 @@
 // `ingest`: stages the source into the run's folder, adds a stock-metrics job per ticker range as soon
 // as their inputs are staged, then the backtests (for this worker when it holds the universe they read).
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { KIND_STAGES, type PartitionedName } from "../../../pipeline/run/plan.ts";
 import { writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
 import { sourceFilesAsync, sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
@@ -109,8 +109,7 @@ async function stageRun(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2
     staged = await ingestHashed(ctx, job, data, f, added);
   } finally {
     lease?.stop();
-    db.close();
-    rmSync(layout.tmp, { recursive: true, force: true });
+    db.dispose();
   }
   const record: StagingRecord<"run"> = {
     ingestJob: job.timestamp,

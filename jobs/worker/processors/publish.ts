@@ -125,7 +125,10 @@ async function finishPublish(job: Job, f: FlowContext, baseVersion: number, mani
   // The events step: a retry after a crash here computes them again, under the same job ids; a
   // failure is logged, not the job's (it published), and the cursor has the next step handle it.
   await afterPublish(deps.events, manifest.version, deps.log);
+  const layout = stagingLayout(stagingPath(deps.dataDir, stagingId));
+  // Every job of the run is done: what a killed attempt left of its staging database goes too.
+  rmSync(layout.tmp, { recursive: true, force: true });
   // Last: the record set aside is what a retry finds this publish by.
-  rmSync(stagingLayout(stagingPath(deps.dataDir, stagingId)).aside, { recursive: true, force: true });
+  rmSync(layout.aside, { recursive: true, force: true });
   rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
 }

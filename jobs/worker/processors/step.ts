@@ -5,7 +5,6 @@
 // attempt left: a whole step writes each output by rename (present means whole), so a second run
 // replaces, never adds to, the first's; the children it adds again are deduplicated by their job ids,
 // or skipped when their output is whole (a finished `step` child runs again: the same rewrite).
-import { rmdirSync, rmSync } from "node:fs";
 import { UnrecoverableError } from "bullmq";
 import type { StepStages } from "../../../pipeline/run/execute.ts";
 import { KIND_STAGES, type StepName, type WholeStep } from "../../../pipeline/run/plan.ts";
@@ -13,7 +12,6 @@ import type { RunHost } from "../../../pipeline/stages/run-steps.ts";
 import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
-import { stagingLayout } from "../../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../../config.ts";
 import { stepJobsAfter, wholeStepPlacement } from "../../queue/flow.ts";
 import {
@@ -78,13 +76,6 @@ export async function runWholeSteps(
     return host;
   } finally {
     lease?.stop();
-    db.close();
-    rmSync(db.file, { force: true });
-    rmSync(`${db.file}.wal`, { force: true });
-    try {
-      rmdirSync(stagingLayout(f.out).tmp); // unless another job's database is in it
-    } catch {
-      // not empty, or gone
-    }
+    db.dispose();
   }
 }

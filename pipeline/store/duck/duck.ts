@@ -1,6 +1,6 @@
 // Thin helpers over @duckdb/node-api: one place that knows how we open, bind and read (values always bound).
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
@@ -47,18 +47,29 @@ export async function openDuck(
  * (ALP for the prices, dictionaries for the tickers): the 5,000 x 25 universe's 32 M prices take
  * 0.4 GB instead of 2.6 GB, so under the 1 GB limit nothing is spilled (in memory, 0.9 GB of them
  * was) and every later scan reads a tenth of the bytes. The flow's ingest job alone on one DuckDB
- * thread, medians of four interleaved runs: 68.5 -> 60.0 s, 79 -> 68 CPU s. One
- * file per process: a job's retry elsewhere while the first attempt still runs opens its own; `file`
- * names it, for a job that may share the folder with another job of its run to remove only its own.
+ * thread, medians of four interleaved runs: 68.5 -> 60.0 s, 79 -> 68 CPU s. One file per opener: a
+ * job's retry elsewhere while the first attempt still runs, or another job of the run (a flow's whole
+ * steps may run side by side), opens its own. `dispose()` closes it and removes what is its own (the
+ * file and its WAL; DuckDB removes its spill files as it closes), and `<out>.tmp` once it is empty.
  */
 export async function openStagingDuck(
   out: string,
   opts: Record<string, string> = {},
-): Promise<Awaited<ReturnType<typeof openDuck>> & { file: string }> {
+): Promise<Awaited<ReturnType<typeof openDuck>> & { file: string; dispose(): void }> {
   const dir = stagingLayout(out).tmp;
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `staging-${process.pid}-${randomBytes(4).toString("hex")}.duckdb`);
-  return { ...(await openDuck(file, { temp_directory: dir, ...opts })), file };
+  const db = await openDuck(file, { temp_directory: dir, ...opts });
+  const dispose = () => {
+    db.close();
+    for (const path of [file, `${file}.wal`]) rmSync(path, { force: true });
+    try {
+      rmdirSync(dir);
+    } catch {
+      // another opener's files are in it (or it is gone)
+    }
+  };
+  return { ...db, file, dispose };
 }
 
 /** SQL identifier: only for names from our own fixed lists and specs, never for data. */
