@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark section, each printing its figures beside a baseline measured
-// in the same run. `npm run bench -- api` runs one section.
+// in the same run. `npm run bench -- api` runs one section; `npm run bench -- tests` times the test files.
 const sections: Record<string, () => Promise<void>> = {
   pipeline: async () => (await import("./pipeline.ts")).benchPipeline(),
   analytics: async () => (await import("./analytics.ts")).benchAnalytics(),
@@ -15,11 +15,11 @@ const sections: Record<string, () => Promise<void>> = {
   web: async () => (await import("./web.ts")).benchWeb(),
   export: async () => (await import("./export.ts")).benchExport(),
   events: async () => (await import("./events.ts")).benchEvents(),
+  tests: async () => (await import("./tests.ts")).benchTests(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);
-// `scale`, `append` and `export` run big universes for minutes: only when asked for by name.
-for (const name of wanted.length
-  ? wanted
-  : Object.keys(sections).filter((n) => !n.startsWith("scale") && n !== "append" && n !== "export"))
-  await sections[name]();
+// `scale`, `append` and `export` run big universes for minutes, and `tests` runs the test suite:
+// only when asked for by name.
+const byName = (n: string) => n.startsWith("scale") || ["append", "export", "tests"].includes(n);
+for (const name of wanted.length ? wanted : Object.keys(sections).filter((n) => !byName(n))) await sections[name]();
