@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import { ALL_TESTS, INTEGRATION_GLOBS } from "./test/projects.ts";
 
@@ -27,6 +28,8 @@ export default defineConfig({
           // One Redis probe for the run (test/redis-setup.ts); one published sample store that the
           // read-only suites share (test/sample-setup.ts).
           globalSetup: ["test/redis-setup.ts", "test/sample-setup.ts"],
+          // Temp folders and port 0 only: a file per core (vitest's default leaves one core idle).
+          maxWorkers: availableParallelism(),
           sequence: { groupOrder: 0 },
         },
       },

@@ -1,11 +1,14 @@
-// `npm run bench -- tests`: each test file's duration from vitest's JSON report, slowest first, so
-// the next slow file is seen when it lands. It runs `npm test` (the fast project) with the JSON
-// reporter; `--project=integration` or `--project=all` runs another side, and `--report=FILE`
-// reads a report already written (CI's, or `vitest run --reporter=json --outputFile=FILE`).
+// `npm run bench -- tests`: each test file's duration, slowest first, so the next slow file is seen
+// when it lands. It runs `npm test` (the fast project) with vitest's JSON reporter and
+// bench/file-times-reporter.ts; `--project=integration` or `--project=all` runs another side, and
+// `--report=FILE` reads a JSON report already written (CI's, or `vitest run --reporter=json
+// --outputFile=FILE`). The JSON report times a file's tests only (first test's start to last's end);
+// the "whole" column, when the run is ours, adds its import and hooks (a slow beforeAll shows there).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
+import type { FileTime } from "./file-times-reporter.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -21,32 +24,51 @@ export interface VitestReport {
 
 export interface SuiteTime {
   file: string;
+  /** The JSON report's span of the file's tests. */
   ms: number;
   tests: number;
+  /** Import, hooks and tests (bench/file-times-reporter.ts), when measured. */
+  wholeMs: number | null;
 }
 
-/** One row per test file, slowest first (ties by name, so the order is stable). */
-export function suiteTimes(report: VitestReport, root = ROOT): SuiteTime[] {
+const rel = (root: string, file: string) => relative(root, file).split("\\").join("/");
+
+/** One row per test file, slowest first (by the whole time when there is one; ties by name). */
+export function suiteTimes(report: VitestReport, root = ROOT, whole: FileTime[] = []): SuiteTime[] {
+  const wholeOf = new Map(whole.map((w) => [rel(root, w.file), w.ms]));
+  const key = (r: SuiteTime) => r.wholeMs ?? r.ms;
   return report.testResults
-    .map((r) => ({
-      file: relative(root, r.name).split("\\").join("/"),
-      ms: Math.max(0, r.endTime - r.startTime),
-      tests: r.assertionResults.length,
-    }))
-    .sort((a, b) => b.ms - a.ms || (a.file < b.file ? -1 : 1));
+    .map((r) => {
+      const file = rel(root, r.name);
+      return {
+        file,
+        ms: Math.max(0, r.endTime - r.startTime),
+        tests: r.assertionResults.length,
+        wholeMs: wholeOf.get(file) ?? null,
+      };
+    })
+    .sort((a, b) => key(b) - key(a) || (a.file < b.file ? -1 : 1));
 }
 
-/** The table printed: the files, then their sum beside the run's wall time. */
+/** The table printed: whole time (or "-"), tests' span, test count; then the sums and the wall time. */
 export function formatSuiteTimes(rows: SuiteTime[], wallMs: number | null): string[] {
-  const width = Math.max(4, ...rows.map((r) => r.file.length));
-  const sec = (ms: number) => (ms / 1000).toFixed(1).padStart(7);
-  const lines = rows.map((r) => `${r.file.padEnd(width)} ${sec(r.ms)} s ${String(r.tests).padStart(5)} tests`);
-  const sum = rows.reduce((s, r) => s + r.ms, 0);
-  const tests = rows.reduce((s, r) => s + r.tests, 0);
+  const width = Math.max(12, ...rows.map((r) => r.file.length));
+  const sec = (ms: number | null) => (ms === null ? "-" : (ms / 1000).toFixed(1)).padStart(7);
+  const line = (name: string, whole: number | null, tests: number | null, n: string) =>
+    `${name.padEnd(width)} ${sec(whole)} ${sec(tests)} ${n}`;
+  const lines = [`${"file".padEnd(width)} ${"whole s".padStart(7)} ${"tests s".padStart(7)} tests`];
+  for (const r of rows) lines.push(line(r.file, r.wholeMs, r.ms, String(r.tests).padStart(5)));
+  const sum = (f: (r: SuiteTime) => number) => rows.reduce((s, r) => s + f(r), 0);
+  const whole = rows.some((r) => r.wholeMs !== null) ? sum((r) => r.wholeMs ?? 0) : null;
   lines.push(
-    `${"sum of files".padEnd(width)} ${sec(sum)} s ${String(tests).padStart(5)} tests in ${rows.length} files`,
+    line(
+      "sum of files",
+      whole,
+      sum((r) => r.ms),
+      `${String(sum((r) => r.tests)).padStart(5)} in ${rows.length} files`,
+    ),
   );
-  if (wallMs !== null) lines.push(`${"wall".padEnd(width)} ${sec(wallMs)} s`);
+  if (wallMs !== null) lines.push(line("wall", wallMs, null, ""));
   return lines;
 }
 
@@ -56,21 +78,27 @@ const option = (name: string) =>
     .find((a) => a.startsWith(`--${name}=`))
     ?.slice(name.length + 3);
 
-/** Runs the side asked for with the JSON reporter; answers the report's path and the wall time. */
-function runVitest(project: string): { file: string; wallMs: number } {
-  const file = join(mkdtempSync(join(tmpdir(), "bench-tests-")), "report.json");
+/** Runs the side asked for with both reporters; answers where they wrote and the wall time. */
+function runVitest(project: string): { file: string; times: string; wallMs: number } {
+  const dir = mkdtempSync(join(tmpdir(), "bench-tests-"));
+  const [file, times] = [join(dir, "report.json"), join(dir, "file-times.json")];
   const which = project === "all" ? [] : ["--project", project];
+  const reporters = [
+    "--reporter=json",
+    `--outputFile=${file}`,
+    `--reporter=${join(ROOT, "bench/file-times-reporter.ts")}`,
+  ];
   const t0 = performance.now();
   try {
-    execFileSync(
-      process.execPath,
-      [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...which, "--reporter=json", `--outputFile=${file}`],
-      { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] },
-    );
+    execFileSync(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...which, ...reporters], {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, BENCH_FILE_TIMES: times },
+    });
   } catch {
-    // a failing test still writes the report: its times are printed with the failure count
+    // a failing test still writes the reports: the times are printed with the failure count
   }
-  return { file, wallMs: performance.now() - t0 };
+  return { file, times, wallMs: performance.now() - t0 };
 }
 
 export async function benchTests(): Promise<void> {
@@ -79,9 +107,10 @@ export async function benchTests(): Promise<void> {
   console.log(`\n## tests (${given ? `report ${given}` : `vitest --project ${project}`})`);
   const load = loadavg().map((l) => l.toFixed(2));
   console.log(`${cpus().length} cores, load average before: ${load.join(" ")}`);
-  const { file, wallMs } = given ? { file: given, wallMs: null } : runVitest(project);
-  const report = JSON.parse(readFileSync(file, "utf8")) as VitestReport;
-  for (const line of formatSuiteTimes(suiteTimes(report), wallMs)) console.log(line);
+  const run = given ? { file: given, times: null, wallMs: null } : runVitest(project);
+  const report = JSON.parse(readFileSync(run.file, "utf8")) as VitestReport;
+  const whole = run.times && existsSync(run.times) ? (JSON.parse(readFileSync(run.times, "utf8")) as FileTime[]) : [];
+  for (const line of formatSuiteTimes(suiteTimes(report, ROOT, whole), run.wallMs)) console.log(line);
   const { numPassedTests: p, numFailedTests: f, numPendingTests: s } = report;
-  console.log(`${p} passed, ${f} failed, ${s} skipped`);
+  console.log(`${p} passed, ${f} failed, ${s} skipped; load average after: ${loadavg()[0].toFixed(2)}`);
 }

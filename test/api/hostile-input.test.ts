@@ -36,7 +36,15 @@ beforeAll(async () => {
   userId = user.id;
   key = (await catalog.createKey(user.id, [...SCOPES])).key;
   s = await startTestServer({
-    deps: { snapshot: () => new ReaderSource(reader), catalog, catalogWriter: catalog },
+    deps: {
+      snapshot: () => new ReaderSource(reader),
+      catalog,
+      catalogWriter: catalog,
+      // the 40 concurrent creates below queue on the catalog's one writer: on a loaded machine (or
+      // beside another test file) the last may pass the 5 s request deadline, which is not what
+      // these tests are about
+      graphqlLimits: { timeoutMs: 60_000 },
+    },
   });
 }, 180_000);
 afterAll(async () => {
