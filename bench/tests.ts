@@ -3,11 +3,12 @@
 // bench/file-times-reporter.ts; `--project=integration` or `--project=all` runs another side, and
 // `--report=FILE` reads a JSON report already written (CI's, or `vitest run --reporter=json
 // --outputFile=FILE`). The JSON report times a file's tests only (first test's start to last's end);
-// the "whole" column, when the run is ours, adds its import and hooks (a slow beforeAll shows there).
+// the "whole" column adds the file's import and hooks (a slow beforeAll shows there): measured by
+// bench/file-times-reporter.ts in our own run, or read from file-times.json beside a given report.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import type { FileTime } from "./file-times-reporter.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -107,7 +108,10 @@ export async function benchTests(): Promise<void> {
   console.log(`\n## tests (${given ? `report ${given}` : `vitest --project ${project}`})`);
   const load = loadavg().map((l) => l.toFixed(2));
   console.log(`${cpus().length} cores, load average before: ${load.join(" ")}`);
-  const run = given ? { file: given, times: null, wallMs: null } : runVitest(project);
+  // a report given may have the reporter's whole times beside it (BENCH_FILE_TIMES=DIR/file-times.json)
+  const run = given
+    ? { file: given, times: join(dirname(given), "file-times.json"), wallMs: null }
+    : runVitest(project);
   const report = JSON.parse(readFileSync(run.file, "utf8")) as VitestReport;
   const whole = run.times && existsSync(run.times) ? (JSON.parse(readFileSync(run.times, "utf8")) as FileTime[]) : [];
   for (const line of formatSuiteTimes(suiteTimes(report, ROOT, whole), run.wallMs)) console.log(line);
