@@ -7,9 +7,10 @@
 import {
   EVIDENCE_RATINGS,
   EvidenceAccumulator,
-  evaluateDate,
+  evaluateSorted,
   HORIZONS,
   type RatingEvidence,
+  sortedRows,
 } from "../ratings/evidence.ts";
 import { evaluationDates } from "../ratings/evidence-dates.ts";
 import { isoFromEpochDay } from "../shared/dates.ts";
@@ -60,9 +61,9 @@ export async function computeEvidence(conn: Conn, dir: string): Promise<RatingEv
   try {
     await stageCloses(conn, relation(dir, "prices"));
     const withForward = new Map(dates.map((e) => [e.date, HORIZONS.map((h) => e.forward[h] !== null)]));
-    await eachDate(conn, relation(dir, "ratings"), (day, cols, from, to) => {
+    await eachDate(conn, relation(dir, "ratings"), (day, cols, rows) => {
       const date = isoFromEpochDay(day);
-      addDate(acc, date, withForward.get(date)!, cols, from, to);
+      addDate(acc, date, withForward.get(date)!, cols, rows);
     });
   } finally {
     for (const t of [DATES_TABLE, CLOSES_TABLE]) await conn.run(`drop table if exists ${t}`);
@@ -97,12 +98,12 @@ type Cols = (Float64Array | Int32Array)[];
 
 /**
  * Streams the rating rows with their closes, ordered by date and ticker, and calls `fn` with each
- * date's rows (rows `from`..`to` of the columns it is given; a date may span chunks, so they are copied).
+ * date's rows (a date may span chunks, so they are copied).
  */
 async function eachDate(
   conn: Conn,
   ratings: Relation,
-  fn: (day: number, cols: Cols, from: number, to: number) => void,
+  fn: (day: number, cols: Cols, rows: number) => void,
 ): Promise<void> {
   const nan = (x: string) => `coalesce(${x}, 'NaN'::double)`;
   const joins = DATE_COLS.map(
@@ -121,7 +122,6 @@ async function eachDate(
       fn(
         day,
         buf.map((c) => Float64Array.from(c)),
-        0,
         buf[0].length,
       );
     buf = Array.from({ length: width }, () => []);
@@ -144,37 +144,26 @@ async function eachDate(
   flush();
 }
 
-/** One date's rows into every rating's and horizon's accumulator. */
-function addDate(
-  acc: EvidenceAccumulator[][],
-  date: string,
-  hasForward: boolean[],
-  cols: Cols,
-  from: number,
-  to: number,
-) {
+/**
+ * One date's rows into every rating's and horizon's accumulator: each rating sorted once, each
+ * horizon's forward returns sorted once, every pair evaluated over its rows (evaluateSorted).
+ */
+function addDate(acc: EvidenceAccumulator[][], date: string, hasForward: boolean[], cols: Cols, rows: number) {
   const order = cols[1];
   const c0 = cols[CLOSE_COL];
   const skip = cols[CLOSE_COL + 1 + HORIZONS.length];
   const lookback = cols[CLOSE_COL + 2 + HORIZONS.length];
-  const signal = (k: number, i: number) =>
-    k < RATING_NAMES.length ? cols[RATING_COL + k][i] : skip[i] / lookback[i] - 1;
+  const signals = EVIDENCE_RATINGS.map((_, k) =>
+    k < RATING_NAMES.length ? cols[RATING_COL + k] : Float64Array.from(skip, (s, i) => s / lookback[i] - 1),
+  );
+  const byRating = signals.map((v) => sortedRows(v, order));
   HORIZONS.forEach((_, h) => {
     if (!hasForward[h]) return; // no D_h: not evaluated
     const ch = cols[CLOSE_COL + 1 + h];
-    EVIDENCE_RATINGS.forEach((_, k) => {
-      const o: number[] = [];
-      const rating: number[] = [];
-      const forward: number[] = [];
-      for (let i = from; i < to; i++) {
-        const s = signal(k, i);
-        const r = ch[i] / c0[i] - 1;
-        if (!Number.isFinite(s) || !Number.isFinite(r)) continue;
-        o.push(order[i]);
-        rating.push(s);
-        forward.push(r);
-      }
-      const d = evaluateDate(date, { order: o, rating, forward });
+    const forward = Float64Array.from({ length: rows }, (_, i) => ch[i] / c0[i] - 1);
+    const byForward = sortedRows(forward, order);
+    signals.forEach((rating, k) => {
+      const d = evaluateSorted(date, { order, rating, forward, byRating: byRating[k], byForward });
       if (d) acc[h][k].add(d);
     });
   });
