@@ -6,11 +6,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ReaderSource } from "../../api/resources/reader-source.ts";
 import { generateSample } from "../../data/generate.ts";
 import { runPipeline } from "../../jobs/local/runner.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck, rows } from "../../pipeline/store/duck/duck.ts";
 import { readRatingEvidence } from "../../pipeline/store/read/evidence-read.ts";
+import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import { readManifest, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
 import { RATING_NAMES } from "../../pipeline/types.ts";
 
@@ -61,6 +63,7 @@ const SERIES = `with ${SIGNALS} select rating, h, strftime(d, '%Y-%m-%d') date, 
   from dated order by h, rating, d`;
 
 let dir: string;
+let dataDir: string;
 
 beforeAll(async () => {
   const { outDir } = await generateSample(mkdtempSync(join(tmpdir(), "evidence-src-")), {
@@ -68,7 +71,7 @@ beforeAll(async () => {
     companies: 40,
     years: 3,
   });
-  const dataDir = mkdtempSync(join(tmpdir(), "evidence-data-"));
+  dataDir = mkdtempSync(join(tmpdir(), "evidence-data-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   await runPipeline({ dataDir, sourceDir: outDir, catalog, log: silent, workers: 0 });
   dir = snapshotDir(dataDir, readManifest(dataDir)!.snapshotId);
@@ -114,6 +117,13 @@ describe("the stored evidence against DuckDB SQL over the snapshot's tables", ()
       const series = ref.series.filter((x) => x.rating === s.rating && x.h === s.horizon);
       expect(s.ic.map((p) => [p.date, p.stocks])).toEqual(series.map((x) => [x.date, x.stocks]));
       for (const [i, p] of s.ic.entries()) expect(p.ic).toBeCloseTo(series[i].ic as number, 12);
+    }
+    // and the server's reader serves what is stored
+    const reader = await SnapshotReader.open(dataDir, readManifest(dataDir)!.snapshotId);
+    try {
+      expect(await new ReaderSource(reader).ratingEvidence()).toEqual(stored);
+    } finally {
+      reader.close();
     }
   });
 });
