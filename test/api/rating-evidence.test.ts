@@ -1,56 +1,16 @@
 // GET /data/v1/rating_evidence and GraphQL ratingEvidence over a fixture snapshot whose evidence
-// rows are set below (the numbers are arbitrary: what is checked is that they come back as they
-// were stored, filtered, shaped and typed as docs/api/rest.md says).
+// rows are evidence-fixture.ts's (the numbers are arbitrary: what is checked is that they come back
+// as they were stored, filtered, shaped and typed as docs/api/rest.md says).
 import { tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EVIDENCE_RATINGS, HORIZONS, type RatingEvidence } from "../../pipeline/ratings/evidence.ts";
+import { EVIDENCE_RATINGS, type RatingEvidence } from "../../pipeline/ratings/evidence.ts";
 import { SCOPES } from "../../pipeline/store/catalog/types.ts";
+import { evidenceRows } from "./evidence-fixture.ts";
 import { KEYS } from "./fixture.ts";
 import { gql } from "./graphql-helpers.ts";
 import { parseCsv, startTestServer, type TestServer } from "./helpers.ts";
 
 const NO_RATINGS = "srk_alice_no_ratings_0123456789abcd";
-
-/** Two evaluated dates for every rating and horizon but the baseline at 12 months, which has none. */
-function evidenceRows(): RatingEvidence[] {
-  return HORIZONS.flatMap((horizon) =>
-    EVIDENCE_RATINGS.map((rating, k): RatingEvidence => {
-      if (horizon === 12 && rating === "momentum_12_1_baseline")
-        return {
-          rating,
-          horizon,
-          dates: 0,
-          meanIc: null,
-          icStd: null,
-          icir: null,
-          tStat: null,
-          hitRate: null,
-          quintileReturns: [],
-          spread: null,
-          topTurnover: null,
-          ic: [],
-        };
-      const a = k / 100;
-      return {
-        rating,
-        horizon,
-        dates: 2,
-        meanIc: a,
-        icStd: 0.25,
-        icir: a / 0.25,
-        tStat: (a / 0.25) * Math.SQRT2,
-        hitRate: 0.5,
-        quintileReturns: [-0.01, 0, 0.005, 0.01, 0.02 + a],
-        spread: 0.03 + a,
-        topTurnover: 0.4,
-        ic: [
-          { date: "2020-01-02", ic: a - 0.1, stocks: 40 + horizon },
-          { date: "2020-02-03", ic: a + 0.1, stocks: 41 },
-        ],
-      };
-    }),
-  );
-}
 
 let s: TestServer;
 const rows = evidenceRows();
