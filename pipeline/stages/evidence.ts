@@ -115,33 +115,45 @@ async function eachDate(
     from ${ratings.sql} r join ${DATES_TABLE} e on r.date = cast(e.d as date) ${joins.join(" ")}
     order by 1, 2`;
   const width = CLOSE_COL + DATE_COLS.length;
-  let buf: number[][] = Array.from({ length: width }, () => []);
+  // the date's rows so far: slices of the chunks it spans (a chunk's arrays are reused after the callback)
+  let parts: Float64Array[][] = [];
   let day: number | null = null;
   const flush = () => {
-    if (day !== null && buf[0].length)
-      fn(
-        day,
-        buf.map((c) => Float64Array.from(c)),
-        buf[0].length,
-      );
-    buf = Array.from({ length: width }, () => []);
+    const rows = parts.reduce((n, p) => n + p[0].length, 0);
+    if (day !== null && rows) fn(day, parts.length === 1 ? parts[0] : joined(parts, width, rows), rows);
+    parts = [];
   };
   await eachNumericChunk(
     conn,
     sql,
     width,
     (cols, n) => {
-      for (let i = 0; i < n; i++) {
-        if (cols[0][i] !== day) {
-          flush();
-          day = cols[0][i];
-        }
-        for (let c = 0; c < width; c++) buf[c].push(cols[c][i]);
+      let from = 0;
+      for (let i = 0; i <= n; i++) {
+        if (i < n && cols[0][i] === day) continue;
+        if (i > from) parts.push(cols.map((c) => Float64Array.from(c.subarray(from, i))));
+        if (i === n) break;
+        flush();
+        day = cols[0][i];
+        from = i;
       }
     },
     ratings.params,
   );
   flush();
+}
+
+/** One date's slices as whole columns. */
+function joined(parts: Float64Array[][], width: number, rows: number): Float64Array[] {
+  return Array.from({ length: width }, (_, c) => {
+    const out = new Float64Array(rows);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p[c], at);
+      at += p[c].length;
+    }
+    return out;
+  });
 }
 
 /**
