@@ -89,7 +89,8 @@ async function distinctDates(conn: Conn, r: Relation): Promise<string[]> {
 async function stageCloses(conn: Conn, prices: Relation): Promise<void> {
   const wanted = DATE_COLS.map((c) => `select cast(${ident(c)} as date) from ${DATES_TABLE}`).join(" union ");
   await conn.run(
-    `create or replace table ${CLOSES_TABLE} as select ticker, date, close from ${prices.sql} where date in (${wanted})`,
+    `create or replace table ${CLOSES_TABLE} as
+      select ticker, date, close from ${prices.sql} where date in (${wanted})`,
     prices.params,
   );
 }

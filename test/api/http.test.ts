@@ -292,7 +292,7 @@ describe("internal errors", () => {
 });
 
 describe("openapi and metrics", () => {
-  it("/data/v1/openapi.json: 3.1, fifteen operations, the export and extensions, parameters from the zod schemas", async () => {
+  it("/data/v1/openapi.json: 3.1, the operations and the export, parameters from the zod schemas", async () => {
     const r = await s.get("/data/v1/openapi.json");
     expect(r.status).toBe(200);
     const doc = r.json;

@@ -38,7 +38,8 @@ const SIGNALS = `
   ranked as (
     select *, count(*) over g n,
       rank() over (partition by rating, h, d order by v) + (count(*) over (partition by rating, h, d, v) - 1) / 2 rx,
-      rank() over (partition by rating, h, d order by ret) + (count(*) over (partition by rating, h, d, ret) - 1) / 2 ry,
+      rank() over (partition by rating, h, d order by ret)
+        + (count(*) over (partition by rating, h, d, ret) - 1) / 2 ry,
       row_number() over (partition by rating, h, d order by v, ticker) - 1 p
     from obs window g as (partition by rating, h, d)),
   dated as (

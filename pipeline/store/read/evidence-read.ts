@@ -21,7 +21,8 @@ export async function readRatingEvidence(conn: Conn, dir: string): Promise<Ratin
   )) as [string[], number[], number[], Num[], Num[], Num[], Num[], Num[], Num[][], Num[], Num[]];
   const [rating, horizon, date, ic, stocks] = (await columns(
     conn,
-    "select rating, horizon, strftime(date, '%Y-%m-%d'), ic, stocks from read_parquet($f) order by horizon, rating, date",
+    `select rating, horizon, strftime(date, '%Y-%m-%d'), ic, stocks from read_parquet($f)
+      order by horizon, rating, date`,
     { f: series },
   )) as [string[], number[], string[], number[], number[]];
   const byKey = new Map<string, RatingEvidence["ic"]>();
