@@ -4,19 +4,27 @@
 // on each, the quintile means as quintileReturns.1 … .5; a rating with no evaluated date is one row
 // with date, ic and stocks empty.
 import { z } from "zod";
-import { EVIDENCE_RATINGS, HORIZONS, QUINTILES, type RatingEvidence } from "../../pipeline/ratings/evidence.ts";
+import {
+  EVIDENCE_RATINGS,
+  HORIZONS,
+  type Horizon,
+  QUINTILES,
+  type RatingEvidence,
+} from "../../pipeline/ratings/evidence.ts";
 import type { ColumnKind } from "../output/arrow.ts";
 import { rowsToArrow } from "../output/arrow.ts";
 import { type FlatRow, toCsv } from "../output/csv.ts";
 import type { Payload } from "../output/payload.ts";
 import { HORIZON_MESSAGE, RATING_MESSAGE, ratingEvidenceRows } from "../resources/rating-evidence.ts";
-import { decimal } from "./params.ts";
 import { defineRoute } from "./route.ts";
 
 export const ratingEvidenceQuery = z.object({
-  horizon: decimal(z.literal(HORIZONS, { error: HORIZON_MESSAGE }).default(1)).meta({
-    description: "Forward horizon in calendar months: 1, 3, 6 or 12 (default 1)",
-  }),
+  // exactly these texts (no "01" or "1.0"): the query's values, as the OpenAPI document lists them
+  horizon: z
+    .enum(HORIZONS.map((h) => String(h)) as ["1", "3", "6", "12"], { error: HORIZON_MESSAGE })
+    .default("1")
+    .transform((h) => Number(h) as Horizon)
+    .meta({ description: "Forward horizon in calendar months: 1, 3, 6 or 12 (default 1)" }),
   rating: z
     .enum(EVIDENCE_RATINGS, { error: RATING_MESSAGE })
     .optional()

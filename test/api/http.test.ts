@@ -307,7 +307,7 @@ describe("openapi and metrics", () => {
     const evidence = doc.paths["/data/v1/rating_evidence"].get;
     expect(evidence["x-required-scopes"]).toEqual(["ratings:read"]);
     const horizon = evidence.parameters.find((p: { name: string }) => p.name === "horizon");
-    expect(horizon.schema).toMatchObject({ enum: [1, 3, 6, 12], default: 1 });
+    expect(horizon.schema).toMatchObject({ enum: ["1", "3", "6", "12"], default: "1" });
     expect(evidence.parameters.find((p: { name: string }) => p.name === "rating").schema.enum).toContain(
       "momentum_12_1_baseline",
     );

@@ -59,7 +59,7 @@ describe("GET /rating_evidence", () => {
   });
 
   it("refuses another horizon or an unknown rating with a 400 naming the parameter", async () => {
-    for (const horizon of ["2", "0", "1.5", "abc", "", "12x"]) {
+    for (const horizon of ["2", "0", "1.5", "1.0", "01", "abc", "", "12x"]) {
       const r = await s.api("rating_evidence", { horizon });
       expect(r.status, horizon).toBe(400);
       expect(r.json.error.details).toEqual([{ param: "horizon", message: "must be one of 1, 3, 6, 12" }]);
