@@ -15,6 +15,7 @@ const sections: Record<string, () => Promise<void>> = {
   web: async () => (await import("./web.ts")).benchWeb(),
   export: async () => (await import("./export.ts")).benchExport(),
   events: async () => (await import("./events.ts")).benchEvents(),
+  "rating-evidence": async () => (await import("./rating-evidence.ts")).benchRatingEvidence(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);

@@ -1,6 +1,7 @@
 // The accessor interface every snapshot implementation answers (see snapshot-access.ts): the
 // in-memory Snapshot (tests' fixtures, memory-source.ts) and the lazy DuckDB-backed reader the
 // server holds (reader-source.ts). One conformance suite runs against both.
+import type { RatingEvidence } from "../../pipeline/ratings/evidence.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../../pipeline/types.ts";
 import type { OrderBy, Page, PageArgs, Ranges } from "./ordering.ts";
@@ -40,6 +41,8 @@ export interface SnapshotSource {
   predefinedPortfolios(): Promise<PortfolioResult[]>;
   benchmarks(): Promise<readonly BenchmarkResult[]>;
   benchmarkById(id: string): Promise<BenchmarkResult | undefined>;
+  /** Every rating's evidence at every horizon (the baseline's too), in the stored order. */
+  ratingEvidence(): Promise<readonly RatingEvidence[]>;
 }
 
 export const EMPTY_RETURNS: ReturnSeries = { dates: [], returns: new Float64Array() };
