@@ -19,7 +19,7 @@ export async function generatedStore(opts: {
   tickersPerPartition?: number;
 }): Promise<{ dataDir: string; run: () => Promise<string> }> {
   const src = mkdtempSync(join(tmpdir(), "store-src-"));
-  await generateSample(src, { companies: opts.companies, years: opts.years, seed: opts.seed });
+  await generateSample(src, { companies: opts.companies, years: opts.years, seed: opts.seed, vendorRatings: true });
   const dataDir = mkdtempSync(join(tmpdir(), "store-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const run = async () =>
