@@ -31,6 +31,8 @@ export interface FactorDef {
   /** +1: higher raw values are better; −1: lower are. */
   direction: 1 | -1;
   bySector: boolean;
+  /** Read off the statements (else off the prices): its component names the statement. */
+  statement: boolean;
   raw(x: FactorInputs): number;
 }
 
@@ -44,6 +46,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "valuation_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s, mv) => F.earningsYield(s.current, mv)),
   },
   {
@@ -51,6 +54,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "valuation_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s, mv) => F.bookToMarket(s.current, mv)),
   },
   {
@@ -58,6 +62,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "valuation_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s, mv) => F.freeCashFlowYield(s.current, mv)),
   },
   {
@@ -65,6 +70,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "valuation_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s, mv) => F.ebitdaToEv(s.current, mv)),
   },
   // growth: one year and three
@@ -73,6 +79,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "growth_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.revenueGrowth(s.current, s.prior, 1)),
   },
   {
@@ -80,6 +87,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "growth_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.revenueGrowth(s.current, s.prior3, 3)),
   },
   {
@@ -87,6 +95,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "growth_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.earningsGrowth(s.current, s.prior, 1)),
   },
   {
@@ -94,6 +103,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "growth_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.earningsGrowth(s.current, s.prior3, 3)),
   },
   {
@@ -101,6 +111,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "growth_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.freeCashFlowGrowth(s.current, s.prior, 1)),
   },
   {
@@ -108,15 +119,24 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "growth_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.freeCashFlowGrowth(s.current, s.prior3, 3)),
   },
   // returns on capital
-  { name: "roe", rating: "return_rating", direction: 1, bySector: true, raw: stmt((s) => F.returnOnEquity(s.current)) },
+  {
+    name: "roe",
+    rating: "return_rating",
+    direction: 1,
+    bySector: true,
+    statement: true,
+    raw: stmt((s) => F.returnOnEquity(s.current)),
+  },
   {
     name: "roic",
     rating: "return_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.returnOnInvestedCapital(s.current)),
   },
   {
@@ -124,6 +144,7 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "return_rating",
     direction: 1,
     bySector: true,
+    statement: true,
     raw: stmt((s) => F.grossProfitability(s.current)),
   },
   {
@@ -131,29 +152,60 @@ export const FACTORS: readonly FactorDef[] = [
     rating: "return_rating",
     direction: 1,
     bySector: false,
+    statement: true,
     raw: stmt((s) => F.fScore(s.current, s.prior)),
   },
   // risk: higher rating is safer
-  { name: "volatility", rating: "risk_rating", direction: -1, bySector: false, raw: (x) => x.risk().volatility },
-  { name: "beta", rating: "risk_rating", direction: -1, bySector: false, raw: (x) => x.risk().beta },
-  { name: "leverage", rating: "risk_rating", direction: -1, bySector: true, raw: stmt((s) => F.leverage(s.current)) },
+  {
+    name: "volatility",
+    rating: "risk_rating",
+    direction: -1,
+    bySector: false,
+    statement: false,
+    raw: (x) => x.risk().volatility,
+  },
+  { name: "beta", rating: "risk_rating", direction: -1, bySector: false, statement: false, raw: (x) => x.risk().beta },
+  {
+    name: "leverage",
+    rating: "risk_rating",
+    direction: -1,
+    bySector: true,
+    statement: true,
+    raw: stmt((s) => F.leverage(s.current)),
+  },
   // technical
   {
     name: "momentum_12_1",
     rating: "technical_rating",
     direction: 1,
     bySector: false,
+    statement: false,
     raw: (x) => momentum12m1(x.close, x.d),
   },
-  { name: "trend_200", rating: "technical_rating", direction: 1, bySector: false, raw: (x) => trend200(x.close, x.d) },
+  {
+    name: "trend_200",
+    rating: "technical_rating",
+    direction: 1,
+    bySector: false,
+    statement: false,
+    raw: (x) => trend200(x.close, x.d),
+  },
   // macro: the sector's relative strength, and beta signed by the market's trend (high beta rated
   // well in an up-trend, low beta in a down-trend)
-  { name: "sector_strength", rating: "macro_rating", direction: 1, bySector: false, raw: (x) => x.sectorStrength },
+  {
+    name: "sector_strength",
+    rating: "macro_rating",
+    direction: 1,
+    bySector: false,
+    statement: false,
+    raw: (x) => x.sectorStrength,
+  },
   {
     name: "regime_beta",
     rating: "macro_rating",
     direction: 1,
     bySector: false,
+    statement: false,
     raw: (x) => (x.regime === 0 ? NaN : x.regime * x.risk().beta),
   },
 ];

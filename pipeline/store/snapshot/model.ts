@@ -7,6 +7,7 @@ import type {
   LevelSeries,
   MetricRow,
   PortfolioRules,
+  RatingComponent,
   RatingRow,
   ReturnSeries,
 } from "../../types.ts";
@@ -83,6 +84,8 @@ export interface Snapshot {
    */
   metrics: Map<string, MetricRow[]>;
   financials: Map<string, CompanyFinancials>; // by ticker
+  /** The factor model's components, key `${upper-case ticker}|${date}` (absent: vendor ratings, none). */
+  ratingComponents?: Map<string, RatingComponent[]>;
 }
 
 export const metricsKey = (kind: "stock" | "portfolio", id: string, benchmarkId?: string | null) =>
