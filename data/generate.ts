@@ -187,7 +187,8 @@ function parseArgs(argv: string[]): { out: string } & GenerateOptions {
       args.plantIc = Number(v);
     } else if (a === "--help" || a === "-h") {
       console.log(
-        "usage: npm run generate -- [--out DIR] [--seed N] [--companies N] [--years N] [--vendor-ratings] [--plant-ic X]",
+        "usage: npm run generate -- [--out DIR] [--seed N] [--companies N] [--years N] [--vendor-ratings] " +
+          "[--plant-ic X]",
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
