@@ -4,11 +4,11 @@
 // the date and the statements published on or before it (and within 18 months of it). A generator
 // of dates, so the caller writes each date's components and keeps only the ratings.
 import { formatISO, parseISO, subMonths } from "date-fns";
-import { type Company, type PricePanel, RATING_NAMES, type RatingName, type RatingRow } from "../types.ts";
+import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 import { FACTORS, type FactorInputs, MODEL_RATINGS } from "./factors.ts";
 import { marketValue } from "./fundamental-factors.ts";
 import { equalWeightedMarket, HALF_YEAR, marketRegimes, trailingReturn, volatilityAndBeta } from "./price-factors.ts";
-import { componentScore, groupedZScores, percentileScores, round4 } from "./scoring.ts";
+import { componentScore, groupedZScores, groupsOf, percentileScores, round4 } from "./scoring.ts";
 import { type StatementsByTicker, statementsAt } from "./statements.ts";
 
 /** A statement older than this many months on the date no longer counts (a company that stopped filing). */
@@ -18,23 +18,29 @@ export const MIN_DAYS = 21;
 /** The rating of a stock with no input for it: the middle of the scale. */
 export const NEUTRAL = 5;
 
-/** One stock's components on one date: each factor's raw value and 0..10 score (NaN: no input). */
-export interface ComponentRow {
-  ticker: string;
-  /** The statement the statement factors came from (null: none counted). */
-  fiscalYear: number | null;
-  publishDate: string | null;
-  raw: Float64Array;
-  score: Float64Array;
-  /** How many of the factors had an input. */
-  factors: number;
+/**
+ * The components of one date's rated stocks, column by column (row k: the date's k-th rated stock):
+ * each factor's raw value and 0..10 score (NaN: no input), the statement the statement factors came
+ * from (fiscal year 0 and publish date null: none counted) and how many factors had an input.
+ */
+export interface DateComponents {
+  tickers: string[];
+  fiscalYear: Int32Array;
+  publishDate: (string | null)[];
+  factors: Int32Array;
+  /** Per factor (FACTORS order), per stock. */
+  raw: Float64Array[];
+  score: Float64Array[];
 }
 
 export interface ModelDate {
   date: string;
   ratings: RatingRow[];
-  components: ComponentRow[];
+  components: DateComponents;
 }
+
+/** Indices into FACTORS of each rating's factors. */
+const RATING_FACTORS = MODEL_RATINGS.map((r) => FACTORS.flatMap((f, j) => (f.rating === r ? [j] : [])));
 
 const round6 = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e6) / 1e6 : NaN);
 
@@ -77,7 +83,7 @@ function rawFactors(panel: PricePanel, d: number, live: number[], ctx: DateConte
   const date = panel.dates[d];
   const since = formatISO(subMonths(parseISO(date), STALE_MONTHS), { representation: "date" });
   const strength = sectorStrengths(panel, d, live, ctx);
-  const raw = FACTORS.map(() => new Array<number>(live.length));
+  const raw = FACTORS.map(() => new Float64Array(live.length));
   const used = live.map((i, k) => {
     const close = panel.close[i];
     const at = statementsAt(ctx.statements.get(ctx.upper[i]), date, since);
@@ -95,9 +101,7 @@ function rawFactors(panel: PricePanel, d: number, live: number[], ctx: DateConte
         return risk;
       },
     };
-    FACTORS.forEach((f, j) => {
-      raw[j][k] = f.raw(x);
-    });
+    for (let j = 0; j < FACTORS.length; j++) raw[j][k] = FACTORS[j].raw(x);
     return at?.current ?? null;
   });
   return { raw, used };
@@ -125,61 +129,61 @@ function sectorStrengths(panel: PricePanel, d: number, live: number[], ctx: Date
   });
 }
 
+/** Each rating's 0..10 score per live stock: the percentile of the mean of its factors' z-scores. */
+function ratingScores(z: Float64Array[], n: number): Float64Array[] {
+  return RATING_FACTORS.map((factors) => {
+    const composite = new Float64Array(n);
+    for (let k = 0; k < n; k++) {
+      let sum = 0;
+      let m = 0;
+      for (const j of factors) {
+        const v = z[j][k];
+        if (Number.isFinite(v)) {
+          sum += v;
+          m++;
+        }
+      }
+      composite[k] = m ? sum / m : NaN;
+    }
+    return percentileScores(composite);
+  });
+}
+
 function rateDate(panel: PricePanel, d: number, live: number[], ctx: DateContext): ModelDate {
   const date = panel.dates[d];
+  const n = live.length;
   const { raw, used } = rawFactors(panel, d, live, ctx);
-  const sector = live.map((i) => ctx.sectorOf.get(ctx.upper[i]) ?? null);
-  const z = FACTORS.map((f, j) => groupedZScores(raw[j], (k) => (f.bySector ? sector[k] : null), f.direction));
-  const ratings = new Map<RatingName, number[]>();
-  for (const r of MODEL_RATINGS) {
-    const composite = live.map((_, k) => {
-      let sum = 0;
-      let n = 0;
-      FACTORS.forEach((f, j) => {
-        if (f.rating === r && Number.isFinite(z[j][k])) {
-          sum += z[j][k];
-          n++;
-        }
-      });
-      return n ? sum / n : NaN;
-    });
-    ratings.set(r, percentileScores(composite));
-  }
-  const rows: RatingRow[] = [];
-  const components: ComponentRow[] = [];
-  live.forEach((i, k) => {
-    const row = { date, ticker: panel.tickers[i] } as RatingRow;
+  const sectors = groupsOf(live.map((i) => ctx.sectorOf.get(ctx.upper[i]) ?? null));
+  const z = FACTORS.map((f, j) => groupedZScores(raw[j], f.bySector ? sectors : [], f.direction));
+  const scores = ratingScores(z, n);
+  const ratings: RatingRow[] = [];
+  for (let k = 0; k < n; k++) {
+    // keys in RATING_NAMES order, as the vendor reader builds them; total: the equal-weighted mean
+    // of the ratings the stock has inputs for
+    const row = { date, ticker: panel.tickers[live[k]] } as RatingRow;
+    for (const name of RATING_NAMES) row[name] = NEUTRAL;
     let sum = 0;
-    let n = 0;
-    for (const r of MODEL_RATINGS) {
-      const v = ratings.get(r)![k];
+    let m = 0;
+    MODEL_RATINGS.forEach((r, q) => {
+      const v = scores[q][k];
       row[r] = round4(Number.isFinite(v) ? v : NEUTRAL);
       if (Number.isFinite(v)) {
         sum += v;
-        n++;
+        m++;
       }
-    }
-    // total: the equal-weighted mean of the ratings the stock has inputs for
-    row.total_rating = round4(n ? sum / n : NEUTRAL);
-    rows.push(orderedRow(row));
-    const s = used[k];
-    const c: ComponentRow = {
-      ticker: panel.tickers[i],
-      fiscalYear: s?.fiscalYear ?? null,
-      publishDate: s?.publishDate ?? null,
-      raw: Float64Array.from(FACTORS, (_, j) => round6(raw[j][k])),
-      score: Float64Array.from(FACTORS, (_, j) => componentScore(z[j][k])),
-      factors: 0,
-    };
-    c.factors = c.raw.filter(Number.isFinite).length;
-    components.push(c);
-  });
-  return { date, ratings: rows, components };
-}
-
-/** A rating row with its keys in RATING_NAMES' order (as the vendor reader builds them). */
-function orderedRow(r: RatingRow): RatingRow {
-  const out = { date: r.date, ticker: r.ticker } as RatingRow;
-  for (const n of RATING_NAMES) out[n] = r[n];
-  return out;
+    });
+    row.total_rating = round4(m ? sum / m : NEUTRAL);
+    ratings.push(row);
+  }
+  const factors = new Int32Array(n);
+  for (const r of raw) for (let k = 0; k < n; k++) if (Number.isFinite(r[k])) factors[k]++;
+  const components: DateComponents = {
+    tickers: live.map((i) => panel.tickers[i]),
+    fiscalYear: Int32Array.from(used, (s) => s?.fiscalYear ?? 0),
+    publishDate: used.map((s) => s?.publishDate ?? null),
+    factors,
+    raw: raw.map((r) => r.map(round6)),
+    score: z.map((zj) => zj.map(componentScore)),
+  };
+  return { date, ratings, components };
 }

@@ -6,28 +6,41 @@
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { FACTORS } from "../ratings/factors.ts";
-import { factorModel } from "../ratings/model.ts";
+import { type DateComponents, factorModel } from "../ratings/model.ts";
 import { readModelStatements } from "../ratings/statements.ts";
-import { appendTable, type Cell, type ColKind, exportParquetFile, KEYED_ROW_GROUP } from "../store/duck/write.ts";
+import { type ChunkKind, columnAppender, type JsColumn } from "../store/duck/chunks.ts";
+import { appendTable, exportParquetFile, KEYED_ROW_GROUP } from "../store/duck/write.ts";
 import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 import type { StageContext } from "./context.ts";
 
 export const RATING_COMPONENTS = "rating_components";
 
 /** The components table's columns: the keys, the statement, then each factor's raw value and score. */
-export const COMPONENT_COLUMNS: [string, ColKind][] = [
-  ["date", "date"],
+export const COMPONENT_COLUMNS: [string, ChunkKind][] = [
+  ["date", "varchar"],
   ["ticker", "varchar"],
   ["fiscal_year", "integer"],
-  ["publish_date", "date"],
+  ["publish_date", "varchar"],
   ["factors", "integer"],
-  ...FACTORS.flatMap((f): [string, ColKind][] => [
+  ...FACTORS.flatMap((f): [string, ChunkKind][] => [
     [f.name, "double"],
     [`${f.name}_score`, "double"],
   ]),
 ];
 
-const cell = (x: number) => (Number.isFinite(x) ? x : null);
+/** One date's components as the table's columns. */
+function componentColumns(date: string, c: DateComponents): JsColumn[] {
+  const n = c.tickers.length;
+  const fiscalYear = Float64Array.from(c.fiscalYear, (y) => (y === 0 ? NaN : y));
+  return [
+    new Array<string>(n).fill(date),
+    c.tickers,
+    fiscalYear,
+    c.publishDate,
+    c.factors,
+    ...FACTORS.flatMap((_, j) => [c.raw[j], c.score[j]]),
+  ];
+}
 
 export async function modelRatingsStage(
   ctx: Pick<StageContext, "conn" | "out" | "log">,
@@ -39,26 +52,16 @@ export async function modelRatingsStage(
   const statements = sourceDir ? await readModelStatements(join(sourceDir, "fundamentals"), known) : new Map();
   const ratings: RatingRow[] = [];
   let covered = 0;
-  const row: Cell[] = new Array<Cell>(COMPONENT_COLUMNS.length).fill(null);
-  function* cells(): Generator<Cell[]> {
+  const components = await columnAppender(ctx.conn, RATING_COMPONENTS, COMPONENT_COLUMNS);
+  try {
     for (const day of factorModel(frames.panel, frames.companies, statements)) {
       for (const r of day.ratings) ratings.push(r);
-      for (const c of day.components) {
-        if (c.fiscalYear !== null) covered++;
-        row[0] = day.date;
-        row[1] = c.ticker;
-        row[2] = c.fiscalYear;
-        row[3] = c.publishDate;
-        row[4] = c.factors;
-        for (let j = 0; j < FACTORS.length; j++) {
-          row[5 + 2 * j] = cell(c.raw[j]);
-          row[6 + 2 * j] = cell(c.score[j]);
-        }
-        yield row;
-      }
+      for (const y of day.components.fiscalYear) if (y !== 0) covered++;
+      components.append(componentColumns(day.date, day.components), day.ratings.length);
     }
+  } finally {
+    components.close();
   }
-  await appendTable(ctx.conn, RATING_COMPONENTS, COMPONENT_COLUMNS, cells());
   frames.ratings = ratings;
   await appendTable(
     ctx.conn,
