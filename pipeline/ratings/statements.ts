@@ -152,17 +152,35 @@ async function readParts(path: string, kind: FileKind, known: ReadonlySet<string
     piece = [];
     size = 0;
   };
+  let tickerAt = -1;
   await eachLine(path, (line) => {
     if (header === null) {
       header = line;
+      tickerAt = headerCells(line).indexOf("Ticker");
       return;
     }
+    // SimFin's bulk files cover every US company: rows of others are left before they are parsed
+    if (tickerAt >= 0 && !line.includes('"') && !known.has(cellAt(line, tickerAt).trim().toUpperCase())) return;
     piece.push(line);
     size += line.length;
     if (size > PIECE_CHARS) flush();
   });
   flush();
   return parts;
+}
+
+/** The header's cells, unquoted. */
+const headerCells = (line: string) => line.split(";").map((c) => c.trim().replace(/^"(.*)"$/, "$1"));
+
+/** The `at`-th `;`-separated cell of an unquoted line. */
+function cellAt(line: string, at: number): string {
+  let start = 0;
+  for (let k = 0; k < at; k++) {
+    start = line.indexOf(";", start) + 1;
+    if (start === 0) return "";
+  }
+  const end = line.indexOf(";", start);
+  return line.slice(start, end < 0 ? line.length : end);
 }
 
 /**

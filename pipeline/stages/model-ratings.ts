@@ -50,6 +50,7 @@ export async function modelRatingsStage(
   const t0 = performance.now();
   const known = new Set(frames.panel.tickers.map((t) => t.toUpperCase()));
   const statements = sourceDir ? await readModelStatements(join(sourceDir, "fundamentals"), known) : new Map();
+  const tStatements = performance.now();
   const ratings: RatingRow[] = [];
   let covered = 0;
   const components = await columnAppender(ctx.conn, RATING_COMPONENTS, COMPONENT_COLUMNS);
@@ -63,6 +64,7 @@ export async function modelRatingsStage(
     components.close();
   }
   frames.ratings = ratings;
+  const tModel = performance.now();
   await appendTable(
     ctx.conn,
     "ratings",
@@ -86,6 +88,9 @@ export async function modelRatingsStage(
       companiesWithStatements: statements.size,
       withStatements: ratings.length ? Math.round((1000 * covered) / ratings.length) / 1000 : 0,
       ms: Math.round(performance.now() - t0),
+      // the parts: statements read; factors, scores and the components appended; the tables exported
+      statementsMs: Math.round(tStatements - t0),
+      modelMs: Math.round(tModel - tStatements),
     },
     "no vendor ratings: computed by the factor model",
   );
