@@ -1,18 +1,17 @@
 // `npm run bench -- ratings` (issue 42): the factor model's cost beside the price proxies it replaced,
 // both measured in the same run.
-//   1. the real S&P 500 source (../shared/data/real-source without its ratings.csv): the model's stage
-//      (statements read, factors, scores, ratings and rating_components written to Parquet) against
+//   1. the real S&P 500 source (REAL_SOURCE, default ../shared/data/real-source, without its ratings.csv):
+//      the model's stage (statements read, factors, scores, ratings and rating_components to Parquet) against
 //      the proxies' (pipeline/ratings/computed.ts, its ratings written the same way), in this process;
-//   2. RATINGS_SOURCE=/path (a source without ratings.csv, e.g. `npm run generate -- --companies 5000
-//      --years 25`; absent: a generated 300 × 8 sample): two whole runs, each a child process with its
-//      own peak RSS: the source as it is (the model rates it) and the same source given the proxies'
-//      ratings as its ratings.csv (the run computes none). The difference is what the model adds.
+//   2. RATINGS_SOURCE=/path (e.g. `npm run generate -- --companies 5000 --years 25`; absent: a generated
+//      300 × 8 sample; a ratings.csv is left out): a whole run (the model rating it) for its wall and peak,
+//      then each stage alone on the run's price panel in a process of its own (bench/ratings-child.ts):
+//      the model's time and peak beside the proxies' are what it adds to the run.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
-import { ChunkWriter } from "../data/generator/write.ts";
 import { computeRatings } from "../pipeline/ratings/computed.ts";
 import { stageSource } from "../pipeline/sources/index.ts";
 import { loadCompanies, loadPanel } from "../pipeline/stages/frames.ts";
@@ -22,7 +21,8 @@ import { appendTable, exportParquetFile } from "../pipeline/store/duck/write.ts"
 import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../pipeline/types.ts";
 import { SHARED_DATA } from "./real-source.ts";
 
-const CHILD = resolve(import.meta.dirname, "scale-child.ts");
+const SCALE_CHILD = resolve(import.meta.dirname, "scale-child.ts");
+const STAGE_CHILD = resolve(import.meta.dirname, "ratings-child.ts");
 const TSX = resolve(import.meta.dirname, "../node_modules/.bin/tsx");
 const silent = { info: () => undefined, warn: () => undefined };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -36,7 +36,7 @@ function withoutRatings(from: string, to: string): string {
 }
 
 /** The source's staged price panel and companies (ids as ingest would give them aside). */
-async function market(conn: Conn, dir: string): Promise<{ panel: PricePanel; companies: Company[] }> {
+export async function market(conn: Conn, dir: string): Promise<{ panel: PricePanel; companies: Company[] }> {
   const staged = await stageSource(conn, dir);
   if (staged.rejectCount) throw new Error(`source rejected: ${staged.rejects[0]?.reason}`);
   await conn.run(
@@ -47,8 +47,13 @@ async function market(conn: Conn, dir: string): Promise<{ panel: PricePanel; com
 }
 
 /** The proxies' stage as it was: ratings computed from prices, written as ratings.parquet. */
-async function proxiesStage(conn: Conn, out: string, m: { panel: PricePanel; companies: Company[] }) {
-  const ratings = computeRatings(m.panel, m.companies);
+export async function proxiesStage(
+  conn: Conn,
+  out: string,
+  m: { panel: PricePanel; companies: Company[] },
+  compute = computeRatings,
+) {
+  const ratings = compute(m.panel, m.companies);
   await appendTable(
     conn,
     "ratings",
@@ -66,9 +71,9 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function realSource(): Promise<void> {
-  const real = join(SHARED_DATA, "real-source");
+  const real = process.env.REAL_SOURCE ?? join(SHARED_DATA, "real-source");
   if (!existsSync(join(real, "prices.csv"))) {
-    console.log("real source: skipped (no ../shared/data/real-source)");
+    console.log(`real source: skipped (no ${real}; REAL_SOURCE=/path names one)`);
     return;
   }
   const tmp = mkdtempSync(join(tmpdir(), "bench-ratings-"));
@@ -96,30 +101,12 @@ async function realSource(): Promise<void> {
   }
 }
 
-/** `dir` beside `src`: the same files, and the proxies' ratings as its ratings.csv. */
-async function withProxyRatings(src: string, dir: string): Promise<void> {
-  withoutRatings(src, dir);
-  const db = await openDuck();
-  try {
-    const m = await market(db.conn, src);
-    const ratings = computeRatings(m.panel, m.companies);
-    const w = await ChunkWriter.create(join(dir, "ratings.csv"));
-    w.line(`date,ticker,${RATING_NAMES.join(",")}`);
-    for (const r of ratings) w.line(`${r.date},${r.ticker},${RATING_NAMES.map((n) => r[n].toFixed(4)).join(",")}`);
-    await w.close();
-  } finally {
-    db.close();
-  }
-}
-
-function run(source: string, data: string): { ms: number; peakMB: number } {
-  rmSync(data, { recursive: true, force: true });
-  mkdirSync(data, { recursive: true });
-  const out = execFileSync(TSX, [CHILD, "run", source, data], { encoding: "utf8", maxBuffer: 1 << 24 });
+function child(script: string, args: string[]): Record<string, number> {
+  const out = execFileSync(TSX, [script, ...args], { encoding: "utf8", maxBuffer: 1 << 24 });
   return JSON.parse(out.trim().split("\n").at(-1)!);
 }
 
-async function wholeRuns(): Promise<void> {
+async function wholeRun(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), "bench-ratings-runs-"));
   try {
     let src = process.env.RATINGS_SOURCE;
@@ -128,18 +115,20 @@ async function wholeRuns(): Promise<void> {
       await generateSample(src, { companies: 300, years: 8 });
     }
     if (existsSync(join(src, "ratings.csv"))) src = withoutRatings(src, join(tmp, "model-src"));
-    const proxies = join(tmp, "proxies-src");
-    await withProxyRatings(src, proxies);
     // the compiled runner, as `npm run pipeline` runs it
     execFileSync(process.execPath, [resolve(import.meta.dirname, "../scripts/dist-fresh.mjs")], { stdio: "inherit" });
-    const base = run(proxies, join(tmp, "data-proxies"));
-    const model = run(src, join(tmp, "data-model"));
-    const pct = (100 * (model.ms - base.ms)) / base.ms;
+    const data = join(tmp, "data");
+    mkdirSync(data);
+    const run = child(SCALE_CHILD, ["run", src, data]);
+    const proxies = child(STAGE_CHILD, [src, "proxies"]);
+    const model = child(STAGE_CHILD, [src, "model"]);
+    const added = model.ms - proxies.ms;
     console.log(
-      `whole runs of ${src}: the model ${(model.ms / 1000).toFixed(1)} s, peak ${model.peakMB} MB; ` +
-        `with the proxies' ratings as ratings.csv (baseline) ${(base.ms / 1000).toFixed(1)} s, peak ${base.peakMB} MB; ` +
-        `the model adds ${((model.ms - base.ms) / 1000).toFixed(1)} s (${pct.toFixed(1)} %, target < 10 %) and ` +
-        `${model.peakMB - base.peakMB} MB to the peak (target < 300)`,
+      `${src}: a whole run (the model rating it) ${(run.ms / 1000).toFixed(1)} s, peak ${run.peakMB} MB. ` +
+        `Stages on the run's price panel, each in its own process: the model ${(model.ms / 1000).toFixed(1)} s, ` +
+        `the price proxies ${(proxies.ms / 1000).toFixed(1)} s (baseline): the model adds ` +
+        `${(added / 1000).toFixed(1)} s = ${((100 * added) / run.ms).toFixed(1)} % of the run (target < 10 %); ` +
+        `peak ${model.peakMB} MB against ${proxies.peakMB} MB: +${model.peakMB - proxies.peakMB} MB (target < 300)`,
     );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -149,5 +138,5 @@ async function wholeRuns(): Promise<void> {
 export async function benchRatings(): Promise<void> {
   console.log("\n== ratings (issue 42): the factor model beside the price proxies, same run");
   await realSource();
-  await wholeRuns();
+  await wholeRun();
 }

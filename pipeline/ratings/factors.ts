@@ -21,8 +21,9 @@ export interface FactorInputs {
   marketValue: number;
   /** The stock's sector's mean 6-month return less the date's cross-sectional mean (NaN: no sector). */
   sectorStrength: number;
-  /** Memo of volatilityAndBeta for this stock and date. */
-  risk(): { volatility: number; beta: number };
+  /** volatilityAndBeta of this stock on d. */
+  volatility: number;
+  beta: number;
 }
 
 export interface FactorDef {
@@ -162,9 +163,9 @@ export const FACTORS: readonly FactorDef[] = [
     direction: -1,
     bySector: false,
     statement: false,
-    raw: (x) => x.risk().volatility,
+    raw: (x) => x.volatility,
   },
-  { name: "beta", rating: "risk_rating", direction: -1, bySector: false, statement: false, raw: (x) => x.risk().beta },
+  { name: "beta", rating: "risk_rating", direction: -1, bySector: false, statement: false, raw: (x) => x.beta },
   {
     name: "leverage",
     rating: "risk_rating",
@@ -206,7 +207,7 @@ export const FACTORS: readonly FactorDef[] = [
     direction: 1,
     bySector: false,
     statement: false,
-    raw: (x) => (x.regime === 0 ? NaN : x.regime * x.risk().beta),
+    raw: (x) => (x.regime === 0 ? NaN : x.regime * x.beta),
   },
 ];
 

@@ -87,7 +87,7 @@ function rawFactors(panel: PricePanel, d: number, live: number[], ctx: DateConte
   const used = live.map((i, k) => {
     const close = panel.close[i];
     const at = statementsAt(ctx.statements.get(ctx.upper[i]), date, since);
-    let risk: { volatility: number; beta: number } | null = null;
+    const { volatility, beta } = volatilityAndBeta(close, ctx.market, d);
     const x: FactorInputs = {
       close,
       d,
@@ -96,10 +96,8 @@ function rawFactors(panel: PricePanel, d: number, live: number[], ctx: DateConte
       statements: at,
       marketValue: at ? marketValue(close[d], at.current) : NaN,
       sectorStrength: strength[k],
-      risk: () => {
-        risk ??= volatilityAndBeta(close, ctx.market, d);
-        return risk;
-      },
+      volatility,
+      beta,
     };
     for (let j = 0; j < FACTORS.length; j++) raw[j][k] = FACTORS[j].raw(x);
     return at?.current ?? null;

@@ -1,14 +1,14 @@
 // A source without vendor ratings: the factor model's ratings (pipeline/ratings/model.ts) into the
-// frames and the staging folder, and each stock's components per rating date as `rating_components`
+// frames and the staging folder, and each stock's components per rating date as `rating_components/`
 // (one row per stock and date: the statement the statement factors came from, how many factors had
-// an input, and every factor's raw value and 0..10 score). The components are streamed into DuckDB a
-// date at a time; only the ratings stay in the heap, as the price proxies' did.
+// an input, and every factor's raw value and 0..10 score), one file per year of rating dates. Only
+// the ratings stay in the heap, as the price proxies' did.
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { FACTORS } from "../ratings/factors.ts";
 import { type DateComponents, factorModel } from "../ratings/model.ts";
 import { readModelStatements } from "../ratings/statements.ts";
-import { type ChunkKind, columnAppender, type JsColumn } from "../store/duck/chunks.ts";
+import { type ChunkKind, type ColumnAppender, columnAppender, type JsColumn } from "../store/duck/chunks.ts";
 import { appendTable, exportParquetFile, KEYED_ROW_GROUP } from "../store/duck/write.ts";
 import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 import type { StageContext } from "./context.ts";
@@ -42,6 +42,39 @@ function componentColumns(date: string, c: DateComponents): JsColumn[] {
   ];
 }
 
+/**
+ * The components written a year of rating dates at a time, as `rating_components/<year>.parquet`: the
+ * heap and DuckDB hold one year's rows, never every date's. Rows come in (date, ticker) order and stay
+ * so (no sort): a read of one stock on one date opens its year's file and decodes the date's row groups.
+ */
+function componentParts(ctx: Pick<StageContext, "conn" | "out">) {
+  let year: string | null = null;
+  let appender: ColumnAppender | null = null;
+  const table = `${RATING_COMPONENTS}_year`;
+  const flush = async () => {
+    if (!appender || year === null) return;
+    appender.close();
+    appender = null;
+    const file = join(ctx.out, RATING_COMPONENTS, `${year}.parquet`);
+    await exportParquetFile(ctx.conn, table, file, ["date", "publish_date"], undefined, KEYED_ROW_GROUP);
+  };
+  return {
+    async add(date: string, columns: JsColumn[], rows: number) {
+      if (date.slice(0, 4) !== year) {
+        await flush();
+        year = date.slice(0, 4);
+        appender = await columnAppender(ctx.conn, table, COMPONENT_COLUMNS);
+      }
+      appender!.append(columns, rows);
+    },
+    end: flush,
+    async drop() {
+      appender?.close();
+      await ctx.conn.run(`drop table if exists ${table}`);
+    },
+  };
+}
+
 export async function modelRatingsStage(
   ctx: Pick<StageContext, "conn" | "out" | "log">,
   frames: { panel: PricePanel; companies: Company[]; ratings: RatingRow[] },
@@ -53,15 +86,16 @@ export async function modelRatingsStage(
   const tStatements = performance.now();
   const ratings: RatingRow[] = [];
   let covered = 0;
-  const components = await columnAppender(ctx.conn, RATING_COMPONENTS, COMPONENT_COLUMNS);
+  const parts = componentParts(ctx);
   try {
     for (const day of factorModel(frames.panel, frames.companies, statements)) {
       for (const r of day.ratings) ratings.push(r);
       for (const y of day.components.fiscalYear) if (y !== 0) covered++;
-      components.append(componentColumns(day.date, day.components), day.ratings.length);
+      await parts.add(day.date, componentColumns(day.date, day.components), day.ratings.length);
     }
+    await parts.end();
   } finally {
-    components.close();
+    await parts.drop();
   }
   frames.ratings = ratings;
   const tModel = performance.now();
@@ -72,16 +106,6 @@ export async function modelRatingsStage(
     ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]),
   );
   await exportParquetFile(ctx.conn, "ratings", join(ctx.out, "ratings.parquet"), ["date"], "date, ticker");
-  // by ticker, small row groups: a request for one stock's components decodes only its groups
-  await exportParquetFile(
-    ctx.conn,
-    RATING_COMPONENTS,
-    join(ctx.out, `${RATING_COMPONENTS}.parquet`),
-    ["date", "publish_date"],
-    "ticker, date",
-    KEYED_ROW_GROUP,
-  );
-  await ctx.conn.run(`drop table ${RATING_COMPONENTS}`);
   ctx.log.info(
     {
       rows: ratings.length,

@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 const parquet = (sql: string, params: Record<string, string>) =>
-  rows(db.conn, sql.replaceAll("T", `read_parquet('${dir}/rating_components.parquet')`), params);
+  rows(db.conn, sql.replaceAll("T", `read_parquet('${dir}/rating_components/*.parquet')`), params);
 
 describe("stock_ratings/:ticker?include=components", () => {
   it("adds every factor's raw value, score and statement to the rating, as stored", async () => {

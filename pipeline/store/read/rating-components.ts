@@ -1,12 +1,14 @@
-// One stock's rating components on one date from the snapshot's `rating_components` table (written
-// by the factor model's stage, pipeline/stages/model-ratings.ts). A snapshot of vendor ratings has
-// no such table: no components.
+// One stock's rating components on one date from the snapshot's `rating_components/<year>.parquet`
+// (written by the factor model's stage, pipeline/stages/model-ratings.ts; rows in (date, ticker)
+// order, so the date's row groups are the ones decoded). A snapshot of vendor ratings has no such
+// folder: no components.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { componentsOfRow, type RatingComponent } from "../../ratings/components.ts";
 import { Binds, type Conn, rows } from "../duck/duck.ts";
 
-export const RATING_COMPONENTS_FILE = "rating_components.parquet";
+/** The folder of the components, one file per year of rating dates (pipeline/stages/model-ratings.ts). */
+export const RATING_COMPONENTS_DIR = "rating_components";
 
 export async function readRatingComponents(
   conn: Conn,
@@ -14,7 +16,7 @@ export async function readRatingComponents(
   upperTicker: string,
   date: string,
 ): Promise<RatingComponent[]> {
-  const file = join(dir, RATING_COMPONENTS_FILE);
+  const file = join(dir, RATING_COMPONENTS_DIR, `${date.slice(0, 4)}.parquet`);
   if (!existsSync(file)) return [];
   const b = new Binds();
   const sql =
