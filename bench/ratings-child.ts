@@ -26,6 +26,7 @@ try {
   const m = await market(db.conn, source);
   const before = peakMB();
   const t = performance.now();
+  const cpu = process.cpuUsage();
   if (which === "model")
     await modelRatingsStage(
       { conn: db.conn, out, log: { info: () => undefined, warn: () => undefined } },
@@ -33,7 +34,9 @@ try {
       source,
     );
   else await proxiesStage(db.conn, out, m, computeRatings);
-  console.log(JSON.stringify({ ms: Math.round(performance.now() - t), peakBeforeMB: before, peakMB: peakMB() }));
+  const used = process.cpuUsage(cpu);
+  const cpuMs = Math.round((used.user + used.system) / 1000);
+  console.log(JSON.stringify({ ms: Math.round(performance.now() - t), cpuMs, peakBeforeMB: before, peakMB: peakMB() }));
 } finally {
   db.close();
   rmSync(out, { recursive: true, force: true });

@@ -64,13 +64,16 @@ export async function proxiesStage(
   return ratings;
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+/** Wall ms, and this process's CPU ms (steadier on a shared machine), of `fn`. */
+async function timed(fn: () => Promise<unknown>): Promise<[number, number]> {
   const t = performance.now();
+  const cpu = process.cpuUsage();
   await fn();
-  return performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  return [performance.now() - t, (used.user + used.system) / 1000];
 }
 
-async function realSource(): Promise<void> {
+export async function realSource(): Promise<void> {
   const real = process.env.REAL_SOURCE ?? join(SHARED_DATA, "real-source");
   if (!existsSync(join(real, "prices.csv"))) {
     console.log(`real source: skipped (no ${real}; REAL_SOURCE=/path names one)`);
@@ -83,17 +86,18 @@ async function realSource(): Promise<void> {
     const m = await market(db.conn, src);
     const out = join(tmp, "out");
     mkdirSync(out);
-    const proxies: number[] = [];
-    const model: number[] = [];
+    const proxies: [number, number][] = [];
+    const model: [number, number][] = [];
     for (let i = 0; i < 3; i++) {
       proxies.push(await timed(() => proxiesStage(db.conn, out, m)));
       const frames = { ...m, ratings: [] as RatingRow[] };
       model.push(await timed(() => modelRatingsStage({ conn: db.conn, out, log: silent }, frames, src)));
     }
+    const ms = (xs: [number, number][]) =>
+      `${median(xs.map((x) => x[0])).toFixed(0)} ms (CPU ${median(xs.map((x) => x[1])).toFixed(0)} ms)`;
     console.log(
       `real source (${m.panel.tickers.length} stocks × ${m.panel.dates.length} days, SimFin annual statements): ` +
-        `model stage ${median(model).toFixed(0)} ms (target < 1,000); price proxies ${median(proxies).toFixed(0)} ms ` +
-        `(baseline, same run; medians of 3)`,
+        `model stage ${ms(model)} (target < 1 s); price proxies ${ms(proxies)} (baseline, same run; medians of 3)`,
     );
   } finally {
     db.close();
@@ -106,7 +110,7 @@ function child(script: string, args: string[]): Record<string, number> {
   return JSON.parse(out.trim().split("\n").at(-1)!);
 }
 
-async function wholeRun(): Promise<void> {
+export async function wholeRun(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), "bench-ratings-runs-"));
   try {
     let src = process.env.RATINGS_SOURCE;

@@ -54,11 +54,19 @@ describe("stock_ratings/:ticker?include=components", () => {
         d: rating.date,
       },
     );
-    for (const c of components) {
-      const f = FACTORS.find((x) => x.name === c.factor)!;
+    // values: the raw values then the scores, little-endian float64 in factor order (docs/ratings.md)
+    const bytes = row.values as Uint8Array;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const stored = (i: number) => {
+      const v = view.getFloat64(8 * i, true);
+      return Number.isNaN(v) ? null : v;
+    };
+    expect(bytes.byteLength).toBe(2 * 8 * FACTORS.length);
+    for (const [j, c] of components.entries()) {
+      const f = FACTORS[j];
       expect(c.rating).toBe(f.rating);
-      expect(c.raw).toBe(row[f.name] ?? null);
-      expect(c.score).toBe(row[`${f.name}_score`] ?? null);
+      expect(c.raw).toBe(stored(j));
+      expect(c.score).toBe(stored(FACTORS.length + j));
       if (c.score !== null) expect(c.score >= 0 && c.score <= 10).toBe(true);
       const fromStatement = f.statement && c.raw !== null;
       expect(c.fiscalYear).toBe(fromStatement ? row.fiscal_year : null);

@@ -2,6 +2,8 @@
 // chunk's typed buffer in JS and the chunk crosses into DuckDB once (2,048 rows), where the row
 // appender (write.ts appendTable) crosses per cell — about 20 times slower for wide numeric tables.
 import {
+  DuckDBBlobType,
+  DuckDBBlobValue,
   DuckDBDataChunk,
   DuckDBDoubleType,
   DuckDBIntegerType,
@@ -10,14 +12,15 @@ import {
 } from "@duckdb/node-api";
 import { type Conn, ident } from "./duck.ts";
 
-/** A column as JS holds it: numbers (NaN: null) or text (null: null). */
-export type JsColumn = Float64Array | Int32Array | readonly (string | null)[];
-export type ChunkKind = "double" | "integer" | "varchar";
+/** A column as JS holds it: numbers (NaN: null), text or bytes (null: null). */
+export type JsColumn = Float64Array | Int32Array | readonly (string | null)[] | readonly (Uint8Array | null)[];
+export type ChunkKind = "double" | "integer" | "varchar" | "blob";
 
 const TYPES: Record<ChunkKind, DuckDBType> = {
   double: DuckDBDoubleType.instance,
   integer: DuckDBIntegerType.instance,
   varchar: DuckDBVarCharType.instance,
+  blob: DuckDBBlobType.instance,
 };
 
 /** A table being filled from columns: `append` adds rows, `close` flushes them. */
@@ -41,7 +44,8 @@ export async function columnAppender(conn: Conn, table: string, cols: [string, C
           const v = chunk.getColumnVector(c);
           for (let r = 0; r < n; r++) {
             const x = col[start + r];
-            v.setItem(r, x === null || (typeof x === "number" && Number.isNaN(x)) ? null : x);
+            if (x instanceof Uint8Array) v.setItem(r, new DuckDBBlobValue(x));
+            else v.setItem(r, x === null || (typeof x === "number" && Number.isNaN(x)) ? null : x);
           }
           v.flush();
         });
