@@ -9,7 +9,7 @@ import { FACTORS } from "../ratings/factors.ts";
 import { type DateComponents, factorModel } from "../ratings/model.ts";
 import { readModelStatements } from "../ratings/statements.ts";
 import { type ChunkKind, type ColumnAppender, columnAppender, type JsColumn } from "../store/duck/chunks.ts";
-import { appendTable, exportParquetFile, KEYED_ROW_GROUP } from "../store/duck/write.ts";
+import { exportParquetFile, KEYED_ROW_GROUP } from "../store/duck/write.ts";
 import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
 import type { StageContext } from "./context.ts";
 
@@ -109,12 +109,20 @@ export async function modelRatingsStage(
   }
   frames.ratings = ratings;
   const tModel = performance.now();
-  await appendTable(
-    ctx.conn,
-    "ratings",
-    [["date", "date"], ["ticker", "varchar"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])],
-    ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]),
+  const table = await columnAppender(ctx.conn, "ratings", [
+    ["date", "varchar"],
+    ["ticker", "varchar"],
+    ...RATING_NAMES.map((n): [string, ChunkKind] => [n, "double"]),
+  ]);
+  table.append(
+    [
+      ratings.map((r) => r.date),
+      ratings.map((r) => r.ticker),
+      ...RATING_NAMES.map((n) => Float64Array.from(ratings, (r) => r[n])),
+    ],
+    ratings.length,
   );
+  table.close();
   await exportParquetFile(ctx.conn, "ratings", join(ctx.out, "ratings.parquet"), ["date"], "date, ticker");
   ctx.log.info(
     {
