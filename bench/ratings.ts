@@ -127,12 +127,17 @@ export async function wholeRun(): Promise<void> {
     const proxies = child(STAGE_CHILD, [src, "proxies"]);
     const model = child(STAGE_CHILD, [src, "model"]);
     const added = model.ms - proxies.ms;
+    const addedCpu = model.cpuMs - proxies.cpuMs;
+    const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const grow = (r: Record<string, number>) => r.peakMB - r.peakBeforeMB;
     console.log(
-      `${src}: a whole run (the model rating it) ${(run.ms / 1000).toFixed(1)} s, peak ${run.peakMB} MB. ` +
-        `Stages on the run's price panel, each in its own process: the model ${(model.ms / 1000).toFixed(1)} s, ` +
-        `the price proxies ${(proxies.ms / 1000).toFixed(1)} s (baseline): the model adds ` +
-        `${(added / 1000).toFixed(1)} s = ${((100 * added) / run.ms).toFixed(1)} % of the run (target < 10 %); ` +
-        `peak ${model.peakMB} MB against ${proxies.peakMB} MB: +${model.peakMB - proxies.peakMB} MB (target < 300)`,
+      `${src}: a whole run (the model rating it) ${sec(run.ms)} (CPU ${sec(run.cpuMs)}), peak ${run.peakMB} MB. ` +
+        `Stages on the run's price panel, each in its own process: the model ${sec(model.ms)} ` +
+        `(CPU ${sec(model.cpuMs)}), the price proxies ${sec(proxies.ms)} (CPU ${sec(proxies.cpuMs)}; baseline): ` +
+        `the model adds ${sec(added)} = ${((100 * added) / run.ms).toFixed(1)} % of the run's wall ` +
+        `(CPU ${sec(addedCpu)} = ${((100 * addedCpu) / run.cpuMs).toFixed(1)} % of its CPU; target < 10 %); ` +
+        `the peak grows ${grow(model)} MB in the model's stage, ${grow(proxies)} MB in the proxies': ` +
+        `${grow(model) - grow(proxies)} MB more (target < 300)`,
     );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
