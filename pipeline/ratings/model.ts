@@ -4,7 +4,7 @@
 // the date and the statements published on or before it (and within 18 months of it). A generator
 // of dates, so the caller writes each date's components and keeps only the ratings.
 import { formatISO, parseISO, subMonths } from "date-fns";
-import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
+import type { Company, PricePanel, RatingRow } from "../types.ts";
 import { FACTORS, type FactorInputs, MODEL_RATINGS } from "./factors.ts";
 import { marketValue } from "./fundamental-factors.ts";
 import { equalWeightedMarket, HALF_YEAR, marketRegimes, trailingReturn, volatilityAndBeta } from "./price-factors.ts";
@@ -130,20 +130,20 @@ function sectorStrengths(panel: PricePanel, d: number, live: number[], ctx: Date
 /** Each rating's 0..10 score per live stock: the percentile of the mean of its factors' z-scores. */
 function ratingScores(z: Float64Array[], n: number): Float64Array[] {
   return RATING_FACTORS.map((factors) => {
-    const composite = new Float64Array(n);
-    for (let k = 0; k < n; k++) {
-      let sum = 0;
-      let m = 0;
-      for (const j of factors) {
-        const v = z[j][k];
+    const sum = new Float64Array(n);
+    const count = new Int32Array(n);
+    for (const j of factors) {
+      const zj = z[j];
+      for (let k = 0; k < n; k++) {
+        const v = zj[k];
         if (Number.isFinite(v)) {
-          sum += v;
-          m++;
+          sum[k] += v;
+          count[k]++;
         }
       }
-      composite[k] = m ? sum / m : NaN;
     }
-    return percentileScores(composite);
+    for (let k = 0; k < n; k++) sum[k] = count[k] ? sum[k] / count[k] : NaN;
+    return percentileScores(sum);
   });
 }
 
@@ -155,23 +155,32 @@ function rateDate(panel: PricePanel, d: number, live: number[], ctx: DateContext
   const z = FACTORS.map((f, j) => groupedZScores(raw[j], f.bySector ? sectors : [], f.direction));
   const scores = ratingScores(z, n);
   const ratings: RatingRow[] = [];
+  // each rating's 0..10 (NaN: no input) as the stock's ratings read it
+  const [val, gro, ret, rsk, tec, mac] = (
+    ["valuation_rating", "growth_rating", "return_rating", "risk_rating", "technical_rating", "macro_rating"] as const
+  ).map((r) => scores[MODEL_RATINGS.indexOf(r)]);
+  const shown = (v: number) => round4(Number.isFinite(v) ? v : NEUTRAL);
   for (let k = 0; k < n; k++) {
-    // keys in RATING_NAMES order, as the vendor reader builds them; total: the equal-weighted mean
-    // of the ratings the stock has inputs for
-    const row = { date, ticker: panel.tickers[live[k]] } as RatingRow;
-    for (const name of RATING_NAMES) row[name] = NEUTRAL;
+    // total: the equal-weighted mean of the ratings the stock has inputs for
     let sum = 0;
     let m = 0;
-    MODEL_RATINGS.forEach((r, q) => {
-      const v = scores[q][k];
-      row[r] = round4(Number.isFinite(v) ? v : NEUTRAL);
-      if (Number.isFinite(v)) {
-        sum += v;
+    for (const r of scores)
+      if (Number.isFinite(r[k])) {
+        sum += r[k];
         m++;
       }
+    // keys in RATING_NAMES order, as the vendor reader builds them
+    ratings.push({
+      date,
+      ticker: panel.tickers[live[k]],
+      total_rating: round4(m ? sum / m : NEUTRAL),
+      return_rating: shown(ret[k]),
+      growth_rating: shown(gro[k]),
+      risk_rating: shown(rsk[k]),
+      valuation_rating: shown(val[k]),
+      technical_rating: shown(tec[k]),
+      macro_rating: shown(mac[k]),
     });
-    row.total_rating = round4(m ? sum / m : NEUTRAL);
-    ratings.push(row);
   }
   const factors = new Int32Array(n);
   for (const r of raw) for (let k = 0; k < n; k++) if (Number.isFinite(r[k])) factors[k]++;

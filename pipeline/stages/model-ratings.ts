@@ -52,6 +52,22 @@ function componentColumns(date: string, c: DateComponents): JsColumn[] {
   ];
 }
 
+/** The ratings as RATING_NAMES' columns (each property read by name, not by a variable key). */
+function ratingColumns(ratings: RatingRow[]): Float64Array[] {
+  const cols = RATING_NAMES.map(() => new Float64Array(ratings.length));
+  const [total, ret, growth, risk, valuation, technical, macro] = cols;
+  ratings.forEach((r, i) => {
+    total[i] = r.total_rating;
+    ret[i] = r.return_rating;
+    growth[i] = r.growth_rating;
+    risk[i] = r.risk_rating;
+    valuation[i] = r.valuation_rating;
+    technical[i] = r.technical_rating;
+    macro[i] = r.macro_rating;
+  });
+  return cols;
+}
+
 /**
  * The components written a year of rating dates at a time, as `rating_components/<year>.parquet`: the
  * heap and DuckDB hold one year's rows, never every date's. Rows come in (date, ticker) order and stay
@@ -114,14 +130,7 @@ export async function modelRatingsStage(
     ["ticker", "varchar"],
     ...RATING_NAMES.map((n): [string, ChunkKind] => [n, "double"]),
   ]);
-  table.append(
-    [
-      ratings.map((r) => r.date),
-      ratings.map((r) => r.ticker),
-      ...RATING_NAMES.map((n) => Float64Array.from(ratings, (r) => r[n])),
-    ],
-    ratings.length,
-  );
+  table.append([ratings.map((r) => r.date), ratings.map((r) => r.ticker), ...ratingColumns(ratings)], ratings.length);
   table.close();
   await exportParquetFile(ctx.conn, "ratings", join(ctx.out, "ratings.parquet"), ["date"], "date, ticker");
   ctx.log.info(
