@@ -16,11 +16,13 @@ const sections: Record<string, () => Promise<void>> = {
   export: async () => (await import("./export.ts")).benchExport(),
   events: async () => (await import("./events.ts")).benchEvents(),
   "rating-evidence": async () => (await import("./rating-evidence.ts")).benchRatingEvidence(),
+  ratings: async () => (await import("./ratings.ts")).benchRatings(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);
-// `scale`, `append` and `export` run big universes for minutes: only when asked for by name.
+// `scale`, `append`, `export` and `ratings` run big universes or whole runs for minutes: only when asked for by name.
+const byName = new Set(["append", "export", "ratings"]);
 for (const name of wanted.length
   ? wanted
-  : Object.keys(sections).filter((n) => !n.startsWith("scale") && n !== "append" && n !== "export"))
+  : Object.keys(sections).filter((n) => !n.startsWith("scale") && !byName.has(n)))
   await sections[name]();

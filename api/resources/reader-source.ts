@@ -84,6 +84,9 @@ export class ReaderSource implements SnapshotSource {
     const list = p.descending ? [...h].reverse() : h;
     return { items: list.slice(p.offset, p.offset + p.limit), totalCount: async () => h.length };
   }
+  async ratingComponents(ticker: string, date: string) {
+    return this.reader.ratingComponents(ticker.toUpperCase(), date);
+  }
   async stockReturns(ticker: string) {
     const up = ticker.toUpperCase();
     return (

@@ -197,7 +197,7 @@ export async function appendIngest(r: AppendRun): Promise<void> {
 /** The new rows, validated as a small source of their own. */
 async function readNewRows(r: AppendRun): Promise<StagedSource> {
   if (!r.published.some((f) => /^ratings(\.|\/)/.test(f.path)))
-    throw new NotAnAppendError("the published ratings were computed from prices (the source has none)");
+    throw new NotAnAppendError("the published ratings were computed by the factor model (the source has none)");
   const delta = `${r.ctx.out}.delta`;
   try {
     progress(r, "reading the new rows", 0);

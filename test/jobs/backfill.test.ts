@@ -64,7 +64,7 @@ describe("backfill and single-portfolio rebalance", () => {
   it("keeps the published financial statements when the window source gives no fundamentals", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "backfill-fin-"));
     const src = join(dataDir, "source");
-    await generateSample(src, { companies: 30, years: 2 });
+    await generateSample(src, { companies: 30, years: 2, vendorRatings: true });
     const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
     await runPipeline({ dataDir, sourceDir: src, catalog, log: silent });
     const before = snapshotDir(dataDir, readManifest(dataDir)!.snapshotId);

@@ -33,6 +33,7 @@ import { Calendars } from "./calendars.ts";
 import { readRatingEvidence } from "./evidence-read.ts";
 import { loadCompanies, loadRatings } from "./frame-reads.ts";
 import { loadSnapshotBenchmarks, readPortfolios, setRatingsView, tableOf } from "./load-snapshot.ts";
+import { readRatingComponents } from "./rating-components.ts";
 import { latestRatings, type RatedQuery, ratedCount, ratedPage, ratingHistories } from "./rating-queries.ts";
 
 /**
@@ -309,6 +310,11 @@ export class SnapshotReader {
       this.historyPending.set(upperTicker, p);
     }
     return p;
+  }
+
+  /** An (upper-case) ticker's rating components on a rating date ([]: none, as for vendor ratings). */
+  ratingComponents(upperTicker: string, date: string) {
+    return this.query((c) => readRatingComponents(c, this.dir, upperTicker, date));
   }
 
   /** All statement types of one ticker (the financials key: upper-case ticker), or undefined. */

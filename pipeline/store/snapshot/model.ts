@@ -8,6 +8,7 @@ import type {
   LevelSeries,
   MetricRow,
   PortfolioRules,
+  RatingComponent,
   RatingRow,
   ReturnSeries,
 } from "../../types.ts";
@@ -86,6 +87,8 @@ export interface Snapshot {
   financials: Map<string, CompanyFinancials>; // by ticker
   /** What every rating predicted (pipeline/ratings/evidence.ts); absent: none (a fixture without it). */
   ratingEvidence?: RatingEvidence[];
+  /** The factor model's components, key `${upper-case ticker}|${date}` (absent: vendor ratings, none). */
+  ratingComponents?: Map<string, RatingComponent[]>;
 }
 
 export const metricsKey = (kind: "stock" | "portfolio", id: string, benchmarkId?: string | null) =>
