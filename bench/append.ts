@@ -48,7 +48,7 @@ export async function benchAppend(): Promise<void> {
   let src = process.env.SCALE_SOURCE;
   if (!src) {
     src = join(work, "source");
-    await generateSample(src, { companies: 300, years: 8 });
+    await generateSample(src, { companies: 300, years: 8, vendorRatings: true });
     console.log(`SCALE_SOURCE unset: generated a 300 × 8 universe in ${src}`);
   }
   const day = lastDay(src);

@@ -15,11 +15,16 @@ const sections: Record<string, () => Promise<void>> = {
   web: async () => (await import("./web.ts")).benchWeb(),
   export: async () => (await import("./export.ts")).benchExport(),
   events: async () => (await import("./events.ts")).benchEvents(),
+  "rating-evidence": async () => (await import("./rating-evidence.ts")).benchRatingEvidence(),
+  ratings: async () => (await import("./ratings.ts")).benchRatings(),
   tests: async () => (await import("./tests.ts")).benchTests(),
 };
 
 const wanted = process.argv.slice(2).filter((a) => a in sections);
-// `scale`, `append` and `export` run big universes for minutes, and `tests` runs the test suite:
-// only when asked for by name.
-const byName = (n: string) => n.startsWith("scale") || ["append", "export", "tests"].includes(n);
-for (const name of wanted.length ? wanted : Object.keys(sections).filter((n) => !byName(n))) await sections[name]();
+// `scale`, `append`, `export` and `ratings` run big universes or whole runs for minutes, and `tests`
+// runs the test suite: only when asked for by name.
+const byName = new Set(["append", "export", "ratings", "tests"]);
+for (const name of wanted.length
+  ? wanted
+  : Object.keys(sections).filter((n) => !n.startsWith("scale") && !byName.has(n)))
+  await sections[name]();

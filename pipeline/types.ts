@@ -49,6 +49,17 @@ export interface PriceRow {
 }
 
 export type RatingValues = Record<RatingName, number>;
+/** One factor of a computed rating on one date (pipeline/ratings/components.ts); null: no input. */
+export interface RatingComponent {
+  rating: string;
+  factor: string;
+  raw: number | null;
+  score: number | null;
+  /** The statement a statement factor came from. */
+  fiscalYear: number | null;
+  publishDate: string | null;
+}
+
 export interface RatingRow extends RatingValues {
   date: string;
   ticker: string;

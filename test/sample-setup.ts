@@ -15,6 +15,7 @@ export interface SampleStore {
   companies: number;
   years: number;
   seed: number;
+  vendorRatings: boolean;
   dataDir: string;
   id: string;
 }
@@ -25,8 +26,11 @@ declare module "vitest" {
   }
 }
 
-/** 20 companies over 2 years (seed 5): what the API and reader suites asked for each on their own. */
-export const SAMPLE = { companies: 20, years: 2, seed: 5 } as const;
+/**
+ * 20 companies over 2 years (seed 5) with the generator's vendor ratings.csv: what the API and reader
+ * suites asked of test/store/published.ts each on their own.
+ */
+export const SAMPLE = { companies: 20, years: 2, seed: 5, vendorRatings: true } as const;
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const root = mkdtempSync(join(tmpdir(), "sample-store-"));

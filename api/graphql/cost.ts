@@ -51,6 +51,8 @@ type Args = Record<string, unknown>;
 /** Points of the costly fields by name (on StockType and PortfolioNode alike), their selection included. */
 const FIELD_COST: Record<string, (args: Args, child: number) => number> = {
   financials: () => 700,
+  // one read of the stock's components row (rating_components.parquet) per rating
+  components: () => 10,
   metrics: (a) => (a.period == null ? 20 : 50),
   performance: (a) => SERIES_COST[String(a.type ?? "cumulative_return")] ?? 1500,
   watchlistsForUser: (_a, child) => 1 + MAX_WATCHLISTS * child,
@@ -68,6 +70,8 @@ export function costNote(field: string): string {
   switch (field) {
     case "financials":
       return "Cost: 700 points.";
+    case "components":
+      return "Cost: 10 points.";
     case "metrics":
       return "Cost: 20 points; 50 with `period` (computed on request).";
     case "performance":

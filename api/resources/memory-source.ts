@@ -56,6 +56,9 @@ export class MemorySource implements SnapshotSource {
     const list = p.descending ? [...h].reverse() : h;
     return { items: list.slice(p.offset, p.offset + p.limit), totalCount: async () => h.length };
   }
+  async ratingComponents(ticker: string, date: string) {
+    return this.s.ratingComponents?.get(`${ticker.toUpperCase()}|${date}`) ?? [];
+  }
   async stockReturns(ticker: string) {
     return this.s.stockReturns.get(ticker.toUpperCase()) ?? this.s.stockReturns.get(ticker) ?? EMPTY_RETURNS;
   }
@@ -76,5 +79,8 @@ export class MemorySource implements SnapshotSource {
   }
   async benchmarkById(id: string) {
     return this.s.benchmarkById.get(id);
+  }
+  async ratingEvidence() {
+    return this.s.ratingEvidence ?? [];
   }
 }

@@ -84,6 +84,9 @@ export class ReaderSource implements SnapshotSource {
     const list = p.descending ? [...h].reverse() : h;
     return { items: list.slice(p.offset, p.offset + p.limit), totalCount: async () => h.length };
   }
+  async ratingComponents(ticker: string, date: string) {
+    return this.reader.ratingComponents(ticker.toUpperCase(), date);
+  }
   async stockReturns(ticker: string) {
     const up = ticker.toUpperCase();
     return (
@@ -113,5 +116,8 @@ export class ReaderSource implements SnapshotSource {
   }
   async benchmarkById(id: string) {
     return this.reader.benchmarks.find((b) => b.id === id);
+  }
+  ratingEvidence() {
+    return this.reader.ratingEvidence();
   }
 }

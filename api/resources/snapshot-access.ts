@@ -41,6 +41,9 @@ export const ratingsAsOf = (s: SnapshotRef, tickers: readonly string[], date?: s
 /** A ticker's rating rows ascending by date, one page. */
 export const ratingHistory = (s: SnapshotRef, ticker: string, p: PageArgs & { descending?: boolean }) =>
   sourceOf(s).ratingHistory(ticker, p);
+/** A ticker's rating components on a rating date ([]: none, as for vendor ratings). */
+export const ratingComponents = (s: SnapshotRef, ticker: string, date: string) =>
+  sourceOf(s).ratingComponents(ticker, date);
 export const stockReturns = (s: SnapshotRef, ticker: string) => sourceOf(s).stockReturns(ticker);
 export const financialsOf = (s: SnapshotRef, tickers: readonly string[]) => sourceOf(s).financialsOf(tickers);
 /** Stored full-period metric rows of stocks (id = ticker) or portfolios. */
@@ -54,3 +57,5 @@ export const portfolioResults = (s: SnapshotRef, ids: readonly string[]) => sour
 export const predefinedPortfolios = (s: SnapshotRef) => sourceOf(s).predefinedPortfolios();
 export const benchmarks = (s: SnapshotRef) => sourceOf(s).benchmarks();
 export const benchmarkById = (s: SnapshotRef, id: string) => sourceOf(s).benchmarkById(id);
+/** The rating evidence rows (pipeline/ratings/evidence.ts). */
+export const ratingEvidence = (s: SnapshotRef) => sourceOf(s).ratingEvidence();

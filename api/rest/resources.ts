@@ -73,6 +73,18 @@ export const StockRatingSchema = z
     ...ratingSchemas,
   })
   .meta({ id: "StockRating" });
+/** One factor of a computed rating (pipeline/ratings/components.ts); null: no input for it. */
+export const RatingComponentSchema = z
+  .object({
+    rating: z.string().meta({ description: "The rating the factor feeds (snake_case)" }),
+    factor: z.string().meta({ description: "The factor (docs/ratings.md)" }),
+    raw: z.number().nullable().meta({ description: "Its raw value on the rating date" }),
+    score: z.number().nullable().meta({ description: "Its 0..10 score within the date's cross-section" }),
+    fiscalYear: z.number().int().nullable().meta({ description: "The statement it came from (statement factors)" }),
+    publishDate: z.string().nullable().meta({ description: "That statement's Publish Date (YYYY-MM-DD)" }),
+  })
+  .meta({ id: "RatingComponent" });
+
 export const HoldingSchema = StockRatingSchema.meta({ id: "PortfolioHolding" });
 const named = z.object({ id: z.number().int(), name: z.string() });
 export const WatchlistItemSchema = z

@@ -3,9 +3,10 @@
 // serialized once per snapshot and reused.
 import { z } from "zod";
 import { objectsPayload, preserializedList } from "../output/payload.ts";
+import { ratingComponents } from "../resources/snapshot-access.ts";
 import { ratingListDate, stockRating, stockRatingsPage } from "../resources/stocks.ts";
 import { dateParam, limitParam, offsetParam, orderByParam, rangesParam, searchParam } from "./params.ts";
-import { RATED_ITEM_COLUMNS, StockRatingSchema } from "./resources.ts";
+import { RATED_ITEM_COLUMNS, RatingComponentSchema, StockRatingSchema } from "./resources.ts";
 import { defineRoute, jsonOf, pageArgs, tickerOf } from "./route.ts";
 
 export const stockRatingsListQuery = z.object({
@@ -17,7 +18,20 @@ export const stockRatingsListQuery = z.object({
   offset: offsetParam,
 });
 
-export const stockRatingsOneQuery = z.object({ date: dateParam });
+export const includeParam = z
+  .enum(["components"], { error: 'must be "components"' })
+  .optional()
+  .meta({
+    description:
+      "components: add the rating's components (every factor of the model: raw value, 0..10 score, the statement " +
+      "it came from; an empty list for vendor ratings). JSON: a `components` array on the object; CSV and Arrow: " +
+      "one row per component instead of the rating (docs/ratings.md)",
+  });
+
+export const stockRatingsOneQuery = z.object({ date: dateParam, include: includeParam });
+
+/** The CSV and Arrow columns of a rating's components (one row each). */
+export const COMPONENT_COLUMNS = ["date", "ticker", "rating", "factor", "raw", "score", "fiscalYear", "publishDate"];
 
 export const stockRatingsRoutes = [
   defineRoute({
@@ -58,11 +72,21 @@ export const stockRatingsRoutes = [
     summary: "Stock ratings, one ticker (as of `date`)",
     pathParams: { ticker: "Ticker (case-insensitive)" },
     query: stockRatingsOneQuery,
-    response: StockRatingSchema,
+    response: StockRatingSchema.extend({ components: z.array(RatingComponentSchema).optional() }),
     async resolve({ snapshot, params, path }) {
       const ticker = tickerOf({ path });
       const item = await stockRating(snapshot, ticker, params.date);
-      return { key: JSON.stringify([ticker, item.date]), build: () => objectsPayload(item, RATED_ITEM_COLUMNS) };
+      if (!params.include)
+        return { key: JSON.stringify([ticker, item.date]), build: () => objectsPayload(item, RATED_ITEM_COLUMNS) };
+      return {
+        key: JSON.stringify([ticker, item.date, params.include]),
+        async build() {
+          const components = await ratingComponents(snapshot, item.stock.ticker, item.date);
+          const rows = components.map((c) => ({ date: item.date, ticker: item.stock.ticker, ...c }));
+          const json = objectsPayload({ ...item, components });
+          return { ...objectsPayload(rows, COMPONENT_COLUMNS), json: json.json };
+        },
+      };
     },
   }),
 ];

@@ -1,6 +1,7 @@
-// Ratings computed from prices, for sources that bring no vendor ratings (contract §1: "ratings
-// (vendor or computed)"). Monthly, on the first trading date of each month, using only data up
-// to that date. Each rating is a cross-sectional percentile (0..10) of one signal:
+// The price-only proxies the factor model (model.ts, docs/ratings.md) replaced: kept as the ratings
+// benchmark's baseline (bench/ratings.ts) and for the portfolio benchmark's ratings. Monthly, on the
+// first trading date of each month, using only data up to that date. Each rating is a cross-sectional
+// percentile (0..10) of one signal:
 //   return     trailing 252-day return            (higher is better)
 //   growth     trailing 126-day return            (higher is better)
 //   risk       trailing 126-day volatility        (lower is better)

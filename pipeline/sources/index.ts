@@ -20,6 +20,8 @@ export interface StagedSource {
   portfoliosGiven: boolean;
   /** Tables whose rows are staged in strictly ascending key order (their export needs no sort). */
   keyOrdered?: Set<string>;
+  /** The source folder (the ratings model reads its fundamentals). */
+  dir?: string;
 }
 
 /**
@@ -168,5 +170,5 @@ export async function stageSource(conn: Conn, dir: string, opts: StageOptions = 
   const rejects = [...got.rejects, ...found];
   const rejectCount = got.rejectCount + found.length;
   const { tables, rowCounts, keyOrdered } = got;
-  return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts, portfoliosGiven: pj.given, keyOrdered };
+  return { tables, portfolios: pj.value, rejects, rejectCount, rowCounts, portfoliosGiven: pj.given, keyOrdered, dir };
 }

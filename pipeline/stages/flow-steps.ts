@@ -216,7 +216,7 @@ async function framesPlan(
     { ratings: source.tables.has("ratings"), benchmarks: source.tables.has("benchmarks") },
     market && (await market),
   );
-  if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames);
+  if (!source.tables.has("ratings")) await computedRatingsStage(ctx, frames, source.dir);
   let benchmarks = started?.benchmarks;
   if (benchmarks === undefined || opts.universe) {
     const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);

@@ -1,11 +1,10 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
-import { computeRatings } from "../ratings/computed.ts";
 import { type Conn, columns } from "../store/duck/duck.ts";
 import { eachNumericChunk } from "../store/duck/typed-read.ts";
-import { appendTable, exportParquet } from "../store/duck/write.ts";
 import { loadCompanies, loadRatings } from "../store/read/frame-reads.ts";
-import { type Company, type LevelSeries, type PricePanel, RATING_NAMES, type RatingRow } from "../types.ts";
+import type { Company, LevelSeries, PricePanel, RatingRow } from "../types.ts";
 import type { StageContext } from "./context.ts";
+import { modelRatingsStage } from "./model-ratings.ts";
 
 // Read by the API's snapshot readers too, so they live in the store.
 export { loadCompanies, loadRatings };
@@ -128,18 +127,11 @@ export async function loadFrames(
   return { companies, ...(market ?? (await loadMarketFrames(conn, has))) };
 }
 
-/** A source without vendor ratings: ratings computed from prices, into `frames` and the staging folder. */
+/** A source without vendor ratings: the factor model's (model-ratings.ts), over the source's fundamentals. */
 export async function computedRatingsStage(
   ctx: Pick<StageContext, "conn" | "out" | "log">,
   frames: Frames,
+  sourceDir?: string,
 ): Promise<void> {
-  frames.ratings = computeRatings(frames.panel, frames.companies);
-  await appendTable(
-    ctx.conn,
-    "ratings",
-    [["date", "date"], ["ticker", "varchar"], ...RATING_NAMES.map((n): [string, "double"] => [n, "double"])],
-    frames.ratings.map((r) => [r.date, r.ticker, ...RATING_NAMES.map((n) => r[n])]),
-  );
-  await exportParquet(ctx.conn, "ratings", ctx.out, ["date"], "date, ticker");
-  ctx.log.info({ rows: frames.ratings.length }, "no vendor ratings: computed from prices");
+  await modelRatingsStage(ctx, frames, sourceDir);
 }

@@ -9,7 +9,7 @@ import { readCsv, SMALL } from "./helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "gen-ratings-"));
 beforeAll(async () => {
-  await generateSample(dir, { seed: 3, ...SMALL });
+  await generateSample(dir, { seed: 3, ...SMALL, vendorRatings: true });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

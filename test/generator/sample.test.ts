@@ -15,9 +15,9 @@ const dirC = join(root, "c");
 let files: string[] = [];
 
 beforeAll(async () => {
-  const a = await generateSample(dirA, { seed: 7, ...SMALL });
-  await generateSample(dirB, { seed: 7, ...SMALL });
-  await generateSample(dirC, { seed: 8, ...SMALL });
+  const a = await generateSample(dirA, { seed: 7, ...SMALL, vendorRatings: true });
+  await generateSample(dirB, { seed: 7, ...SMALL, vendorRatings: true });
+  await generateSample(dirC, { seed: 8, ...SMALL, vendorRatings: true });
   files = a.files;
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -164,7 +164,7 @@ describe.skipIf(noRedis)("a nightly append's flow", () => {
   let appendedInline = "";
   beforeAll(async () => {
     const src = tmp("append-flow-src-");
-    await generateSample(src, { companies: 30, years: 2 });
+    await generateSample(src, { companies: 30, years: 2, vendorRatings: true });
     split = await splitAtDate(src, tmp("append-flow-split-"), "2025-11-26");
     edited = editedCopy(split.appended);
     late = lateCopy(split.history);

@@ -111,7 +111,7 @@ describe("nightly append", () => {
   let full: string;
   beforeAll(async () => {
     const src = tmp("append-src-");
-    await generateSample(src, { companies: 40, years: 2 });
+    await generateSample(src, { companies: 40, years: 2, vendorRatings: true });
     split = await splitAtDate(src, tmp("append-split-"), "2025-11-26");
     full = tmp("append-full-");
     await run(full, split.appended, { PIPELINE_APPEND: "0" });

@@ -17,9 +17,12 @@ export const silent = { info: () => undefined, warn: () => undefined };
 
 let source: Promise<string> | null = null;
 export function mediumSource(): Promise<string> {
-  source ??= generateSample(mkdtempSync(join(tmpdir(), "jobs-src-")), { seed: 11, companies: 60, years: 4 }).then(
-    (r) => r.outDir,
-  );
+  source ??= generateSample(mkdtempSync(join(tmpdir(), "jobs-src-")), {
+    seed: 11,
+    companies: 60,
+    years: 4,
+    vendorRatings: true,
+  }).then((r) => r.outDir);
   return source;
 }
 

@@ -17,9 +17,16 @@ export async function generatedStore(opts: {
   years: number;
   seed: number;
   tickersPerPartition?: number;
+  /** Keep the generator's vendor ratings.csv (default true); false: the pipeline's factor model rates it. */
+  vendorRatings?: boolean;
 }): Promise<{ dataDir: string; run: () => Promise<string> }> {
   const src = mkdtempSync(join(tmpdir(), "store-src-"));
-  await generateSample(src, { companies: opts.companies, years: opts.years, seed: opts.seed });
+  await generateSample(src, {
+    companies: opts.companies,
+    years: opts.years,
+    seed: opts.seed,
+    vendorRatings: opts.vendorRatings ?? true,
+  });
   const dataDir = mkdtempSync(join(tmpdir(), "store-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const run = async () =>

@@ -42,6 +42,8 @@ describe.skipIf(!present)("web app in headless chromium", () => {
     await signIn(page, s.url, KEYS.alice);
     expect(await page.locator("table.screener tbody tr").count()).toBe(50);
     await go(page, `#/stock/${ticker}`, "#analytics[data-state=ready]");
+    // the fixture's ratings are vendor ratings: the tearsheet says there are no components
+    expect(await page.locator("#rating-components").textContent()).toContain("Vendor ratings");
     // the nine series figures and the rating history, each with its table alternative
     expect(await page.locator("figure.chart").count()).toBe(10);
     expect(await page.locator("figure.chart details.table-alt").count()).toBe(10);

@@ -12,10 +12,11 @@ import {
 } from "graphql";
 import { financialArrays } from "../../../pipeline/financials/index.ts";
 import type { FinancialType } from "../../../pipeline/store/snapshot/model.ts";
-import type { Company } from "../../../pipeline/types.ts";
+import type { Company, RatingComponent } from "../../../pipeline/types.ts";
 import { stockSubject } from "../../resources/analytics.ts";
 import type { RatedStockItem } from "../../resources/shapes.ts";
 import { itemCompany, marketCapStr, ratedStockItemOf } from "../../resources/shapes.ts";
+import { ratingComponents } from "../../resources/snapshot-access.ts";
 import { ratingHistoryPage, stockFinancials } from "../../resources/stocks.ts";
 import type { GqlContext } from "../context.ts";
 import { costNote } from "../cost.ts";
@@ -139,6 +140,20 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
   }),
 });
 
+/** One factor of a computed rating (pipeline/ratings/components.ts). */
+const RatingComponentType = new GraphQLObjectType<RatingComponent>({
+  name: "RatingComponent",
+  description: "One factor of the factor model's rating (docs/ratings.md); null values: no input for it.",
+  fields: {
+    rating: { type: new GraphQLNonNull(GraphQLString), description: "The rating it feeds (snake_case)" },
+    factor: { type: new GraphQLNonNull(GraphQLString) },
+    raw: { type: GraphQLFloat, description: "Its raw value on the rating date" },
+    score: { type: GraphQLFloat, description: "Its 0..10 score within the date's cross-section" },
+    fiscalYear: { type: GraphQLInt, description: "The statement a statement factor came from" },
+    publishDate: { type: GraphQLString, description: "That statement's Publish Date (YYYY-MM-DD)" },
+  },
+});
+
 /** A stock's rating on a date (stock ratings list, rating history, portfolio holdings). */
 export const StockRatingNode: GraphQLObjectType<RatedStockItem, GqlContext> = new GraphQLObjectType<
   RatedStockItem,
@@ -152,6 +167,13 @@ export const StockRatingNode: GraphQLObjectType<RatedStockItem, GqlContext> = ne
     },
     date: { type: new GraphQLNonNull(GraphQLString) },
     ...ratingFields(),
+    components: {
+      type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(RatingComponentType))),
+      description:
+        "The rating's components: every factor's raw value, score and statement; empty for vendor ratings. " +
+        costNote("components"),
+      resolve: (r, _a, ctx) => ratingComponents(ctx.snapshot, r.stock.ticker, r.date),
+    },
   }),
 });
 

@@ -10,9 +10,18 @@ import { camel, dateSec, num, RATINGS, ratingLabel, usd } from "../format.ts";
 import { financialsSection } from "./financials.ts";
 
 type Rating = Record<string, string> & { date: string };
+interface Component {
+  rating: string;
+  factor: string;
+  raw: number | null;
+  score: number | null;
+  fiscalYear: number | null;
+  publishDate: string | null;
+}
 interface Rated {
   date: string;
   stock: { ticker: string; name: string; marketCap: string | null; sector: string; industry: string };
+  components?: Component[];
 }
 
 const HISTORY = `query History($t: String!, $after: String) {
@@ -53,6 +62,36 @@ function historyFigure(rows: Rating[]) {
   return { el, draw: () => plot(box, { xs: rows.map((x) => dateSec(x.date)), lines, yFmt: (v) => num(v, 1) }) };
 }
 
+const words = (snake: string) => snake.replaceAll("_", " ");
+
+/** Why the stock is rated as it is: every factor's raw value, score and statement (docs/ratings.md). */
+function componentsTable(r: Rated): HTMLElement {
+  const list = r.components ?? [];
+  if (list.length === 0)
+    return h(
+      "p",
+      { class: "note", id: "rating-components" },
+      "Vendor ratings: the source supplies them, no components.",
+    );
+  const rows = list.map((c) => [
+    ratingLabel(c.rating),
+    words(c.factor),
+    c.raw === null ? "–" : num(c.raw, 4),
+    c.score === null ? "no input" : num(c.score, 2),
+    c.fiscalYear === null ? "prices" : `FY ${c.fiscalYear}, published ${c.publishDate}`,
+  ]);
+  return h(
+    "details",
+    { id: "rating-components" },
+    h("summary", null, `Rating components on ${r.date}`),
+    h(
+      "div",
+      { class: "scroll" },
+      table(null, ["Rating", "Factor", "Raw value", "Score (0–10)", "From"], rows, "data components"),
+    ),
+  );
+}
+
 function header(r: Rated & Record<string, string>): HTMLElement {
   return h(
     "div",
@@ -63,6 +102,7 @@ function header(r: Rated & Record<string, string>): HTMLElement {
       { class: "scroll" },
       table(`Ratings on ${r.date}`, RATINGS.map(ratingLabel), [RATINGS.map((k) => r[camel(k)] ?? "–")], "data"),
     ),
+    componentsTable(r),
     downloads("Ratings", `stock_ratings/${encodeURIComponent(r.stock.ticker)}`, {}, `${r.stock.ticker}-ratings`),
   );
 }
@@ -70,7 +110,9 @@ function header(r: Rated & Record<string, string>): HTMLElement {
 export async function stockPage(main: HTMLElement, ticker: string): Promise<void> {
   performance.mark("tearsheet-start");
   // every read starts now, in parallel; each part is drawn when its own reads are in
-  const ratingP = rest<Rated & Record<string, string>>(`stock_ratings/${encodeURIComponent(ticker)}`);
+  const ratingP = rest<Rated & Record<string, string>>(`stock_ratings/${encodeURIComponent(ticker)}`, {
+    include: "components",
+  });
   const historyP = ratingHistory(ticker);
   const title = h("h1", { tabindex: "-1" }, ticker);
   const head = h("div", null);
