@@ -43,7 +43,7 @@ const SIGNALS = `
       row_number() over (partition by rating, h, d order by v, ticker) - 1 p
     from obs window g as (partition by rating, h, d)),
   dated as (
-    select rating, h, d, corr(rx, ry) ic, count(*) stocks from ranked where n >= 20 group by all having ic is not null),
+    select rating, h, d, corr(rx, ry) ic, count(*) stocks from ranked where n >= 20 group by all having isfinite(ic)),
   buckets as (
     select r.rating, r.h, r.d, floor(5 * p / n) q, avg(ret) m, list(ticker) tickers
     from ranked r semi join dated t on t.rating = r.rating and t.h = r.h and t.d = r.d group by all),
