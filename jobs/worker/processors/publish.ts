@@ -1,7 +1,6 @@
 // `publish`, the parent of a run's flow: once every child is done, merges what they staged and publishes
 // the snapshot; then re-applies the rebalances that the publish's base missed.
-import { existsSync, rmSync } from "node:fs";
-import type { Job } from "bullmq";
+import { existsSync } from "node:fs";
 import { buildRunPlan, missingPartitions } from "../../../pipeline/run/plan.ts";
 import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
 import {
@@ -11,23 +10,14 @@ import {
   restoreFlowFiles,
   setFlowAside,
 } from "../../../pipeline/stages/flow-steps.ts";
-import {
-  type Manifest,
-  publishSnapshot,
-  readManifest,
-  snapshotMeta,
-  stagingBeat,
-  stagingPath,
-} from "../../../pipeline/store/snapshot/snapshots.ts";
+import { readManifest, snapshotMeta } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   readStagingRecord,
   type StagingRecord,
   stagingLayout,
   writeStagingRecord,
 } from "../../../pipeline/store/snapshot/staging-layout.ts";
-import { reapplyMissedRebalances } from "../../local/reapply.ts";
 import { wholeStepPlacement } from "../../queue/flow.ts";
-import { afterPublish } from "../../webhooks/sink.ts";
 import type { FlowContext, FlowStep } from "../flow-worker.ts";
 import { runWholeSteps } from "./step.ts";
 
@@ -46,7 +36,8 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
       throw new Error(
         `the run's staging folder ${out} is gone and no publish of it is recorded; run the command again`,
       );
-    await finishPublish(job, f, sent.baseVersion, { ...readManifest(deps.dataDir)!, version: entry.version });
+    await f.run.afterPublish({ ...readManifest(deps.dataDir)!, version: entry.version }, sent.baseVersion);
+    f.run.finish();
     return { snapshotId: sent.snapshotId, totalMs: sent.totalMs };
   }
   const record = readStagingRecord("run", layout.run);
@@ -70,15 +61,18 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
     totalMs: total,
   });
   setFlowAside(out);
-  let manifest: Manifest;
+  // Published under the flow's job id (the parent's, this job's), then the after-publish steps (the
+  // rebalances the run's base missed re-applied, the events step): a retry after a crash among them
+  // runs them again (above), under the same job ids.
   try {
-    manifest = await publishSnapshot(deps.dataDir, out, meta, { kind: "run", job: job.id });
+    await f.run.publish(meta, { kind: "run", baseVersion: record.baseVersion, logged: {} });
   } catch (e) {
-    restoreFlowFiles(out);
+    restoreFlowFiles(out); // only while the folder is unpublished
     throw e;
   }
-  deps.log.info({ snapshot: meta.id, timingsMs: meta.timingsMs }, "snapshot published");
-  await finishPublish(job, f, record.baseVersion, manifest);
+  // Every job of the run is done: the scratch files, the records set aside (what a retry finds this
+  // publish by), the heartbeat.
+  f.run.finish();
   return { snapshotId: meta.id, totalMs: total };
 };
 
@@ -114,21 +108,3 @@ async function mergedRun(sourceDir: string, f: FlowContext, record: StagingRecor
 
 const partitionsMissing = (missing: ReturnType<typeof missingPartitions>, out: string) =>
   missing.map((m) => `${m.step}: ${m.of - m.missing} of ${m.of} partitions in ${out}`).join("; ");
-
-async function finishPublish(job: Job, f: FlowContext, baseVersion: number, manifest: Manifest): Promise<void> {
-  const { deps, stagingId } = f;
-  await reapplyMissedRebalances(
-    { dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id },
-    baseVersion,
-    manifest,
-  );
-  // The events step: a retry after a crash here computes them again, under the same job ids; a
-  // failure is logged, not the job's (it published), and the cursor has the next step handle it.
-  await afterPublish(deps.events, manifest.version, deps.log);
-  const layout = stagingLayout(stagingPath(deps.dataDir, stagingId));
-  // Every job of the run is done: what a killed attempt left of its staging database goes too.
-  rmSync(layout.tmp, { recursive: true, force: true });
-  // Last: the record set aside is what a retry finds this publish by.
-  rmSync(layout.aside, { recursive: true, force: true });
-  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
-}
