@@ -6,7 +6,14 @@
 import { executeSteps } from "../../pipeline/run/execute.ts";
 import { RunLifecycle } from "../../pipeline/run/lifecycle.ts";
 import { buildRunPlan, KIND_STAGES } from "../../pipeline/run/plan.ts";
-import { type RebalanceOptions, rebalanceMeta, rebalanceTarget } from "../../pipeline/stages/rebalance.ts";
+import type { Log } from "../../pipeline/stages/context.ts";
+import {
+  type PortfolioSpec,
+  type RebalanceOptions,
+  rebalanceMeta,
+  rebalanceTarget,
+} from "../../pipeline/stages/rebalance.ts";
+import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../../pipeline/store/duck/duck.ts";
 import {
   ManifestMovedError,
@@ -60,4 +67,27 @@ async function rebalanceOn(opts: RebalanceOptions, baseId: string): Promise<Snap
     db.close();
     run.close();
   }
+}
+
+/** The catalog's definition of a user portfolio, in the shape the backtest takes. */
+export function catalogLookup(catalog: Catalog): (id: string) => PortfolioSpec | null {
+  return (id) => {
+    const u = catalog.userPortfolio(id);
+    if (!u) return null;
+    const { ownerId, createdAt, ...rules } = u;
+    return { rules, ownerId, createdAt };
+  };
+}
+
+/**
+ * Recomputes one portfolio on the snapshot current at publish time: a user portfolio from the
+ * catalog's current rules, a predefined one from its published rules; a user portfolio the catalog
+ * no longer has is dropped from the snapshot (PortfolioNotFoundError: neither knows it).
+ */
+export function runRebalance(
+  deps: { dataDir: string; catalog: Catalog; log: Log },
+  portfolioId: string,
+  job?: string,
+): Promise<SnapshotMeta> {
+  return rebalanceOne({ dataDir: deps.dataDir, log: deps.log, portfolioId, lookup: catalogLookup(deps.catalog), job });
 }

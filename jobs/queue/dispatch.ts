@@ -8,7 +8,7 @@ import { ManifestMovedError } from "../../pipeline/store/snapshot/snapshots.ts";
 import { runPipeline } from "../local/runner.ts";
 import type { DispatchOptions, DispatchResult, RebalanceDispatch } from "./dispatch-options.ts";
 
-export { JobFailedError, JobLostError, JobTimeoutError } from "../cli/await-job.ts";
+export { JobFailedError, JobLostError, JobTimeoutError } from "./await-job.ts";
 export { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch-options.ts";
 
 // BullMQ and ioredis take a few hundred ms to load: only a command that queues pays for them.

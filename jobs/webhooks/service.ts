@@ -16,7 +16,7 @@ type WebhookCatalog = Pick<CatalogReader, "watchlistsOf" | "userPortfolio"> & { 
 import { readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { EmbeddedWebhookStore } from "../../pipeline/store/webhooks/embedded.ts";
 import type { Config } from "../config.ts";
-import type { Closer } from "../host/shutdown.ts";
+import type { Closer } from "../shutdown.ts";
 import { addDeliveries, webhookQueue, webhookWorker } from "./bull.ts";
 import { deliveryDeps } from "./deps.ts";
 import { LocalDeliveryQueue } from "./local-queue.ts";
