@@ -12,19 +12,20 @@
 // same turn (rate-limit.ts `now`), so a hit costs no promise and no closure.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
-import { type Caller, findCaller, hasScopes } from "../auth.ts";
+import { type Caller, hasScopes } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { clientAddress } from "../client-address.ts";
 import { type ApiError, toApiError } from "../errors.ts";
+import { knownCaller } from "../gate.ts";
 import { CostBudgetSpent } from "../graphql/errors.ts";
 import { sendErrors } from "../graphql/http.ts";
+import { type AnswerCache, type GraphqlAnswer, type RestAnswer, scopeSet } from "../output/answer-cache.ts";
 import { codingFor } from "../output/compress.ts";
 import { etagMatches } from "../output/etag.ts";
 import type { CostBudget, CostSpent, Limiter, RateHeaders } from "../rate-limit.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { REST_PREFIX } from "../rest/dispatch.ts";
 import type { HeaderSet } from "../security-headers.ts";
-import { type AnswerCache, type GraphqlAnswer, type RestAnswer, scopeSet } from "./answer-cache.ts";
 import { SHAREABLE_SEGMENTS, watchForFill } from "./fill.ts";
 import { FAST_HEADER, graphqlHead, type Heads, newHeads, restHead } from "./heads.ts";
 import { PersistedKeys, RestKeys } from "./keys.ts";
@@ -99,10 +100,10 @@ function route(fast: Fast, req: IncomingMessage, res: ServerResponse): boolean {
   return isRest ? rest(fast, req, res, url, sid) : graphql(fast, req, res, url, sid);
 }
 
-/** The caller of a presented key, past the failed-auth throttle; null: Express answers (401, 429). */
-function callerOf(env: FastEnv, req: IncomingMessage, presented: string | undefined): Caller | null {
-  if (presented === undefined || !passesGuard(env, req)) return null;
-  return findCaller(presented, env.catalog);
+/** The caller of a presented key through the gate (api/gate.ts, knownCaller); null: Express answers (401, 429). */
+function callerOf(env: FastEnv, req: IncomingMessage, key: string | undefined): Caller | null {
+  // no header work for the address unless failed authentications are throttled
+  return knownCaller(env, { key, address: env.authGuard === null ? undefined : clientAddress(req, env.trustProxy) });
 }
 
 function rest(fast: Fast, req: IncomingMessage, res: ServerResponse, url: string, sid: string): boolean {
@@ -256,16 +257,4 @@ function firstSegment(url: string): string {
     to++;
   }
   return url.slice(from, to);
-}
-
-/** The failed-auth throttle: a blocked address is left to Express, which answers its 429. */
-function passesGuard({ authGuard: guard, trustProxy }: FastEnv, req: IncomingMessage): boolean {
-  if (guard === null) return true;
-  try {
-    // no header work at all unless proxies are trusted
-    guard.check(trustProxy === 0 ? req.socket.remoteAddress : clientAddress(req, trustProxy));
-    return true;
-  } catch {
-    return false;
-  }
 }

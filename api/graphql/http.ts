@@ -12,11 +12,12 @@ import { createHandler, type Request as GraphqlHttpRequest, type ResponseInit } 
 import type pino from "pino";
 import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog/types.ts";
 import { requestId } from "../access-log.ts";
-import { authenticate, type Caller } from "../auth.ts";
+import type { Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { clientAddress } from "../client-address.ts";
-import { ApiError, toApiError, Unauthorized } from "../errors.ts";
-import { AnswerCache } from "../fast/answer-cache.ts";
+import { ApiError, toApiError } from "../errors.ts";
+import { admit } from "../gate.ts";
+import { AnswerCache } from "../output/answer-cache.ts";
 import { type CostBudget, type CostReport, createCostBudget, type Limiter } from "../rate-limit.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import {
@@ -166,17 +167,22 @@ const EMPTY_REFUSALS: Record<number, [string, string]> = {
   ],
 };
 
+/** What graphql-http carries of one request to our hooks: its response and what the checks before it prepared. */
+interface RequestContext {
+  res: Response;
+  p: Prepared;
+}
+
 /** One handler's state, shared by its steps below. */
 interface Gql {
   env: GraphqlEnv;
   limits: GraphqlLimits;
   budget: CostBudget;
-  prepared: WeakMap<Response, Prepared>;
   ofContext: WeakMap<object, Prepared>;
   documents: DocumentCache;
   responses: ResponseCache | null;
   persisted: PersistedQueries;
-  handle: ReturnType<typeof createHandler<Request, { res: Response }, Record<string, unknown>>>;
+  handle: ReturnType<typeof createHandler<Request, RequestContext, Record<string, unknown>>>;
 }
 
 export function graphqlHandler(env: GraphqlEnv): RequestHandler {
@@ -184,7 +190,6 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     env,
     limits: { ...GRAPHQL_LIMITS, ...env.limits },
     budget: env.costBudget ?? createCostBudget({ points: COST_PER_MINUTE, durationSec: 60 }),
-    prepared: new WeakMap<Response, Prepared>(),
     ofContext: new WeakMap<object, Prepared>(),
     documents: new DocumentCache(),
     responses: env.responseCache === false ? null : new ResponseCache(env.answers ?? new AnswerCache()),
@@ -200,10 +205,10 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
  */
 function createGraphqlHttp(g: Gql): Gql["handle"] {
   const { env, documents } = g;
-  return createHandler<Request, { res: Response }, Record<string, unknown>>({
+  return createHandler<Request, RequestContext, Record<string, unknown>>({
     schema: graphqlSchema(),
     context: (req) => {
-      const p = g.prepared.get(req.context.res)!;
+      const { p } = req.context;
       const ctx: GqlContext = createContext(
         { snapshot: p.snapshot, catalog: env.catalog, caller: p.caller },
         env.writer ?? null,
@@ -217,7 +222,7 @@ function createGraphqlHttp(g: Gql): Gql["handle"] {
     execute: (args) => executeLimited(g, args),
     validate: documents.validate,
     validationRules: (req, args, specified) => {
-      const p = g.prepared.get(req.context.res)!;
+      const { p } = req.context;
       const rules = limitRules(args.variableValues ?? undefined, args.operationName ?? undefined, p, g.limits.maxCost);
       return documents.tag([...specified, ...rules], args.variableValues, args.operationName, p);
     },
@@ -237,13 +242,13 @@ function createGraphqlHttp(g: Gql): Gql["handle"] {
 /** An operation's answer: mapped errors, the size limit, the response cache filled, extensions.cost added. */
 async function answerOf(
   g: Gql,
-  req: GraphqlHttpRequest<Request, { res: Response }>,
+  req: GraphqlHttpRequest<Request, RequestContext>,
   args: ExecutionArgs,
   result: ExecutionResult,
 ): Promise<[string, ResponseInit]> {
   const { limits } = g;
   const mapped = mapErrors(result, g.env.logger, requestId(req.context.res));
-  const p = g.prepared.get(req.context.res)!;
+  const { p } = req.context;
   let json = await stringifySliced(mapped);
   const bytes = Buffer.byteLength(json);
   if (bytes > limits.maxResponseBytes)
@@ -345,31 +350,23 @@ async function fromCache(g: Gql, req: Request, res: Response, p: Prepared, param
   return true;
 }
 
-/** The caller (401 through the failed-auth throttle when unknown), then the rate limit's headers. */
-async function admit(g: Gql, req: Request, res: Response): Promise<Caller> {
+/** The caller through the gate (api/gate.ts: the key from the api_key header), the rate limit's headers set. */
+async function admitted(g: Gql, req: Request, res: Response): Promise<Caller> {
   const { env } = g;
   const h = req.headers.api_key;
-  const address = clientAddress(req, env.trustProxy ?? 0);
-  env.authGuard?.check(address);
-  let caller: Caller;
-  try {
-    caller = authenticate(typeof h === "string" && h !== "" ? h : undefined, env.catalog);
-  } catch (e) {
-    if (env.authGuard && e instanceof Unauthorized) return env.authGuard.fail(address, e);
-    throw e;
-  }
-  const rate = env.limiter ? await env.limiter(caller.key.id) : undefined;
-  if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
-  return caller;
+  const key = typeof h === "string" && h !== "" ? h : undefined;
+  const a = await admit(env, { key, address: clientAddress(req, env.trustProxy ?? 0) });
+  if (a.refusal) throw a.refusal;
+  if (a.rate) for (const [k, v] of Object.entries(a.rate)) res.setHeader(k, v);
+  return a.caller;
 }
 
 async function run(g: Gql, req: Request, res: Response): Promise<void> {
   const snapshot = g.env.snapshot(); // read once: the whole operation reads one snapshot
-  const caller = await admit(g, req, res);
+  const caller = await admitted(g, req, res);
   if (!snapshot)
     throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
   const p: Prepared = { caller, snapshot };
-  g.prepared.set(res, p);
   const params = requestParams(
     req.method,
     req.headers["content-type"],
@@ -386,7 +383,7 @@ async function run(g: Gql, req: Request, res: Response): Promise<void> {
     headers: req.headers,
     body: () => apq?.body ?? (typeof req.body === "string" ? req.body : ""),
     raw: req,
-    context: { res },
+    context: { res, p },
   });
   const empty = body === null || body === "" ? EMPTY_REFUSALS[init.status] : undefined;
   if (empty)

@@ -45,7 +45,7 @@ import { RESOURCE_SCOPES } from "../resources/scopes.ts";
 import { type SnapshotRef, snapshotId, sourceOf } from "../resources/snapshot-access.ts";
 import type { DispatchEntry } from "./dispatch.ts";
 import { invalidFromZod, isValidDate } from "./params.ts";
-import { admit, checkQuery, type RouteEnv } from "./route.ts";
+import { checkQuery, gated, type RouteEnv } from "./route.ts";
 
 /** Each table needs the scopes of the REST endpoints serving the same data. */
 export const EXPORT_SCOPES: Record<ExportTable, readonly Scope[]> = {
@@ -527,7 +527,7 @@ export function exportEntries(env: RouteEnv): DispatchEntry[] {
         const parsed: Parsed = r.success
           ? { ok: true, params: r.data }
           : { ok: false, issues: r.issues, control: r.control };
-        return admit(req, res, env, queryKey(query), (caller, rate) =>
+        return gated(req, res, env, queryKey(query), (caller, rate) =>
           serve(req, res, snapshot, caller, parsed, path.table, rate),
         );
       },
