@@ -112,7 +112,7 @@ describe("the layers", () => {
     expect(imports("pipeline/financials/", ["pipeline/sources/"])).toEqual([]);
   });
 
-  it("jobs/ rooms import one way: cli → host → worker → queue → local; webhooks/ by any, using only local/ and queue/", () => {
+  it("jobs/ rooms import one way: cli → host → worker → queue → local; webhooks/ only local/, queue/", () => {
     const ROOMS = ["cli", "host", "worker", "queue", "local"];
     const room = (f: string) => f.split("/")[1];
     const upward = [...graph].flatMap(([f, deps]) =>

@@ -45,7 +45,7 @@ describe("admit", () => {
     expect(a.rate).toEqual(RATE);
   });
 
-  it("refuses a missing or unknown key with 401; each unknown key counts against the address, the second is 429", async () => {
+  it("refuses a missing or unknown key with 401; unknown keys count per address, the second is 429", async () => {
     expect(status(await admit(env(), { key: undefined, address: "10.0.0.1" }))).toBe(401);
     const g = guard("none");
     expect(status(await admit(env({ authGuard: g }), { key: "bad", address: "10.0.0.2" }))).toBe(401);
@@ -60,7 +60,7 @@ describe("admit", () => {
     expect(looked).toEqual([]);
   });
 
-  it("refuses past the rate limit with 429, then a key lacking the endpoint's scope with 403 carrying the rate headers", async () => {
+  it("refuses past the rate limit (429), then a key lacking a scope (403, with the rate headers)", async () => {
     const spent: Limiter = async () => {
       throw new RateLimited(5, RATE);
     };

@@ -37,7 +37,7 @@ async function publishOne(dataDir: string, file = "t.bin"): Promise<string> {
 }
 
 describe("RunLifecycle", () => {
-  it("opens a folder with its heartbeat; publishes, then runs the after-publish steps in order; leaves nothing", async () => {
+  it("opens a folder with its heartbeat; publishes, runs the after-publish steps in order; no leftovers", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "lifecycle-"));
     const first = await publishOne(dataDir);
     const calls: string[] = [];
@@ -82,7 +82,7 @@ describe("RunLifecycle", () => {
     expect(readManifest(dataDir)?.snapshotId).toBe(first);
   });
 
-  it("a compare-and-swap publish onto a moved manifest throws, runs no after-publish step, keeps the folder", async () => {
+  it("a compare-and-swap onto a moved manifest throws, runs no after-publish step, keeps the folder", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "lifecycle-"));
     const first = await publishOne(dataDir);
     let after = 0;
