@@ -18,7 +18,7 @@ import { clientAddress } from "../client-address.ts";
 import { type ApiError, toApiError } from "../errors.ts";
 import { knownCaller } from "../gate.ts";
 import { CostBudgetSpent } from "../graphql/errors.ts";
-import { sendErrors } from "../graphql/http.ts";
+import { sendErrors } from "../graphql/http-edges.ts";
 import { type AnswerCache, type GraphqlAnswer, type RestAnswer, scopeSet } from "../output/answer-cache.ts";
 import { codingFor } from "../output/compress.ts";
 import { etagMatches } from "../output/etag.ts";

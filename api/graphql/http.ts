@@ -1,11 +1,10 @@
 // /graphiql: one address for every operation (contract §7, GraphQL over HTTP via graphql-http).
-// A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: key (header
-// api_key; absent or unknown → 401 with a GraphQL errors body), rate limit (429), snapshot (503),
+// A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: the gate (api/gate.ts:
+// key from the header api_key, absent or unknown → 401 with a GraphQL errors body; rate limit 429), snapshot (503),
 // then graphql-http parses (token limit), pre-scans (size limits), validates (depth and cost
 // limits), spends the query's cost from the key's budget per minute (429 when spent), and
 // executes within a time limit; the answer is refused past a size limit, and carries the budget
 // in `extensions.cost` (api/README.md, "GraphQL limits").
-import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { type ExecutionArgs, type ExecutionResult, GraphQLError } from "graphql";
 import { createHandler, type Request as GraphqlHttpRequest, type ResponseInit } from "graphql-http";
@@ -32,6 +31,7 @@ import {
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { COST_PER_MINUTE, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
 import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
+import { EMPTY_REFUSALS, GraphqlRefusal, MAX_BODY, readBody, sendErrors } from "./http-edges.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
 import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
@@ -81,35 +81,6 @@ export interface GraphqlEnv {
   limits?: Partial<GraphqlLimits>;
 }
 
-/** Largest request body accepted (a query document with variables). */
-const MAX_BODY = 256 * 1024;
-
-/**
- * The request body as UTF-8 text, at most MAX_BODY bytes (null when larger). A plain reader:
- * graphql-http checks the content type itself, and body-parser's generality cost a measurable
- * share of a cached read.
- */
-function readBody(req: Request): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on("end", () =>
-      resolve(
-        size > MAX_BODY
-          ? null
-          : chunks.length === 1
-            ? chunks[0].toString("utf8")
-            : Buffer.concat(chunks).toString("utf8"),
-      ),
-    );
-    req.on("error", reject);
-  });
-}
-
 interface Prepared extends CostSink {
   caller: Caller;
   snapshot: SnapshotRef;
@@ -124,48 +95,6 @@ interface Prepared extends CostSink {
 function withCost(json: string, report: CostReport | undefined): string {
   return report ? `${json.slice(0, -1)},"extensions":${JSON.stringify({ cost: report })}}` : json;
 }
-
-/** A refusal with a GraphQL error code of its own (the persisted-query protocol's). */
-export class GraphqlRefusal extends ApiError {
-  constructor(
-    status: number,
-    readonly graphqlCode: string,
-    message: string,
-  ) {
-    super(status, status === 404 ? "not_found" : "invalid_parameter", message);
-  }
-}
-
-export function sendErrors(res: ServerResponse, e: ApiError): void {
-  const code =
-    e instanceof GraphqlRefusal
-      ? e.graphqlCode
-      : e.status === 401
-        ? "UNAUTHENTICATED"
-        : e.status === 429
-          ? "RATE_LIMITED"
-          : e.status === 503
-            ? "UNAVAILABLE"
-            : e.status === 413
-              ? "PAYLOAD_TOO_LARGE"
-              : "BAD_REQUEST";
-  res.writeHead(e.status, {
-    ...e.headers,
-    "Content-Type": "application/json; charset=utf-8",
-    "Cache-Control": "no-store",
-    "X-Request-Id": requestId(res as Response),
-  });
-  res.end(errorsBody(e.message, code, e instanceof CostBudgetSpent ? { cost: e.report } : {}));
-}
-
-/** Bodies of graphql-http's refusals that have none (405, 415), as every other refusal's. */
-const EMPTY_REFUSALS: Record<number, [string, string]> = {
-  405: ["METHOD_NOT_ALLOWED", "GraphQL is served on GET and POST only"],
-  415: [
-    "UNSUPPORTED_MEDIA_TYPE",
-    "a POST body must be application/json (charset utf-8) holding query, variables and operationName",
-  ],
-};
 
 /** What graphql-http carries of one request to our hooks: its response and what the checks before it prepared. */
 interface RequestContext {
