@@ -4,7 +4,6 @@
 // pipeline/run/execute.ts) on the published snapshot. A `run` or `backfill` job on one BullMQ worker
 // calls the same function.
 
-import { rmSync } from "node:fs";
 import type { z } from "zod";
 import { executeSteps, type StepStages } from "../../pipeline/run/execute.ts";
 import { RunLifecycle } from "../../pipeline/run/lifecycle.ts";
@@ -37,7 +36,6 @@ import {
   snapshotDir,
   snapshotMeta,
 } from "../../pipeline/store/snapshot/snapshots.ts";
-import { stagingLayout } from "../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
 import type { EventSink } from "../webhooks/sink.ts";
 import { afterRunPublish } from "./after-publish.ts";
@@ -122,7 +120,6 @@ function appendRunOn(
     const run = appendRun(ctx, opts.sourceDir, baseDir, baseMeta, record, plan, users);
     await executeSteps(buildRunPlan("append"), KIND_STAGES.append, run);
     const r = appendResult(run);
-    rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the steps' record is not published
     const files = await confirmAppend(plan, verified);
     writeSourceRecord(ctx.out, files.files);
     const ms = Math.round(performance.now() - t);
@@ -256,7 +253,6 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     }
     const plan = host.plan!; // ingest ran
     opts.signal?.throwIfAborted();
-    rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the plan's record is not published
     const f = await files;
     // A backfill's source is a window of the history: a later run cannot continue it by appending.
     if (!opts.window) writeSourceRecord(ctx.out, f.files);

@@ -3,7 +3,7 @@
 // reads, the publish (compare-and-swap when asked) or the discard, and the steps after a publish
 // (re-applied rebalances, events: the executor's, handed in). Outside the store, publishSnapshot and
 // takeLease are called here alone, and the store's staging paths stay pure paths.
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { takeLease } from "../store/coordination/leases.ts";
 import { type Heartbeat, startHeartbeat } from "../store/coordination/liveness.ts";
@@ -103,15 +103,34 @@ export class RunLifecycle {
 
   /**
    * Publishes the folder as `meta`'s snapshot (a moved manifest under `expect` throws ManifestMovedError
-   * and leaves the folder), then runs the after-publish steps. A flow's heartbeat stays until `finish`.
+   * and leaves the folder), then runs the after-publish steps. The steps' own records (`.flow`) are
+   * never published: a run of this process drops them; a flow sets them aside, where a retry of its
+   * publish finds them (put back when the publish fails). A flow's heartbeat stays until `finish`.
    */
   async publish(meta: SnapshotMeta, as: PublishAs): Promise<Manifest> {
     const { baseVersion, logged, ...store } = as;
-    const manifest = await publishSnapshot(this.opts.dataDir, this.out, meta, { ...store, job: this.opts.job });
+    const { flowDir, aside } = stagingLayout(this.out);
+    if (this.shared) {
+      rmSync(aside, { recursive: true, force: true });
+      renameSync(flowDir, aside);
+    } else rmSync(flowDir, { recursive: true, force: true });
+    let manifest: Manifest;
+    try {
+      manifest = await publishSnapshot(this.opts.dataDir, this.out, meta, { ...store, job: this.opts.job });
+    } catch (e) {
+      if (this.shared) this.restoreAside();
+      throw e;
+    }
     if (!this.shared) this.stopBeat();
     if (logged) this.opts.log?.info({ snapshot: meta.id, ...logged, timingsMs: meta.timingsMs }, "snapshot published");
     await this.afterPublish(manifest, baseVersion);
     return manifest;
+  }
+
+  /** A flow's records back in its folder after a publish that did not happen (no-op when in place). */
+  restoreAside(): void {
+    const { flowDir, aside } = stagingLayout(this.out);
+    if (existsSync(this.out) && !existsSync(flowDir) && existsSync(aside)) renameSync(aside, flowDir);
   }
 
   /** The after-publish steps alone (a flow's publish job retried after its publish succeeded). */

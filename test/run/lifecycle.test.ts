@@ -3,7 +3,7 @@
 // every executor goes through it (publishSnapshot and takeLease called from one module each outside the store).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RunLifecycle } from "../../pipeline/run/lifecycle.ts";
 import { leasesDir } from "../../pipeline/store/coordination/leases.ts";
@@ -115,6 +115,33 @@ describe("RunLifecycle", () => {
     last.close();
     expect(existsSync(stagingBeat(dataDir, "flow-v-r"))).toBe(false);
     for (const d of [job.out, layout.tmp, layout.aside]) expect(existsSync(d)).toBe(false);
+  });
+});
+
+describe("the steps' own records (.flow) are never published", () => {
+  it("a run of this process drops them; a flow's publish sets them aside, and puts them back when it fails", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "lifecycle-"));
+    const own = RunLifecycle.open({ dataDir });
+    mkdirSync(stagingLayout(own.out).flowDir);
+    await own.publish(meta(own.stagingId), { baseVersion: 0 });
+    own.close();
+    const flowName = basename(stagingLayout(own.out).flowDir);
+    expect(readdirSync(snapshotDir(dataDir, own.stagingId))).not.toContain(flowName);
+    expect(readdirSync(snapshotDir(dataDir, own.stagingId))).toContain("meta.json");
+
+    const flow = RunLifecycle.join({ dataDir }, "flow-a-b");
+    flow.hold(); // the publish job's: prune spares the folder's siblings while it is fresh
+    mkdirSync(stagingLayout(flow.out).flowDir, { recursive: true });
+    writeFileSync(join(stagingLayout(flow.out).flowDir, "run.json"), "{}");
+    const moved = await flow.publish(meta("s2"), { baseVersion: 0, expect: "elsewhere" }).catch((e) => e);
+    expect(moved).toBeInstanceOf(ManifestMovedError);
+    expect(readdirSync(stagingLayout(flow.out).flowDir)).toEqual(["run.json"]); // put back: a retry finds it
+    await flow.publish(meta("s2"), { baseVersion: 0 });
+    expect(readdirSync(snapshotDir(dataDir, "s2"))).not.toContain(flowName);
+    expect(readdirSync(stagingLayout(flow.out).aside)).toEqual(["run.json"]); // aside until finish
+    flow.finish();
+    flow.close();
+    expect(existsSync(stagingLayout(flow.out).aside)).toBe(false);
   });
 });
 

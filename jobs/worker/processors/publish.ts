@@ -3,13 +3,7 @@
 import { existsSync } from "node:fs";
 import { buildRunPlan, missingPartitions } from "../../../pipeline/run/plan.ts";
 import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
-import {
-  financialsParts,
-  planCounts,
-  readPlan,
-  restoreFlowFiles,
-  setFlowAside,
-} from "../../../pipeline/stages/flow-steps.ts";
+import { financialsParts, planCounts, readPlan } from "../../../pipeline/stages/flow-steps.ts";
 import { readManifest, snapshotMeta } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   readStagingRecord,
@@ -24,7 +18,7 @@ import { runWholeSteps } from "./step.ts";
 export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   const { deps, out } = f;
   // A retry: an earlier attempt's publish failed (files put back), or it died before it could.
-  restoreFlowFiles(out);
+  f.run.restoreAside();
   const layout = stagingLayout(out);
   if (!existsSync(out)) {
     // Published by an earlier attempt that failed after it (the snapshot is live): finish, don't fail.
@@ -60,16 +54,10 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
     baseVersion: record.baseVersion,
     totalMs: total,
   });
-  setFlowAside(out);
-  // Published under the flow's job id (the parent's, this job's), then the after-publish steps (the
-  // rebalances the run's base missed re-applied, the events step): a retry after a crash among them
-  // runs them again (above), under the same job ids.
-  try {
-    await f.run.publish(meta, { kind: "run", baseVersion: record.baseVersion, logged: {} });
-  } catch (e) {
-    restoreFlowFiles(out); // only while the folder is unpublished
-    throw e;
-  }
+  // Published under the flow's job id (the parent's, this job's), its records set aside, then the
+  // after-publish steps (the rebalances the run's base missed re-applied, the events step): a retry
+  // after a crash among them runs them again (above), under the same job ids.
+  await f.run.publish(meta, { kind: "run", baseVersion: record.baseVersion, logged: {} });
   // Every job of the run is done: the scratch files, the records set aside (what a retry finds this
   // publish by), the heartbeat.
   f.run.finish();
