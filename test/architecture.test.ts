@@ -132,6 +132,10 @@ describe("the layers", () => {
     expect(upward).toEqual([]);
   });
 
+  it("pipeline/financials/ imports nothing from pipeline/store/ (the store reads the financials' rows, not back)", () => {
+    expect(imports("pipeline/financials/", ["pipeline/store/"])).toEqual([]);
+  });
+
   it("has no import cycle in api/, pipeline/ or jobs/", () => {
     expect(cycles(graph)).toEqual([]);
   });
