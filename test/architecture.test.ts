@@ -132,7 +132,7 @@ describe("the layers", () => {
     expect(upward).toEqual([]);
   });
 
-  it("pipeline/financials/ imports nothing from pipeline/store/ (the store reads the financials' rows, not back)", () => {
+  it("pipeline/financials/ imports nothing from pipeline/store/ (the store reads their rows)", () => {
     expect(imports("pipeline/financials/", ["pipeline/store/"])).toEqual([]);
   });
 
