@@ -422,7 +422,8 @@ const lastEntry = (plan: FlowPlan, id: string) => [...plan.portfolios].reverse()
 /**
  * Step 3: the portfolio parts merged into the snapshot's tables, the parts and the fundamentals'
  * slices removed. Done once: a publish retried after it (the publish failed) finds it done. The
- * plan and the run's records stay in `.flow` until the publish sets them aside (RunLifecycle.publish, pipeline/run/lifecycle.ts).
+ * plan and the run's records stay in `.flow` until the publish sets them aside (RunLifecycle.publish,
+ * pipeline/run/lifecycle.ts).
  */
 export async function flowMergeStep(out: string): Promise<FlowPlan> {
   const plan = readPlan(out);

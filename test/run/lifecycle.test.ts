@@ -119,7 +119,7 @@ describe("RunLifecycle", () => {
 });
 
 describe("the steps' own records (.flow) are never published", () => {
-  it("a run of this process drops them; a flow's publish sets them aside, and puts them back when it fails", async () => {
+  it("a run of this process drops them; a flow's publish sets them aside, put back when it fails", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "lifecycle-"));
     const own = RunLifecycle.open({ dataDir });
     mkdirSync(stagingLayout(own.out).flowDir);
