@@ -7,8 +7,8 @@
 // Whatever it cannot answer from the cache, or would refuse, goes to Express untouched (a refusal
 // is then counted once, by Express); a REST miss on a shareable route is watched so that its
 // answer fills the cache.
-// Per request it does little besides: cache keys are remembered per raw URL (keys.ts), each answer's
-// header block is built once per encoding (heads.ts), and an in-memory rate limit counts in the
+// Per request it does little besides: cache keys are remembered per raw URL (request-keys.ts), each answer's
+// header block is built once per encoding (header-blocks.ts), and an in-memory rate limit counts in the
 // same turn (rate-limit.ts `now`), so a hit costs no promise and no closure.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
@@ -26,11 +26,11 @@ import type { CostBudget, CostSpent, Limiter, RateHeaders } from "../rate-limit.
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { REST_PREFIX } from "../rest/dispatch.ts";
 import type { HeaderSet } from "../security-headers.ts";
-import { SHAREABLE_SEGMENTS, watchForFill } from "./fill.ts";
-import { FAST_HEADER, graphqlHead, type Heads, newHeads, restHead } from "./heads.ts";
-import { PersistedKeys, RestKeys } from "./keys.ts";
+import { SHAREABLE_SEGMENTS, watchForFill } from "./cache-fill.ts";
+import { FAST_HEADER, graphqlHead, type Heads, newHeads, restHead } from "./header-blocks.ts";
+import { PersistedKeys, RestKeys } from "./request-keys.ts";
 
-export { FAST_HEADER } from "./heads.ts";
+export { FAST_HEADER } from "./header-blocks.ts";
 
 type Next = () => void;
 type Res = ServerResponse & { locals: Record<string, unknown> };

@@ -31,6 +31,7 @@ import {
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { COST_PER_MINUTE, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
 import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
+import { TimeoutError } from "./field-turns.ts";
 import { EMPTY_REFUSALS, GraphqlRefusal, MAX_BODY, readBody, sendErrors } from "./http-edges.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
@@ -38,7 +39,6 @@ import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
 import type { WebhookPort } from "./mutations/webhook-port.ts";
 import { graphqlSchema } from "./schema.ts";
 import { stringifySliced } from "./serialize.ts";
-import { TimeoutError } from "./turns.ts";
 
 /** Limits of one request besides the document's size (prescan.ts) and depth (limits.ts). */
 export interface GraphqlLimits {

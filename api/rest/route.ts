@@ -151,7 +151,7 @@ async function sendShared(cache: BodyCache, sid: string, ck: string, r: Resolved
     hit = { etag, body: serialize(await r.build(), format) };
     cache.set(ck, hit);
   }
-  res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/fill.ts)
+  res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/cache-fill.ts)
   return sendBody(res, format, to.endpoint, hit.body, hit.etag, id, rate);
 }
 

@@ -21,8 +21,8 @@ import {
   requestAll,
 } from "../queue/rebalance-requests.ts";
 import { type Closer, onShutdown } from "../shutdown.ts";
+import { deferredSink } from "../webhooks/event-sink.ts";
 import { startWebhooks } from "../webhooks/service.ts";
-import { deferredSink } from "../webhooks/sink.ts";
 import { startPipelineWorker } from "../worker/worker.ts";
 import { readyLine, startBanner } from "./banner.ts";
 import { existingSourceDir } from "./cli-args.ts";

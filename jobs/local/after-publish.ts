@@ -4,7 +4,7 @@
 import type { AfterPublishStep } from "../../pipeline/run/lifecycle.ts";
 import type { Log } from "../../pipeline/stages/context.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { afterPublish, type EventSink } from "../webhooks/sink.ts";
+import { afterPublish, type EventSink } from "../webhooks/event-sink.ts";
 import { reapplyMissedRebalances } from "./reapply.ts";
 
 export interface AfterRunDeps {

@@ -37,7 +37,7 @@ import {
   snapshotMeta,
 } from "../../pipeline/store/snapshot/snapshots.ts";
 import { serviceConfig } from "../config.ts";
-import type { EventSink } from "../webhooks/sink.ts";
+import type { EventSink } from "../webhooks/event-sink.ts";
 import { afterRunPublish } from "./after-publish.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { publishedRecord } from "./published-record.ts";
@@ -58,7 +58,7 @@ export interface RunOptions {
   tickersPerPartition?: number;
   /** A cancelled job's (BullMQ's AbortSignal): the run stops at the next stage boundary, publishing nothing. */
   signal?: AbortSignal;
-  /** The webhook events step, after the publish (jobs/webhooks/sink.ts); none: a later step handles it. */
+  /** The webhook events step, after the publish (jobs/webhooks/event-sink.ts); none: a later step handles it. */
   events?: Pick<EventSink, "published">;
 }
 

@@ -24,7 +24,7 @@ export interface RebalanceDeps {
   dataDir: string;
   catalog: Catalog;
   log: Log & { error?: (o: object, m: string) => void };
-  /** The webhook events step (jobs/webhooks/sink.ts): a failure for good is sent as portfolio.failed. */
+  /** The webhook events step (jobs/webhooks/event-sink.ts): a failure for good is sent as portfolio.failed. */
   events?: { rebalanceFailed(n: { portfolioId: string; requestedAt: string | null; reason: string }): Promise<void> };
 }
 

@@ -5,7 +5,7 @@ import { PortfolioNotFoundError } from "../../../pipeline/stages/rebalance.ts";
 import { readManifest } from "../../../pipeline/store/snapshot/snapshots.ts";
 import { runRebalance } from "../../local/rebalance-run.ts";
 import { forkRebalance, noteRebalanceFailure, type RebalanceDeps } from "../../queue/rebalance-requests.ts";
-import { afterPublish } from "../../webhooks/sink.ts";
+import { afterPublish } from "../../webhooks/event-sink.ts";
 import type { JobProcessor } from "./types.ts";
 
 export const processRebalance: JobProcessor<"rebalance"> = async (job, data, { deps, progress, signal }) => {
