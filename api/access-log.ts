@@ -72,7 +72,7 @@ export function accessLog(logger: pino.Logger, onFinish: OnFinish, isKeyHash?: I
     queue = [];
     for (const l of lines) write(logger, l, isKeyHash);
   };
-  // idInHead: the caller writes X-Request-Id in its own writeHead (the fast path: api/fast/heads.ts)
+  // idInHead: the caller writes X-Request-Id in its own writeHead (the fast path: api/fast/header-blocks.ts)
   return (req: Request, res: Response, idInHead?: boolean): void => {
     const h = req.headers["x-request-id"];
     const id = typeof h === "string" && REQUEST_ID.test(h) ? h : ID_PREFIX + (++idSeq).toString(36);

@@ -10,7 +10,7 @@ import { MAX_DEPTH } from "./graphql/limits.ts";
 import { DOCUMENT_LIMITS, MAX_TOKENS } from "./graphql/prescan.ts";
 import { ARROW_STREAM_TYPE } from "./output/arrow.ts";
 import { RESOURCE_SCOPES } from "./resources/scopes.ts";
-import { EXPORT_SCOPES, exportQuery } from "./rest/export.ts";
+import { EXPORT_SCOPES, exportQuery } from "./rest/export-query.ts";
 import { ErrorSchema } from "./rest/resources.ts";
 import type { AnyRoute } from "./rest/route.ts";
 import { withFormat } from "./rest/route.ts";

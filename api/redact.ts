@@ -3,7 +3,7 @@
 // (`/benchmarks&api_key=K`, `??api_key=K`, `?x=1;api_key=K`, `?api_key[]=K`, `?api_key%00=K`,
 // a percent-encoded name) any more than a well-formed one.
 
-import { hashKey } from "../pipeline/store/catalog/keys.ts";
+import { hashKey } from "../pipeline/store/catalog/api-keys.ts";
 
 export const REDACTED = "[redacted]";
 

@@ -5,11 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSample } from "../data/generate.ts";
 import { runPipeline } from "../jobs/local/runner.ts";
+import { RunLifecycle } from "../pipeline/run/lifecycle.ts";
 import { stageSource } from "../pipeline/sources/index.ts";
 import { Catalog } from "../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../pipeline/store/duck/duck.ts";
 import { exportParquet } from "../pipeline/store/duck/write.ts";
-import { newSnapshotId, publishSnapshot, snapshotDir, stagingDir } from "../pipeline/store/snapshot/snapshots.ts";
+import { snapshotDir } from "../pipeline/store/snapshot/snapshots.ts";
 import { buildRealSource, hasRealData, SHARED_DATA } from "./real-source.ts";
 
 const silent = { info: () => undefined, warn: () => undefined };
@@ -35,18 +36,22 @@ async function ingestAndPublish(sourceDir: string): Promise<{ ms: number; bytes:
   const db = await openDuck();
   const s = await stageSource(db.conn, sourceDir);
   if (s.rejectCount) throw new Error(`rejected: ${s.rejects[0]?.reason}`);
-  const id = newSnapshotId();
-  const out = stagingDir(dataDir, id);
+  const run = RunLifecycle.open({ dataDir });
+  const { stagingId: id, out } = run;
   for (const table of s.tables) await exportParquet(db.conn, table, out);
-  await publishSnapshot(dataDir, out, {
-    id,
-    createdAt: "",
-    sourceId: "",
-    sourceDir,
-    lastPriceDate: "",
-    counts: {},
-    timingsMs: {},
-  });
+  await run.publish(
+    {
+      id,
+      createdAt: "",
+      sourceId: "",
+      sourceDir,
+      lastPriceDate: "",
+      counts: {},
+      timingsMs: {},
+    },
+    { baseVersion: 0 },
+  );
+  run.close();
   const took = performance.now() - t;
   db.close();
   return { ms: took, bytes: duSize(snapshotDir(dataDir, id)) };

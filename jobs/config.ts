@@ -113,7 +113,7 @@ export interface Config {
   rateLimitPerMinute: number;
   /** GraphQL cost points an api key may spend a minute (api/graphql/cost.ts). */
   graphqlCostPerMinute: number | undefined;
-  /** Bytes of the response cache the API's fast path serves from (api/fast/answer-cache.ts); 0: no fast path. */
+  /** Bytes of the response cache the API's fast path serves from (api/output/answer-cache.ts); 0: no fast path. */
   responseCacheBytes: number;
   /** Proxy hops before the API whose X-Forwarded-For entry is believed (TRUST_PROXY); 0: the socket's address. */
   trustProxy: number;

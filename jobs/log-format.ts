@@ -5,8 +5,8 @@ import { createRequire } from "node:module";
 import { Writable } from "node:stream";
 import type pino from "pino";
 import type Pretty from "pino-pretty";
-import { writeAboveProgress } from "./cli/progress.ts";
 import { readSetting } from "./config.ts";
+import { writeAboveProgress } from "./host/progress.ts";
 
 export type LogFormat = "json" | "pretty";
 

@@ -92,7 +92,7 @@ describe("the layers", () => {
     expect(files.length).toBeGreaterThan(150);
     // known edges, one of each statement shape: a multi-line import, a re-export, a dynamic import()
     expect(graph.get("pipeline/store/read/load-snapshot.ts")).toContain("pipeline/store/snapshot/model.ts");
-    expect(graph.get("jobs/queue/dispatch.ts")).toContain("jobs/cli/await-job.ts");
+    expect(graph.get("jobs/queue/dispatch.ts")).toContain("jobs/queue/await-job.ts");
     expect(graph.get("jobs/queue/dispatch.ts")).toContain("jobs/queue/dispatch-queue.ts");
   });
 
@@ -110,6 +110,30 @@ describe("the layers", () => {
 
   it("pipeline/financials/ imports nothing from pipeline/sources/ (sources reads financials, not back)", () => {
     expect(imports("pipeline/financials/", ["pipeline/sources/"])).toEqual([]);
+  });
+
+  it("jobs/ rooms import one way: cli → host → worker → queue → local; webhooks/ only local/, queue/", () => {
+    const ROOMS = ["cli", "host", "worker", "queue", "local"];
+    const room = (f: string) => f.split("/")[1];
+    const upward = [...graph].flatMap(([f, deps]) =>
+      f.startsWith("jobs/")
+        ? deps
+            .filter((d) => d.startsWith("jobs/") && room(d) !== room(f))
+            .filter((d) =>
+              room(f) === "webhooks"
+                ? ROOMS.includes(room(d)) && !["local", "queue"].includes(room(d))
+                : ROOMS.includes(room(f)) &&
+                  ROOMS.indexOf(room(d)) >= 0 &&
+                  ROOMS.indexOf(room(d)) < ROOMS.indexOf(room(f)),
+            )
+            .map((d) => `${f} → ${d}`)
+        : [],
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it("pipeline/financials/ imports nothing from pipeline/store/ (the store reads their rows)", () => {
+    expect(imports("pipeline/financials/", ["pipeline/store/"])).toEqual([]);
   });
 
   it("has no import cycle in api/, pipeline/ or jobs/", () => {

@@ -7,29 +7,30 @@
 // Whatever it cannot answer from the cache, or would refuse, goes to Express untouched (a refusal
 // is then counted once, by Express); a REST miss on a shareable route is watched so that its
 // answer fills the cache.
-// Per request it does little besides: cache keys are remembered per raw URL (keys.ts), each answer's
-// header block is built once per encoding (heads.ts), and an in-memory rate limit counts in the
+// Per request it does little besides: cache keys are remembered per raw URL (request-keys.ts), each answer's
+// header block is built once per encoding (header-blocks.ts), and an in-memory rate limit counts in the
 // same turn (rate-limit.ts `now`), so a hit costs no promise and no closure.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
-import { type Caller, findCaller, hasScopes } from "../auth.ts";
+import { type Caller, hasScopes } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { clientAddress } from "../client-address.ts";
 import { type ApiError, toApiError } from "../errors.ts";
+import { knownCaller } from "../gate.ts";
 import { CostBudgetSpent } from "../graphql/errors.ts";
-import { sendErrors } from "../graphql/http.ts";
+import { sendErrors } from "../graphql/http-edges.ts";
+import { type AnswerCache, type GraphqlAnswer, type RestAnswer, scopeSet } from "../output/answer-cache.ts";
 import { codingFor } from "../output/compress.ts";
 import { etagMatches } from "../output/etag.ts";
 import type { CostBudget, CostSpent, Limiter, RateHeaders } from "../rate-limit.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { REST_PREFIX } from "../rest/dispatch.ts";
 import type { HeaderSet } from "../security-headers.ts";
-import { type AnswerCache, type GraphqlAnswer, type RestAnswer, scopeSet } from "./answer-cache.ts";
-import { SHAREABLE_SEGMENTS, watchForFill } from "./fill.ts";
-import { FAST_HEADER, graphqlHead, type Heads, newHeads, restHead } from "./heads.ts";
-import { PersistedKeys, RestKeys } from "./keys.ts";
+import { SHAREABLE_SEGMENTS, watchForFill } from "./cache-fill.ts";
+import { FAST_HEADER, graphqlHead, type Heads, newHeads, restHead } from "./header-blocks.ts";
+import { PersistedKeys, RestKeys } from "./request-keys.ts";
 
-export { FAST_HEADER } from "./heads.ts";
+export { FAST_HEADER } from "./header-blocks.ts";
 
 type Next = () => void;
 type Res = ServerResponse & { locals: Record<string, unknown> };
@@ -99,10 +100,10 @@ function route(fast: Fast, req: IncomingMessage, res: ServerResponse): boolean {
   return isRest ? rest(fast, req, res, url, sid) : graphql(fast, req, res, url, sid);
 }
 
-/** The caller of a presented key, past the failed-auth throttle; null: Express answers (401, 429). */
-function callerOf(env: FastEnv, req: IncomingMessage, presented: string | undefined): Caller | null {
-  if (presented === undefined || !passesGuard(env, req)) return null;
-  return findCaller(presented, env.catalog);
+/** The caller of a presented key through the gate (api/gate.ts, knownCaller); null: Express answers (401, 429). */
+function callerOf(env: FastEnv, req: IncomingMessage, key: string | undefined): Caller | null {
+  // no header work for the address unless failed authentications are throttled
+  return knownCaller(env, { key, address: env.authGuard === null ? undefined : clientAddress(req, env.trustProxy) });
 }
 
 function rest(fast: Fast, req: IncomingMessage, res: ServerResponse, url: string, sid: string): boolean {
@@ -256,16 +257,4 @@ function firstSegment(url: string): string {
     to++;
   }
   return url.slice(from, to);
-}
-
-/** The failed-auth throttle: a blocked address is left to Express, which answers its 429. */
-function passesGuard({ authGuard: guard, trustProxy }: FastEnv, req: IncomingMessage): boolean {
-  if (guard === null) return true;
-  try {
-    // no header work at all unless proxies are trusted
-    guard.check(trustProxy === 0 ? req.socket.remoteAddress : clientAddress(req, trustProxy));
-    return true;
-  } catch {
-    return false;
-  }
 }

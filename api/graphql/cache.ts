@@ -4,7 +4,7 @@
 //   operationName): the cost depends on the variables, everything else on the document;
 // - whole responses of queries that read only the snapshot (stock ratings, stocks, benchmarks,
 //   introspection), per snapshot id and the caller's scopes, in the app's response cache
-//   (api/fast/answer-cache.ts), which the node:http fast path also answers persisted GETs from.
+//   (api/output/answer-cache.ts), which the node:http fast path also answers persisted GETs from.
 //   Queries that touch the catalog (portfolios, watchlists, profile) are built per request;
 // - automatic persisted queries: query texts by their SHA-256 (PersistedQueries).
 
@@ -22,7 +22,7 @@ import {
   validate,
 } from "graphql";
 import { LRUCache } from "lru-cache";
-import { type AnswerCache, type GraphqlAnswer, scopeSet } from "../fast/answer-cache.ts";
+import { type AnswerCache, type GraphqlAnswer, scopeSet } from "../output/answer-cache.ts";
 import type { CostSink } from "./limits.ts";
 import { MAX_TOKENS, prescan, tokenLimitError } from "./prescan.ts";
 
@@ -157,7 +157,7 @@ export function responseKey(
   return ["g", scopes, mediaType, operationName ?? "", JSON.stringify(variables ?? null), doc].join("\u0000");
 }
 
-/** Whole GraphQL answers in the app's response cache (api/fast/answer-cache.ts), per snapshot. */
+/** Whole GraphQL answers in the app's response cache (api/output/answer-cache.ts), per snapshot. */
 export class ResponseCache {
   constructor(private readonly answers: AnswerCache) {}
   key(

@@ -3,8 +3,8 @@
 import type { CatalogWriter } from "../../pipeline/store/catalog/types.ts";
 import { type BatchReaders, createBatchReaders } from "../resources/batch.ts";
 import type { ReadContext } from "../resources/context.ts";
+import type { Deadline } from "./field-turns.ts";
 import type { WebhookPort } from "./mutations/webhook-port.ts";
-import type { Deadline } from "./turns.ts";
 
 /** Hands a portfolio's rebalance to the job runner (jobs/ implements it; api/ only asks). */
 export type RequestRebalance = (portfolioId: string) => void;
@@ -13,7 +13,7 @@ export interface GqlContext extends ReadContext {
   batch: BatchReaders;
   writer: CatalogWriter | null;
   requestRebalance: RequestRebalance | null;
-  /** When the request's time is up (costly fields still waiting then are refused: turns.ts). */
+  /** When the request's time is up (costly fields still waiting then are refused: field-turns.ts). */
   deadline?: Deadline;
   /** Webhook subscriptions and their test POST; absent: the webhook fields answer an error. */
   webhooks?: WebhookPort | null;

@@ -1,22 +1,22 @@
 // /graphiql: one address for every operation (contract §7, GraphQL over HTTP via graphql-http).
-// A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: key (header
-// api_key; absent or unknown → 401 with a GraphQL errors body), rate limit (429), snapshot (503),
+// A browser GET (Accept: text/html) gets the IDE; everything else is GraphQL: the gate (api/gate.ts:
+// key from the header api_key, absent or unknown → 401 with a GraphQL errors body; rate limit 429), snapshot (503),
 // then graphql-http parses (token limit), pre-scans (size limits), validates (depth and cost
 // limits), spends the query's cost from the key's budget per minute (429 when spent), and
 // executes within a time limit; the answer is refused past a size limit, and carries the budget
 // in `extensions.cost` (api/README.md, "GraphQL limits").
-import type { ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { type ExecutionArgs, type ExecutionResult, GraphQLError } from "graphql";
 import { createHandler, type Request as GraphqlHttpRequest, type ResponseInit } from "graphql-http";
 import type pino from "pino";
 import type { CatalogReader, CatalogWriter } from "../../pipeline/store/catalog/types.ts";
 import { requestId } from "../access-log.ts";
-import { authenticate, type Caller } from "../auth.ts";
+import type { Caller } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { clientAddress } from "../client-address.ts";
-import { ApiError, toApiError, Unauthorized } from "../errors.ts";
-import { AnswerCache } from "../fast/answer-cache.ts";
+import { ApiError, toApiError } from "../errors.ts";
+import { admit } from "../gate.ts";
+import { AnswerCache } from "../output/answer-cache.ts";
 import { type CostBudget, type CostReport, createCostBudget, type Limiter } from "../rate-limit.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import {
@@ -31,13 +31,14 @@ import {
 import { createContext, type GqlContext, type RequestRebalance } from "./context.ts";
 import { COST_PER_MINUTE, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
 import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
+import { TimeoutError } from "./field-turns.ts";
+import { EMPTY_REFUSALS, GraphqlRefusal, MAX_BODY, readBody, sendErrors } from "./http-edges.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
 import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
 import type { WebhookPort } from "./mutations/webhook-port.ts";
 import { graphqlSchema } from "./schema.ts";
 import { stringifySliced } from "./serialize.ts";
-import { TimeoutError } from "./turns.ts";
 
 /** Limits of one request besides the document's size (prescan.ts) and depth (limits.ts). */
 export interface GraphqlLimits {
@@ -80,35 +81,6 @@ export interface GraphqlEnv {
   limits?: Partial<GraphqlLimits>;
 }
 
-/** Largest request body accepted (a query document with variables). */
-const MAX_BODY = 256 * 1024;
-
-/**
- * The request body as UTF-8 text, at most MAX_BODY bytes (null when larger). A plain reader:
- * graphql-http checks the content type itself, and body-parser's generality cost a measurable
- * share of a cached read.
- */
-function readBody(req: Request): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
-    req.on("end", () =>
-      resolve(
-        size > MAX_BODY
-          ? null
-          : chunks.length === 1
-            ? chunks[0].toString("utf8")
-            : Buffer.concat(chunks).toString("utf8"),
-      ),
-    );
-    req.on("error", reject);
-  });
-}
-
 interface Prepared extends CostSink {
   caller: Caller;
   snapshot: SnapshotRef;
@@ -124,59 +96,22 @@ function withCost(json: string, report: CostReport | undefined): string {
   return report ? `${json.slice(0, -1)},"extensions":${JSON.stringify({ cost: report })}}` : json;
 }
 
-/** A refusal with a GraphQL error code of its own (the persisted-query protocol's). */
-export class GraphqlRefusal extends ApiError {
-  constructor(
-    status: number,
-    readonly graphqlCode: string,
-    message: string,
-  ) {
-    super(status, status === 404 ? "not_found" : "invalid_parameter", message);
-  }
+/** What graphql-http carries of one request to our hooks: its response and what the checks before it prepared. */
+interface RequestContext {
+  res: Response;
+  p: Prepared;
 }
-
-export function sendErrors(res: ServerResponse, e: ApiError): void {
-  const code =
-    e instanceof GraphqlRefusal
-      ? e.graphqlCode
-      : e.status === 401
-        ? "UNAUTHENTICATED"
-        : e.status === 429
-          ? "RATE_LIMITED"
-          : e.status === 503
-            ? "UNAVAILABLE"
-            : e.status === 413
-              ? "PAYLOAD_TOO_LARGE"
-              : "BAD_REQUEST";
-  res.writeHead(e.status, {
-    ...e.headers,
-    "Content-Type": "application/json; charset=utf-8",
-    "Cache-Control": "no-store",
-    "X-Request-Id": requestId(res as Response),
-  });
-  res.end(errorsBody(e.message, code, e instanceof CostBudgetSpent ? { cost: e.report } : {}));
-}
-
-/** Bodies of graphql-http's refusals that have none (405, 415), as every other refusal's. */
-const EMPTY_REFUSALS: Record<number, [string, string]> = {
-  405: ["METHOD_NOT_ALLOWED", "GraphQL is served on GET and POST only"],
-  415: [
-    "UNSUPPORTED_MEDIA_TYPE",
-    "a POST body must be application/json (charset utf-8) holding query, variables and operationName",
-  ],
-};
 
 /** One handler's state, shared by its steps below. */
 interface Gql {
   env: GraphqlEnv;
   limits: GraphqlLimits;
   budget: CostBudget;
-  prepared: WeakMap<Response, Prepared>;
   ofContext: WeakMap<object, Prepared>;
   documents: DocumentCache;
   responses: ResponseCache | null;
   persisted: PersistedQueries;
-  handle: ReturnType<typeof createHandler<Request, { res: Response }, Record<string, unknown>>>;
+  handle: ReturnType<typeof createHandler<Request, RequestContext, Record<string, unknown>>>;
 }
 
 export function graphqlHandler(env: GraphqlEnv): RequestHandler {
@@ -184,7 +119,6 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
     env,
     limits: { ...GRAPHQL_LIMITS, ...env.limits },
     budget: env.costBudget ?? createCostBudget({ points: COST_PER_MINUTE, durationSec: 60 }),
-    prepared: new WeakMap<Response, Prepared>(),
     ofContext: new WeakMap<object, Prepared>(),
     documents: new DocumentCache(),
     responses: env.responseCache === false ? null : new ResponseCache(env.answers ?? new AnswerCache()),
@@ -200,10 +134,10 @@ export function graphqlHandler(env: GraphqlEnv): RequestHandler {
  */
 function createGraphqlHttp(g: Gql): Gql["handle"] {
   const { env, documents } = g;
-  return createHandler<Request, { res: Response }, Record<string, unknown>>({
+  return createHandler<Request, RequestContext, Record<string, unknown>>({
     schema: graphqlSchema(),
     context: (req) => {
-      const p = g.prepared.get(req.context.res)!;
+      const { p } = req.context;
       const ctx: GqlContext = createContext(
         { snapshot: p.snapshot, catalog: env.catalog, caller: p.caller },
         env.writer ?? null,
@@ -217,7 +151,7 @@ function createGraphqlHttp(g: Gql): Gql["handle"] {
     execute: (args) => executeLimited(g, args),
     validate: documents.validate,
     validationRules: (req, args, specified) => {
-      const p = g.prepared.get(req.context.res)!;
+      const { p } = req.context;
       const rules = limitRules(args.variableValues ?? undefined, args.operationName ?? undefined, p, g.limits.maxCost);
       return documents.tag([...specified, ...rules], args.variableValues, args.operationName, p);
     },
@@ -237,13 +171,13 @@ function createGraphqlHttp(g: Gql): Gql["handle"] {
 /** An operation's answer: mapped errors, the size limit, the response cache filled, extensions.cost added. */
 async function answerOf(
   g: Gql,
-  req: GraphqlHttpRequest<Request, { res: Response }>,
+  req: GraphqlHttpRequest<Request, RequestContext>,
   args: ExecutionArgs,
   result: ExecutionResult,
 ): Promise<[string, ResponseInit]> {
   const { limits } = g;
   const mapped = mapErrors(result, g.env.logger, requestId(req.context.res));
-  const p = g.prepared.get(req.context.res)!;
+  const { p } = req.context;
   let json = await stringifySliced(mapped);
   const bytes = Buffer.byteLength(json);
   if (bytes > limits.maxResponseBytes)
@@ -345,31 +279,23 @@ async function fromCache(g: Gql, req: Request, res: Response, p: Prepared, param
   return true;
 }
 
-/** The caller (401 through the failed-auth throttle when unknown), then the rate limit's headers. */
-async function admit(g: Gql, req: Request, res: Response): Promise<Caller> {
+/** The caller through the gate (api/gate.ts: the key from the api_key header), the rate limit's headers set. */
+async function admitted(g: Gql, req: Request, res: Response): Promise<Caller> {
   const { env } = g;
   const h = req.headers.api_key;
-  const address = clientAddress(req, env.trustProxy ?? 0);
-  env.authGuard?.check(address);
-  let caller: Caller;
-  try {
-    caller = authenticate(typeof h === "string" && h !== "" ? h : undefined, env.catalog);
-  } catch (e) {
-    if (env.authGuard && e instanceof Unauthorized) return env.authGuard.fail(address, e);
-    throw e;
-  }
-  const rate = env.limiter ? await env.limiter(caller.key.id) : undefined;
-  if (rate) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
-  return caller;
+  const key = typeof h === "string" && h !== "" ? h : undefined;
+  const a = await admit(env, { key, address: clientAddress(req, env.trustProxy ?? 0) });
+  if (a.refusal) throw a.refusal;
+  if (a.rate) for (const [k, v] of Object.entries(a.rate)) res.setHeader(k, v);
+  return a.caller;
 }
 
 async function run(g: Gql, req: Request, res: Response): Promise<void> {
   const snapshot = g.env.snapshot(); // read once: the whole operation reads one snapshot
-  const caller = await admit(g, req, res);
+  const caller = await admitted(g, req, res);
   if (!snapshot)
     throw new ApiError(503, "unavailable", "no snapshot has been published yet", [], { "Retry-After": "5" });
   const p: Prepared = { caller, snapshot };
-  g.prepared.set(res, p);
   const params = requestParams(
     req.method,
     req.headers["content-type"],
@@ -386,7 +312,7 @@ async function run(g: Gql, req: Request, res: Response): Promise<void> {
     headers: req.headers,
     body: () => apq?.body ?? (typeof req.body === "string" ? req.body : ""),
     raw: req,
-    context: { res },
+    context: { res, p },
   });
   const empty = body === null || body === "" ? EMPTY_REFUSALS[init.status] : undefined;
   if (empty)

@@ -12,7 +12,7 @@ import {
 } from "graphql";
 import { InvalidParameter } from "../errors.ts";
 import type { Page, PageArgs } from "../resources/ordering.ts";
-import { inTurn } from "./turns.ts";
+import { inTurn } from "./field-turns.ts";
 
 export const MAX_FIRST = 200;
 /** Pages larger than this complete in a turn of the event loop of their own (about 3 ms of nodes). */
@@ -61,7 +61,7 @@ export interface Connection<T> {
  */
 export async function connection<T>(p: PageArgs, read: (p: PageArgs) => Promise<Page<T>>): Promise<Connection<T>> {
   let page = await read({ offset: p.offset, limit: p.limit + 1 });
-  // completing a page of nodes runs in one macrotask: a large page gets a turn of its own (turns.ts)
+  // completing a page of nodes runs in one macrotask: a large page gets a turn of its own (field-turns.ts)
   if (p.limit > TURN_NODES) page = await inTurn(undefined, () => page);
   const items = page.items.slice(0, p.limit);
   const edges = items.map((node, i) => ({ cursor: encodeCursor(p.offset + i), node }));

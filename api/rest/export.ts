@@ -4,12 +4,10 @@
 // 503); the rows come from pipeline/store/read/export-reads.ts, streamed with bounded memory. A
 // whole-table export is kept as a file while it streams and later sent from it
 // (pipeline/store/read/export-cache.ts).
-import { type FileHandle, open, unlink } from "node:fs/promises";
+import { type FileHandle, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
-import { z } from "zod";
-import type { Scope } from "../../pipeline/store/catalog/types.ts";
 import {
   cacheableExport,
   configureExportCache,
@@ -41,26 +39,12 @@ import { etagMatches, requestEtag } from "../output/etag.ts";
 import { CACHE_CONTROL, sendNotModified } from "../output/payload.ts";
 import type { RateHeaders } from "../rate-limit.ts";
 import { ReaderSource } from "../resources/reader-source.ts";
-import { RESOURCE_SCOPES } from "../resources/scopes.ts";
 import { type SnapshotRef, snapshotId, sourceOf } from "../resources/snapshot-access.ts";
 import type { DispatchEntry } from "./dispatch.ts";
-import { invalidFromZod, isValidDate } from "./params.ts";
-import { admit, checkQuery, type RouteEnv } from "./route.ts";
-
-/** Each table needs the scopes of the REST endpoints serving the same data. */
-export const EXPORT_SCOPES: Record<ExportTable, readonly Scope[]> = {
-  ratings: RESOURCE_SCOPES.stockRatings,
-  prices: RESOURCE_SCOPES.stockAnalytics, // the stock returns' source
-  stock_returns: RESOURCE_SCOPES.stockAnalytics,
-  stock_metrics: RESOURCE_SCOPES.stockAnalytics,
-  portfolio_holdings: RESOURCE_SCOPES.portfolios,
-  portfolio_returns: RESOURCE_SCOPES.portfolioAnalytics,
-  portfolio_metrics: RESOURCE_SCOPES.portfolioAnalytics,
-  financial_income: RESOURCE_SCOPES.stockFinancials,
-  financial_balance: RESOURCE_SCOPES.stockFinancials,
-  financial_cashflow: RESOURCE_SCOPES.stockFinancials,
-  financial_derived: RESOURCE_SCOPES.stockFinancials,
-};
+import { EXPORT_SCOPES, type ExportParams, exportQuery, type Parsed } from "./export-query.ts";
+import { ended, sendFile, sendPieces } from "./export-send.ts";
+import { invalidFromZod } from "./params.ts";
+import { checkQuery, gated, type RouteEnv } from "./route.ts";
 
 /**
  * Exports streaming at once in this process (EXPORT_MAX_CONCURRENT, set by configureExports): each
@@ -95,75 +79,6 @@ async function inExportSlot(send: () => Promise<void>): Promise<void> {
     exportSlots.active--;
   }
 }
-
-const msg = (m: string) => ({ error: m });
-const TICKER = /^[A-Za-z0-9.\-^=_]{1,20}$/;
-const MAX_TICKERS = 10_000;
-const MAX_COLUMNS = 1_000;
-
-/** A parameter given once (text) or repeated (a list): every value, each split at commas when asked. */
-const listOf = (v: string | string[], split: boolean) =>
-  (Array.isArray(v) ? v : [v]).flatMap((s) => (split ? s.split(",") : [s])).map((s) => s.trim());
-
-const textOrList = (what: string) => z.union([z.string(), z.array(z.string())], msg(`must be ${what}`)).optional();
-
-const exportDate = (which: string) =>
-  z
-    .string(msg("must be a date YYYY-MM-DD"))
-    .refine(isValidDate, msg("must be a valid calendar date YYYY-MM-DD"))
-    .optional()
-    .meta({ description: `${which} of the table's date column, inclusive (YYYY-MM-DD)` });
-
-export const exportQuery = z
-  .object({
-    format: z
-      .enum(["arrow", "parquet"], msg('must be "arrow" or "parquet"'))
-      .default("arrow")
-      .meta({ description: "arrow: an Arrow IPC stream (default); parquet: one Parquet file (zstd)" }),
-    tickers: textOrList("a comma-separated list of tickers")
-      .transform((v, ctx) => {
-        if (v === undefined) return undefined;
-        const list = listOf(v, true);
-        const bad = list.find((t) => !TICKER.test(t));
-        if (bad !== undefined || list.length > MAX_TICKERS) {
-          ctx.addIssue({
-            code: "custom",
-            message:
-              bad !== undefined
-                ? `not a ticker: ${JSON.stringify(bad.slice(0, 40))}`
-                : `at most ${MAX_TICKERS} tickers`,
-          });
-          return z.NEVER;
-        }
-        return [...new Set(list.map((t) => t.toUpperCase()))];
-      })
-      .meta({ description: "Comma-separated tickers (case-insensitive); default every ticker" }),
-    start_date: exportDate("First day"),
-    end_date: exportDate("Last day"),
-    columns: textOrList("column names")
-      .transform((v, ctx) => {
-        if (v === undefined) return undefined;
-        const list = listOf(v, false);
-        if (list.length > MAX_COLUMNS || list.some((c) => c.length === 0 || c.length > 200)) {
-          ctx.addIssue({ code: "custom", message: "column names of 1 to 200 characters, at most 1,000" });
-          return z.NEVER;
-        }
-        return list;
-      })
-      .meta({
-        description:
-          "Columns to keep, in this order: comma-separated, or the parameter repeated (a name holding a comma, " +
-          "such as a statement item, is given whole); default all of the table's",
-      }),
-  })
-  .refine((q) => !q.start_date || !q.end_date || q.start_date <= q.end_date, {
-    path: ["end_date"],
-    message: "must not be before start_date",
-  });
-
-type ExportParams = z.output<typeof exportQuery>;
-/** `control`: a control character in the query, refused first of all (as every REST route does). */
-type Parsed = { ok: true; params: ExportParams } | { ok: false; issues: z.core.$ZodIssue[]; control?: boolean };
 
 /** The folder of the served snapshot; exports read a published one (not a test's in-memory snapshot). */
 function snapshotFolder(s: SnapshotRef): string {
@@ -298,77 +213,6 @@ async function sendCached(
   await pipeline(hit.file.createReadStream({ highWaterMark: 1 << 20 }), res);
 }
 
-/** Resolves when `res` can take more (drained) or is gone (closed). */
-function writable(res: Response): Promise<void> {
-  if (res.destroyed) return Promise.resolve(); // its "close" has been
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
-}
-
-/**
- * Writes the pieces in order, small ones (metadata, padding) joined and large ones (column buffers)
- * as they are; `flushed` runs once all of them have gone to the socket (or the response failed).
- * Answers false when the response wants a drain first. (Not corked: a corked chunked response
- * reports a full buffer that its socket never signals drained.)
- */
-function writePieces(res: Response, pieces: Uint8Array[], flushed?: () => void): boolean {
-  const out: Uint8Array[] = [];
-  let small: Uint8Array[] = [];
-  const join = () => {
-    if (small.length) out.push(small.length === 1 ? small[0] : Buffer.concat(small));
-    small = [];
-  };
-  for (const p of pieces) {
-    if (p.byteLength >= 64 << 10) {
-      join();
-      out.push(p);
-    } else small.push(p);
-  }
-  join();
-  let ok = true;
-  out.forEach((p, i) => {
-    ok = res.write(p, i === out.length - 1 && flushed ? () => flushed() : undefined) && ok;
-  });
-  if (out.length === 0) flushed?.();
-  return ok;
-}
-
-/**
- * Writes the pieces to the response and, when one is kept, the cache file; resolves when both can
- * take more (the socket drained, the file written). `flushed` runs once both have the bytes.
- */
-function sendPieces(
-  res: Response,
-  cache: ExportCacheWriter | null,
-  pieces: Uint8Array[],
-  flushed?: () => void,
-): Promise<unknown> | undefined {
-  if (!cache) return writePieces(res, pieces, flushed) ? undefined : writable(res);
-  let left = 2;
-  const one = () => {
-    if (--left === 0) flushed?.();
-  };
-  const ok = writePieces(res, pieces, one);
-  const filed = cache.write(pieces).then(one);
-  return ok ? filed : Promise.all([filed, writable(res)]);
-}
-
-/** Whether the response went out whole (finished), not cut short by its client. */
-function ended(res: Response): Promise<boolean> {
-  if (res.writableFinished || res.destroyed) return Promise.resolve(res.writableFinished);
-  return new Promise((resolve) => {
-    res.once("finish", () => resolve(true));
-    res.once("close", () => resolve(res.writableFinished));
-  });
-}
-
 async function streamArrow(
   req: Request,
   res: Response,
@@ -447,18 +291,6 @@ async function sendParquet(
   }
 }
 
-/** The file at `path` with its Content-Length, opened before anything is sent (removed meanwhile, still readable). */
-async function sendFile(res: Response, path: string, headers: Record<string, string | number>): Promise<void> {
-  const file = await open(path);
-  const size = await file.stat().then(
-    (st) => st.size,
-    (e) => file.close().then(() => Promise.reject(e)),
-  );
-  headers["Content-Length"] = size;
-  res.writeHead(200, headers);
-  await pipeline(file.createReadStream(), res); // closes the file when done or failed
-}
-
 /** The tables whose Arrow files a swap builds ahead: the bulk reads issue 33 names, the slowest to stream. */
 export const WARM_TABLES: readonly ExportTable[] = ["stock_metrics", "stock_returns"];
 
@@ -527,7 +359,7 @@ export function exportEntries(env: RouteEnv): DispatchEntry[] {
         const parsed: Parsed = r.success
           ? { ok: true, params: r.data }
           : { ok: false, issues: r.issues, control: r.control };
-        return admit(req, res, env, queryKey(query), (caller, rate) =>
+        return gated(req, res, env, queryKey(query), (caller, rate) =>
           serve(req, res, snapshot, caller, parsed, path.table, rate),
         );
       },

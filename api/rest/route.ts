@@ -3,20 +3,13 @@
 // from the per-snapshot LRU or built once, with ETag / If-None-Match.
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import type { CatalogReader } from "../../pipeline/store/catalog/types.ts";
+import type { CatalogReader, Scope } from "../../pipeline/store/catalog/types.ts";
 import { requestId } from "../access-log.ts";
-import {
-  authenticate,
-  type Caller,
-  ENDPOINT_SCOPES,
-  type EndpointName,
-  presentedKey,
-  queryKey,
-  requireScopes,
-} from "../auth.ts";
+import { type Caller, ENDPOINT_SCOPES, type EndpointName, presentedKey, queryKey } from "../auth.ts";
 import type { AuthGuard } from "../auth-failures.ts";
 import { clientAddress } from "../client-address.ts";
-import { Unauthorized, Unavailable } from "../errors.ts";
+import { Unavailable } from "../errors.ts";
+import { admit } from "../gate.ts";
 import { bodyEtag, etagMatches, requestEtag } from "../output/etag.ts";
 import type { BodyCache } from "../output/lru.ts";
 import { type Format, type Payload, sendBody, sendNotModified } from "../output/payload.ts";
@@ -109,7 +102,6 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     path: Record<string, string>,
     rate?: RateHeaders,
   ): Promise<void> {
-    requireScopes(caller, scopes);
     if (!snapshot) throw new Unavailable();
     if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);
     const r = await def.resolve({ snapshot, caller, catalog: env.catalog, params: p.params, path });
@@ -125,7 +117,8 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     const snapshot = env.snapshot(); // read once: a swap mid-request never mixes two snapshots
     res.locals.route = def.id;
     const p = parsedQuery(req, schema, parsedCache);
-    return admit(req, res, env, p.queryKey, (caller, rate) => serve(req, res, snapshot, caller, p, path, rate));
+    const go = (caller: Caller, rate?: RateHeaders) => serve(req, res, snapshot, caller, p, path, rate);
+    return gated(req, res, env, p.queryKey, go, scopes);
   };
 }
 
@@ -158,7 +151,7 @@ async function sendShared(cache: BodyCache, sid: string, ck: string, r: Resolved
     hit = { etag, body: serialize(await r.build(), format) };
     cache.set(ck, hit);
   }
-  res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/fill.ts)
+  res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/cache-fill.ts)
   return sendBody(res, format, to.endpoint, hit.body, hit.etag, id, rate);
 }
 
@@ -174,37 +167,31 @@ async function sendBuilt(r: Resolved, to: Reply): Promise<void> {
 }
 
 /**
- * The checks before a route's own: the key (401, and the failed-authentication throttle), then
- * the rate limit (429); `serve` runs with the caller and the rate headers, which its errors carry too.
+ * The request through the gate (api/gate.ts: the failed-auth throttle, the key, the rate limit, and
+ * `scopes` when given); `serve` runs with the caller and the rate headers, which its errors and a
+ * refusal after the rate limit carry too.
  */
-export function admit(
+export async function gated(
   req: Request,
   res: Response,
   env: RouteEnv,
   fromQuery: string | null | undefined,
   serve: (caller: Caller, rate?: RateHeaders) => Promise<void>,
+  scopes?: readonly Scope[],
 ): Promise<void> {
-  const guard = env.authGuard;
-  let caller: Caller;
-  if (guard) {
-    const address = clientAddress(req, env.trustProxy ?? 0);
-    guard.check(address);
-    try {
-      caller = authenticate(presentedKey(req, fromQuery), env.catalog);
-    } catch (e) {
-      if (e instanceof Unauthorized) return guard.fail(address, e);
-      throw e;
-    }
-  } else caller = authenticate(presentedKey(req, fromQuery), env.catalog);
-  if (env.limiter)
-    return env.limiter(caller.key.id).then((rate) =>
-      serve(caller, rate).catch((e: unknown) => {
-        // errors carry them too
-        if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
-        throw e;
-      }),
-    );
-  return serve(caller);
+  // no header work for the address unless failed authentications are throttled
+  const address = env.authGuard ? clientAddress(req, env.trustProxy ?? 0) : undefined;
+  const a = await admit(env, { key: presentedKey(req, fromQuery), address, scopes });
+  if (a.refusal) throw withRate(res, a.refusal, a.rate);
+  return serve(a.caller, a.rate).catch((e: unknown) => {
+    throw withRate(res, e, a.rate);
+  });
+}
+
+/** `e`, the rate headers set on the response first (errors carry them too). */
+function withRate(res: Response, e: unknown, rate: RateHeaders | undefined): unknown {
+  if (rate && !res.headersSent) for (const [k, v] of Object.entries(rate)) res.setHeader(k, v);
+  return e;
 }
 
 export type CheckedQuery<T> =

@@ -14,7 +14,7 @@ import type { RateHeaders } from "../rate-limit.ts";
 import { RESOURCE_SCOPES } from "../resources/scopes.ts";
 import type { DispatchEntry } from "./dispatch.ts";
 import { invalidFromZod, limitParam } from "./params.ts";
-import { admit, checkQuery, type RouteEnv } from "./route.ts";
+import { checkQuery, gated, type RouteEnv } from "./route.ts";
 
 const msg = (m: string) => ({ error: m });
 
@@ -114,7 +114,7 @@ export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): Di
       handle: (req, res) => {
         res.locals.route = "webhooks_list";
         const { key, parsed } = parse(req, webhooksQuery);
-        return admit(req, res, env, key, async (caller, rate) => {
+        return gated(req, res, env, key, async (caller, rate) => {
           requireScopes(caller, RESOURCE_SCOPES.webhooks);
           if (!parsed.success) throw invalidFromZod(parsed.issues);
           const hooks = await store().list(caller.user.id);
@@ -127,7 +127,7 @@ export function webhookEntries(env: RouteEnv, port: WebhookPort | undefined): Di
       handle: (req, res, path) => {
         res.locals.route = "webhook_deliveries";
         const { key, parsed } = parse(req, deliveriesQuery);
-        return admit(req, res, env, key, async (caller, rate) => {
+        return gated(req, res, env, key, async (caller, rate) => {
           requireScopes(caller, RESOURCE_SCOPES.webhooks);
           const id = webhookIdParam.safeParse(path.id);
           // every bad parameter named in one 400; control characters first, alone (as on every route)

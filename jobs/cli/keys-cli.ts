@@ -7,8 +7,8 @@ import { Catalog, CatalogError, isPostgresUrl } from "../../pipeline/store/catal
 import { copyCatalog } from "../../pipeline/store/catalog/copy.ts";
 import { SCOPES } from "../../pipeline/store/catalog/types.ts";
 import { loadConfig } from "../config.ts";
+import { runCommand, UsageError } from "../host/run-command.ts";
 import { ensureWritableDir } from "../host/store-check.ts";
-import { runCommand, UsageError } from "./run-command.ts";
 
 const USAGE = `usage: npm run keys -- <command>
   create --email E --scopes S,S [--first-name F --last-name L --phone P] [--json]

@@ -7,6 +7,9 @@ import { PortfolioNotFoundError } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { NoSpaceError, readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { loadConfig } from "../config.ts";
+import { backfillWindow, existingSourceDir } from "../host/cli-args.ts";
+import { terminalProgress } from "../host/progress.ts";
+import { runCommand, UsageError } from "../host/run-command.ts";
 import { ensureWritableDir } from "../host/store-check.ts";
 import { createLogger } from "../logger.ts";
 import {
@@ -16,9 +19,6 @@ import {
   JobFailedError,
   JobTimeoutError,
 } from "../queue/dispatch.ts";
-import { backfillWindow, existingSourceDir } from "./cli-args.ts";
-import { terminalProgress } from "./progress.ts";
-import { runCommand, UsageError } from "./run-command.ts";
 
 // Each command loads what only it needs when it runs (BullMQ, ioredis, cron-parser, the sample
 // generator): an in-process run does not wait on a few hundred ms of modules it never calls.

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { generateSample } from "../../data/generate.ts";
 import type { Log } from "../../pipeline/stages/context.ts";
-import type { ProgressFn } from "../cli/progress.ts";
+import type { ProgressFn } from "./progress.ts";
 
 /** Whether the generated sample is complete in `dir` (portfolios.json is written last). */
 export const hasSample = (dir: string) =>

@@ -15,11 +15,11 @@ import { EmbeddedWebhookStore } from "../../pipeline/store/webhooks/embedded.ts"
 import type { Config } from "../config.ts";
 import { createAccessLogger } from "../logger.ts";
 import { inProcessRebalancer, queueRebalancer, type RebalanceDeps } from "../queue/rebalance-requests.ts";
+import type { Closer } from "../shutdown.ts";
 import { webhookPort } from "../webhooks/port.ts";
 import { webhookStorePath } from "../webhooks/service.ts";
 import { queueDashboard } from "./dashboard.ts";
 import { logErrorsOncePerOutage, redisBlockBroadcast, requestPathRedis } from "./redis-health.ts";
-import type { Closer } from "./shutdown.ts";
 
 /** Failed authentications per client address and minute before it gets 429s (key guessing). */
 export const AUTH_FAILURES_PER_MINUTE = 20;

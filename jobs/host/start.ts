@@ -11,9 +11,6 @@ import { ensureDemoUser, ensureDemoWatchlist } from "../../pipeline/store/catalo
 import { hasTypedTables } from "../../pipeline/store/read/load-snapshot.ts";
 import { publishedCompanies } from "../../pipeline/store/read/published-portfolios.ts";
 import { type Manifest, readManifest, readMeta, snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
-import { existingSourceDir } from "../cli/cli-args.ts";
-import { type TerminalProgress, terminalProgress } from "../cli/progress.ts";
-import { UsageError } from "../cli/run-command.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { dispatchRun, JobFailedError } from "../queue/dispatch.ts";
@@ -23,14 +20,17 @@ import {
   queueRebalancer,
   requestAll,
 } from "../queue/rebalance-requests.ts";
+import { type Closer, onShutdown } from "../shutdown.ts";
+import { deferredSink } from "../webhooks/event-sink.ts";
 import { startWebhooks } from "../webhooks/service.ts";
-import { deferredSink } from "../webhooks/sink.ts";
 import { startPipelineWorker } from "../worker/worker.ts";
 import { readyLine, startBanner } from "./banner.ts";
+import { existingSourceDir } from "./cli-args.ts";
+import { type TerminalProgress, terminalProgress } from "./progress.ts";
 import { logErrorsOncePerOutage, probeRedis, redisUrlForLog } from "./redis-health.ts";
+import { UsageError } from "./run-command.ts";
 import { ensureSampleSource, hasSample } from "./sample.ts";
 import { serve } from "./serve.ts";
-import { type Closer, onShutdown } from "./shutdown.ts";
 import { isPublished, planStart, type StartPlan, switchHint } from "./start-plan.ts";
 import { ensureWritableDir, StoreDirError } from "./store-check.ts";
 

@@ -5,9 +5,7 @@
 import type { Log } from "../../pipeline/stages/context.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { type Manifest, publishedSince } from "../../pipeline/store/snapshot/snapshots.ts";
-import { runRebalance } from "../queue/rebalance-requests.ts";
-
-export { catalogLookup } from "../queue/rebalance-requests.ts";
+import { runRebalance } from "./rebalance-run.ts";
 
 export async function reapplyMissedRebalances(
   opts: { dataDir: string; catalog: Catalog; log: Log; job?: string },

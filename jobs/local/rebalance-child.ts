@@ -7,7 +7,7 @@
 //   {ok: true, snapshotId, totalMs} or {ok: false, error, notFound}.
 import { PortfolioNotFoundError } from "../../pipeline/stages/rebalance.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { runRebalance } from "../queue/rebalance-requests.ts";
+import { runRebalance } from "./rebalance-run.ts";
 
 const [dataDir, portfolioId, job] = process.argv.slice(2);
 const catalogPath = await new Promise<string>((res) =>

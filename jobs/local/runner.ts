@@ -4,9 +4,9 @@
 // pipeline/run/execute.ts) on the published snapshot. A `run` or `backfill` job on one BullMQ worker
 // calls the same function.
 
-import { rmSync } from "node:fs";
 import type { z } from "zod";
 import { executeSteps, type StepStages } from "../../pipeline/run/execute.ts";
+import { RunLifecycle } from "../../pipeline/run/lifecycle.ts";
 import {
   buildRunPlan,
   KIND_STAGES,
@@ -25,28 +25,22 @@ import { forgetUniverse, planCounts } from "../../pipeline/stages/flow-steps.ts"
 import type { PartitionJob } from "../../pipeline/stages/partition-jobs.ts";
 import type { RunHost } from "../../pipeline/stages/run-steps.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
-import { takeLease } from "../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../pipeline/store/duck/duck.ts";
 import {
-  discardStaging,
   isNoSpace,
   type Manifest,
   NoSpaceError,
-  newSnapshotId,
-  publishSnapshot,
   readManifest,
   readMeta,
   type SnapshotMeta,
   snapshotDir,
   snapshotMeta,
-  stagingDir,
 } from "../../pipeline/store/snapshot/snapshots.ts";
-import { stagingLayout } from "../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
-import { afterPublish, type EventSink } from "../webhooks/sink.ts";
+import type { EventSink } from "../webhooks/event-sink.ts";
+import { afterRunPublish } from "./after-publish.ts";
 import { defaultWorkers, PartitionPool } from "./partition-pool.ts";
 import { publishedRecord } from "./published-record.ts";
-import { reapplyMissedRebalances } from "./reapply.ts";
 
 export interface RunOptions {
   dataDir: string;
@@ -64,7 +58,7 @@ export interface RunOptions {
   tickersPerPartition?: number;
   /** A cancelled job's (BullMQ's AbortSignal): the run stops at the next stage boundary, publishing nothing. */
   signal?: AbortSignal;
-  /** The webhook events step, after the publish (jobs/webhooks/sink.ts); none: a later step handles it. */
+  /** The webhook events step, after the publish (jobs/webhooks/event-sink.ts); none: a later step handles it. */
   events?: Pick<EventSink, "published">;
 }
 
@@ -126,7 +120,6 @@ function appendRunOn(
     const run = appendRun(ctx, opts.sourceDir, baseDir, baseMeta, record, plan, users);
     await executeSteps(buildRunPlan("append"), KIND_STAGES.append, run);
     const r = appendResult(run);
-    rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the steps' record is not published
     const files = await confirmAppend(plan, verified);
     writeSourceRecord(ctx.out, files.files);
     const ms = Math.round(performance.now() - t);
@@ -158,15 +151,22 @@ type RunBody = (
 ) => Promise<SnapshotMeta>;
 
 /**
- * One run's staging folder, DuckDB and worker pool around `body`, which builds the snapshot
- * in `ctx.out` and returns its meta; then the publish. Nothing is published when it throws.
+ * One run's lifecycle (pipeline/run/lifecycle.ts: staging folder, heartbeat, lease, publish), DuckDB
+ * and worker pool around `body`, which builds the snapshot in `ctx.out` and returns its meta; then the
+ * publish and the after-publish steps. Nothing is published when it throws.
  */
 async function inRun(opts: RunOptions, kind: "run" | "append", body: RunBody): Promise<RunResult> {
-  const id = newSnapshotId();
+  const run = RunLifecycle.open({
+    dataDir: opts.dataDir,
+    job: opts.job,
+    log: opts.log,
+    afterPublish: afterRunPublish(opts),
+  });
+  const id = run.stagingId;
   // The manifest version before the catalog is read: rebalances published after it are re-applied.
-  const base = readManifest(opts.dataDir);
-  const out = stagingDir(opts.dataDir, id, opts.job);
-  let lease: { stop(): void } | null = null;
+  // Its snapshot is read (a backfill merges into it; unchanged tables are linked from it): leased, so prune spares it.
+  const base = run.leaseBase();
+  const out = run.out;
   // Bounded: DuckDB spills the staged tables to disk beyond this, instead of growing the process.
   const db = await openStagingDuck(out, { memory_limit: serviceConfig().stagingMemory });
   const workers = opts.workers ?? defaultWorkers();
@@ -177,29 +177,32 @@ async function inRun(opts: RunOptions, kind: "run" | "append", body: RunBody): P
   const ctx = runContext(opts, db, out, pool, workers, base);
   try {
     await opts.catalog.refresh();
-    // The published snapshot is read (a backfill merges into it; unchanged tables are linked from it): prune must spare
-    // it.
-    if (base) lease = takeLease(opts.dataDir, base.snapshotId);
     // No stage after the caller's last partition jobs runs any: the workers close their scratch
     // databases while this thread finishes and publishes.
     const meta = await body(ctx, id, base, () => void pool.close(true).catch(() => undefined));
-    return await publishRun(opts, kind, out, meta, base);
+    // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
+    const manifest = await run.publish(meta, {
+      kind: opts.window ? "backfill" : "run",
+      ...(opts.window ? { expect: base?.snapshotId ?? null } : {}),
+      baseVersion: base?.version ?? 0,
+      logged: { kind },
+    });
+    return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
   } catch (e) {
     // Partition jobs still running write into the staging folder: they end before it goes.
     await pool.close(true);
-    discardStaging(out);
+    run.discard();
     if (isNoSpace(e)) throw new NoSpaceError(opts.dataDir, readManifest(opts.dataDir)?.snapshotId ?? null, e);
     throw e;
   } finally {
-    lease?.stop();
     await pool.close(true);
     try {
       db.close();
     } catch {
       // Closing checkpoints the staging database, which fails on a full disk: it is thrown away
-      // with its folder below either way, and the run's own outcome is what is reported.
+      // with its folder either way, and the run's own outcome is what is reported.
     }
-    rmSync(stagingLayout(out).tmp, { recursive: true, force: true });
+    run.close();
   }
 }
 
@@ -226,26 +229,6 @@ function runContext(
   };
 }
 
-/** The publish of a run's staging folder, then the rebalances that raced it re-applied. */
-async function publishRun(
-  opts: RunOptions,
-  kind: "run" | "append",
-  out: string,
-  meta: SnapshotMeta,
-  base: Manifest | null,
-): Promise<RunResult> {
-  // A backfill merged into `base` and publishes only onto it; a run replaces whatever is current.
-  const manifest = await publishSnapshot(opts.dataDir, out, meta, {
-    kind: opts.window ? "backfill" : "run",
-    job: opts.job,
-    ...(opts.window ? { expect: base?.snapshotId ?? null } : {}),
-  });
-  opts.log.info({ snapshot: meta.id, kind, timingsMs: meta.timingsMs }, "snapshot published");
-  await reapplyMissedRebalances(opts, base?.version ?? 0, manifest);
-  await afterPublish(opts.events, manifest.version, opts.log);
-  return { meta, manifest: readManifest(opts.dataDir) ?? manifest };
-}
-
 /**
  * The inline executor of a full run or a backfill's plan (pipeline/run/plan.ts): the plan's steps
  * (executeSteps) with their stage functions (KIND_STAGES) on this executor's host (inlineHost), the
@@ -270,7 +253,6 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
     }
     const plan = host.plan!; // ingest ran
     opts.signal?.throwIfAborted();
-    rmSync(stagingLayout(ctx.out).flowDir, { recursive: true, force: true }); // the plan's record is not published
     const f = await files;
     // A backfill's source is a window of the history: a later run cannot continue it by appending.
     if (!opts.window) writeSourceRecord(ctx.out, f.files);

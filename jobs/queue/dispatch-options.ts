@@ -22,7 +22,7 @@ export interface DispatchOptions {
   force?: boolean;
   /** A queued run as a flow of partition jobs (default, unless PIPELINE_FLOW=0), or as one `run` job. */
   flow?: boolean;
-  /** In process: the webhook events step after the publish (jobs/webhooks/sink.ts). */
+  /** In process: the webhook events step after the publish (jobs/webhooks/event-sink.ts). */
   events?: { published(version?: number): Promise<void> };
 }
 

@@ -2,7 +2,7 @@
 // partition jobs) that this process waits for. Loaded only when REDIS_URL is set.
 import type { Job, Queue } from "bullmq";
 import type { PublishKind } from "../../pipeline/store/snapshot/snapshots.ts";
-import { awaitJob, closeWithin, JobFailedError } from "../cli/await-job.ts";
+import { awaitJob, closeWithin, JobFailedError } from "./await-job.ts";
 import type { JobData, JobName } from "./contracts.ts";
 import { DEFAULT_TIMEOUT_MS, type DispatchOptions, type DispatchResult } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";

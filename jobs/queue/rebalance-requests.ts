@@ -10,11 +10,11 @@ import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Queue } from "bullmq";
 import type { Log } from "../../pipeline/stages/context.ts";
-import { PortfolioNotFoundError, type PortfolioSpec } from "../../pipeline/stages/rebalance.ts";
+import { PortfolioNotFoundError } from "../../pipeline/stages/rebalance.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { publishedRules } from "../../pipeline/store/read/published-portfolios.ts";
-import { type Manifest, readManifest, readMeta, type SnapshotMeta } from "../../pipeline/store/snapshot/snapshots.ts";
-import { rebalanceOne } from "../local/rebalance-run.ts";
+import { type Manifest, readManifest, readMeta } from "../../pipeline/store/snapshot/snapshots.ts";
+import { catalogLookup, runRebalance } from "../local/rebalance-run.ts";
 import type { DispatchResult, RebalanceDispatch } from "./dispatch-options.ts";
 import { enqueueIdempotent } from "./enqueue.ts";
 import { jobId, type RebalanceJobData, versionOf } from "./job-types.ts";
@@ -24,18 +24,8 @@ export interface RebalanceDeps {
   dataDir: string;
   catalog: Catalog;
   log: Log & { error?: (o: object, m: string) => void };
-  /** The webhook events step (jobs/webhooks/sink.ts): a failure for good is sent as portfolio.failed. */
+  /** The webhook events step (jobs/webhooks/event-sink.ts): a failure for good is sent as portfolio.failed. */
   events?: { rebalanceFailed(n: { portfolioId: string; requestedAt: string | null; reason: string }): Promise<void> };
-}
-
-/** The catalog's definition of a user portfolio, in the shape the backtest takes. */
-export function catalogLookup(catalog: Catalog): (id: string) => PortfolioSpec | null {
-  return (id) => {
-    const u = catalog.userPortfolio(id);
-    if (!u) return null;
-    const { ownerId, createdAt, ...rules } = u;
-    return { rules, ownerId, createdAt };
-  };
 }
 
 /**
@@ -54,15 +44,6 @@ export function rebalanceRequest(catalog: Catalog, portfolioId: string): { jobId
     jobId: jobId("rebalance", definitionVersion, `portfolio-${portfolioId}`),
     data: { portfolioId, definitionVersion, requestedAt },
   };
-}
-
-/**
- * Recomputes one portfolio on the snapshot current at publish time: a user portfolio from the
- * catalog's current rules, a predefined one from its published rules; a user portfolio the catalog
- * no longer has is dropped from the snapshot (PortfolioNotFoundError: neither knows it).
- */
-export function runRebalance(deps: RebalanceDeps, portfolioId: string, job?: string): Promise<SnapshotMeta> {
-  return rebalanceOne({ dataDir: deps.dataDir, log: deps.log, portfolioId, lookup: catalogLookup(deps.catalog), job });
 }
 
 /** Awaited (the CLI): in this process without Redis, else as a job that this process waits for. */

@@ -1,4 +1,4 @@
-// Webhooks in a process: the store (DATA_DIR/webhooks.duckdb), the events step (sink.ts) that the
+// Webhooks in a process: the store (DATA_DIR/webhooks.duckdb), the events step (event-sink.ts) that the
 // executors run after each publish, and delivery — BullMQ's `webhooks` queue with a worker here
 // when REDIS_URL is set, else (npm start only) the in-process queue journaled in
 // DATA_DIR/webhooks/queue.jsonl, so a restart resumes. `npm start` also polls the manifest for
@@ -16,12 +16,12 @@ type WebhookCatalog = Pick<CatalogReader, "watchlistsOf" | "userPortfolio"> & { 
 import { readManifest } from "../../pipeline/store/snapshot/snapshots.ts";
 import { EmbeddedWebhookStore } from "../../pipeline/store/webhooks/embedded.ts";
 import type { Config } from "../config.ts";
-import type { Closer } from "../host/shutdown.ts";
+import type { Closer } from "../shutdown.ts";
 import { addDeliveries, webhookQueue, webhookWorker } from "./bull.ts";
 import { deliveryDeps } from "./deps.ts";
+import { type EventSink, eventSink } from "./event-sink.ts";
 import { LocalDeliveryQueue } from "./local-queue.ts";
 import { emitPublishEvents, ensureCursor, webhooksDir } from "./publish-events.ts";
-import { type EventSink, eventSink } from "./sink.ts";
 
 export const webhookStorePath = (dataDir: string) => join(dataDir, "webhooks.duckdb");
 

@@ -5,10 +5,10 @@
 // so prune judges it by age alone and spares the folder between jobs for the stale time (2 minutes).
 
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import type { z } from "zod";
+import { RunLifecycle } from "../../pipeline/run/lifecycle.ts";
 import {
   buildRunPlan,
   PARTITIONED_STEPS,
@@ -20,9 +20,8 @@ import {
 } from "../../pipeline/run/plan.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
 import { releaseUniverse } from "../../pipeline/stages/flow-steps.ts";
-import { startHeartbeat } from "../../pipeline/store/coordination/liveness.ts";
-import { stagingBeat, stagingLayout, stagingPath } from "../../pipeline/store/snapshot/staging-layout.ts";
 import { serviceConfig } from "../config.ts";
+import { afterRunPublish } from "../local/after-publish.ts";
 import { JOB_CONTRACTS, type JobData, type JobResultOf } from "../queue/contracts.ts";
 import {
   AFFINITY_MS,
@@ -39,25 +38,14 @@ import type { JobProcessor, ProcessorContext, WorkerDeps } from "./processors/ty
 
 export type FlowDeps = Pick<WorkerDeps, "redisUrl" | "prefix" | "dataDir" | "catalog" | "log">;
 
-/** What a flow job's step gets besides its data: the run's staging folder and its id. */
+/** What a flow job's step gets besides its data: the run's lifecycle (pipeline/run/lifecycle.ts), its folder and id. */
 export interface FlowContext extends ProcessorContext {
+  run: RunLifecycle;
   out: string;
   stagingId: string;
 }
 
 export type FlowStep<N extends FlowJobName> = (job: Job, data: JobData<N>, f: FlowContext) => Promise<JobResultOf<N>>;
-
-/** Keeps the flow's staging heartbeat fresh while one of its jobs runs; leaves it in place after. */
-function holdStaging(dataDir: string, stagingId: string, parentId: string, out: string): () => void {
-  // host "flow@…": never this machine's hostname, so liveness goes by the file's age, not a pid;
-  // recreated if pruned under a long stall, but not after the publish moved the folder away.
-  const beat = startHeartbeat(stagingBeat(dataDir, stagingId), {
-    job: parentId,
-    host: `flow@${hostname()}`,
-    whileExists: out,
-  });
-  return () => beat.pause();
-}
 
 /** A flow job runs on one core: DuckDB threads of a worker process (PIPELINE_WORKER_THREADS, default 1). */
 export function workerThreads(): number {
@@ -84,13 +72,9 @@ async function flowGone(job: Job, run: string, ctx: ProcessorContext): Promise<b
 }
 
 /** The run's staging folder and heartbeat, removed once its flow cannot publish. */
-function dropStaging(deps: FlowDeps, stagingId: string, out: string, why: string, job: Job): void {
-  const layout = stagingLayout(out);
-  rmSync(out, { recursive: true, force: true });
-  rmSync(layout.tmp, { recursive: true, force: true });
-  rmSync(layout.aside, { recursive: true, force: true });
-  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
-  deps.log.info({ job: job.id, staging: stagingId }, `run's staging folder removed: ${why}`);
+function dropStaging(f: FlowContext, why: string, job: Job): void {
+  f.run.discard();
+  f.deps.log.info({ job: job.id, staging: f.stagingId }, `run's staging folder removed: ${why}`);
 }
 
 /** This failure ends the flow: not retried (unrecoverable, or the last attempt). */
@@ -138,32 +122,40 @@ export function inFlow<N extends FlowJobName>(
     const { deps } = ctx;
     const ids = runFlowIds(data.sourceVersion);
     const stagingId = flowStagingId(data);
-    const out = stagingPath(deps.dataDir, stagingId);
-    const f: FlowContext = { ...ctx, out, stagingId };
+    const run = RunLifecycle.join(
+      {
+        dataDir: deps.dataDir,
+        job: ids.parent,
+        log: deps.log,
+        afterPublish: afterRunPublish({ ...deps, job: job.id }),
+      },
+      stagingId,
+    );
+    const f: FlowContext = { ...ctx, run, out: run.out, stagingId };
     if (opts.leave && (await opts.leave(job, data, f))) throw new DelayedError();
     const child = name !== FLOW_JOBS.parent;
     // A leftover child of a flow that failed or was lost does nothing but clear its folder.
     if (child && (await flowGone(job, data.run, ctx))) {
-      dropStaging(deps, stagingId, out, "its flow failed or was lost", job);
+      dropStaging(f, "its flow failed or was lost", job);
       // a child's result is `done` (the parent's name is excluded above)
       return { done: job.id! } as JobResultOf<N>;
     }
-    const release = holdStaging(deps.dataDir, stagingId, ids.parent, out);
-    if (!opts.usesUniverse) releaseUniverse(out);
+    run.hold();
+    if (!opts.usesUniverse) releaseUniverse(run.out);
     try {
       return await step(job, data, f);
     } catch (e) {
       // The flow fails with this job: nothing will publish the folder, so it goes now, not 2 minutes later.
       if (lastFailure(job, e)) {
-        release();
-        dropStaging(deps, stagingId, out, `${job.id} failed for good`, job);
+        run.close();
+        dropStaging(f, `${job.id} failed for good`, job);
       } else if (child && (await flowGone(job, data.run, ctx))) {
-        release();
-        dropStaging(deps, stagingId, out, "its flow failed or was lost", job);
+        run.close();
+        dropStaging(f, "its flow failed or was lost", job);
       }
       throw e;
     } finally {
-      release();
+      run.close();
     }
   };
 }

@@ -1,8 +1,9 @@
 // One company's validated source records to its CompanyFinancials: statement rows per type, TTM
 // from the quarters, and the derived array (from a given derived file, else computed).
-import type { CompanyFinancials, FinancialRow, FinancialSet } from "../store/snapshot/model.ts";
+
 import { derivedFromRecord, derivedRows } from "./derived.ts";
 import type { Statement } from "./items.ts";
+import type { CompanyFinancials, FinancialRow, FinancialSet } from "./rows.ts";
 import type { PeriodKind, SourceRecord } from "./simfin-csv.ts";
 import { byReportDate, type Period, statementPeriod } from "./statements.ts";
 import { ttmPeriods } from "./ttm.ts";

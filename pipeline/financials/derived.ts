@@ -1,8 +1,9 @@
 // The derived array: SimFin's derived figures computed from one period's three statements (and,
 // for the F-Score, the same kind of period a year earlier). Every formula: docs/financials.md.
-import type { FinancialRow, FinancialType } from "../store/snapshot/model.ts";
+
 import { DERIVED_KEYS, DERIVED_MONEY, DERIVED_RATIOS, div, F_SCORE, ratio } from "./items.ts";
 import { type FScoreInputs, piotroskiFScore } from "./piotroski.ts";
+import type { FinancialRow, FinancialType } from "./rows.ts";
 import type { SourceRecord } from "./simfin-csv.ts";
 import { byReportDate, item, type Period } from "./statements.ts";
 

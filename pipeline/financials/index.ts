@@ -1,6 +1,7 @@
 // The stock financials resource: the JSON object of the interface and the contract's CSV long rows.
-import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "../store/snapshot/model.ts";
+
 import { PERIOD_KEYS } from "./items.ts";
+import type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "./rows.ts";
 
 export { companyFinancials, emptyFinancials } from "./build.ts";
 

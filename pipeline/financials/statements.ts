@@ -1,7 +1,8 @@
 // Source records to interface statement rows: the interface's keys in order, money as integers,
 // and the items the free SimFin files lack filled in from accounting identities.
-import type { FinancialRow } from "../store/snapshot/model.ts";
+
 import { EXTRA_COLUMNS, ITEMS, PERIOD_KEYS, SHARES_BASIC, SHARES_DILUTED, type Statement, TOTALS } from "./items.ts";
+import type { FinancialRow } from "./rows.ts";
 import type { SourceRecord } from "./simfin-csv.ts";
 
 /** One statement of one period, with what the derived figures need beyond the row. */

@@ -1,7 +1,8 @@
 // Trailing-twelve-month periods from quarterly ones: one per quarter that closes a run of four
 // consecutive quarters (Q4 of a year is followed by Q1 of the next).
-import type { FinancialRow } from "../store/snapshot/model.ts";
+
 import { ITEMS, type Statement, TOTALS } from "./items.ts";
+import type { FinancialRow } from "./rows.ts";
 import type { Period } from "./statements.ts";
 
 const quarterIndex = (p: Period) => p.fiscalYear * 4 + Number(p.fiscalPeriod.slice(1)) - 1;

@@ -4,7 +4,7 @@
 // per ticker range, one backtest per portfolio), and the merge that turns the partition outputs into
 // the snapshot's tables. Both executors run them: the BullMQ flow one job per step and partition, the
 // in-process runner (jobs/local/runner.ts) in one process, its backtests in one batch (backtestsInline).
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
 import { splitFundamentals } from "../sources/fundamentals-split.ts";
@@ -422,7 +422,8 @@ const lastEntry = (plan: FlowPlan, id: string) => [...plan.portfolios].reverse()
 /**
  * Step 3: the portfolio parts merged into the snapshot's tables, the parts and the fundamentals'
  * slices removed. Done once: a publish retried after it (the publish failed) finds it done. The
- * plan and the run's records stay in `.flow` until the publish sets them aside (setFlowAside).
+ * plan and the run's records stay in `.flow` until the publish sets them aside (RunLifecycle.publish,
+ * pipeline/run/lifecycle.ts).
  */
 export async function flowMergeStep(out: string): Promise<FlowPlan> {
   const plan = readPlan(out);
@@ -451,21 +452,4 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
   rmSync(stagingLayout(out).portfolioParts, { recursive: true, force: true });
   rmSync(splitDir(out), { recursive: true, force: true });
   return plan;
-}
-
-/**
- * Where the flow's own files wait while the staging folder is published (it must not carry them):
- * beside it, so a failed publish can put them back and a retry find everything in place.
- */
-export const flowAside = (out: string) => stagingLayout(out).aside;
-
-export function setFlowAside(out: string): void {
-  rmSync(flowAside(out), { recursive: true, force: true });
-  renameSync(stagingLayout(out).flowDir, flowAside(out));
-}
-
-/** The flow's files back in the staging folder after a publish that did not happen (no-op when in place). */
-export function restoreFlowFiles(out: string): void {
-  const { flowDir } = stagingLayout(out);
-  if (existsSync(out) && !existsSync(flowDir) && existsSync(flowAside(out))) renameSync(flowAside(out), flowDir);
 }

@@ -64,7 +64,7 @@ describe("every endpoint", () => {
   });
 });
 
-/** Endpoints whose answers the fast path keeps (api/fast/fill.ts SHAREABLE_ROUTES). */
+/** Endpoints whose answers the fast path keeps (api/fast/cache-fill.ts SHAREABLE_ROUTES). */
 const SHAREABLE = new Set(["stock_ratings", "stock_financials", "stock_metrics", "stock_performance", "benchmarks"]);
 // (portfolios: the list defaults to the caller's own, private=true, which is never cached)
 const shareable = (path: string) => SHAREABLE.has(path.split(/[/?]/)[0]);

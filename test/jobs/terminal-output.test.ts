@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { logErrorsOncePerOutage } from "../../jobs/host/redis-health.ts";
-import { closeAll } from "../../jobs/host/shutdown.ts";
 import { logFormat } from "../../jobs/log-format.ts";
+import { closeAll } from "../../jobs/shutdown.ts";
 import { writeTinySource } from "../fixtures/tiny-source.ts";
 import { ROOT, TSX } from "./process.ts";
 

@@ -49,6 +49,7 @@ describe("the plan executor", () => {
         analytics: async () => void log.push("analytics"),
         backtest: async () => void log.push("backtest"),
         merge: async () => void log.push("merge"),
+        evidence: async () => void log.push("evidence"),
       },
       null,
     );

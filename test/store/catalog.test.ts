@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { hashKey } from "../../pipeline/store/catalog/api-keys.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { ensureDemoUser } from "../../pipeline/store/catalog/demo.ts";
-import { hashKey } from "../../pipeline/store/catalog/keys.ts";
 import { SCOPES } from "../../pipeline/store/catalog/types.ts";
 
 const tempCatalog = () => Catalog.open(join(mkdtempSync(join(tmpdir(), "catalog-")), "catalog.duckdb"));

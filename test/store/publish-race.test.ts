@@ -7,17 +7,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { RunLifecycle } from "../../pipeline/run/lifecycle.ts";
 import { leasesDir, takeLease } from "../../pipeline/store/coordination/leases.ts";
 import { withPublishLock } from "../../pipeline/store/coordination/publish-lock.ts";
 import {
   KEEP_SNAPSHOTS,
   ManifestMovedError,
   newSnapshotId,
-  publishSnapshot,
   readManifest,
   snapshotDir,
   snapshotsDir,
-  stagingDir,
 } from "../../pipeline/store/snapshot/snapshots.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -29,10 +28,12 @@ const ENTRY = join(ROOT, "test/store/publisher-entry.ts");
 
 function fake(dataDir: string, tag = "t") {
   const id = `${newSnapshotId()}-${tag}`;
-  const staging = stagingDir(dataDir, id);
+  const run = RunLifecycle.open({ dataDir }, id);
+  const staging = run.out;
   writeFileSync(join(staging, "table.bin"), Buffer.alloc(1024, 3));
   return {
     id,
+    run,
     staging,
     meta: {
       id,
@@ -80,18 +81,18 @@ describe("concurrent publishers", () => {
     mkdirSync(join(dataDir, "locks", "publish.lock"));
     utimesSync(join(dataDir, "locks", "publish.lock"), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     const r = fake(dataDir, "after");
-    await publishSnapshot(dataDir, r.staging, r.meta, { waitMs: 5_000 });
+    await r.run.publish(r.meta, { waitMs: 5_000, baseVersion: 0 });
     expect(readManifest(dataDir)!.snapshotId).toBe(r.id);
   }, 60_000);
 
   it("compare-and-swap refuses a base that moved and publishes nothing", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "cas-"));
     const x = fake(dataDir, "x");
-    await publishSnapshot(dataDir, x.staging, x.meta, { expect: null });
+    await x.run.publish(x.meta, { expect: null, baseVersion: 0 });
     const y = fake(dataDir, "y");
-    await publishSnapshot(dataDir, y.staging, y.meta, { expect: x.id });
+    await y.run.publish(y.meta, { expect: x.id, baseVersion: 0 });
     const stale = fake(dataDir, "stale");
-    const err = await publishSnapshot(dataDir, stale.staging, stale.meta, { expect: x.id }).catch((e) => e);
+    const err = await stale.run.publish(stale.meta, { expect: x.id, baseVersion: 0 }).catch((e) => e);
     expect(err).toBeInstanceOf(ManifestMovedError);
     expect(err.message).toContain(`moved from ${x.id} to ${y.id}`);
     expect(readManifest(dataDir)!.snapshotId).toBe(y.id);
@@ -101,7 +102,7 @@ describe("concurrent publishers", () => {
   it("prune keeps a leased snapshot and a live run's staging, and removes them once dead", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "prune-"));
     const first = fake(dataDir, "first");
-    await publishSnapshot(dataDir, first.staging, first.meta);
+    await first.run.publish(first.meta, { baseVersion: 0 });
     const lease = takeLease(dataDir, first.id);
     // A run in another process, alive with its staging folder.
     const holder = spawn(NODE_TS[0], [...NODE_TS.slice(1), ENTRY, dataDir, "0", "h", "hold"], {
@@ -118,7 +119,7 @@ describe("concurrent publishers", () => {
     utimesSync(remote, new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
     for (let i = 0; i < KEEP_SNAPSHOTS + 1; i++) {
       const r = fake(dataDir, `n${i}`);
-      await publishSnapshot(dataDir, r.staging, r.meta);
+      await r.run.publish(r.meta, { baseVersion: 0 });
     }
     expect(readManifest(dataDir)!.history).not.toContain(first.id);
     expect(existsSync(snapshotDir(dataDir, first.id))).toBe(true);
@@ -129,7 +130,7 @@ describe("concurrent publishers", () => {
     holder.kill("SIGKILL");
     await new Promise((res) => holder.once("exit", res));
     const last = fake(dataDir, "last");
-    await publishSnapshot(dataDir, last.staging, last.meta);
+    await last.run.publish(last.meta, { baseVersion: 0 });
     expect(existsSync(snapshotDir(dataDir, first.id))).toBe(false);
     expect(existsSync(join(snapshotsDir(dataDir), `.staging-${stagingId}`))).toBe(false);
     expect(readdirSync(join(dataDir, "locks")).filter((f) => f.startsWith("staging-"))).toEqual([]);

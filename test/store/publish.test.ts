@@ -5,24 +5,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
+import { RunLifecycle } from "../../pipeline/run/lifecycle.ts";
 import {
-  discardStaging,
   KEEP_SNAPSHOTS,
   newSnapshotId,
-  publishSnapshot,
   readManifest,
   snapshotsDir,
   stagingBeat,
-  stagingDir,
 } from "../../pipeline/store/snapshot/snapshots.ts";
 
 function fakeRun(dataDir: string) {
   const id = newSnapshotId();
-  const staging = stagingDir(dataDir, id);
+  // the run's owner: its folder, with the heartbeat that tells prune it is alive
+  const run = RunLifecycle.open({ dataDir }, id);
+  const staging = run.out;
   // A "table" big enough that a non-atomic switch would be caught half-written.
   writeFileSync(join(staging, "table.bin"), Buffer.alloc(256 * 1024, 7));
   return {
     id,
+    run,
     staging,
     meta: {
       id,
@@ -62,13 +63,13 @@ describe("publishSnapshot", () => {
   it("switches atomically under concurrent reads and prunes to the newest three", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "store-"));
     const first = fakeRun(dataDir);
-    await publishSnapshot(dataDir, first.staging, first.meta);
+    await first.run.publish(first.meta, { baseVersion: 0 });
     const reader = new Worker(READER, { eval: true, workerData: { dir: dataDir, ms: 1500 } });
     const done = new Promise<{ reads: number; failures: string[] }>((res) => reader.on("message", res));
     const ids = [first.id];
     for (let i = 0; i < 30; i++) {
       const r = fakeRun(dataDir);
-      await publishSnapshot(dataDir, r.staging, r.meta);
+      await r.run.publish(r.meta, { baseVersion: 0 });
       ids.push(r.id);
       await new Promise((res) => setTimeout(res, 20));
     }
@@ -84,9 +85,9 @@ describe("publishSnapshot", () => {
   it("a discarded run leaves the published snapshot as it was", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "store-"));
     const a = fakeRun(dataDir);
-    await publishSnapshot(dataDir, a.staging, a.meta);
+    await a.run.publish(a.meta, { baseVersion: 0 });
     const b = fakeRun(dataDir);
-    discardStaging(b.staging);
+    b.run.discard();
     expect(readManifest(dataDir)?.snapshotId).toBe(a.id);
     expect(existsSync(b.staging)).toBe(false);
   });
@@ -96,15 +97,15 @@ describe("publishSnapshot", () => {
     const dead = fakeRun(dataDir);
     for (const r of [live, dead]) for (const suffix of [".tmp", ".flow"]) mkdirSync(`${r.staging}${suffix}`);
     // The dead run's heartbeat: not touched for an hour, its owner long gone.
-    discardStaging(dead.staging);
+    dead.run.discard();
     mkdirSync(dead.staging);
     writeFileSync(stagingBeat(dataDir, dead.id), JSON.stringify({ host: "flow@elsewhere" }));
     const anHourAgo = new Date(Date.now() - 3_600_000);
     utimesSync(stagingBeat(dataDir, dead.id), anHourAgo, anHourAgo);
     const a = fakeRun(dataDir);
-    await publishSnapshot(dataDir, a.staging, a.meta);
+    await a.run.publish(a.meta, { baseVersion: 0 });
     const left = readdirSync(snapshotsDir(dataDir)).sort();
     expect(left).toEqual([a.id, `.staging-${live.id}`, `.staging-${live.id}.flow`, `.staging-${live.id}.tmp`].sort());
-    discardStaging(live.staging);
+    live.run.discard();
   });
 });

@@ -8,8 +8,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { noteRebalanceFailure, type RebalanceDeps } from "../../jobs/queue/rebalance-requests.ts";
 import { deliveryDeps } from "../../jobs/webhooks/deps.ts";
+import { eventSink } from "../../jobs/webhooks/event-sink.ts";
 import { LocalDeliveryQueue } from "../../jobs/webhooks/local-queue.ts";
-import { eventSink } from "../../jobs/webhooks/sink.ts";
 import { tmp } from "../events/fixture.ts";
 import { openStore, startReceiver, TEST_SETTINGS } from "./receiver.ts";
 

@@ -18,7 +18,7 @@ import { InvalidParameter } from "../../errors.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, type Subject, seriesOf } from "../../resources/analytics.ts";
 import type { GqlContext } from "../context.ts";
 import { costNote } from "../cost.ts";
-import { inTurn, inTurns } from "../turns.ts";
+import { inTurn, inTurns } from "../field-turns.ts";
 
 /** Series points completed per turn of the event loop (a 15-year daily series has about 3,800). */
 const POINTS_PER_TURN = 1000;
@@ -110,7 +110,7 @@ export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject, GqlCont
     bins: { type: new GraphQLList(new GraphQLNonNull(HistogramBin)), description: "Histogram bins (histogram)" },
     data: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(SeriesPoint))),
-      // thousands of daily points: completed POINTS_PER_TURN at a time, a turn each (turns.ts)
+      // thousands of daily points: completed POINTS_PER_TURN at a time, a turn each (field-turns.ts)
       resolve: (series, _a, ctx) => inTurns(ctx.deadline, series.data, POINTS_PER_TURN),
     },
   },

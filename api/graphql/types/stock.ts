@@ -20,9 +20,9 @@ import { ratingComponents } from "../../resources/snapshot-access.ts";
 import { ratingHistoryPage, stockFinancials } from "../../resources/stocks.ts";
 import type { GqlContext } from "../context.ts";
 import { costNote } from "../cost.ts";
+import { inTurn } from "../field-turns.ts";
 import { connection, connectionArgs, connectionCost, connectionType, pageArgsOf } from "../relay.ts";
 import { scoped } from "../scopes.ts";
-import { inTurn } from "../turns.ts";
 import { metricsField, performanceField } from "./analytics.ts";
 import { DateArg, dateArg, ratingFields } from "./common.ts";
 
@@ -71,7 +71,7 @@ const rows = () => new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Financi
 type Fin = { response: Record<string, unknown>; type: FinancialType };
 const arrayOf = (statement: string) => (f: Fin) =>
   f.response[financialArrays(f.type).find(([, st]) => st === statement)![0]];
-/** A statement's rows, completed in a turn of their own (about 600 items each: turns.ts). */
+/** A statement's rows, completed in a turn of their own (about 600 items each: field-turns.ts). */
 const statement = (name: string) => (f: Fin, _a: unknown, ctx: GqlContext) =>
   inTurn(ctx.deadline, () => arrayOf(name)(f));
 const StockFinancialsType = new GraphQLObjectType<Fin, GqlContext>({

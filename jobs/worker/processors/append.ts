@@ -11,7 +11,6 @@ import { mkdirSync } from "node:fs";
 import type { Job } from "bullmq";
 import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
 import { type AppendRecord, appendIngest, appendRun, NotAnAppendError } from "../../../pipeline/stages/append.ts";
-import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import { readManifest, readMeta, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
@@ -82,7 +81,7 @@ export async function stageAppend(
   mkdirSync(out, { recursive: true });
   await deps.catalog.refresh();
   const current = readManifest(deps.dataDir);
-  const lease = takeLease(deps.dataDir, a.base.snapshotId);
+  f.run.leaseSnapshot(a.base.snapshotId);
   const db = await openStagingDuck(out, {
     threads: String(workerThreads()),
     memory_limit: serviceConfig().stagingMemory,
@@ -95,7 +94,7 @@ export async function stageAppend(
     if (!(e instanceof NotAnAppendError)) throw e;
     return fallBack(job, f, e.reason);
   } finally {
-    lease.stop();
+    f.run.releaseLease();
     db.dispose();
   }
   writeSourceRecord(out, a.plan.files.files);

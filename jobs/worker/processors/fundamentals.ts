@@ -2,10 +2,8 @@
 import { mkdirSync } from "node:fs";
 import type { Job } from "bullmq";
 import { KIND_STAGES } from "../../../pipeline/run/plan.ts";
-import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openDuck } from "../../../pipeline/store/duck/duck.ts";
 import { DUCK_MEMORY } from "../../../pipeline/store/duck/duck-memory.ts";
-import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import { readStagingRecord, stagingLayout } from "../../../pipeline/store/snapshot/staging-layout.ts";
 import type { JobData } from "../../queue/contracts.ts";
 import { stepJobsAfter } from "../../queue/flow.ts";
@@ -63,22 +61,21 @@ export async function splitFundamentals(
 
 /** The plan's fundamentals stage on an in-memory DuckDB, the published snapshot leased meanwhile. */
 async function fundamentalsStage(sourceDir: string, f: FlowContext): Promise<void> {
-  const { deps, out } = f;
+  const { out } = f;
   mkdirSync(out, { recursive: true });
   f.progress("fundamentals: splitting by ticker range", 0, 1);
-  const base = readManifest(deps.dataDir);
-  const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
+  const base = f.run.leaseBase();
   const db = await openDuck(":memory:", {
     threads: String(workerThreads()),
     memory_limit: DUCK_MEMORY.fundamentalsSplit,
   });
   try {
-    const ctx = flowStageContext(f, db.conn, base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined, {
+    const ctx = flowStageContext(f, db.conn, f.run.snapshotDir(base), {
       tickersPerPartition: tickersPerPartition(),
     });
     await KIND_STAGES.full.fundamentals(flowHost(ctx, sourceDir));
   } finally {
-    lease?.stop();
+    f.run.releaseLease();
     db.close();
   }
 }

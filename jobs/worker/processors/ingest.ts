@@ -7,9 +7,7 @@ import { sourceFilesAsync, sourceStamp } from "../../../pipeline/sources/fingerp
 import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
 import type { StageContext } from "../../../pipeline/stages/context.ts";
 import { type FlowPlan, holdsUniverse, readPlan } from "../../../pipeline/stages/flow-steps.ts";
-import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
-import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   readStagingRecord,
   type StagingRecord,
@@ -91,16 +89,16 @@ async function stageRun(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2
   const t0 = performance.now();
   // The folder is this flow's own (named by its run id); the fundamentals job writes into it too.
   mkdirSync(out, { recursive: true });
-  const base = readManifest(deps.dataDir);
+  // The published snapshot is read (unchanged tables are linked from it): leased while this stage runs.
+  const base = f.run.leaseBase();
   await deps.catalog.refresh();
-  const lease = base ? takeLease(deps.dataDir, base.snapshotId) : null;
   const db = await openStagingDuck(out, {
     threads: String(workerThreads()),
     memory_limit: serviceConfig().stagingMemory,
   });
   let staged: { plan: FlowPlan; sourceId: string };
   try {
-    const ctx = flowStageContext(f, db.conn, base ? snapshotDir(deps.dataDir, base.snapshotId) : undefined, {
+    const ctx = flowStageContext(f, db.conn, f.run.snapshotDir(base), {
       // the source tables are written, and the price panel read, on connections of their own
       connect: db.connect,
       progress: f.progress,
@@ -108,7 +106,7 @@ async function stageRun(job: IngestArgs[0], data: IngestArgs[1], f: IngestArgs[2
     });
     staged = await ingestHashed(ctx, job, data, f, added);
   } finally {
-    lease?.stop();
+    f.run.releaseLease();
     db.dispose();
   }
   const record: StagingRecord<"run"> = {

@@ -1,40 +1,24 @@
 // `publish`, the parent of a run's flow: once every child is done, merges what they staged and publishes
 // the snapshot; then re-applies the rebalances that the publish's base missed.
-import { existsSync, rmSync } from "node:fs";
-import type { Job } from "bullmq";
+import { existsSync } from "node:fs";
 import { buildRunPlan, missingPartitions } from "../../../pipeline/run/plan.ts";
 import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
-import {
-  financialsParts,
-  planCounts,
-  readPlan,
-  restoreFlowFiles,
-  setFlowAside,
-} from "../../../pipeline/stages/flow-steps.ts";
-import {
-  type Manifest,
-  publishSnapshot,
-  readManifest,
-  snapshotMeta,
-  stagingBeat,
-  stagingPath,
-} from "../../../pipeline/store/snapshot/snapshots.ts";
+import { financialsParts, planCounts, readPlan } from "../../../pipeline/stages/flow-steps.ts";
+import { readManifest, snapshotMeta } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   readStagingRecord,
   type StagingRecord,
   stagingLayout,
   writeStagingRecord,
 } from "../../../pipeline/store/snapshot/staging-layout.ts";
-import { reapplyMissedRebalances } from "../../local/reapply.ts";
 import { wholeStepPlacement } from "../../queue/flow.ts";
-import { afterPublish } from "../../webhooks/sink.ts";
 import type { FlowContext, FlowStep } from "../flow-worker.ts";
 import { runWholeSteps } from "./step.ts";
 
 export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
   const { deps, out } = f;
   // A retry: an earlier attempt's publish failed (files put back), or it died before it could.
-  restoreFlowFiles(out);
+  f.run.restoreAside();
   const layout = stagingLayout(out);
   if (!existsSync(out)) {
     // Published by an earlier attempt that failed after it (the snapshot is live): finish, don't fail.
@@ -46,7 +30,8 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
       throw new Error(
         `the run's staging folder ${out} is gone and no publish of it is recorded; run the command again`,
       );
-    await finishPublish(job, f, sent.baseVersion, { ...readManifest(deps.dataDir)!, version: entry.version });
+    await f.run.afterPublish({ ...readManifest(deps.dataDir)!, version: entry.version }, sent.baseVersion);
+    f.run.finish();
     return { snapshotId: sent.snapshotId, totalMs: sent.totalMs };
   }
   const record = readStagingRecord("run", layout.run);
@@ -69,16 +54,13 @@ export const publishStep: FlowStep<"publish"> = async (job, data, f) => {
     baseVersion: record.baseVersion,
     totalMs: total,
   });
-  setFlowAside(out);
-  let manifest: Manifest;
-  try {
-    manifest = await publishSnapshot(deps.dataDir, out, meta, { kind: "run", job: job.id });
-  } catch (e) {
-    restoreFlowFiles(out);
-    throw e;
-  }
-  deps.log.info({ snapshot: meta.id, timingsMs: meta.timingsMs }, "snapshot published");
-  await finishPublish(job, f, record.baseVersion, manifest);
+  // Published under the flow's job id (the parent's, this job's), its records set aside, then the
+  // after-publish steps (the rebalances the run's base missed re-applied, the events step): a retry
+  // after a crash among them runs them again (above), under the same job ids.
+  await f.run.publish(meta, { kind: "run", baseVersion: record.baseVersion, logged: {} });
+  // Every job of the run is done: the scratch files, the records set aside (what a retry finds this
+  // publish by), the heartbeat.
+  f.run.finish();
   return { snapshotId: meta.id, totalMs: total };
 };
 
@@ -114,21 +96,3 @@ async function mergedRun(sourceDir: string, f: FlowContext, record: StagingRecor
 
 const partitionsMissing = (missing: ReturnType<typeof missingPartitions>, out: string) =>
   missing.map((m) => `${m.step}: ${m.of - m.missing} of ${m.of} partitions in ${out}`).join("; ");
-
-async function finishPublish(job: Job, f: FlowContext, baseVersion: number, manifest: Manifest): Promise<void> {
-  const { deps, stagingId } = f;
-  await reapplyMissedRebalances(
-    { dataDir: deps.dataDir, catalog: deps.catalog, log: deps.log, job: job.id },
-    baseVersion,
-    manifest,
-  );
-  // The events step: a retry after a crash here computes them again, under the same job ids; a
-  // failure is logged, not the job's (it published), and the cursor has the next step handle it.
-  await afterPublish(deps.events, manifest.version, deps.log);
-  const layout = stagingLayout(stagingPath(deps.dataDir, stagingId));
-  // Every job of the run is done: what a killed attempt left of its staging database goes too.
-  rmSync(layout.tmp, { recursive: true, force: true });
-  // Last: the record set aside is what a retry finds this publish by.
-  rmSync(layout.aside, { recursive: true, force: true });
-  rmSync(stagingBeat(deps.dataDir, stagingId), { force: true });
-}

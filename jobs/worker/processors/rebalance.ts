@@ -3,13 +3,9 @@ import { DelayedError } from "bullmq";
 import { SourceRejectedError } from "../../../pipeline/sources/report.ts";
 import { PortfolioNotFoundError } from "../../../pipeline/stages/rebalance.ts";
 import { readManifest } from "../../../pipeline/store/snapshot/snapshots.ts";
-import {
-  forkRebalance,
-  noteRebalanceFailure,
-  type RebalanceDeps,
-  runRebalance,
-} from "../../queue/rebalance-requests.ts";
-import { afterPublish } from "../../webhooks/sink.ts";
+import { runRebalance } from "../../local/rebalance-run.ts";
+import { forkRebalance, noteRebalanceFailure, type RebalanceDeps } from "../../queue/rebalance-requests.ts";
+import { afterPublish } from "../../webhooks/event-sink.ts";
 import type { JobProcessor } from "./types.ts";
 
 export const processRebalance: JobProcessor<"rebalance"> = async (job, data, { deps, progress, signal }) => {

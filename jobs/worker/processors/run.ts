@@ -2,10 +2,9 @@
 // nothing for an unchanged source, and otherwise becomes a flow every worker shares (a nightly
 // append too: the flow's ingest job decides).
 import type { Job } from "bullmq";
-import { mayBeBuiltFrom } from "../../../pipeline/sources/append-plan.ts";
-import { sourceFingerprint, sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
+import { publishedHolding } from "../../../pipeline/run/held-source.ts";
+import { sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
 import type { DateWindow } from "../../../pipeline/stages/backfill.ts";
-import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import { runPipeline } from "../../local/runner.ts";
 import type { JobResultOf } from "../../queue/contracts.ts";
 import { enqueueIdempotent } from "../../queue/enqueue.ts";
@@ -15,14 +14,8 @@ import type { JobProcessor, ProcessorContext } from "./types.ts";
 export const processRun: JobProcessor<"run"> = async (job, data, ctx) => {
   const { deps } = ctx;
   // A scheduled run carries no version: an unchanged nightly source republishes nothing.
-  const current = readManifest(deps.dataDir);
-  if (
-    !data.sourceVersion &&
-    current &&
-    mayBeBuiltFrom(snapshotDir(deps.dataDir, current.snapshotId), current.sourceId, data.sourceDir) &&
-    current.sourceId === sourceFingerprint(data.sourceDir)
-  )
-    return { snapshotId: current.snapshotId, totalMs: 0 };
+  const held = data.sourceVersion ? null : publishedHolding(deps.dataDir, data.sourceDir);
+  if (held) return { snapshotId: held, totalMs: 0 };
   // A scheduled run becomes a flow that every worker shares (this job only adds it); a nightly
   // append too (its ingest job decides).
   if (!data.sourceVersion && flowByDefault()) return await startFlow(ctx, data.sourceDir);

@@ -9,9 +9,7 @@ import { UnrecoverableError } from "bullmq";
 import type { StepStages } from "../../../pipeline/run/execute.ts";
 import { KIND_STAGES, type StepName, type WholeStep } from "../../../pipeline/run/plan.ts";
 import type { RunHost } from "../../../pipeline/stages/run-steps.ts";
-import { takeLease } from "../../../pipeline/store/coordination/leases.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
-import { readManifest, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import { serviceConfig } from "../../config.ts";
 import { stepJobsAfter, wholeStepPlacement } from "../../queue/flow.ts";
 import {
@@ -51,14 +49,13 @@ export async function runWholeSteps(
   timings: Record<string, number> = {},
 ): Promise<RunHost | null> {
   if (!steps.length) return null;
-  const base = readManifest(f.deps.dataDir);
-  const lease = base ? takeLease(f.deps.dataDir, base.snapshotId) : null;
+  const base = f.run.leaseBase();
   const db = await openStagingDuck(f.out, {
     threads: String(workerThreads()),
     memory_limit: serviceConfig().stagingMemory,
   });
   try {
-    const ctx = flowStageContext(f, db.conn, base ? snapshotDir(f.deps.dataDir, base.snapshotId) : undefined, {
+    const ctx = flowStageContext(f, db.conn, f.run.snapshotDir(base), {
       connect: db.connect,
       progress: f.progress,
       tickersPerPartition: tickersPerPartition(),
@@ -75,7 +72,7 @@ export async function runWholeSteps(
     }
     return host;
   } finally {
-    lease?.stop();
+    f.run.releaseLease();
     db.dispose();
   }
 }

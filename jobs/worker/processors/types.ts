@@ -5,7 +5,7 @@ import type { Job, Queue } from "bullmq";
 import type { Log, StageContext } from "../../../pipeline/stages/context.ts";
 import type { Catalog } from "../../../pipeline/store/catalog/catalog.ts";
 import type { JobData, JobName, JobResultOf } from "../../queue/contracts.ts";
-import type { EventSink } from "../../webhooks/sink.ts";
+import type { EventSink } from "../../webhooks/event-sink.ts";
 
 export interface WorkerDeps {
   redisUrl: string;
@@ -25,7 +25,7 @@ export interface WorkerDeps {
    * worker shares its process with the HTTP server.
    */
   rebalanceInChild?: boolean;
-  /** The webhook events step, run after each publish and on a rebalance failed for good (jobs/webhooks/sink.ts). */
+  /** The webhook events step, after each publish and on a rebalance failed for good (jobs/webhooks/event-sink.ts). */
   events?: EventSink;
 }
 

@@ -2,8 +2,8 @@
 // so every endpoint has something to show on a fresh start.
 
 import type { Company } from "../../types.ts";
+import { hashKey } from "./api-keys.ts";
 import type { Catalog } from "./catalog.ts";
-import { hashKey } from "./keys.ts";
 import { SCOPES, type User } from "./types.ts";
 
 export const DEMO_EMAIL = "demo@example.com";

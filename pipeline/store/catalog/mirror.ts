@@ -2,7 +2,7 @@
 // the synchronous reads the API serves from it. Both implementations of the port share it; they
 // differ only in how they learn that the mirror is stale.
 import type { PortfolioRules } from "../../types.ts";
-import { hashKey } from "./keys.ts";
+import { hashKey } from "./api-keys.ts";
 import type { SqlTx } from "./sql.ts";
 import type { ApiKeyInfo, RebalanceFailure, Scope, User, UserPortfolio, Watchlist } from "./types.ts";
 

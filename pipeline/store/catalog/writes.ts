@@ -2,8 +2,8 @@
 // statements with positional parameters). Each runs in one transaction of the implementation's
 // `tx`, which returns once this process's mirror shows the write.
 import type { PortfolioRules } from "../../types.ts";
+import { generateKey, hashKey, keyHint } from "./api-keys.ts";
 import { CatalogError } from "./errors.ts";
-import { generateKey, hashKey, keyHint } from "./keys.ts";
 import { MirrorReads } from "./mirror.ts";
 import { PosBinds, type SqlTx } from "./sql.ts";
 import type { Scope, User, UserPortfolio, Watchlist } from "./types.ts";

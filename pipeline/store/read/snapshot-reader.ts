@@ -1,8 +1,9 @@
 // A published snapshot read lazily: DuckDB over its Parquet files answers each request's slice
 // (one ticker's returns, one subject's metric rows, one date's ratings …), with bounded caches.
 // Opening reads only the small tables, so a new snapshot is ready in about the time of a few
-// queries and memory does not grow with stocks × days. Same values as the in-memory loader.
-import { existsSync, readdirSync, statSync } from "node:fs";
+// queries and memory does not grow with stocks × days (what opening reads: reader-open.ts).
+// Same values as the in-memory loader.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { LRUCache } from "lru-cache";
 import type { RatingEvidence } from "../../ratings/evidence.ts";
@@ -19,33 +20,33 @@ import {
   readFinancialTables,
 } from "../snapshot/financial-tables.ts";
 import { readMetricRows } from "../snapshot/metric-tables.ts";
-import type {
-  BenchmarkResult,
-  CompanyFinancials,
-  FinancialSet,
-  FinancialType,
-  PortfolioResult,
+import {
+  type BenchmarkResult,
+  type CompanyFinancials,
+  type FinancialSet,
+  type FinancialType,
+  metricsKey,
+  type PortfolioResult,
 } from "../snapshot/model.ts";
-import { metricsKey } from "../snapshot/model.ts";
 import { PARTITIONED, type PartRange, partRanges, RATINGS_LATEST, readPartRanges } from "../snapshot/reader-index.ts";
 import { readMeta, type SnapshotMeta, snapshotDir } from "../snapshot/snapshots.ts";
 import { Calendars } from "./calendars.ts";
 import { readRatingEvidence } from "./evidence-read.ts";
 import { loadCompanies, loadRatings } from "./frame-reads.ts";
-import { loadSnapshotBenchmarks, readPortfolios, setRatingsView, tableOf } from "./load-snapshot.ts";
+import { HistoryBatcher } from "./history-batch.ts";
+import { loadSnapshotBenchmarks, readPortfolios, tableOf } from "./load-snapshot.ts";
 import { readRatingComponents } from "./rating-components.ts";
 import { latestRatings, type RatedQuery, ratedCount, ratedPage, ratingHistories } from "./rating-queries.ts";
-
-/**
- * Reads each file's footer (schema, row-group statistics) into DuckDB's metadata and file caches:
- * the first request after a swap then decodes only its ticker's row groups instead of parsing
- * footers cold (the footer of the 1,932 row groups of stock_returns at 5,000 × 25 alone costs
- * more than a warm read). One file at a time on one connection: DuckDB's calls run on libuv's
- * thread pool (4 threads), which the requests the old reader still serves need too.
- */
-async function warm(c: Conn, files: string[]): Promise<void> {
-  for (const f of files) await c.run("select * from read_parquet($f) limit 0", { f });
-}
+import {
+  LAST_DAY,
+  n0,
+  portfolioIds,
+  prepare,
+  type ReaderOptions,
+  ratingDates,
+  readableFiles,
+  warm,
+} from "./reader-open.ts";
 
 /** A cached "read, and not there" (lru-cache holds no null). */
 const NONE = Symbol("none");
@@ -54,76 +55,6 @@ const lru = <V extends {}>(max: number) => new LRUCache<string, V>({ max });
 /** A cache hit as the reader returns it: undefined for a miss and for a known absence. */
 const found = <T>(v: Held<T> | undefined): T | undefined => (v === NONE ? undefined : v);
 
-/** The last rating date's rows, an in-memory table of the reader's database. */
-const LAST_DAY = "ratings_last_day";
-
-export interface ReaderOptions {
-  /** Entries per cache (returns, metric tables, financials, rating dates, portfolios). */
-  cacheEntries?: number;
-  /** Read every Parquet footer the requests will need before open() resolves (default true). */
-  warm?: boolean;
-}
-
-/** Tables no request reads (the reader serves returns, not prices). */
-const NOT_READ = new Set(["prices.parquet", "prices.days", "benchmark_source.parquet"]);
-
-/** Every Parquet file of the snapshot that requests may read: top-level tables and each part of a partitioned one. */
-export function readableFiles(dir: string): string[] {
-  const out: string[] = [];
-  // statements are read from their one-query copy when there is one
-  const skip = existsSync(join(dir, FINANCIAL_ROWS))
-    ? new Set([...NOT_READ, ...FINANCIAL_STATEMENTS.map(financialTable)])
-    : NOT_READ;
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (name.endsWith(".parquet") && !skip.has(name)) out.push(path);
-    else if (!name.startsWith(".") && !skip.has(name) && statSync(path).isDirectory())
-      for (const f of readdirSync(path).sort()) if (f.endsWith(".parquet")) out.push(join(path, f));
-  }
-  return out;
-}
-
-/**
- * The reader database's settings and small in-memory tables: companies (one row per stock) and
- * the last rating date's rows (the default list). Every rated-stocks page joins them, and a table
- * costs a fraction of a Parquet decode per query.
- */
-async function prepare(c: Conn, conns: Conn[], dir: string): Promise<void> {
-  // The metadata cache keeps each Parquet file's footer after the first read, so a request
-  // costs the row groups of its ticker, not the file's metadata again. (`enable_object_cache`
-  // is a no-op since DuckDB 1.1; this setting needs the parquet extension loaded first.)
-  await c.run("load parquet");
-  await c.run("set global parquet_metadata_cache = true");
-  await c.run("create table companies as select * from read_parquet($f)", { f: join(dir, "companies.parquet") });
-  // every pooled connection reads the view (its file list is a per-connection variable)
-  await setRatingsView(conns, dir);
-}
-
-/** The snapshot's rating dates, ascending; the last one's rows become the in-memory LAST_DAY table. */
-async function ratingDates(c: Conn, dir: string): Promise<string[]> {
-  const rb = new Binds();
-  const [dates = []] = (await columns(
-    c,
-    `select distinct strftime(date, '%Y-%m-%d') from ${datedRelation(dir, "ratings", rb)} order by 1`,
-    rb.params,
-  )) as [string[]];
-  await c.run(`create table ${LAST_DAY} as select * from ratings where date = $d::date`, {
-    d: dates.at(-1) ?? "1970-01-01",
-  });
-  return dates;
-}
-
-/** Every portfolio id (sorted), and the predefined ones (no owner) in file order, as the in-memory loader has them. */
-async function portfolioIds(c: Conn, dir: string): Promise<{ all: string[]; predefined: string[] }> {
-  const file = { f: join(dir, "portfolios.parquet") };
-  const [all = []] = (await columns(c, "select id from read_parquet($f) order by id", file)) as [string[]];
-  const [predefined = []] = (await columns(c, "select id from read_parquet($f) where owner_id is null", file)) as [
-    string[],
-  ];
-  return { all, predefined };
-}
-
-const n0 = (o: ReaderOptions) => o.cacheEntries ?? 2000;
 const emptySet = (): FinancialSet => ({ income: [], balance: [], cashflow: [], derived: [] });
 
 export class SnapshotReader {
@@ -132,11 +63,8 @@ export class SnapshotReader {
   private readonly financialsCache: LRUCache<string, Held<CompanyFinancials>>;
   private readonly ratingsCache: LRUCache<string, RatingRow[]>;
   private readonly portfolioCache: LRUCache<string, Held<PortfolioResult>>;
-  private readonly historyCache: LRUCache<string, RatingRow[]>;
   private readonly asOfCache: LRUCache<string, Held<RatingRow>>;
-  /** Histories being read, and the batch of cold tickers the next scan will read (ratingHistory). */
-  private readonly historyPending = new Map<string, Promise<RatingRow[]>>();
-  private historyBatch: { tickers: string[]; done: Promise<Map<string, RatingRow[]>> } | null = null;
+  private readonly histories: HistoryBatcher;
   readonly companyById: Map<string, Company>;
   /** Dates arrays shared by the return series of one calendar. */
   private readonly calendars = new Calendars();
@@ -168,7 +96,9 @@ export class SnapshotReader {
     opts: ReaderOptions,
   ) {
     this.companyById = new Map(companies.map((c) => [c.id, c]));
-    this.historyCache = lru(Math.ceil(n0(opts) / 4));
+    this.histories = new HistoryBatcher(lru(Math.ceil(n0(opts) / 4)), (tickers) =>
+      this.query((c) => ratingHistories(c, tickers)),
+    );
     this.asOfCache = lru(n0(opts) * 4);
     const n = opts.cacheEntries ?? 2000;
     this.returnsCache = lru(n);
@@ -276,40 +206,9 @@ export class SnapshotReader {
     return upperTickers.map((t) => found(this.asOfCache.get(`${date}|${t}`)));
   }
 
-  /**
-   * An (upper-case) ticker's rating rows, ascending by date. Cold tickers asked for in the same
-   * turn of the event loop (a GraphQL list of stocks with their histories) are read by one scan:
-   * the ratings are stored by date, so each history alone reads the whole table (~70 ms of CPU
-   * at 5,000 × 25).
-   */
-  async ratingHistory(upperTicker: string): Promise<RatingRow[]> {
-    const h = this.historyCache.get(upperTicker);
-    if (h) return h;
-    let p = this.historyPending.get(upperTicker);
-    if (!p) {
-      if (!this.historyBatch) {
-        const batch = {
-          tickers: [] as string[],
-          done: null as unknown as Promise<Map<string, RatingRow[]>>,
-        };
-        this.historyBatch = batch;
-        batch.done = new Promise<void>((r) => setImmediate(r)).then(() => {
-          this.historyBatch = null;
-          return this.query((c) => ratingHistories(c, batch.tickers));
-        });
-      }
-      const batch = this.historyBatch;
-      batch.tickers.push(upperTicker);
-      p = batch.done.then((m) => {
-        const rows = m.get(upperTicker) ?? [];
-        this.historyCache.set(upperTicker, rows);
-        return rows;
-      });
-      const settled = () => this.historyPending.delete(upperTicker);
-      p.then(settled, settled);
-      this.historyPending.set(upperTicker, p);
-    }
-    return p;
+  /** An (upper-case) ticker's rating rows, ascending by date (cold tickers of one turn read by one scan). */
+  ratingHistory(upperTicker: string): Promise<RatingRow[]> {
+    return this.histories.get(upperTicker);
   }
 
   /** An (upper-case) ticker's rating components on a rating date ([]: none, as for vendor ratings). */
@@ -469,10 +368,7 @@ export class SnapshotReader {
     this.db.close();
   }
 
-  /**
-   * After a swap: closes once nothing has been read for `graceMs` (a request that took the old
-   * reference may still be between two reads; its queries finish on this reader).
-   */
+  /** After a swap: closes once nothing was read for `graceMs` (a request holding it finishes its reads here). */
   retire(graceMs = 5000, onClosed: () => void = () => undefined): void {
     this.lastUsed = Date.now();
     const t = setInterval(

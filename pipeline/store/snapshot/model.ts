@@ -49,16 +49,11 @@ export interface BenchmarkResult extends BenchmarkDef {
   levels: LevelSeries;
 }
 
-/** Financial statement rows per type; keys exactly as the interface's row keys. */
-export type FinancialRow = Record<string, string | number | null>;
-export interface FinancialSet {
-  income: FinancialRow[];
-  balance: FinancialRow[];
-  cashflow: FinancialRow[];
-  derived: FinancialRow[];
-}
-export type FinancialType = "annual" | "quarterly" | "ttm";
-export type CompanyFinancials = Record<FinancialType, FinancialSet>;
+// The financial statements' row types are the financials' own (pipeline/financials/rows.ts): the store reads
+// and writes them, the financials never import the store.
+import type { CompanyFinancials } from "../../financials/rows.ts";
+
+export type { CompanyFinancials, FinancialRow, FinancialSet, FinancialType } from "../../financials/rows.ts";
 
 export interface Snapshot {
   id: string;

@@ -3,13 +3,13 @@
 // Publishing holds the store's publish lock and may be conditional on the manifest it expects
 // (compare-and-swap), so concurrent publishers neither lose an update nor prune each other.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { PipelineErrorCode } from "../../domain/errors.ts";
 import { writeAside } from "../coordination/atomic-write.ts";
 import { liveLeases } from "../coordination/leases.ts";
-import { type Heartbeat, isAlive, readHolder, startHeartbeat } from "../coordination/liveness.ts";
+import { isAlive, readHolder } from "../coordination/liveness.ts";
 import { type LockTimes, locksDir, withPublishLock } from "../coordination/publish-lock.ts";
 import { writeReaderIndex } from "./reader-index.ts";
 import {
@@ -103,24 +103,6 @@ export function newSnapshotId(now = new Date()): string {
     .toISOString()
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z")}-${randomBytes(3).toString("hex")}`;
-}
-
-const heartbeats = new Map<string, Heartbeat>();
-
-/**
- * A private folder to write a snapshot into; invisible to readers until published. A heartbeat
- * file beside it (started first) tells prune the run is alive; once it stops, the folder is debris.
- */
-export function stagingDir(dataDir: string, id: string, job?: string): string {
-  const dir = stagingPath(dataDir, id);
-  heartbeats.set(dir, startHeartbeat(stagingBeat(dataDir, id), { job }));
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-function stopHeartbeat(staging: string): void {
-  heartbeats.get(staging)?.stop();
-  heartbeats.delete(staging);
 }
 
 /** The published manifest; null when there is none, or when it is not JSON (a hand-edited file). */
@@ -248,7 +230,6 @@ export async function publishSnapshot(
         pending.abort();
         throw e;
       }
-      stopHeartbeat(staging);
       pending.commit();
       pruneSnapshots(dataDir, next, opts);
       return next;
@@ -342,7 +323,7 @@ export function liveStagings(dataDir: string, staleMs = 120_000): { id: string; 
     });
 }
 
+/** A staging folder removed (its heartbeat is its owner's: pipeline/run/lifecycle.ts). */
 export function discardStaging(staging: string): void {
   rmSync(staging, { recursive: true, force: true });
-  stopHeartbeat(staging);
 }

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { hashKey } from "../../../pipeline/store/catalog/api-keys.ts";
 import { Catalog, EmbeddedCatalog } from "../../../pipeline/store/catalog/catalog.ts";
-import { hashKey } from "../../../pipeline/store/catalog/keys.ts";
 import { dropDatabases, freshDatabase } from "./pg-fixture.ts";
 
 const rules = {

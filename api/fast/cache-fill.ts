@@ -6,10 +6,10 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Scope } from "../../pipeline/store/catalog/types.ts";
 import { ENDPOINT_SCOPES } from "../auth.ts";
+import type { AnswerCache } from "../output/answer-cache.ts";
 import { COMPRESS_MIN_BYTES, compressedAsync } from "../output/compress.ts";
 import type { SnapshotRef } from "../resources/snapshot-access.ts";
 import { snapshotId } from "../resources/snapshot-access.ts";
-import type { AnswerCache } from "./answer-cache.ts";
 
 /**
  * Routes whose answer depends only on the snapshot, the request and the key's scopes, with the

@@ -1,7 +1,7 @@
 // Graceful stop on SIGTERM/SIGINT: close each resource in order (HTTP first, so in-flight
 // requests finish; then queues, Redis, the catalog), each bounded in time so a dead Redis cannot
 // hold the process, and exit 0. A second signal exits at once.
-import type { Log } from "../../pipeline/stages/context.ts";
+import type { Log } from "../pipeline/stages/context.ts";
 
 export interface Closer {
   name: string;

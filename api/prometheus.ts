@@ -2,7 +2,7 @@
 // snapshot age, body cache size. Route labels are the endpoint ids (bounded cardinality).
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { OnFinish } from "./access-log.ts";
-import type { AnswerCache } from "./fast/answer-cache.ts";
+import type { AnswerCache } from "./output/answer-cache.ts";
 import type { BodyCache } from "./output/lru.ts";
 import { RequestMetrics } from "./request-metrics.ts";
 import type { SnapshotRef } from "./resources/snapshot-access.ts";

@@ -8,9 +8,9 @@
 // id means a worker still computes it; otherwise it is enqueued again, once.
 import { type Job, type Queue, QueueEvents } from "bullmq";
 import { liveStagings, type PublishKind, readManifest, readMeta } from "../../pipeline/store/snapshot/snapshots.ts";
-import type { Enqueued } from "../queue/enqueue.ts";
-import type { JobProgress, JobResult } from "../queue/job-types.ts";
-import { closeQuietly } from "../queue/queue.ts";
+import type { Enqueued } from "./enqueue.ts";
+import type { JobProgress, JobResult } from "./job-types.ts";
+import { closeQuietly } from "./queue.ts";
 
 export class JobFailedError extends Error {
   /** For an HTTP caller (e.g. a GraphQL mutation waiting on its rebalance): the work upstream failed. */

@@ -3,9 +3,10 @@
 // is per request (X-Request-Id, X-RateLimit-*, and GraphQL's Content-Length). A request fills the
 // slots and hands the array to writeHead, which reads it before returning (Node keeps no reference
 // to an array passed there), so one array per answer and encoding serves every request.
+
+import type { GraphqlAnswer, RestAnswer } from "../output/answer-cache.ts";
 import type { RateHeaders } from "../rate-limit.ts";
 import type { HeaderSet } from "../security-headers.ts";
-import type { GraphqlAnswer, RestAnswer } from "./answer-cache.ts";
 
 /** Marks an answer the fast path wrote (tests and operators tell the two paths apart by it). */
 export const FAST_HEADER = "X-Response-Cache";

@@ -5,7 +5,7 @@
 //   73 DATA_DIR is not a writable folder
 //   else `codeFor(e)` (default 1)
 import { ConfigError } from "../config.ts";
-import { StoreDirError } from "../host/store-check.ts";
+import { StoreDirError } from "./store-check.ts";
 
 /** A problem with the command line itself: the message, then the usage. */
 export class UsageError extends Error {

@@ -5,7 +5,7 @@
 // maxSize over body + compressed forms); every key starts with the snapshot id, and the first
 // read or fill on another snapshot drops everything the old one held.
 import type { Scope } from "../../pipeline/store/catalog/types.ts";
-import { BodyCache } from "../output/lru.ts";
+import { BodyCache } from "./lru.ts";
 
 /** A REST answer: what Express wrote, ready to be written again. */
 export interface RestAnswer {
