@@ -18,8 +18,8 @@ import {
   partitionsAfter,
   type WholeStep,
 } from "../../pipeline/run/plan.ts";
+import { UniverseCache } from "../../pipeline/run/universe-cache.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
-import { releaseUniverse } from "../../pipeline/stages/flow-steps.ts";
 import { serviceConfig } from "../config.ts";
 import { afterRunPublish } from "../local/after-publish.ts";
 import { JOB_CONTRACTS, type JobData, type JobResultOf } from "../queue/contracts.ts";
@@ -43,6 +43,8 @@ export interface FlowContext extends ProcessorContext {
   run: RunLifecycle;
   out: string;
   stagingId: string;
+  /** The universe this worker process keeps between its jobs of a run (PROCESS_UNIVERSE). */
+  universes: UniverseCache;
 }
 
 export type FlowStep<N extends FlowJobName> = (job: Job, data: JobData<N>, f: FlowContext) => Promise<JobResultOf<N>>;
@@ -89,6 +91,12 @@ function lastFailure(job: Job, e: unknown): boolean {
 /** This process among a flow's workers (BacktestData.affinity). */
 export const WORKER = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 
+/**
+ * The universe this process keeps between its flow jobs of one run (the affinity above is the
+ * process's, so is the universe): its ingest builds it, its backtests of the run read it.
+ */
+export const PROCESS_UNIVERSE = new UniverseCache();
+
 /** Whether this worker leaves a backtest to the worker its data names (processors/backtest.ts). */
 export function leaveBacktest(
   data: Pick<BacktestData, "affinity" | "affinityMs">,
@@ -131,7 +139,7 @@ export function inFlow<N extends FlowJobName>(
       },
       stagingId,
     );
-    const f: FlowContext = { ...ctx, run, out: run.out, stagingId };
+    const f: FlowContext = { ...ctx, run, out: run.out, stagingId, universes: PROCESS_UNIVERSE };
     if (opts.leave && (await opts.leave(job, data, f))) throw new DelayedError();
     const child = name !== FLOW_JOBS.parent;
     // A leftover child of a flow that failed or was lost does nothing but clear its folder.
@@ -141,7 +149,7 @@ export function inFlow<N extends FlowJobName>(
       return { done: job.id! } as JobResultOf<N>;
     }
     run.hold();
-    if (!opts.usesUniverse) releaseUniverse(run.out);
+    if (!opts.usesUniverse) f.universes.release(run.out);
     try {
       return await step(job, data, f);
     } catch (e) {

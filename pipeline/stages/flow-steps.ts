@@ -44,6 +44,22 @@ const PORTFOLIO_TABLES = [
   "portfolio_metrics",
 ] as const;
 
+/**
+ * Where the universe of a run (its price panel, ratings and universe: GBs at 5,000 × 25) is kept
+ * between the steps a process takes: the executor's host owns one (pipeline/run/universe-cache.ts)
+ * and hands it to the steps that build or read it; the steps keep no state of their own.
+ */
+export interface UniverseHolder {
+  /** The run's universe, built here: kept for the backtests this process takes. */
+  keep(out: string, universe: Promise<Universe>): void;
+  /** The run's universe held here, else the one `load` reads (kept until it fails). */
+  get(out: string, load: () => Promise<Universe>): Promise<Universe>;
+  /** A backtest of the run is done here: let the universe go once it can serve no more. */
+  release(out: string): void;
+  /** Let it go now (the backtests are done with it, or the run failed). */
+  forget(): void;
+}
+
 type PortfolioEntry = { rules: PortfolioRules; ownerId: string | null; createdAt: string | null };
 
 /** What ingest leaves for the later steps (plain JSON in the staging folder). */
@@ -94,6 +110,8 @@ export interface IngestStepOptions {
   universe?: boolean;
   /** A cancelled job's: the step stops once the source is staged, before the price panel is read. */
   signal?: AbortSignal;
+  /** Where the universe built here is kept for this process's backtests (none: not kept). */
+  universes?: UniverseHolder;
 }
 
 type Started = { ranges: TickerRange[]; benchmarks: number };
@@ -221,7 +239,7 @@ async function framesPlan(
   if (benchmarks === undefined || opts.universe) {
     const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
     // The staged tables' universe, as a backtest job would load it: kept for the backtests this process takes.
-    cached = { out: ctx.out, universe: Promise.resolve(universe) };
+    opts.universes?.keep(ctx.out, Promise.resolve(universe));
     if (benchmarks === undefined) {
       // Benchmarks first: every stock and portfolio metric table is computed against them.
       const { benchmarks: list, states } = computeBenchmarks(frames, universe, source.portfolios);
@@ -317,65 +335,31 @@ export function financialsParts(out: string): { planned: number; written: number
   return { planned, written: Math.min(...counts) };
 }
 
-// A worker taking several backtests of one run loads its universe once.
-let cached: { out: string; universe: Promise<Universe> } | null = null;
-
-/** Lets go of the universe this process holds (a run that failed before its backtests). */
-export function forgetUniverse(): void {
-  cached = null;
-}
-
-/** Whether this process holds the run's universe (its ingest built it, or a backtest loaded it). */
-export const holdsUniverse = (out: string) => cached?.out === out;
-
-/**
- * Lets go of the universe once it can serve no more backtest here: every backtest of its run left
- * its output (or the run's plan is gone), or the job at hand is another run's. It holds the run's
- * price panel and ratings, GBs at 5,000 × 25; kept, every later job of the worker paid for it.
- */
-export function releaseUniverse(out: string): void {
-  if (!cached) return;
-  if (cached.out === out) {
-    try {
-      if (!readPlan(out).portfolioIds.every((id) => backtestDone(out, id))) return;
-    } catch {
-      // no plan: the run's folder is gone, and so is any use of its universe
-    }
-  }
-  cached = null;
-}
-
+/** The run's universe read from its staged tables, as a backtest job loads it. */
 async function stagedUniverse(out: string): Promise<Universe> {
-  if (cached?.out !== out) {
-    const universe = (async () => {
-      const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
-      try {
-        // views cannot bind values: each reads its file from a session variable (duck.ts, setVariable)
-        for (const t of ["companies", "prices", "ratings"])
-          await setVariable([db.conn], `${t}_file`, join(out, `${t}.parquet`));
-        await db.conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
-        await db.conn.run("create view prices as select * from read_parquet(getvariable('prices_file'))");
-        await db.conn.run("create view ratings as select * from read_parquet(getvariable('ratings_file'))");
-        const frames = await loadFrames(db.conn, { ratings: true, benchmarks: false });
-        return buildUniverse(frames.panel, frames.companies, frames.ratings);
-      } finally {
-        db.close();
-      }
-    })();
-    cached = { out, universe };
-    universe.catch(() => (cached = null));
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
+  try {
+    // views cannot bind values: each reads its file from a session variable (duck.ts, setVariable)
+    for (const t of ["companies", "prices", "ratings"])
+      await setVariable([db.conn], `${t}_file`, join(out, `${t}.parquet`));
+    await db.conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
+    await db.conn.run("create view prices as select * from read_parquet(getvariable('prices_file'))");
+    await db.conn.run("create view ratings as select * from read_parquet(getvariable('ratings_file'))");
+    const frames = await loadFrames(db.conn, { ratings: true, benchmarks: false });
+    return buildUniverse(frames.panel, frames.companies, frames.ratings);
+  } finally {
+    db.close();
   }
-  return cached!.universe;
 }
 
 const partDir = (out: string, id: string) => join(stagingLayout(out).portfolioParts, encodeURIComponent(id));
 
 /** Step 2b: one portfolio's backtest and metric tables, as Parquet parts (dates still text). */
-export async function flowBacktestStep(out: string, portfolioId: string): Promise<void> {
+export async function flowBacktestStep(out: string, portfolioId: string, universes: UniverseHolder): Promise<void> {
   const plan = readPlan(out);
   const entry = lastEntry(plan, portfolioId);
   if (!entry) throw new Error(`portfolio ${portfolioId} is not in the run's plan`);
-  const done = runBacktests(await stagedUniverse(out), [entry]).get(portfolioId)!;
+  const done = runBacktests(await universes.get(out, () => stagedUniverse(out)), [entry]).get(portfolioId)!;
   await withScratch(async (conn) => {
     await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }]);
     const benchmarks = await benchmarkLevels(conn, out);
@@ -388,7 +372,7 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
     const dir = partDir(out, portfolioId);
     for (const t of PORTFOLIO_TABLES) await exportParquetFile(conn, t, join(dir, `${t}.parquet`));
   });
-  releaseUniverse(out);
+  universes.release(out);
 }
 
 /**
@@ -396,11 +380,15 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
  * universe ingest built, their tables and metric rows written into the snapshot directly (what the
  * flow's per-portfolio parts and merge write, so the merge step finds its record), then the universe let go.
  */
-export async function backtestsInline(ctx: StageContext, plan: FlowPlan = readPlan(ctx.out)): Promise<void> {
+export async function backtestsInline(
+  ctx: StageContext,
+  universes: UniverseHolder,
+  plan: FlowPlan = readPlan(ctx.out),
+): Promise<void> {
   ctx.progress?.("portfolios", 0, plan.portfolioIds.length);
   const entries = plan.portfolioIds.map((id) => lastEntry(plan, id)!);
-  const done = runBacktests(await stagedUniverse(ctx.out), entries);
-  cached = null; // the panel, ratings and universe are done with: GBs at 5,000 × 25
+  const done = runBacktests(await universes.get(ctx.out, () => stagedUniverse(ctx.out)), entries);
+  universes.forget(); // the panel, ratings and universe are done with: GBs at 5,000 × 25
   ctx.progress?.("portfolios", done.size, entries.length);
   await writePortfolioTables(
     ctx,

@@ -6,10 +6,16 @@
 // companies load and keeps the universe the backtests read). Progress, leases, heartbeats, the
 // source's hash and the publish stay in the executors.
 import type { StagedSource } from "../sources/index.ts";
+import type { StageContext } from "../stages/context.ts";
+import {
+  type FlowPlan,
+  flowFundamentalsStep,
+  flowIngestStep,
+  flowMergeStep,
+  type UniverseHolder,
+} from "../stages/flow-steps.ts";
+import type { TickerRange } from "../stages/partitions.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
-import type { StageContext } from "./context.ts";
-import { type FlowPlan, flowFundamentalsStep, flowIngestStep, flowMergeStep } from "./flow-steps.ts";
-import type { TickerRange } from "./partitions.ts";
 
 /** What a full run's or backfill's step gets from the executor running it. */
 export interface RunHost {
@@ -31,6 +37,8 @@ export interface RunHost {
   runPartitions(step: string): Promise<void>;
   /** What ingest planned (runIngest sets it; the merge returns it too). */
   plan: FlowPlan | null;
+  /** The universe this process keeps for its backtests (the host's: pipeline/run/universe-cache.ts). */
+  universes: UniverseHolder;
 }
 
 /** ingest: the source staged and validated, ratings and benchmarks, the plan of the partitions. */
@@ -46,6 +54,7 @@ export async function runIngest(h: RunHost): Promise<void> {
     financials: h.oneProcess,
     universe: h.oneProcess,
     signal: h.signal,
+    universes: h.universes,
   });
 }
 
