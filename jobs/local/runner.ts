@@ -25,6 +25,7 @@ import { appendResult, appendRun, NotAnAppendError } from "../../pipeline/stages
 import { type DateWindow, mergeWindow } from "../../pipeline/stages/backfill.ts";
 import type { Log, StageContext } from "../../pipeline/stages/context.ts";
 import { planCounts } from "../../pipeline/stages/flow-steps.ts";
+import { LevelsCache } from "../../pipeline/stages/metrics-partition.ts";
 import type { PartitionJob } from "../../pipeline/stages/partition-jobs.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openStagingDuck } from "../../pipeline/store/duck/duck.ts";
@@ -314,6 +315,7 @@ function inlineHost(opts: RunOptions, ctx: StageContext, backfill: ReturnType<ty
     plan: null,
     // this run's: built by ingest, read by the backtest batch, let go with the run
     universes: new UniverseCache(),
+    levels: new LevelsCache(),
     partitionsReady: async (name, inputs, written) => {
       const step = PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>;
       const jobs = inputs.map((i) => step.thread!(ctx.out, i)); // a step started early has one

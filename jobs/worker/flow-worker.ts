@@ -20,6 +20,7 @@ import {
 } from "../../pipeline/run/plan.ts";
 import { UniverseCache } from "../../pipeline/run/universe-cache.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
+import { LevelsCache } from "../../pipeline/stages/metrics-partition.ts";
 import { serviceConfig } from "../config.ts";
 import { afterRunPublish } from "../local/after-publish.ts";
 import { JOB_CONTRACTS, type JobData, type JobResultOf } from "../queue/contracts.ts";
@@ -43,8 +44,9 @@ export interface FlowContext extends ProcessorContext {
   run: RunLifecycle;
   out: string;
   stagingId: string;
-  /** The universe this worker process keeps between its jobs of a run (PROCESS_UNIVERSE). */
+  /** What this worker process keeps between its jobs of a run (PROCESS_STATE). */
   universes: UniverseCache;
+  levels: LevelsCache;
 }
 
 export type FlowStep<N extends FlowJobName> = (job: Job, data: JobData<N>, f: FlowContext) => Promise<JobResultOf<N>>;
@@ -92,10 +94,11 @@ function lastFailure(job: Job, e: unknown): boolean {
 export const WORKER = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 
 /**
- * The universe this process keeps between its flow jobs of one run (the affinity above is the
- * process's, so is the universe): its ingest builds it, its backtests of the run read it.
+ * What this process keeps between its flow jobs of one run (the affinity above is the process's, so
+ * is the universe): the universe its ingest builds and its backtests read, the benchmark levels its
+ * backtests and stock metric partitions read.
  */
-export const PROCESS_UNIVERSE = new UniverseCache();
+const PROCESS_STATE = { universes: new UniverseCache(), levels: new LevelsCache() };
 
 /** Whether this worker leaves a backtest to the worker its data names (processors/backtest.ts). */
 export function leaveBacktest(
@@ -139,7 +142,7 @@ export function inFlow<N extends FlowJobName>(
       },
       stagingId,
     );
-    const f: FlowContext = { ...ctx, run, out: run.out, stagingId, universes: PROCESS_UNIVERSE };
+    const f: FlowContext = { ...ctx, run, out: run.out, stagingId, ...PROCESS_STATE };
     if (opts.leave && (await opts.leave(job, data, f))) throw new DelayedError();
     const child = name !== FLOW_JOBS.parent;
     // A leftover child of a flow that failed or was lost does nothing but clear its folder.

@@ -35,7 +35,7 @@ import {
   flowBacktestStep,
   readPlan,
   requireAnalyticsInputs,
-  type UniverseHolder,
+  type StepState,
 } from "../stages/flow-steps.ts";
 import { type PartitionJob, runPartitionJob } from "../stages/partition-jobs.ts";
 import { type RebalanceRun, rebalanceBacktest } from "../stages/rebalance.ts";
@@ -59,9 +59,7 @@ const tickerRange = z.object({
 const tickersPart = (part: number) => `tickers-${String(part).padStart(4, "0")}`;
 
 /** What a partition gets from the executor's host besides its input: the state the host keeps between steps. */
-export interface StepHost {
-  universes: UniverseHolder;
-}
+export type StepHost = StepState;
 
 /** A step run once per partition of what an earlier step left. */
 export interface PartitionedStep<I extends z.ZodObject> {
@@ -99,7 +97,7 @@ export const PARTITIONED_STEPS = {
     key: ({ portfolioId }) => `portfolio-${portfolioId}`,
     ranged: false,
     label: "backtest",
-    run: (out, { portfolioId }, host) => flowBacktestStep(out, portfolioId, host.universes),
+    run: (out, { portfolioId }, host) => flowBacktestStep(out, portfolioId, host),
     // one universe, no parts to merge: the batch writes the merged tables
     batch: (ctx, host) => backtestsInline(ctx, host.universes),
   }),
@@ -112,10 +110,11 @@ export const PARTITIONED_STEPS = {
     key: ({ range }) => tickersPart(range.part),
     ranged: true,
     label: "analytics",
-    run: async (out, { range }) => {
+    run: async (out, { range }, host) => {
       const append = appendRecordIn(out);
       if (!append) requireAnalyticsInputs(out); // a clear message when the staging folder is gone
-      await runPartitionJob({ stage: "metrics", data: append ? appendMetricsJob(out, append, range) : { out, range } });
+      const data = append ? appendMetricsJob(out, append, range) : { out, range };
+      await runPartitionJob({ stage: "metrics", data }, host);
     },
     thread: (out, { range }) => ({ stage: "metrics", data: { out, range } }),
   }),

@@ -12,13 +12,13 @@ import {
   flowFundamentalsStep,
   flowIngestStep,
   flowMergeStep,
-  type UniverseHolder,
+  type StepState,
 } from "../stages/flow-steps.ts";
 import type { TickerRange } from "../stages/partitions.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
 
 /** What a full run's or backfill's step gets from the executor running it. */
-export interface RunHost {
+export interface RunHost extends StepState {
   ctx: StageContext;
   sourceDir: string;
   /** The catalog's user portfolios, read when ingest plans the backtests. */
@@ -37,8 +37,6 @@ export interface RunHost {
   runPartitions(step: string): Promise<void>;
   /** What ingest planned (runIngest sets it; the merge returns it too). */
   plan: FlowPlan | null;
-  /** The universe this process keeps for its backtests (the host's: pipeline/run/universe-cache.ts). */
-  universes: UniverseHolder;
 }
 
 /** ingest: the source staged and validated, ratings and benchmarks, the plan of the partitions. */

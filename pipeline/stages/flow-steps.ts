@@ -23,7 +23,7 @@ import { writePortfolioMetrics } from "./analytics.ts";
 import type { StageContext } from "./context.ts";
 import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type MarketFrames } from "./frames.ts";
 import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
-import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
+import { benchmarkLevels, type LevelsCache, subjectMetricRows } from "./metrics-partition.ts";
 import { boundsOf, partFile, sortedKeys, type TickerRange, tickerRanges } from "./partitions.ts";
 import {
   benchmarksStage,
@@ -58,6 +58,13 @@ export interface UniverseHolder {
   release(out: string): void;
   /** Let it go now (the backtests are done with it, or the run failed). */
   forget(): void;
+}
+
+/** What the executor's host keeps between the steps it runs of a run, and hands to them. */
+export interface StepState {
+  universes: UniverseHolder;
+  /** The benchmark levels a backtest or stock metric partition reads. */
+  levels: LevelsCache;
 }
 
 type PortfolioEntry = { rules: PortfolioRules; ownerId: string | null; createdAt: string | null };
@@ -355,14 +362,15 @@ async function stagedUniverse(out: string): Promise<Universe> {
 const partDir = (out: string, id: string) => join(stagingLayout(out).portfolioParts, encodeURIComponent(id));
 
 /** Step 2b: one portfolio's backtest and metric tables, as Parquet parts (dates still text). */
-export async function flowBacktestStep(out: string, portfolioId: string, universes: UniverseHolder): Promise<void> {
+export async function flowBacktestStep(out: string, portfolioId: string, host: StepState): Promise<void> {
+  const { universes } = host;
   const plan = readPlan(out);
   const entry = lastEntry(plan, portfolioId);
   if (!entry) throw new Error(`portfolio ${portfolioId} is not in the run's plan`);
   const done = runBacktests(await universes.get(out, () => stagedUniverse(out)), [entry]).get(portfolioId)!;
   await withScratch(async (conn) => {
     await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }]);
-    const benchmarks = await benchmarkLevels(conn, out);
+    const benchmarks = await benchmarkLevels(conn, out, host.levels);
     await appendTable(
       conn,
       "portfolio_metrics",

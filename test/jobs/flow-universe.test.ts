@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
 import { UniverseCache } from "../../pipeline/run/universe-cache.ts";
 import { backtestDone, type FlowPlan, flowBacktestStep, flowIngestStep } from "../../pipeline/stages/flow-steps.ts";
+import { LevelsCache } from "../../pipeline/stages/metrics-partition.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../../pipeline/store/duck/duck.ts";
 
@@ -39,19 +40,20 @@ async function ingest(universes: UniverseCache): Promise<{ out: string; plan: Fl
 describe("the universe a flow worker holds", () => {
   it("serves the run's backtests and is let go after the last one", async () => {
     const universes = new UniverseCache(); // the worker process's
+    const levels = new LevelsCache();
     const { out, plan } = await ingest(universes);
     // The generated sample's benchmarks are rules: ingest built the universe and kept it.
     expect(plan.portfolioIds.length).toBeGreaterThan(1);
     expect(universes.holds(out)).toBe(true);
     const [last, ...others] = [...plan.portfolioIds].reverse();
     for (const id of others) {
-      await flowBacktestStep(out, id, universes);
+      await flowBacktestStep(out, id, { universes, levels });
       expect(backtestDone(out, id)).toBe(true);
       // a backtest of the run is still to come: a stock metric job in between keeps it
       universes.release(out);
       expect(universes.holds(out)).toBe(true);
     }
-    await flowBacktestStep(out, last, universes);
+    await flowBacktestStep(out, last, { universes, levels });
     expect(universes.holds(out)).toBe(false);
   }, 120_000);
 

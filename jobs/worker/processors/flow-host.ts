@@ -8,7 +8,7 @@ import type { Conn } from "../../../pipeline/store/duck/duck.ts";
 export function flowHost(
   ctx: StageContext,
   sourceDir: string,
-  universes: RunHost["universes"],
+  state: Pick<RunHost, "universes" | "levels">,
   own: Partial<Pick<RunHost, "users" | "signal" | "partitionsReady">> = {},
 ): RunHost {
   return {
@@ -18,7 +18,8 @@ export function flowHost(
       throw new Error("only the ingest step reads the user portfolios");
     },
     oneProcess: false,
-    universes,
+    universes: state.universes,
+    levels: state.levels,
     plan: null,
     partitionsReady: async () => undefined,
     runPartitions: (name) => Promise.reject(new Error(`the flow runs the ${name} partitions as jobs of their own`)),

@@ -138,7 +138,7 @@ async function ingestHashed(
   const stamp = sourceStamp(data.sourceDir);
   const hashed = sourceFilesAsync(data.sourceDir);
   hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
-  const host = flowHost(ctx, data.sourceDir, f.universes, {
+  const host = flowHost(ctx, data.sourceDir, f, {
     users: () => f.deps.catalog.allUserPortfolios(),
     signal: f.signal,
     partitionsReady: async (name, inputs, written) => {

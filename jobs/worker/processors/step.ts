@@ -60,7 +60,7 @@ export async function runWholeSteps(
       progress: f.progress,
       tickersPerPartition: tickersPerPartition(),
     });
-    const host = flowHost(ctx, sourceDir, f.universes, { signal: f.signal });
+    const host = flowHost(ctx, sourceDir, f, { signal: f.signal });
     const stages: StepStages<RunHost, StepName> = KIND_STAGES.full;
     for (const step of steps) {
       const stage = stages[step];
