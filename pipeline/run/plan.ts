@@ -15,14 +15,10 @@
 // records), so every executor publishes the same bytes. Adding a stage: docs/architecture.md.
 import { z } from "zod";
 import { SourceRejectedError } from "../sources/report.ts";
-import {
-  type AppendRun,
-  appendIngest,
-  appendMetrics,
-  appendMetricsJob,
-  appendPortfolios,
-  appendRecordIn,
-} from "../stages/append.ts";
+import { type AppendRun, appendRecordIn } from "../stages/append.ts";
+import { appendMetrics, appendMetricsJob } from "../stages/append-analytics.ts";
+import { appendIngest } from "../stages/append-ingest.ts";
+import { appendPortfolios } from "../stages/append-portfolios.ts";
 import type { StageContext } from "../stages/context.ts";
 import { writeRatingEvidence } from "../stages/evidence.ts";
 import { financialsPartition } from "../stages/financials-partition.ts";
@@ -30,13 +26,12 @@ import {
   analyticsDone,
   backtestDone,
   backtestsInline,
-  financialsDone,
-  financialsSlice,
   flowBacktestStep,
   readPlan,
   requireAnalyticsInputs,
   type StepState,
 } from "../stages/flow-steps.ts";
+import { financialsDone, financialsSlice } from "../stages/fundamentals-step.ts";
 import { type PartitionJob, runPartitionJob } from "../stages/partition-jobs.ts";
 import { type RebalanceRun, rebalanceBacktest } from "../stages/rebalance.ts";
 import { readStagingRecord, stagingLayout } from "../store/snapshot/staging-layout.ts";

@@ -7,13 +7,8 @@
 // source's hash and the publish stay in the executors.
 import type { StagedSource } from "../sources/index.ts";
 import type { StageContext } from "../stages/context.ts";
-import {
-  type FlowPlan,
-  flowFundamentalsStep,
-  flowIngestStep,
-  flowMergeStep,
-  type StepState,
-} from "../stages/flow-steps.ts";
+import { type FlowPlan, flowIngestStep, flowMergeStep, type StepState } from "../stages/flow-steps.ts";
+import { flowFundamentalsStep } from "../stages/fundamentals-step.ts";
 import type { TickerRange } from "../stages/partitions.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
 

@@ -4,27 +4,24 @@
 // per ticker range, one backtest per portfolio), and the merge that turns the partition outputs into
 // the snapshot's tables. Both executors run them: the BullMQ flow one job per step and partition, the
 // in-process runner (jobs/local/runner.ts) in one process, its backtests in one batch (backtestsInline).
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
-import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import type { StagedSource } from "../sources/index.ts";
-import { stageCompanies } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
 import { type Conn, columns, listValue, openDuck, setVariable } from "../store/duck/duck.ts";
 import { DUCK_MEMORY } from "../store/duck/duck-memory.ts";
 import { withScratch } from "../store/duck/scratch.ts";
 import { appendTable, type Cell, exportParquet, exportParquetFile } from "../store/duck/write.ts";
-import { FINANCIAL_DIRS } from "../store/snapshot/financial-tables.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/snapshot/metric-tables.ts";
 import { readStagingRecord, stagingLayout, writeStagingRecord } from "../store/snapshot/staging-layout.ts";
 import type { LevelSeries, PortfolioRules } from "../types.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
 import type { StageContext } from "./context.ts";
 import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type MarketFrames } from "./frames.ts";
-import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
+import { ingestStage } from "./ingest.ts";
 import { benchmarkLevels, type LevelsCache, subjectMetricRows } from "./metrics-partition.ts";
-import { boundsOf, partFile, sortedKeys, type TickerRange, tickerRanges } from "./partitions.ts";
+import { partFile, sortedKeys, type TickerRange, tickerRanges } from "./partitions.ts";
 import {
   benchmarksStage,
   computeBenchmarks,
@@ -284,63 +281,8 @@ export function requireAnalyticsInputs(out: string): void {
  * twice.
  */
 export const analyticsDone = (out: string, r: TickerRange) => existsSync(join(out, "stock_metrics", partFile(r.part)));
-export const financialsDone = (out: string, part: number) =>
-  FINANCIAL_DIRS.every((t) => existsSync(join(out, t, partFile(part))));
 export const backtestDone = (out: string, id: string) =>
   existsSync(join(partDir(out, id), "portfolio_metrics.parquet"));
-
-const splitDir = (out: string) => stagingLayout(out).fundamentalsSplit;
-/** The fundamentals slice of financials partition `part` (written by flowFundamentalsStep). */
-export const financialsSlice = (out: string, part: number) => join(splitDir(out), `part-${part}`);
-
-/**
- * Step 1b, beside ingest: the fundamentals split by ticker range of the companies (the ranges the
- * in-process runner uses), one slice per financials partition; or, when they are byte-identical to
- * the published snapshot's, its financial tables hard-linked (0 partitions). Returns the number of
- * partitions. `ctx.conn` gets only the companies table.
- */
-export async function flowFundamentalsStep(
-  ctx: Pick<StageContext, "conn" | "out" | "published" | "tickersPerPartition">,
-  sourceDir: string,
-): Promise<number> {
-  const dir = join(sourceDir, "fundamentals");
-  const layout = stagingLayout(ctx.out);
-  mkdirSync(layout.flowDir, { recursive: true });
-  // An earlier attempt finished the split (and may have added children that read it now): keep it.
-  const done = readStagingRecord("financials", layout.financials);
-  if (done) return done.parts;
-  let parts = 0;
-  const tickers = (await stageCompanies(ctx.conn, sourceDir))
-    ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean)
-    : [];
-  if (!reusePublished(ctx, await fundamentalsInputId(dir, tickers))) {
-    rmSync(splitDir(ctx.out), { recursive: true, force: true });
-    parts = (
-      await splitFundamentals(
-        dir,
-        splitDir(ctx.out),
-        boundsOf(tickerRanges(tickers, ctx.tickersPerPartition)),
-        knownTickers(tickers),
-      )
-    ).length;
-  }
-  // Written last, by rename: present means the split is whole.
-  writeStagingRecord("financials", layout.financials, { parts }, true);
-  return parts;
-}
-
-/** Financials partitions written, against those the fundamentals step planned (a check before publishing). */
-export function financialsParts(out: string): { planned: number; written: number } {
-  const record = readStagingRecord("financials", stagingLayout(out).financials);
-  if (!record) return { planned: -1, written: 0 };
-  const planned = record.parts;
-  if (planned === 0) return { planned, written: 0 };
-  const counts = FINANCIAL_DIRS.map((t) => {
-    const d = join(out, t);
-    return existsSync(d) ? readdirSync(d).filter((x) => x.endsWith(".parquet")).length : 0;
-  });
-  return { planned, written: Math.min(...counts) };
-}
 
 /** The run's universe read from its staged tables, as a backtest job loads it. */
 async function stagedUniverse(out: string): Promise<Universe> {
@@ -446,6 +388,6 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
   }
   writeStagingRecord("merged", stagingLayout(out).merged, {});
   rmSync(stagingLayout(out).portfolioParts, { recursive: true, force: true });
-  rmSync(splitDir(out), { recursive: true, force: true });
+  rmSync(stagingLayout(out).fundamentalsSplit, { recursive: true, force: true });
   return plan;
 }
