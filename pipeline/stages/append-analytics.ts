@@ -1,3 +1,6 @@
+// The nightly append's `analytics` step (append.ts says the whole): a new day changes every stock's
+// full-period metric tables, so they are recomputed from the published returns plus the new ones,
+// one partition job per published returns part.
 import { type AppendRecord, type AppendRun, readAppendRecord } from "./append.ts";
 import type { MetricsJob } from "./metrics-partition.ts";
 import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";

@@ -1,3 +1,5 @@
+// The nightly append's `backtest` step (append.ts says the whole): every portfolio continued from
+// its recorded state (append-backtests.ts), its tables and metrics written into the staging folder.
 import { join } from "node:path";
 import { Binds, type Conn, listValue, run as runSql } from "../store/duck/duck.ts";
 import { withScratch } from "../store/duck/scratch.ts";

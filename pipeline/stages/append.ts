@@ -1,3 +1,12 @@
+// The nightly append (pipeline/run/plan.ts KIND_STAGES.append): a source that only added trading
+// days to the one the published snapshot was built from (append-plan.ts) is not read again. Its
+// steps, a file each: `ingest` (append-ingest.ts: the new rows validated as a small source of their
+// own, the published prices and ratings hard-linked and the new days added as files of their own,
+// returns for the new days only, the benchmarks continued from their recorded states); then side by
+// side `backtest` (append-portfolios.ts: every portfolio continued from its recorded state) and
+// `analytics` (append-analytics.ts: every stock's full-period metric tables recomputed from the
+// published returns plus the new ones, one partition job per published part). This file: the state
+// the steps share, the record ingest leaves for the others, and the run's result.
 import { join } from "node:path";
 import type { AppendPlan } from "../sources/append-plan.ts";
 import type { SourceFile } from "../sources/fingerprint.ts";
