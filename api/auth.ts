@@ -25,6 +25,7 @@ export const ENDPOINT_SCOPES = {
   watchlists: RESOURCE_SCOPES.watchlists,
   watchlist_items: RESOURCE_SCOPES.watchlists,
   benchmarks: RESOURCE_SCOPES.benchmarks,
+  rating_evidence: RESOURCE_SCOPES.stockRatings,
 } as const satisfies Record<string, readonly Scope[]>;
 export type EndpointName = keyof typeof ENDPOINT_SCOPES;
 

@@ -31,6 +31,7 @@ const SNAPSHOT_ONLY_ROOTS = new Set([
   "stockRatings",
   "stock",
   "stocks",
+  "ratingEvidence",
   "benchmarks",
   "__schema",
   "__type",

@@ -4,6 +4,7 @@ import {
   GraphQLBoolean,
   type GraphQLFieldConfig,
   GraphQLID,
+  GraphQLInt,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
@@ -15,6 +16,7 @@ import { benchmarkList } from "../resources/benchmarks.ts";
 import { checkRanges, pageOf, type Ranges } from "../resources/ordering.ts";
 import { portfolioList, visiblePortfolio } from "../resources/portfolios.ts";
 import { profileOf } from "../resources/profile.ts";
+import { evidenceQueryOf, ratingEvidenceRows } from "../resources/rating-evidence.ts";
 import { ratingListDate, stockByTicker, stockRatingsPage, stocksPage } from "../resources/stocks.ts";
 import { visibleWatchlist } from "../resources/watchlists.ts";
 import type { GqlContext } from "./context.ts";
@@ -24,6 +26,7 @@ import { DOCUMENT_LIMITS, MAX_TOKENS } from "./prescan.ts";
 import { connection, connectionArgs, connectionCost, pageArgsOf } from "./relay.ts";
 import { scoped } from "./scopes.ts";
 import { DateArg, dateArg, RATING_FIELD_NAMES, RatingRangesInput } from "./types/common.ts";
+import { RatingEvidenceNode } from "./types/evidence.ts";
 import { BenchmarkNode, ProfileNode } from "./types/misc.ts";
 import { type ListArgs, listArgs, listQuery, PortfolioNode, PortfolioNodeConnection } from "./types/portfolio.ts";
 import { StockRatingNodeConnection, StockType, StockTypeConnection } from "./types/stock.ts";
@@ -87,6 +90,15 @@ const stockQueries = (): Fields => ({
     args: { ticker: { type: new GraphQLNonNull(GraphQLString) } },
     resolve: (_s, args: { ticker: string }, ctx) => stockByTicker(ctx.snapshot, args.ticker),
   },
+  ratingEvidence: scoped("stockRatings", {
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(RatingEvidenceNode))),
+    description:
+      "What every rating the snapshot serves predicted, and the 12-1 momentum baseline (REST " +
+      "/data/v1/rating_evidence): `horizon` 1, 3, 6 or 12 months; `rating` one of them, all when omitted.",
+    args: { horizon: { type: new GraphQLNonNull(GraphQLInt), defaultValue: 1 }, rating: { type: GraphQLString } },
+    resolve: (_s, args: { horizon: number; rating?: string | null }, ctx) =>
+      ratingEvidenceRows(ctx.snapshot, evidenceQueryOf(args.horizon, args.rating)),
+  }),
   stocks: {
     type: new GraphQLNonNull(StockTypeConnection),
     description: "Every stock of the served snapshot",

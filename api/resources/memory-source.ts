@@ -80,4 +80,7 @@ export class MemorySource implements SnapshotSource {
   async benchmarkById(id: string) {
     return this.s.benchmarkById.get(id);
   }
+  async ratingEvidence() {
+    return this.s.ratingEvidence ?? [];
+  }
 }

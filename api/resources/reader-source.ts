@@ -117,4 +117,7 @@ export class ReaderSource implements SnapshotSource {
   async benchmarkById(id: string) {
     return this.reader.benchmarks.find((b) => b.id === id);
   }
+  ratingEvidence() {
+    return this.reader.ratingEvidence();
+  }
 }

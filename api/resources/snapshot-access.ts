@@ -57,3 +57,5 @@ export const portfolioResults = (s: SnapshotRef, ids: readonly string[]) => sour
 export const predefinedPortfolios = (s: SnapshotRef) => sourceOf(s).predefinedPortfolios();
 export const benchmarks = (s: SnapshotRef) => sourceOf(s).benchmarks();
 export const benchmarkById = (s: SnapshotRef, id: string) => sourceOf(s).benchmarkById(id);
+/** The rating evidence rows (pipeline/ratings/evidence.ts). */
+export const ratingEvidence = (s: SnapshotRef) => sourceOf(s).ratingEvidence();

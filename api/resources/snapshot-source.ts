@@ -3,6 +3,7 @@
 // server holds (reader-source.ts). One conformance suite runs against both.
 
 import type { RatingComponent } from "../../pipeline/ratings/components.ts";
+import type { RatingEvidence } from "../../pipeline/ratings/evidence.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../../pipeline/types.ts";
 import type { OrderBy, Page, PageArgs, Ranges } from "./ordering.ts";
@@ -44,6 +45,8 @@ export interface SnapshotSource {
   predefinedPortfolios(): Promise<PortfolioResult[]>;
   benchmarks(): Promise<readonly BenchmarkResult[]>;
   benchmarkById(id: string): Promise<BenchmarkResult | undefined>;
+  /** Every rating's evidence at every horizon (the baseline's too), in the stored order. */
+  ratingEvidence(): Promise<readonly RatingEvidence[]>;
 }
 
 export const EMPTY_RETURNS: ReturnSeries = { dates: [], returns: new Float64Array() };

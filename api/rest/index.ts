@@ -2,6 +2,7 @@
 import { benchmarksRoutes } from "./benchmarks.ts";
 import { portfolioRebalancesRoutes } from "./portfolio-rebalances.ts";
 import { portfoliosRoutes } from "./portfolios.ts";
+import { ratingEvidenceRoutes } from "./rating-evidence.ts";
 import type { AnyRoute } from "./route.ts";
 import { stockAnalyticsRoutes } from "./stock-analytics.ts";
 import { stockFinancialsRoutes } from "./stock-financials.ts";
@@ -16,4 +17,5 @@ export const REST_ROUTES: AnyRoute[] = [
   ...watchlistsRoutes,
   ...benchmarksRoutes,
   ...portfolioRebalancesRoutes, // an extension beyond the interface (docs/api/rest.md)
+  ...ratingEvidenceRoutes, // an extension: what the ratings predicted (docs/api/rest.md)
 ];

@@ -24,6 +24,7 @@ import {
   appendRecordIn,
 } from "../stages/append.ts";
 import type { StageContext } from "../stages/context.ts";
+import { writeRatingEvidence } from "../stages/evidence.ts";
 import { financialsPartition } from "../stages/financials-partition.ts";
 import {
   analyticsDone,
@@ -45,7 +46,7 @@ export const RUN_KINDS = ["full", "backfill", "append", "rebalance"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 /** The whole steps: one per run (their stage functions: KIND_STAGES). */
-export const WHOLE_STEPS = ["ingest", "fundamentals", "merge", "publish"] as const;
+export const WHOLE_STEPS = ["ingest", "fundamentals", "evidence", "merge", "publish"] as const;
 export type WholeStep = (typeof WHOLE_STEPS)[number];
 
 const tickerRange = z.object({
@@ -151,11 +152,14 @@ const KIND_STEPS: Record<RunKind, PlanStep[]> = {
     { name: "analytics", after: ["ingest"] },
     { name: "backtest", after: ["ingest"] },
     { name: "merge", after: ["backtest"] },
-    { name: "publish", after: ["merge", "analytics", "financials"] },
+    // what the ratings predicted (pipeline/stages/evidence.ts), over the prices and ratings ingest wrote
+    { name: "evidence", after: ["ingest"] },
+    { name: "publish", after: ["merge", "analytics", "financials", "evidence"] },
   ],
   // the same steps; ingest merges the published history outside the window first
   backfill: [],
-  // pipeline/stages/append.ts: the new days only; the metric partitions over the published parts
+  // pipeline/stages/append.ts: the new days only (its ingest also rewrites the rating evidence, which
+  // every new day may change); the metric partitions over the published parts
   append: [
     { name: "ingest", after: [] },
     { name: "analytics", after: ["ingest"] },
@@ -179,6 +183,7 @@ const WHOLE_RUN_STAGES = {
   ingest: runIngest,
   fundamentals: runFundamentals,
   merge: runMerge,
+  evidence: (h: Pick<RunHost, "ctx">) => writeRatingEvidence(h.ctx),
   // every partitioned step: its partitions, the executor's way
   ...(Object.fromEntries(PARTITIONED_NAMES.map((n) => [n, runPartitionsOf(n)])) as Record<
     PartitionedName,

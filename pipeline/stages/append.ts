@@ -28,6 +28,7 @@ import { writePortfolioMetrics } from "./analytics.ts";
 import { NotAnAppendError, type ResumedPortfolios, tailBacktests } from "./append-backtests.ts";
 import { publishedDefinitions } from "./backfill.ts";
 import type { StageContext } from "./context.ts";
+import { writeRatingEvidence } from "./evidence.ts";
 import { companiesWithIds, fundamentalsInputId, LAST_PRICES_SQL, reusePublished } from "./ingest.ts";
 import { benchmarkLevels, type MetricsJob } from "./metrics-partition.ts";
 import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";
@@ -163,6 +164,9 @@ export async function appendIngest(r: AppendRun): Promise<void> {
   }
   await written;
   lap("benchmarks");
+  // the new closes reach forward dates the published evidence lacked (the flow runs this stage too)
+  await writeRatingEvidence(r.ctx);
+  lap("evidence");
   const { conn } = r.ctx;
   const newDays = Number(await one(conn, `select count(distinct date)::integer from new_prices`));
   const newRatings = r.grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0;

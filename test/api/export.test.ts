@@ -14,7 +14,7 @@ import { loadConfig } from "../../jobs/config.ts";
 import { openDuck, rows } from "../../pipeline/store/duck/duck.ts";
 import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import { snapshotDir } from "../../pipeline/store/snapshot/snapshots.ts";
-import { generatedStore } from "../store/published.ts";
+import { sampleStore } from "../sample.ts";
 import { KEYS } from "./fixture.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
@@ -27,8 +27,7 @@ let dir: string;
 let db: Awaited<ReturnType<typeof openDuck>>;
 
 beforeAll(async () => {
-  const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 5 });
-  const id = await run();
+  const { dataDir, id } = sampleStore();
   dir = snapshotDir(dataDir, id);
   reader = await SnapshotReader.open(dataDir, id, { cacheEntries: 8 });
   srv = await startTestServer({ deps: { snapshot: () => new ReaderSource(reader) } });

@@ -292,7 +292,7 @@ describe("internal errors", () => {
 });
 
 describe("openapi and metrics", () => {
-  it("/data/v1/openapi.json: 3.1, fifteen operations and the export, parameters from the zod schemas", async () => {
+  it("/data/v1/openapi.json: 3.1, the operations and the export, parameters from the zod schemas", async () => {
     const r = await s.get("/data/v1/openapi.json");
     expect(r.status).toBe(200);
     const doc = r.json;
@@ -302,7 +302,15 @@ describe("openapi and metrics", () => {
       JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")).version,
     );
     const ops = Object.values(doc.paths as Record<string, { get: unknown }>).map((p) => p.get);
-    expect(ops).toHaveLength(19); // §4.2's fifteen, export, portfolio_rebalances and the two webhook reads
+    // §4.2's fifteen, export, portfolio_rebalances, rating_evidence and the two webhook reads
+    expect(ops).toHaveLength(20);
+    const evidence = doc.paths["/data/v1/rating_evidence"].get;
+    expect(evidence["x-required-scopes"]).toEqual(["ratings:read"]);
+    const horizon = evidence.parameters.find((p: { name: string }) => p.name === "horizon");
+    expect(horizon.schema).toMatchObject({ enum: ["1", "3", "6", "12"], default: "1" });
+    expect(evidence.parameters.find((p: { name: string }) => p.name === "rating").schema.enum).toContain(
+      "momentum_12_1_baseline",
+    );
     const exp = doc.paths["/data/v1/export/{table}"].get;
     expect(exp.parameters.find((p: { name: string }) => p.name === "format").schema.enum).toEqual(["arrow", "parquet"]);
     expect(Object.keys(exp.responses["200"].content)).toEqual([

@@ -12,7 +12,7 @@ import { loadSnapshot } from "../../pipeline/store/read/load-snapshot.ts";
 import { SnapshotReader } from "../../pipeline/store/read/snapshot-reader.ts";
 import { metricsKey, type Snapshot } from "../../pipeline/store/snapshot/model.ts";
 import { RATING_NAMES, type RatingRow } from "../../pipeline/types.ts";
-import { generatedStore } from "../store/published.ts";
+import { sampleStore } from "../sample.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 let snap: Snapshot;
@@ -23,8 +23,7 @@ const impls: Record<string, () => SnapshotSource> = {
 };
 
 beforeAll(async () => {
-  const { dataDir, run } = await generatedStore({ companies: 20, years: 2, seed: 5 });
-  const id = await run();
+  const { dataDir, id } = sampleStore();
   snap = await loadSnapshot(dataDir, id);
   reader = await SnapshotReader.open(dataDir, id, { cacheEntries: 8 });
 }, 120_000);

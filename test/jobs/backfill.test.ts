@@ -148,7 +148,9 @@ describe("backfill and single-portfolio rebalance", () => {
     expect(snap.portfolios.get("5001")?.holdings.map((h) => h.ticker)).toEqual(["AAA"]);
     expect(snap.portfolios.get("101")?.holdings.map((h) => h.ticker)).toEqual(["CCC", "DDD"]);
     expect(snap.metrics.get("portfolio:5001|")?.[0].metric).toBe("Start Period");
-    const ino = (id: string) => statSync(join(snapshotDir(dataDir, id), "prices.parquet")).ino;
-    expect(ino(meta.id)).toBe(ino(first.meta.id));
+    // every table but the portfolios' is the published file, hard-linked: the rating evidence too
+    const ino = (id: string, f: string) => statSync(join(snapshotDir(dataDir, id), f)).ino;
+    for (const f of ["prices.parquet", "rating_evidence.parquet", "rating_evidence_ic.parquet"])
+      expect(ino(meta.id, f), f).toBe(ino(first.meta.id, f));
   });
 });

@@ -71,15 +71,17 @@ async function toyTables(dir: string) {
 
 describe("a whole step added to the plan alone", () => {
   it("is a step job after one whole step run as a job, else run by the publish job in plan order", () => {
+    // the real plan's own: the rating evidence after ingest (pipeline/stages/evidence.ts)
     expect(wholeStepPlacement()).toEqual({
       jobs: [
+        { step: "evidence", addedBy: "ingest" },
         { step: "toyCounts", addedBy: "ingest" },
         { step: "toyDoubled", addedBy: "toyCounts" },
         { step: "toyFundamentals", addedBy: "fundamentals" },
       ],
       inPublish: ["merge", "toyMetrics", "toyLast"],
     });
-    expect(stepJobsAfter("ingest")).toEqual(["toyCounts"]);
+    expect(stepJobsAfter("ingest")).toEqual(["evidence", "toyCounts"]);
     expect(stepJobsAfter("toyCounts" as never)).toEqual(["toyDoubled"]);
     expect(stepJobsAfter("fundamentals")).toEqual(["toyFundamentals"]);
     expect(stepJobsAfter("toyDoubled" as never)).toEqual([]);
@@ -151,7 +153,7 @@ describe("a whole step added to the plan alone", () => {
       expect([...toyRuns.calls].sort()).toEqual([...TOY_NAMES, "toyDoubled"].sort());
       const ids = runFlowIds(sourceStamp(source));
       expect(completed.filter((j) => j.startsWith("step.")).sort()).toEqual(
-        (["toyCounts", "toyDoubled", "toyFundamentals"] as never[]).map((s) => ids.step(s)).sort(),
+        (["evidence", "toyCounts", "toyDoubled", "toyFundamentals"] as never[]).map((s) => ids.step(s)).sort(),
       );
       expect(stagingFolders(dataDir)).toEqual([]);
     },

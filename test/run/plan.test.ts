@@ -67,8 +67,12 @@ describe("the run's plan", () => {
   });
 
   it("has the flow run a whole step as a step job only after exactly one whole step run as a job", () => {
-    // the merge waits for the backtests (partitions): the publish job runs it, in the generic path
-    expect(wholeStepPlacement(buildRunPlan("full"))).toEqual({ jobs: [], inPublish: ["merge"] });
+    // the merge waits for the backtests (partitions): the publish job runs it, in the generic path;
+    // the rating evidence waits for ingest alone: a step job ingest's job adds
+    expect(wholeStepPlacement(buildRunPlan("full"))).toEqual({
+      jobs: [{ step: "evidence", addedBy: "ingest" }],
+      inPublish: ["merge"],
+    });
     const placed = (after: ("ingest" | "fundamentals")[]) =>
       wholeStepPlacement({
         kind: "full",

@@ -19,6 +19,8 @@ export async function generatedStore(opts: {
   tickersPerPartition?: number;
   /** Keep the generator's vendor ratings.csv (default true); false: the pipeline's factor model rates it. */
   vendorRatings?: boolean;
+  /** The generator's --plant-ic: a known 12-1 momentum to next-month-return rank correlation. */
+  plantIc?: number;
 }): Promise<{ dataDir: string; run: () => Promise<string> }> {
   const src = mkdtempSync(join(tmpdir(), "store-src-"));
   await generateSample(src, {
@@ -26,6 +28,7 @@ export async function generatedStore(opts: {
     years: opts.years,
     seed: opts.seed,
     vendorRatings: opts.vendorRatings ?? true,
+    plantIc: opts.plantIc,
   });
   const dataDir = mkdtempSync(join(tmpdir(), "store-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));

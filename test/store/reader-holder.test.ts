@@ -30,7 +30,8 @@ it("swaps readers on publish; the old one closes after its reads, then its lease
   expect((await a.metricRows("stock", ticker))!.length).toBeGreaterThan(10);
   expect(liveLeases(dataDir, 60_000)).toEqual(new Set([first, second]));
 
-  await new Promise((r) => setTimeout(r, 700));
+  // the old reader closes once unread for its grace (200 ms): wait for its lease to end, not a fixed time
+  for (let i = 0; i < 200 && liveLeases(dataDir, 60_000).has(first); i++) await new Promise((r) => setTimeout(r, 25));
   await expect(a.stockReturns(a.companies[1].ticker)).rejects.toThrow(/closed/);
   expect(liveLeases(dataDir, 60_000)).toEqual(new Set([second]));
   expect((await b.stockReturns(ticker))!.dates.length).toBeGreaterThan(100);

@@ -1,11 +1,12 @@
 // The app's entry: asks for the API key once (kept in sessionStorage), then routes on the URL's
-// hash: #/ (screener), #/stock/TICKER, #/portfolio/ID, #/lists, #/portfolios.
+// hash: #/ (screener), #/stock/TICKER, #/portfolio/ID, #/ratings[/HORIZON], #/lists, #/portfolios.
 import "uplot/dist/uPlot.min.css";
 import "./app.css";
 import { ApiError, keyStore, rest, setOnUnauthorized } from "./api.ts";
 import { errorBox, h } from "./dom.ts";
 import { listsPage, predefinedPage } from "./pages/lists.ts";
 import { portfolioPage } from "./pages/portfolio.ts";
+import { ratingsPage } from "./pages/ratings.ts";
 import { screenerPage } from "./pages/screener.ts";
 import { stockPage } from "./pages/stock.ts";
 
@@ -56,11 +57,13 @@ async function route(): Promise<void> {
         ? stockPage(main, decodeURIComponent(arg))
         : page === "portfolio" && arg
           ? portfolioPage(main, decodeURIComponent(arg), () => gen === generation)
-          : page === "lists"
-            ? listsPage(main)
-            : page === "portfolios"
-              ? predefinedPage(main)
-              : screenerPage(main);
+          : page === "ratings"
+            ? ratingsPage(main, arg)
+            : page === "lists"
+              ? listsPage(main)
+              : page === "portfolios"
+                ? predefinedPage(main)
+                : screenerPage(main);
     main.querySelector<HTMLElement>("h1")?.focus();
     await done;
   } catch (e) {

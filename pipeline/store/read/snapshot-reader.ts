@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LRUCache } from "lru-cache";
+import type { RatingEvidence } from "../../ratings/evidence.ts";
 import type { Company, MetricRow, RatingRow, ReturnSeries } from "../../types.ts";
 import { Binds, type Conn, columns, openDuck } from "../duck/duck.ts";
 import { DUCK_MEMORY } from "../duck/duck-memory.ts";
@@ -29,6 +30,7 @@ import { metricsKey } from "../snapshot/model.ts";
 import { PARTITIONED, type PartRange, partRanges, RATINGS_LATEST, readPartRanges } from "../snapshot/reader-index.ts";
 import { readMeta, type SnapshotMeta, snapshotDir } from "../snapshot/snapshots.ts";
 import { Calendars } from "./calendars.ts";
+import { readRatingEvidence } from "./evidence-read.ts";
 import { loadCompanies, loadRatings } from "./frame-reads.ts";
 import { loadSnapshotBenchmarks, readPortfolios, setRatingsView, tableOf } from "./load-snapshot.ts";
 import { readRatingComponents } from "./rating-components.ts";
@@ -142,6 +144,7 @@ export class SnapshotReader {
   private inFlight = 0;
   private lastUsed = Date.now();
   private closed = false;
+  private evidence: Promise<RatingEvidence[]> | null = null;
   /** DuckDB runs one query per connection at a time: a small pool lets requests overlap. */
   private next = 0;
 
@@ -326,6 +329,13 @@ export class SnapshotReader {
     if (key === undefined || !parts) return tableOf(this.dir, t, b);
     const hit = parts.filter((p) => p.min <= key && key <= p.max).map((p) => p.file);
     return hit.length ? `read_parquet(${b.list(hit)})` : tableOf(this.dir, t, b);
+  }
+
+  /** The rating evidence (pipeline/ratings/evidence.ts): two small tables, read once. */
+  ratingEvidence(): Promise<RatingEvidence[]> {
+    this.evidence ??= this.query((c) => readRatingEvidence(c, this.dir));
+    this.evidence.catch(() => (this.evidence = null));
+    return this.evidence;
   }
 
   /** Daily returns of a ticker (as stored), or undefined. */

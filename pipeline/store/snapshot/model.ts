@@ -1,5 +1,6 @@
 // The published snapshot as the API holds it in memory: everything a read needs, precomputed.
 // The store's loader builds it from the snapshot's Parquet tables; tests may build it directly.
+import type { RatingEvidence } from "../../ratings/evidence.ts";
 import type {
   BenchmarkDef,
   Company,
@@ -84,6 +85,8 @@ export interface Snapshot {
    */
   metrics: Map<string, MetricRow[]>;
   financials: Map<string, CompanyFinancials>; // by ticker
+  /** What every rating predicted (pipeline/ratings/evidence.ts); absent: none (a fixture without it). */
+  ratingEvidence?: RatingEvidence[];
   /** The factor model's components, key `${upper-case ticker}|${date}` (absent: vendor ratings, none). */
   ratingComponents?: Map<string, RatingComponent[]>;
 }

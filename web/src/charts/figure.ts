@@ -22,4 +22,4 @@ export function figure(spec: FigureSpec, drawing: HTMLElement): HTMLElement {
   );
 }
 
-export const PALETTE = ["#1f6feb", "#d9480f", "#2b8a3e", "#7048e8", "#c2255c", "#0c8599", "#e67700"];
+export const PALETTE = ["#1f6feb", "#d9480f", "#2b8a3e", "#7048e8", "#c2255c", "#0c8599", "#e67700", "#495057"];
