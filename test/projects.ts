@@ -46,6 +46,8 @@ export const INTEGRATION: readonly string[] = [
   "test/jobs/wait.test.ts",
   "test/jobs/whole-steps.test.ts",
   "test/jobs/worker-outage-log.test.ts",
+  // Ratings: generator → pipeline → evidence on two 300 × 8 samples (about a minute of CPU).
+  "test/ratings/planted-evidence.test.ts",
   // Store: PostgreSQL catalogs, a publisher process racing another, a full disk under a child.
   "test/store/catalog/conformance.test.ts",
   "test/store/catalog/http.test.ts",
