@@ -2,7 +2,7 @@
 //   fast (`npm test`): every test/**/*.test.ts NOT listed below — the default for a new file.
 //   integration (`npm run test:integration`): the files listed below, because they start another
 //   process (a CLI, a worker, `npm start`, a cluster, a fork they SIGKILL) or need an outside service
-//   (Redis, PostgreSQL, nginx, Chromium, a webhook receiver).
+//   (Redis, PostgreSQL, nginx, Chromium, a webhook receiver), or run a whole pipeline at size for a minute.
 // A new file that does either goes in this list; test/projects.test.ts fails on a fast file that
 // imports one of those helpers, naming the file. A folder ending in "/" lists every file under it.
 export const INTEGRATION: readonly string[] = [
