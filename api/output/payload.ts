@@ -1,7 +1,7 @@
 // A response body in every format, serialized only for the format asked.
 import type { Response } from "express";
 import { RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
-import { ARROW_STREAM_TYPE, type ColumnKind, rowsToArrow } from "./arrow.ts";
+import { ARROW_STREAM_TYPE, type ColumnKind, DATE, rowsToArrow } from "./arrow.ts";
 import { encodeForAsync } from "./compress.ts";
 import { columnsOf, type FlatRow, flatten, metricsCsv, objectsCsv, seriesCsv, seriesRows, toCsv } from "./csv.ts";
 
@@ -101,12 +101,22 @@ export const longRowsPayload = (
     const r = rows() as FlatRow[];
     return toCsv(r, columnsOf(r, base));
   },
-  // statement values: numbers, and the derived ratios' 4-decimal texts: float64 both
-  arrow: () => {
-    const r = rows() as FlatRow[];
-    return rowsToArrow(r, columnsOf(r, base), { value: "numeric-text" });
-  },
+  arrow: () => longRowsArrow(rows() as FlatRow[], base),
 });
+
+/**
+ * The long rows in Arrow. One typed column cannot hold both the statements' numbers (and the
+ * derived ratios' 4-decimal texts) and the date-valued items (`Publish Date`, `Restated Date`):
+ * numbers go to `value` (float64), dates to `value.date` (date32), each null where the other holds.
+ */
+function longRowsArrow(rows: FlatRow[], base: readonly string[]): Uint8Array {
+  const split = rows.map((r) => {
+    const v = r.value;
+    const date = typeof v === "string" && DATE.test(v);
+    return { ...r, value: date ? null : v, "value.date": date ? v : null };
+  });
+  return rowsToArrow(split, [...columnsOf(rows, base), "value.date"], { value: "numeric-text", "value.date": "date" });
+}
 
 /**
  * Writes a 200 with every header in one writeHead object. Nothing is set on `res` before: Node's
