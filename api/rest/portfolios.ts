@@ -33,7 +33,13 @@ export const holdingsQuery = z.object({
 export const tradesQuery = z.object({
   value: decimal(
     z
-      .number({ error: "required: the portfolio value in USD, a positive integer" })
+      .number({
+        // absent and malformed are different mistakes: each its own message
+        error: (i) =>
+          i.input === undefined
+            ? "required: the portfolio value in USD, a positive integer"
+            : "must be a positive integer (USD)",
+      })
       .int({ error: "must be a positive integer (USD)" })
       .positive({ error: "must be a positive integer (USD)" })
       .max(Number.MAX_SAFE_INTEGER, { error: "must be a positive integer (USD)" }),

@@ -213,13 +213,35 @@ export type CheckedQuery<T> =
 
 /**
  * A query checked as every route checks one: control characters (%00 …) in any parameter, known or
- * not, first and alone (a 400 naming the first; api/README.md), then `schema`.
+ * not, first and alone (a 400 naming the first; api/README.md), then parameters the schema does not
+ * declare (a typo must not silently answer the default: a 400 naming each), then `schema`.
  */
 export function checkQuery<S extends z.ZodType>(query: Record<string, unknown>, schema: S): CheckedQuery<z.infer<S>> {
   const bad = controlIn(query, "");
   if (bad) return { success: false, issues: [controlIssue(bad)], control: true };
+  const unknown = unknownIssues(query, schema);
   const r = schema.safeParse(query);
-  return r.success ? { success: true, data: r.data } : { success: false, issues: r.error.issues, control: false };
+  if (r.success && unknown.length === 0) return { success: true, data: r.data };
+  return { success: false, issues: [...unknown, ...(r.success ? [] : r.error.issues)], control: false };
+}
+
+/** Parameters every request may carry whatever its route: the key, and the format (routes that take one declare it). */
+const ALWAYS_KNOWN = new Set(["api_key", "format"]);
+
+/** One issue per query parameter the route's schema does not declare (its object shape is the list of known ones). */
+function unknownIssues(query: Record<string, unknown>, schema: z.ZodType): z.core.$ZodIssue[] {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  if (!shape) return [];
+  const unknown = Object.keys(query).filter((k) => !Object.hasOwn(shape, k) && !ALWAYS_KNOWN.has(k));
+  if (unknown.length === 0) return [];
+  const known = Object.keys(shape).filter((k) => k !== "format");
+  const takes = known.length ? `this endpoint takes ${known.join(", ")}` : "this endpoint takes no parameters";
+  return unknown.map((k) => ({
+    code: "custom",
+    path: [k],
+    message: `unknown parameter (${takes}, besides api_key${Object.hasOwn(shape, "format") ? " and format" : ""})`,
+    input: undefined,
+  }));
 }
 
 /** A control character found in the query, as the zod issue of its (top-level) parameter. */
