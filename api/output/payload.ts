@@ -10,6 +10,8 @@ export interface Payload {
   csv(): string;
   /** Arrow IPC stream of the CSV's rows, typed (output/arrow.ts). */
   arrow(): Uint8Array;
+  /** A page of a list: the whole list's length (the paging headers, api/rest/paging.ts). */
+  total?: number;
 }
 
 export type Format = "json" | "csv" | "arrow";

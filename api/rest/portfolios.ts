@@ -100,7 +100,7 @@ export const portfoliosRoutes = [
         key: JSON.stringify([v.id, p.search ?? "", p.order_by, p.limit, p.offset]),
         async build() {
           const page = await holdingsPage(ctx, v, { search: p.search, orderBy: p.order_by, ...pageArgs(p) });
-          return preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS);
+          return { ...preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS), total: await page.totalCount() };
         },
       };
     },

@@ -25,6 +25,7 @@ import type { ReadContext } from "../resources/context.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { controlIn } from "../resources/text-input.ts";
 import type { DispatchEntry, PathHandler } from "./dispatch.ts";
+import { type PageWindow, pageWindow, pagingHeaders } from "./paging.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
 /** The resource readers' context, plus the route's validated parameters and path parameters. */
@@ -91,6 +92,14 @@ interface Reply {
   format: Format;
   endpoint: EndpointName;
   rate?: RateHeaders;
+  /** The page asked, on a paged list (X-Total-Count and Link go with its body). */
+  page: PageWindow | null;
+}
+
+/** The rate headers, and a paged list's headers when the body has its total. */
+function extraHeaders(to: Reply, total: number | undefined): Record<string, string> | undefined {
+  if (total === undefined || to.page === null) return to.rate;
+  return { ...to.rate, ...pagingHeaders(to.req.url, to.page, total) };
 }
 
 function handler(def: AnyRoute, env: RouteEnv): PathHandler {
@@ -113,7 +122,7 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     if (!snapshot) throw new Unavailable();
     if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);
     const r = await def.resolve({ snapshot, caller, catalog: env.catalog, params: p.params, path });
-    const reply: Reply = { req, res, format: p.format, endpoint: def.endpoint, rate };
+    const reply: Reply = { req, res, format: p.format, endpoint: def.endpoint, rate, page: pageWindow(p.params) };
     if (r.key === undefined) return sendBuilt(r, reply);
     const sid = snapshotId(snapshot);
     return sendShared(env.cache, sid, `${sid}|${p.format}|${def.id}|${r.key}`, r, reply);
@@ -155,11 +164,12 @@ async function sendShared(cache: BodyCache, sid: string, ck: string, r: Resolved
   const etag = hit?.etag ?? requestEtag(sid, ck);
   if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
   if (!hit) {
-    hit = { etag, body: serialize(await r.build(), format) };
+    const payload = await r.build();
+    hit = { etag, body: serialize(payload, format), total: payload.total };
     cache.set(ck, hit);
   }
   res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/fill.ts)
-  return sendBody(res, format, to.endpoint, hit.body, hit.etag, id, rate);
+  return sendBody(res, format, to.endpoint, hit.body, hit.etag, id, extraHeaders(to, hit.total));
 }
 
 /** A body built per request (it reads the mutable catalog), tagged by its content. */
@@ -167,10 +177,11 @@ async function sendBuilt(r: Resolved, to: Reply): Promise<void> {
   const { res, format, rate } = to;
   const inm = to.req.headers["if-none-match"];
   const id = requestId(res);
-  const body = serialize(await r.build(), format);
+  const payload = await r.build();
+  const body = serialize(payload, format);
   const etag = bodyEtag(body);
   if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
-  return sendBody(res, format, to.endpoint, body, etag, id, rate);
+  return sendBody(res, format, to.endpoint, body, etag, id, extraHeaders(to, payload.total));
 }
 
 /**
