@@ -33,7 +33,7 @@ import { COST_PER_MINUTE, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./cost.ts";
 import { CostBudgetSpent, errorsBody, mapErrors } from "./errors.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
-import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
+import { type CostSink, costCapsOf, limitRules, MAX_COST } from "./limits.ts";
 import type { WebhookPort } from "./mutations/webhook-port.ts";
 import { graphqlSchema } from "./schema.ts";
 import { stringifySliced } from "./serialize.ts";
@@ -81,7 +81,7 @@ export interface GraphqlEnv {
 }
 
 /** Largest request body accepted (a query document with variables). */
-const MAX_BODY = 256 * 1024;
+export const MAX_BODY = 256 * 1024;
 
 /**
  * The request body as UTF-8 text, at most MAX_BODY bytes (null when larger). A plain reader:
@@ -218,8 +218,10 @@ function createGraphqlHttp(g: Gql): Gql["handle"] {
     validate: documents.validate,
     validationRules: (req, args, specified) => {
       const p = g.prepared.get(req.context.res)!;
-      const rules = limitRules(args.variableValues ?? undefined, args.operationName ?? undefined, p, g.limits.maxCost);
-      return documents.tag([...specified, ...rules], args.variableValues, args.operationName, p);
+      const caps = costCapsOf(args.document, () => env.catalog.watchlistsOf(p.caller.user.id).length);
+      const vars = args.variableValues ?? undefined;
+      const rules = limitRules(vars, args.operationName ?? undefined, p, g.limits.maxCost, caps);
+      return documents.tag([...specified, ...rules], vars, args.operationName, p, String(caps.watchlists));
     },
     // graphql-http's words for "which operation?" say nothing of operationName; these do
     formatError: (e) =>
