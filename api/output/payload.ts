@@ -121,6 +121,29 @@ function longRowsArrow(rows: FlatRow[], base: readonly string[]): Uint8Array {
 }
 
 /**
+ * The wide layout of statement rows (one row per period, one column per item): CSV as the values
+ * are, Arrow with each item column typed from its values (dates date32, numbers and the derived
+ * ratios' texts float64).
+ */
+export const wideRowsPayload = (json: object, wide: () => { rows: Record<string, unknown>[]; columns: string[] }) => ({
+  json: () => JSON.stringify(json),
+  csv: () => {
+    const { rows, columns } = wide();
+    return toCsv(rows as FlatRow[], columns);
+  },
+  arrow: () => {
+    const { rows, columns } = wide();
+    const kinds: Record<string, ColumnKind> = {};
+    for (const c of columns.slice(3)) {
+      const present = rows.map((r) => r[c]).filter((v) => v !== null && v !== undefined);
+      kinds[c] =
+        present.length > 0 && present.every((v) => typeof v === "string" && DATE.test(v)) ? "date" : "numeric-text";
+    }
+    return rowsToArrow(rows as FlatRow[], columns, kinds);
+  },
+});
+
+/**
  * Writes a 200 with every header in one writeHead object. Nothing is set on `res` before: Node's
  * writeHead takes a slow path (setHeader per field, each validated twice) once any header was set.
  */

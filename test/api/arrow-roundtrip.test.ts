@@ -56,11 +56,30 @@ function flat(o: Row, prefix = "", out: Row = {}): Row {
   return out;
 }
 
-type Shape = "objects" | "series" | "metrics" | "financials";
+type Shape = "objects" | "series" | "metrics" | "financials" | "wide";
+
+/** `layout=wide`: one row per period, a `<statement>.<item>` column per item (docs/api/rest.md). */
+function wideRows(json: J): Row[] {
+  const rows = new Map<string, Row>();
+  for (const [name, list] of Object.entries(json)) {
+    const statement = /^stock(Income|Balance|CashFlow|Derived)/.exec(name)?.[1].toLowerCase();
+    if (!statement || !Array.isArray(list)) continue;
+    for (const r of list as Row[]) {
+      const key = `${r["Fiscal Year"]}|${r["Fiscal Period"]}`;
+      const out = rows.get(key) ?? { "Fiscal Year": r["Fiscal Year"], "Fiscal Period": r["Fiscal Period"] };
+      for (const [item, value] of Object.entries(r))
+        if (!item.startsWith("Fiscal") && item !== "Report Date") out[`${statement}.${item}`] = value;
+      out["Report Date"] = r["Report Date"];
+      rows.set(key, out);
+    }
+  }
+  return [...rows.values()];
+}
 
 /** The rows the JSON answer holds, by the response's shape (docs/api/rest.md, CSV layouts). */
 function expectedRows(shape: Shape, json: J): Row[] {
   if (shape === "objects") return (Array.isArray(json) ? json : [json]).map((o: Row) => flat(o));
+  if (shape === "wide") return wideRows(json);
   if (shape === "series")
     return json.flatMap((s: J) =>
       s.data.map((d: Row) => ({ name: s.name, ...d, ...(s.window === undefined ? {} : { window: s.window }) })),
@@ -133,6 +152,8 @@ function requests(): [route: string, path: string, params: Record<string, string
     ["stock_financials", `stock_financials/${t}`, { type: "annual" }, "financials"],
     ["stock_financials", `stock_financials/${t}`, { type: "quarterly" }, "financials"],
     ["stock_financials", `stock_financials/${t}`, { type: "ttm" }, "financials"],
+    ["stock_financials", `stock_financials/${t}`, { type: "annual", layout: "wide" }, "wide"],
+    ["stock_financials", `stock_financials/${t}`, { type: "quarterly", layout: "wide" }, "wide"],
     ["stock_metrics", `stock_metrics/${t}`, {}, "metrics"],
     ["stock_performance", `stock_performance/${t}`, { type: "cumulative_return" }, "series"],
     ["stock_performance", `stock_performance/${t}`, { type: "rolling_sharpe" }, "series"],
@@ -152,6 +173,8 @@ function requests(): [route: string, path: string, params: Record<string, string
 
 // Long layouts: the integer columns the contract names (the response schema types them as records)
 const LONG_INTEGERS = new Set(["Fiscal Year", "year", "month", "window"]);
+// in the wide layout an item column holds one item: a whole-number figure (EBITDA 700) is still a
+// float64 column (another period's may not be whole); only the period's year is int32
 
 describe("format=arrow reads back as its JSON, value for value", () => {
   it("covers every REST route that takes format", () => {
@@ -160,7 +183,7 @@ describe("format=arrow reads back as its JSON, value for value", () => {
     expect([...withFormat].filter((id) => !covered.has(id))).toEqual([]);
   });
 
-  it.each([...Array(19).keys()])("request %i", async (n) => {
+  it.each([...Array(21).keys()])("request %i", async (n) => {
     const [id, path, params, shape] = requests()[n];
     const route = REST_ROUTES.find((r) => r.id === id)!;
     const ints = shape === "objects" ? integerPaths(route.response) : LONG_INTEGERS;
