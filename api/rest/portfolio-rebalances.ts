@@ -34,7 +34,10 @@ export const portfolioRebalancesRoutes = [
       const p = ctx.params;
       return {
         key: JSON.stringify([v.id, p.limit, p.offset]),
-        build: () => objectsPayload(rebalancesPage(v, pageArgs(p)).items, REBALANCE_COLUMNS),
+        async build() {
+          const page = rebalancesPage(v, pageArgs(p));
+          return { ...objectsPayload(page.items, REBALANCE_COLUMNS), total: await page.totalCount() };
+        },
       };
     },
   }),

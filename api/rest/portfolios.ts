@@ -33,7 +33,13 @@ export const holdingsQuery = z.object({
 export const tradesQuery = z.object({
   value: decimal(
     z
-      .number({ error: "required: the portfolio value in USD, a positive integer" })
+      .number({
+        // absent and malformed are different mistakes: each its own message
+        error: (i) =>
+          i.input === undefined
+            ? "required: the portfolio value in USD, a positive integer"
+            : "must be a positive integer (USD)",
+      })
       .int({ error: "must be a positive integer (USD)" })
       .positive({ error: "must be a positive integer (USD)" })
       .max(Number.MAX_SAFE_INTEGER, { error: "must be a positive integer (USD)" }),
@@ -94,7 +100,7 @@ export const portfoliosRoutes = [
         key: JSON.stringify([v.id, p.search ?? "", p.order_by, p.limit, p.offset]),
         async build() {
           const page = await holdingsPage(ctx, v, { search: p.search, orderBy: p.order_by, ...pageArgs(p) });
-          return preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS);
+          return { ...preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS), total: await page.totalCount() };
         },
       };
     },
