@@ -10,7 +10,7 @@ export const INTEGRATION: readonly string[] = [
   "test/fuzz/",
   "test/web/",
   "test/deploy/proxy.test.ts",
-  // API: a cluster of processes, the contract script as a child, browsers, Redis-backed limits.
+  // API: a cluster of processes, the contract script and Prism as children, browsers, Redis-backed limits.
   "test/api/abuse.test.ts",
   "test/api/cluster.test.ts",
   "test/api/conformance.test.ts",
@@ -18,6 +18,7 @@ export const INTEGRATION: readonly string[] = [
   "test/api/graphiql-browser.test.ts",
   "test/api/graphql-cost-redis.test.ts",
   "test/api/http-conventions.test.ts",
+  "test/api/prism-proxy.test.ts",
   "test/api/rate-limit-redis.test.ts",
   // Jobs: BullMQ queues and workers on Redis, `npm start` and the CLIs as child processes.
   "test/jobs/append-flow.test.ts",

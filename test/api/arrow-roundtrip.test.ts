@@ -9,6 +9,7 @@ import { type Table, tableFromIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { REST_ROUTES } from "../../api/rest/index.ts";
+import { evidenceRows } from "./evidence-fixture.ts";
 import { KEYS } from "./fixture.ts";
 import { fixtureWithMetrics, startTestServer, type TestServer } from "./helpers.ts";
 
@@ -24,6 +25,7 @@ beforeAll(async () => {
     { date: "2015-01-02", holdingsCount: 2, added: ["AAPL", "APLE"], removed: [] },
     { date: "2015-04-01", holdingsCount: 2, added: ["AMAT"], removed: ["APLE"] },
   ];
+  fx.snapshot.ratingEvidence = evidenceRows();
   srv = await startTestServer({ fx });
 });
 afterAll(() => srv?.close());
@@ -56,7 +58,7 @@ function flat(o: Row, prefix = "", out: Row = {}): Row {
   return out;
 }
 
-type Shape = "objects" | "series" | "metrics" | "financials" | "wide";
+type Shape = "objects" | "series" | "metrics" | "financials" | "wide" | "evidence";
 
 /** `layout=wide`: one row per period, a `<statement>.<item>` column per item (docs/api/rest.md). */
 function wideRows(json: J): Row[] {
@@ -80,6 +82,14 @@ function wideRows(json: J): Row[] {
 function expectedRows(shape: Shape, json: J): Row[] {
   if (shape === "objects") return (Array.isArray(json) ? json : [json]).map((o: Row) => flat(o));
   if (shape === "wide") return wideRows(json);
+  if (shape === "evidence")
+    // one row per rating and evaluated date, the summary repeated, the quintiles numbered from 1
+    // (api/rest/rating-evidence.ts's header); a rating without dates: one row, its point empty
+    return json.flatMap(({ ic, quintileReturns, ...summary }: J) => {
+      const q = Object.fromEntries(quintileReturns.map((v: number, i: number) => [`quintileReturns.${i + 1}`, v]));
+      const points = ic.length ? ic : [{ date: null, ic: null, stocks: null }];
+      return points.map((pt: Row) => ({ ...summary, ...q, ...pt }));
+    });
   if (shape === "series")
     return json.flatMap((s: J) =>
       s.data.map((d: Row) => ({ name: s.name, ...d, ...(s.window === undefined ? {} : { window: s.window }) })),
@@ -168,11 +178,13 @@ function requests(): [route: string, path: string, params: Record<string, string
     ["watchlist_items", "watchlist_items/1", {}, "objects"],
     ["benchmarks", "benchmarks", {}, "objects"],
     ["portfolio_rebalances", "portfolio_rebalances/101", {}, "objects"],
+    ["rating_evidence", "rating_evidence", { horizon: "1" }, "evidence"],
+    ["rating_evidence", "rating_evidence", { horizon: "12" }, "evidence"],
   ];
 }
 
 // Long layouts: the integer columns the contract names (the response schema types them as records)
-const LONG_INTEGERS = new Set(["Fiscal Year", "year", "month", "window"]);
+const LONG_INTEGERS = new Set(["Fiscal Year", "year", "month", "window", "horizon", "dates", "stocks"]);
 // in the wide layout an item column holds one item: a whole-number figure (EBITDA 700) is still a
 // float64 column (another period's may not be whole); only the period's year is int32
 
@@ -183,7 +195,7 @@ describe("format=arrow reads back as its JSON, value for value", () => {
     expect([...withFormat].filter((id) => !covered.has(id))).toEqual([]);
   });
 
-  it.each([...Array(21).keys()])("request %i", async (n) => {
+  it.each([...Array(23).keys()])("request %i", async (n) => {
     const [id, path, params, shape] = requests()[n];
     const route = REST_ROUTES.find((r) => r.id === id)!;
     const ints = shape === "objects" ? integerPaths(route.response) : LONG_INTEGERS;
