@@ -2,11 +2,13 @@
 // rows when present, else computed from the stored daily returns (contract §4, §6).
 import {
   alignBenchmark,
+  avgAnnualTurnover,
   metricRows,
   performanceSeries,
   type SeriesObject,
   type SeriesType,
   sliceByPeriod,
+  turnoverRow,
 } from "../../pipeline/analytics/index.ts";
 import type { BenchmarkResult } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, MetricRow, ReturnSeries } from "../../pipeline/types.ts";
@@ -20,6 +22,8 @@ export interface Subject {
   id: string;
   column: string;
   returns: ReturnSeries;
+  /** A portfolio with trading costs: its rebalances' turnover, for the average annual turnover row. */
+  turnover?: { date: string; turnover: number }[];
 }
 
 /** A stock as a subject; `load` reads its returns (batched by GraphQL, direct for REST). */
@@ -45,6 +49,20 @@ export function checkRollingBeta(type: SeriesType, bench: BenchmarkResult | unde
  * `latest − period` (a period covering the whole history is the stored answer). Empty history → [].
  */
 export async function metricsOf(
+  s: SnapshotRef,
+  subject: Subject,
+  bench: BenchmarkResult | undefined,
+  period: number | undefined,
+  stored?: MetricRow[],
+): Promise<MetricRow[]> {
+  const rows = await tableOf(s, subject, bench, period, stored);
+  if (!subject.turnover || rows.length === 0) return rows;
+  const dates = period === undefined ? subject.returns.dates : sliceByPeriod(subject.returns, period).dates;
+  return [...rows, turnoverRow(avgAnnualTurnover(dates, subject.turnover), subject.column, bench?.name) as MetricRow];
+}
+
+/** The metric table of contract §6: stored, or computed from the returns. */
+async function tableOf(
   s: SnapshotRef,
   subject: Subject,
   bench: BenchmarkResult | undefined,

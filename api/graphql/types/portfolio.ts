@@ -112,6 +112,14 @@ const RebalanceType = new GraphQLObjectType({
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
       description: "Tickers held at the rebalance before and not now, sorted",
     },
+    turnover: {
+      type: GraphQLFloat,
+      description: "Σ|target value − value before trading| over the stocks / portfolio value before costs",
+    },
+    cost: {
+      type: GraphQLFloat,
+      description: "costBps / 10,000 × turnover: the fraction of the portfolio's value the trading cost",
+    },
   },
 });
 const RebalanceConnection = connectionType("PortfolioRebalance", RebalanceType);
@@ -142,6 +150,11 @@ const resourceFields = (): Fields => ({
     type: GraphQLString,
     description: "Decimal fraction; null when not set",
     resolve: (v) => obj(v).maxSectorConcentration ?? null,
+  },
+  costBps: {
+    type: new GraphQLNonNull(GraphQLFloat),
+    description: "Trading cost in basis points of the traded value at each rebalance (0: none)",
+    resolve: (v) => obj(v).costBps ?? 0,
   },
   nextRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.nextRebalanceDate },
   previousRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.previousRebalanceDate },
