@@ -2,16 +2,46 @@
 // resources/analytics.ts.
 import { z } from "zod";
 import { SERIES_TYPES, type SeriesType } from "../../pipeline/analytics/index.ts";
-import { benchmarkParam, periodParam } from "./params.ts";
+import { benchmarkParam, isValidDate, periodParam } from "./params.ts";
 
-export const metricsQuery = z.object({ benchmark: benchmarkParam, period: periodParam });
+/** A window bound (issue #41, an extension: the interface's reads take no date range). */
+const windowDate = (which: "first" | "last") =>
+  z
+    .string({ error: "must be a date YYYY-MM-DD" })
+    .refine(isValidDate, { error: "must be a valid calendar date YYYY-MM-DD" })
+    .optional()
+    .meta({
+      description:
+        `The window's ${which} date (YYYY-MM-DD, inclusive; an extension): metrics and series over the daily ` +
+        "returns dated within [start, end], computed as for the whole history; default unbounded",
+    });
+const windowParams = { start: windowDate("first"), end: windowDate("last") };
 
-export const performanceQuery = z.object({
-  type: z
-    .enum(SERIES_TYPES as unknown as [SeriesType, ...SeriesType[]], {
-      error: `must be one of ${SERIES_TYPES.join(", ")}`,
-    })
-    .default("cumulative_return" as SeriesType)
-    .meta({ description: "Series type; rolling_beta requires benchmark" }),
-  benchmark: benchmarkParam,
-});
+/** start after end, or a window with `period`, is a 400 naming the parameter. */
+function checkWindow(q: { start?: string; end?: string; period?: number }, ctx: z.RefinementCtx): void {
+  if (q.start !== undefined && q.end !== undefined && q.start > q.end)
+    ctx.addIssue({ code: "custom", path: ["end"], message: "must not be before start" });
+  if (q.period !== undefined && (q.start !== undefined || q.end !== undefined))
+    ctx.addIssue({ code: "custom", path: ["period"], message: "cannot be combined with start or end" });
+}
+
+export const metricsQuery = z
+  .object({ benchmark: benchmarkParam, period: periodParam, ...windowParams })
+  .superRefine(checkWindow);
+
+export const performanceQuery = z
+  .object({
+    type: z
+      .enum(SERIES_TYPES as unknown as [SeriesType, ...SeriesType[]], {
+        error: `must be one of ${SERIES_TYPES.join(", ")}`,
+      })
+      .default("cumulative_return" as SeriesType)
+      .meta({ description: "Series type; rolling_beta requires benchmark" }),
+    benchmark: benchmarkParam,
+    ...windowParams,
+  })
+  .superRefine(checkWindow);
+
+/** The window's part of a cache key: nothing without one, so those keys stay as they were. */
+export const windowKey = (p: { start?: string; end?: string }) =>
+  p.start === undefined && p.end === undefined ? [] : [p.start ?? null, p.end ?? null];

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { metricsPayload, objectsPayload, preserializedList, seriesPayload } from "../output/payload.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf } from "../resources/analytics.ts";
 import { holdingsPage, portfolioList, portfolioSubject, tradesOf, visiblePortfolio } from "../resources/portfolios.ts";
-import { metricsQuery, performanceQuery } from "./analytics-common.ts";
+import { metricsQuery, performanceQuery, windowKey } from "./analytics-common.ts";
 import { booleanParam, decimal, limitParam, offsetParam, orderByParam, searchParam } from "./params.ts";
 import {
   HoldingSchema,
@@ -136,8 +136,8 @@ export const portfoliosRoutes = [
       const v = await visiblePortfolio(ctx, idOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       return {
-        key: JSON.stringify([v.id, bench?.id ?? null, ctx.params.period ?? null]),
-        build: async () => metricsPayload(await metricsOf(ctx.snapshot, portfolioSubject(v), bench, ctx.params.period)),
+        key: JSON.stringify([v.id, bench?.id ?? null, ctx.params.period ?? null, ...windowKey(ctx.params)]),
+        build: async () => metricsPayload(await metricsOf(ctx.snapshot, portfolioSubject(v), bench, ctx.params)),
       };
     },
   }),
@@ -154,8 +154,9 @@ export const portfoliosRoutes = [
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       checkRollingBeta(ctx.params.type, bench);
       return {
-        key: JSON.stringify([v.id, ctx.params.type, bench?.id ?? null]),
-        build: () => seriesPayload(seriesOf(ctx.params.type, "Portfolio", portfolioSubject(v).returns, bench)),
+        key: JSON.stringify([v.id, ctx.params.type, bench?.id ?? null, ...windowKey(ctx.params)]),
+        build: () =>
+          seriesPayload(seriesOf(ctx.params.type, "Portfolio", portfolioSubject(v).returns, bench, ctx.params)),
       };
     },
   }),

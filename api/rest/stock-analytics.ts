@@ -11,7 +11,7 @@ import {
 } from "../resources/analytics.ts";
 import { storedMetrics } from "../resources/snapshot-access.ts";
 import { stockByTicker } from "../resources/stocks.ts";
-import { metricsQuery, performanceQuery } from "./analytics-common.ts";
+import { metricsQuery, performanceQuery, windowKey } from "./analytics-common.ts";
 import { MetricRowSchema, SeriesSchema } from "./resources.ts";
 import { defineRoute, tickerOf } from "./route.ts";
 
@@ -28,17 +28,17 @@ export const stockAnalyticsRoutes = [
       const c = await stockByTicker(ctx.snapshot, tickerOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       return {
-        key: JSON.stringify([c.ticker, bench?.id ?? null, ctx.params.period ?? null]),
+        key: JSON.stringify([c.ticker, bench?.id ?? null, ctx.params.period ?? null, ...windowKey(ctx.params)]),
         build: async () => {
           // Without a period the stored rows are the answer: read them beside the returns, not
           // after them (a cold request then waits for the slower of the two reads, not both).
           const stored =
-            ctx.params.period === undefined
+            ctx.params.period === undefined && ctx.params.start === undefined && ctx.params.end === undefined
               ? storedMetrics(ctx.snapshot, "stock", [c.ticker], bench?.id ?? null).then((r) => r[0])
               : undefined;
           stored?.catch(() => undefined); // awaited below; not unhandled if the returns fail first
           const subject = await stockSubject(c, stockReturnsOf(ctx.snapshot));
-          return metricsPayload(await metricsOf(ctx.snapshot, subject, bench, ctx.params.period, await stored));
+          return metricsPayload(await metricsOf(ctx.snapshot, subject, bench, ctx.params, await stored));
         },
       };
     },
@@ -56,11 +56,11 @@ export const stockAnalyticsRoutes = [
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       checkRollingBeta(ctx.params.type, bench);
       return {
-        key: JSON.stringify([c.ticker, ctx.params.type, bench?.id ?? null]),
-        build: async () =>
-          seriesPayload(
-            seriesOf(ctx.params.type, c.ticker, (await stockSubject(c, stockReturnsOf(ctx.snapshot))).returns, bench),
-          ),
+        key: JSON.stringify([c.ticker, ctx.params.type, bench?.id ?? null, ...windowKey(ctx.params)]),
+        build: async () => {
+          const { returns } = await stockSubject(c, stockReturnsOf(ctx.snapshot));
+          return seriesPayload(seriesOf(ctx.params.type, c.ticker, returns, bench, ctx.params));
+        },
       };
     },
   }),
