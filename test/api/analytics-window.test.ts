@@ -18,6 +18,7 @@ let db: Awaited<ReturnType<typeof publishedSnapshot>>["db"];
 let ticker: string;
 let dates: string[];
 let rets: number[];
+let returnsGlob: string;
 
 type Row = Record<string, string>;
 type Series = { name: string; data: { date: string; return: number }[] };
@@ -27,6 +28,7 @@ beforeAll(async () => {
   db = snap.db;
   reader = await SnapshotReader.open(snap.dataDir, snap.id, { cacheEntries: 8 });
   srv = await startTestServer({ deps: { snapshot: () => new ReaderSource(reader) } });
+  returnsGlob = join(snap.dir, "stock_returns", "*.parquet");
   const got = (await rows(
     db.conn,
     `select id, strftime(date, '%Y-%m-%d') as d, ret from read_parquet($1) where id = (select min(id) from ` +
@@ -157,5 +159,68 @@ describe("GraphQL metrics and performance with start/end", () => {
     expect(g.data.stock.performance[0].data).toEqual(restSeries[0].data);
     const bad = await call({ t: ticker, s: end, e: start });
     expect(JSON.stringify(bad.errors)).toContain("end");
+  });
+});
+
+describe("compare: other subjects side by side over the common period", () => {
+  const tickersOf = async () =>
+    (
+      (await rows(db.conn, "select distinct id from read_parquet($1) order by id limit 5", [returnsGlob])) as {
+        id: string;
+      }[]
+    ).map((r) => r.id);
+
+  it("stock_metrics adds a column per compared stock: its own read over the same dates", async () => {
+    const others = (await tickersOf()).filter((t) => t !== ticker).slice(0, 2);
+    const start = dates[200];
+    const t = (await srv.api(`stock_metrics/${ticker}`, { start, compare: others.join(","), benchmark: "1" }))
+      .json as Row[];
+    expect(Object.keys(t[0]).slice(0, 2)).toEqual(["metric", ticker]);
+    const own = (await srv.api(`stock_metrics/${ticker}`, { start, benchmark: "1" })).json as Row[];
+    expect(t.map((r) => r[ticker])).toEqual(own.map((r) => r[ticker]));
+    for (const o of others) {
+      // every stock of the generated source trades on the same dates: the common period is the window
+      const alone = (await srv.api(`stock_metrics/${o}`, { start, benchmark: "1" })).json as Row[];
+      expect(t.map((r) => [r.metric, r[o]])).toEqual(alone.map((r) => [r.metric, r[o]]));
+    }
+  });
+
+  it("stock_performance adds each compared stock's series", async () => {
+    const [o] = (await tickersOf()).filter((t) => t !== ticker);
+    const start = dates[100];
+    const end = dates[300];
+    const s = (await srv.api(`stock_performance/${ticker}`, { start, end, compare: o, benchmark: "1" }))
+      .json as Series[];
+    expect(s.map((x) => x.name)).toEqual([ticker, expect.any(String), o]);
+    const alone = (await srv.api(`stock_performance/${o}`, { start, end })).json as Series[];
+    expect(s[2].data).toEqual(alone[0].data);
+  });
+
+  it("portfolio endpoints compare portfolios, named Portfolio <id>", async () => {
+    const t = (await srv.api("portfolio_metrics/101", { compare: "102" })).json as Row[];
+    const p102 = (await srv.api("portfolio_metrics/102")).json as Row[];
+    const p101 = (await srv.api("portfolio_performance/101")).json as Series[];
+    const s102 = (await srv.api("portfolio_performance/102")).json as Series[];
+    // the common period: the later first date of the two
+    const first = [p101[0].data[0].date, s102[0].data[0].date].sort()[1];
+    const alone = (await srv.api("portfolio_metrics/102", { start: first })).json as Row[];
+    expect(t.map((r) => r["Portfolio 102"])).toEqual(alone.map((r) => r.Portfolio));
+    expect(p102.length).toBe(t.length);
+    const s = (await srv.api("portfolio_performance/101", { compare: "102" })).json as Series[];
+    expect(s.map((x) => x.name)).toEqual(["Portfolio", "Portfolio 102"]);
+    expect(s[0].data[0].date).toBe(first);
+  });
+
+  it("an unknown or an eleventh id is a 400 naming compare", async () => {
+    for (const [path, compare] of [
+      [`stock_metrics/${ticker}`, "NOPE"],
+      [`stock_performance/${ticker}`, "A,B,C,D,E,F,G,H,I,J,K"],
+      ["portfolio_metrics/101", "999999"],
+      ["portfolio_performance/101", ","],
+    ]) {
+      const r = await srv.api(path, { compare });
+      expect(r.status, `${path} ${compare}`).toBe(400);
+      expect(JSON.stringify(r.json)).toContain('"param":"compare"');
+    }
   });
 });
