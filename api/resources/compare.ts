@@ -7,8 +7,11 @@ import type { SeriesObject, SeriesType } from "../../pipeline/analytics/index.ts
 import type { BenchmarkResult } from "../../pipeline/store/snapshot/model.ts";
 import type { MetricRow, ReturnSeries } from "../../pipeline/types.ts";
 import { ApiError, InvalidParameter } from "../errors.ts";
-import { metricsOf, type Range, type Subject, seriesOf } from "./analytics.ts";
+import { metricsOf, type Range, type Subject, seriesOf, stockReturnsOf, stockSubject } from "./analytics.ts";
+import type { ReadContext } from "./context.ts";
+import { portfolioSubject, visiblePortfolio } from "./portfolios.ts";
 import type { SnapshotRef } from "./snapshot-access.ts";
+import { stockByTicker } from "./stocks.ts";
 
 export const MAX_COMPARE = 10;
 
@@ -31,6 +34,20 @@ export async function resolveCompared(ids: readonly string[], find: (id: string)
   }
   return out;
 }
+
+/** The stocks `ids` name, each with its returns (`load`: GraphQL's batched reads); an unknown one is a 400. */
+export const comparedStocks = (s: SnapshotRef, ids: readonly string[], load = stockReturnsOf(s)) =>
+  resolveCompared(ids, async (t) => {
+    const c = await stockByTicker(s, t);
+    return { subject: await stockSubject(c, load), label: c.ticker };
+  });
+
+/** The portfolios `ids` name, visible to the caller as any portfolio read is; an unknown one is a 400. */
+export const comparedPortfolios = (ctx: ReadContext, ids: readonly string[]) =>
+  resolveCompared(ids, async (id) => {
+    const v = await visiblePortfolio(ctx, id);
+    return { subject: portfolioSubject(v), label: `Portfolio ${v.id}` };
+  });
 
 /** The common period of `all` within `range`: null when they share no date. */
 export function commonRange(all: readonly ReturnSeries[], range: Range): Range | null {

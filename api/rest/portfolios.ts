@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { metricsPayload, objectsPayload, preserializedList, seriesPayload } from "../output/payload.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf } from "../resources/analytics.ts";
-import { compareMetricsOf, compareSeriesOf, resolveCompared } from "../resources/compare.ts";
+import { comparedPortfolios, compareMetricsOf, compareSeriesOf } from "../resources/compare.ts";
 import type { ReadContext } from "../resources/context.ts";
 import { holdingsPage, portfolioList, portfolioSubject, tradesOf, visiblePortfolio } from "../resources/portfolios.ts";
 import { compareIds, portfolioMetricsQuery, portfolioPerformanceQuery, windowKey } from "./analytics-common.ts";
@@ -24,13 +24,8 @@ const ID = { id: "Portfolio id" };
 const idOf = (ctx: { path: Record<string, string> }) => String(ctx.path.id ?? "");
 
 /** The portfolios `compare` names (null without it), visible as the path's portfolio is; an unknown one is a 400. */
-const comparedPortfolios = (ctx: ReadContext, compare: string | undefined) =>
-  compare === undefined
-    ? null
-    : resolveCompared(compareIds(compare), async (id) => {
-        const v = await visiblePortfolio(ctx, id);
-        return { subject: portfolioSubject(v), label: `Portfolio ${v.id}` };
-      });
+const comparedOf = (ctx: ReadContext, compare: string | undefined) =>
+  compare === undefined ? null : comparedPortfolios(ctx, compareIds(compare));
 
 export const portfoliosListQuery = z.object({
   private: booleanParam(true, "true: the caller's portfolios; false: the predefined portfolios"),
@@ -146,7 +141,7 @@ export const portfoliosRoutes = [
     async resolve(ctx) {
       const v = await visiblePortfolio(ctx, idOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
-      const others = await comparedPortfolios(ctx, ctx.params.compare);
+      const others = await comparedOf(ctx, ctx.params.compare);
       return {
         key: JSON.stringify([v.id, bench?.id ?? null, ctx.params.period ?? null, ...windowKey(ctx.params)]),
         build: async () =>
@@ -170,7 +165,7 @@ export const portfoliosRoutes = [
       const v = await visiblePortfolio(ctx, idOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       checkRollingBeta(ctx.params.type, bench);
-      const others = await comparedPortfolios(ctx, ctx.params.compare);
+      const others = await comparedOf(ctx, ctx.params.compare);
       const { type } = ctx.params;
       return {
         key: JSON.stringify([v.id, type, bench?.id ?? null, ...windowKey(ctx.params)]),

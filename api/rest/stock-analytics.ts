@@ -9,7 +9,7 @@ import {
   stockReturnsOf,
   stockSubject,
 } from "../resources/analytics.ts";
-import { compareMetricsOf, compareSeriesOf, resolveCompared } from "../resources/compare.ts";
+import { comparedStocks, compareMetricsOf, compareSeriesOf } from "../resources/compare.ts";
 import { type SnapshotRef, storedMetrics } from "../resources/snapshot-access.ts";
 import { stockByTicker } from "../resources/stocks.ts";
 import { compareIds, stockMetricsQuery, stockPerformanceQuery, windowKey } from "./analytics-common.ts";
@@ -17,13 +17,8 @@ import { MetricRowSchema, SeriesSchema } from "./resources.ts";
 import { defineRoute, tickerOf } from "./route.ts";
 
 /** The stocks `compare` names (null without it), each with its returns; an unknown one is a 400. */
-const comparedStocks = (s: SnapshotRef, compare: string | undefined) =>
-  compare === undefined
-    ? null
-    : resolveCompared(compareIds(compare), async (t) => {
-        const c = await stockByTicker(s, t);
-        return { subject: await stockSubject(c, stockReturnsOf(s)), label: c.ticker };
-      });
+const comparedOf = (s: SnapshotRef, compare: string | undefined) =>
+  compare === undefined ? null : comparedStocks(s, compareIds(compare));
 
 export const stockAnalyticsRoutes = [
   defineRoute({
@@ -37,7 +32,7 @@ export const stockAnalyticsRoutes = [
     async resolve(ctx) {
       const c = await stockByTicker(ctx.snapshot, tickerOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
-      const others = await comparedStocks(ctx.snapshot, ctx.params.compare);
+      const others = await comparedOf(ctx.snapshot, ctx.params.compare);
       return {
         key: JSON.stringify([c.ticker, bench?.id ?? null, ctx.params.period ?? null, ...windowKey(ctx.params)]),
         build: async () => {
@@ -70,7 +65,7 @@ export const stockAnalyticsRoutes = [
       const c = await stockByTicker(ctx.snapshot, tickerOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       checkRollingBeta(ctx.params.type, bench);
-      const others = await comparedStocks(ctx.snapshot, ctx.params.compare);
+      const others = await comparedOf(ctx.snapshot, ctx.params.compare);
       return {
         key: JSON.stringify([c.ticker, ctx.params.type, bench?.id ?? null, ...windowKey(ctx.params)]),
         build: async () => {

@@ -224,3 +224,42 @@ describe("compare: other subjects side by side over the common period", () => {
     }
   });
 });
+
+describe("GraphQL compare", () => {
+  const post = async (query: string, variables: object) =>
+    (await (
+      await fetch(`${srv.url}/graphiql`, {
+        method: "POST",
+        headers: { api_key: KEYS.alice, "content-type": "application/json" },
+        body: JSON.stringify({ query, variables }),
+      })
+    ).json()) as { data?: Record<string, Record<string, unknown>>; errors?: unknown[] };
+
+  it("answers REST's columns and series, and names a bad id", async () => {
+    const [{ id: other }] = (await rows(db.conn, "select max(id) as id from read_parquet($1)", [returnsGlob])) as {
+      id: string;
+    }[];
+    const start = dates[150];
+    const q = `query($t: String!, $c: [String!], $s: String) { stock(ticker: $t) {
+      metrics(compare: $c, start: $s) { metric values { column display } }
+      performance(compare: $c, start: $s) { name data { date return } } } }`;
+    const g = await post(q, { t: ticker, c: [other], s: start });
+    expect(g.errors).toBeUndefined();
+    const stock = g.data!.stock as {
+      metrics: { metric: string; values: { column: string; display: string }[] }[];
+      performance: Series[];
+    };
+    const rest = (await srv.api(`stock_metrics/${ticker}`, { compare: other, start })).json as Row[];
+    expect(
+      stock.metrics.map((m) =>
+        Object.fromEntries([["metric", m.metric], ...m.values.map((v) => [v.column, v.display])]),
+      ),
+    ).toEqual(rest);
+    const restSeries = (await srv.api(`stock_performance/${ticker}`, { compare: other, start })).json as Series[];
+    expect(stock.performance).toEqual(restSeries.map((s) => ({ name: s.name, data: s.data })));
+    const bad = await post(q, { t: ticker, c: ["NOPE"], s: start });
+    expect(JSON.stringify(bad.errors)).toContain("compare");
+    const p = await post(`{ portfolio(id: "101") { performance(compare: ["102"]) { name } } }`, {});
+    expect(p.data!.portfolio).toEqual({ performance: [{ name: "Portfolio" }, { name: "Portfolio 102" }] });
+  });
+});

@@ -16,6 +16,7 @@ import { SERIES_TYPES, type SeriesObject, type SeriesType } from "../../../pipel
 import type { MetricRow } from "../../../pipeline/types.ts";
 import { InvalidParameter } from "../../errors.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, type Subject, seriesOf } from "../../resources/analytics.ts";
+import { type Compared, compareMetricsOf, compareSeriesOf, MAX_COMPARE } from "../../resources/compare.ts";
 import { isValidDate } from "../../rest/params.ts";
 import type { GqlContext } from "../context.ts";
 import { costNote } from "../cost.ts";
@@ -117,11 +118,29 @@ export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject, GqlCont
   },
 });
 
-type WindowArgs = { start?: string | null; end?: string | null };
+type WindowArgs = { start?: string | null; end?: string | null; compare?: string[] | null };
 const windowArgs = {
   start: { type: GraphQLString, description: "The window's first date, YYYY-MM-DD, inclusive (an extension)" },
   end: { type: GraphQLString, description: "The window's last date, YYYY-MM-DD, inclusive (an extension)" },
+  compare: {
+    type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
+    description:
+      `Up to ${MAX_COMPARE} tickers (on a stock) or portfolio ids (on a portfolio) side by side, every subject ` +
+      "over the common period within the window (an extension; as REST's compare)",
+  },
 };
+
+/** Resolves `compare`'s ids to subjects of the field's kind. */
+export type CompareOf = (ids: string[], ctx: GqlContext) => Promise<Compared[]>;
+
+/** The compared subjects (null without `compare`); none, more than 10 or an unknown id: an error naming it. */
+async function comparedOf(args: WindowArgs, ctx: GqlContext, compareOf: CompareOf): Promise<Compared[] | null> {
+  if (args.compare == null) return null;
+  const ids = [...new Set(args.compare.map((x) => x.trim()))].filter(Boolean);
+  if (ids.length === 0 || ids.length > MAX_COMPARE)
+    throw InvalidParameter.one("compare", `must name 1 to ${MAX_COMPARE} ids`);
+  return compareOf(ids, ctx);
+}
 
 /** The window of the arguments, checked as REST checks it (a bad bound is an error naming it). */
 function windowOf(args: WindowArgs & { period?: number | null }): { start?: string; end?: string } {
@@ -138,6 +157,7 @@ function windowOf(args: WindowArgs & { period?: number | null }): { start?: stri
 /** `metrics(benchmark, period, start, end)` on a subject type. */
 export function metricsField<S>(
   subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>,
+  compareOf: CompareOf,
 ): GraphQLFieldConfig<S, GqlContext, { benchmark?: string | null; period?: number | null } & WindowArgs> {
   return {
     type: new GraphQLList(new GraphQLNonNull(MetricRowType)),
@@ -156,6 +176,11 @@ export function metricsField<S>(
       const range = { period: args.period ?? undefined, ...windowOf(args) };
       const subject = await subjectOf(source, ctx);
       const bench = await benchmarkOf(ctx.snapshot, args.benchmark);
+      const others = await comparedOf(args, ctx, compareOf);
+      if (others) {
+        const rows = await compareMetricsOf(ctx.snapshot, subject, others, bench, range);
+        return inTurn(ctx.deadline, () => rows);
+      }
       const whole = range.period === undefined && range.start === undefined && range.end === undefined;
       const stored = whole ? await ctx.batch.storedMetrics(subject.kind, subject.id, bench) : undefined;
       const rows = await metricsOf(ctx.snapshot, subject, bench, range, stored);
@@ -167,6 +192,7 @@ export function metricsField<S>(
 /** `performance(type, benchmark)` on a subject type. */
 export function performanceField<S>(
   subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>,
+  compareOf: CompareOf,
 ): GraphQLFieldConfig<S, GqlContext, { type: SeriesType; benchmark?: string | null } & WindowArgs> {
   return {
     type: new GraphQLList(new GraphQLNonNull(PerformanceSeriesType)),
@@ -181,7 +207,12 @@ export function performanceField<S>(
       const subject = await subjectOf(source, ctx);
       const bench = await benchmarkOf(ctx.snapshot, args.benchmark);
       checkRollingBeta(args.type, bench);
-      return inTurn(ctx.deadline, () => seriesOf(args.type, subject.column, subject.returns, bench, range));
+      const others = await comparedOf(args, ctx, compareOf);
+      return inTurn(ctx.deadline, () =>
+        others
+          ? compareSeriesOf(args.type, subject, subject.column, others, bench, range)
+          : seriesOf(args.type, subject.column, subject.returns, bench, range),
+      );
     },
   };
 }

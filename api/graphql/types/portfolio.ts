@@ -14,6 +14,7 @@ import {
   GraphQLString,
 } from "graphql";
 import { InvalidParameter } from "../../errors.ts";
+import { comparedPortfolios } from "../../resources/compare.ts";
 import { isOrderBy, type OrderBy } from "../../resources/ordering.ts";
 import {
   holdingsPage,
@@ -232,11 +233,17 @@ const resultFields = (): Fields => ({
   },
   metrics: scoped(
     "portfolioAnalytics",
-    metricsField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+    metricsField<VisiblePortfolio>(
+      async (v) => portfolioSubject(v),
+      (ids, ctx) => comparedPortfolios(ctx, ids),
+    ),
   ),
   performance: scoped(
     "portfolioAnalytics",
-    performanceField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+    performanceField<VisiblePortfolio>(
+      async (v) => portfolioSubject(v),
+      (ids, ctx) => comparedPortfolios(ctx, ids),
+    ),
   ),
 });
 
