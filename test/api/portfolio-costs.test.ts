@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
+import { rebalanceOne } from "../../jobs/local/rebalance-run.ts";
 import { runPipeline } from "../../jobs/local/runner.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { loadSnapshot } from "../../pipeline/store/read/load-snapshot.ts";
@@ -14,6 +15,7 @@ import { startTestServer, type TestServer } from "./helpers.ts";
 
 let snap: Snapshot;
 let srv: TestServer;
+let dataDir: string;
 const RATE = 30 / 10_000;
 
 beforeAll(async () => {
@@ -24,7 +26,7 @@ beforeAll(async () => {
   const base = json.portfolios.find((p: { id: string }) => p.id === "101");
   json.portfolios.push({ ...base, id: "901", name: "101 with costs", costBps: 30 });
   writeFileSync(file, JSON.stringify(json));
-  const dataDir = mkdtempSync(join(tmpdir(), "costs-store-"));
+  dataDir = mkdtempSync(join(tmpdir(), "costs-store-"));
   const catalog = await Catalog.open(join(dataDir, "catalog.duckdb"));
   const log = { info: () => undefined, warn: () => undefined };
   const { meta } = await runPipeline({ dataDir, sourceDir: src, catalog, log, workers: 0 });
@@ -77,5 +79,25 @@ describe("a published portfolio with costBps 30", () => {
     expect(plain.some((r) => r.metric.startsWith("Avg. Annual Turnover"))).toBe(false);
     const withBench = (await srv.api("portfolio_metrics/901", { benchmark: "1" })).json as Record<string, string>[];
     expect(Object.values(withBench.at(-1)!)).toEqual(["Avg. Annual Turnover ", want, "-"]);
+  });
+});
+
+describe("a user portfolio with costs, rebalanced alone on the published snapshot", () => {
+  it("gets the turnover and costs of the same rules in the full run; the others keep theirs", async () => {
+    const rules = { ...snap.portfolios.get("901")!.rules, id: "5001", name: "mine" };
+    const meta = await rebalanceOne({
+      dataDir,
+      log: { info: () => undefined, warn: () => undefined },
+      portfolio: { rules, ownerId: "1", createdAt: "2024-02-01T00:00:00.000Z" },
+    });
+    const after = await loadSnapshot(dataDir, meta.id);
+    const mine = after.portfolios.get("5001")!;
+    const full = snap.portfolios.get("901")!;
+    expect(mine.rebalances!.map((r) => [r.date, r.turnover, r.cost])).toEqual(
+      full.rebalances!.map((r) => [r.date, r.turnover, r.cost]),
+    );
+    expect([...mine.returns.returns]).toEqual([...full.returns.returns]);
+    for (const id of ["101", "901"])
+      expect(after.portfolios.get(id)!.rebalances).toEqual(snap.portfolios.get(id)!.rebalances);
   });
 });
