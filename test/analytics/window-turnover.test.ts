@@ -10,7 +10,8 @@ const series = {
 describe("sliceByWindow", () => {
   it("keeps the returns dated within [start, end], bounds inclusive, either optional", () => {
     expect(sliceByWindow(series, "2024-01-03", "2024-01-05").dates).toEqual(["2024-01-03", "2024-01-05"]);
-    expect([...sliceByWindow(series, "2024-01-04").returns]).toEqual([-0.05, 0.02]); // no price on the 4th: from the next priced date
+    // no price on the 4th: from the next priced date
+    expect([...sliceByWindow(series, "2024-01-04").returns]).toEqual([-0.05, 0.02]);
     expect(sliceByWindow(series, undefined, "2024-01-04").dates).toEqual(["2024-01-02", "2024-01-03"]);
     expect(sliceByWindow(series, "2024-02-01").dates).toEqual([]);
     expect(sliceByWindow(series, "2023-01-01", "2025-01-01")).toBe(series); // every date: the series itself
