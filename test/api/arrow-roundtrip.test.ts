@@ -22,8 +22,8 @@ beforeAll(async () => {
   const fx = fixtureWithMetrics();
   // the fixture's backtests keep no rebalance history: two changes, so the rebalances answer has rows
   fx.snapshot.portfolios.get("101")!.rebalances = [
-    { date: "2015-01-02", holdingsCount: 2, added: ["AAPL", "APLE"], removed: [] },
-    { date: "2015-04-01", holdingsCount: 2, added: ["AMAT"], removed: ["APLE"] },
+    { date: "2015-01-02", holdingsCount: 2, added: ["AAPL", "APLE"], removed: [], turnover: 1, cost: 0.001 },
+    { date: "2015-04-01", holdingsCount: 2, added: ["AMAT"], removed: ["APLE"], turnover: 0.5, cost: 0.0005 },
   ];
   fx.snapshot.ratingEvidence = evidenceRows();
   srv = await startTestServer({ fx });
