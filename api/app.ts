@@ -277,6 +277,8 @@ function corsMiddleware(origins: readonly string[] | "*") {
       "X-RateLimit-Reset",
       "X-Request-Id",
       "Content-Disposition",
+      "Link",
+      "X-Total-Count",
     ],
     maxAge: 600,
   });

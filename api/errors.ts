@@ -14,6 +14,7 @@ export type ErrorCode =
   | "unauthorized"
   | "forbidden"
   | "not_found"
+  | "method_not_allowed"
   | "rate_limited"
   | "unavailable"
   | "internal_error"
@@ -81,6 +82,15 @@ export class Forbidden extends ApiError {
 export class NotFound extends ApiError {
   constructor(message = "not found") {
     super(404, "not_found", message);
+  }
+}
+
+/** A path that exists, asked with a method it does not serve (RFC 9110 §15.5.6: Allow lists the ones it does). */
+export class MethodNotAllowed extends ApiError {
+  constructor(method: string, path: string, allow: readonly string[]) {
+    super(405, "method_not_allowed", `${path} does not take ${method}; it takes ${allow.join(", ")}`, [], {
+      Allow: allow.join(", "),
+    });
   }
 }
 

@@ -8,6 +8,7 @@ import { MAX_HEADER_BYTES } from "./client-error.ts";
 import { COST_PER_MINUTE, MAX_COST, MAX_RESPONSE_BYTES, TIMEOUT_MS } from "./graphql/cost.ts";
 import { MAX_DEPTH } from "./graphql/limits.ts";
 import { DOCUMENT_LIMITS, MAX_TOKENS } from "./graphql/prescan.ts";
+import { forConsumerTools, PAGING_HEADERS } from "./openapi-consumers.ts";
 import { ARROW_STREAM_TYPE } from "./output/arrow.ts";
 import { RESOURCE_SCOPES } from "./resources/scopes.ts";
 import { EXPORT_SCOPES, exportQuery } from "./rest/export-query.ts";
@@ -91,51 +92,60 @@ const ERRORS: Record<string, string> = {
   "503": "No snapshot published yet",
 };
 
+/** A REST route's GET operation: its parameters from its zod schemas, its responses in every format. */
+function routeOperation(r: AnyRoute, schemas: Json, errorRef: Json): Json {
+  const query = withFormat(r.query);
+  const parameters: Json[] = [];
+  for (const [name, description] of Object.entries(r.pathParams ?? {}))
+    parameters.push({ name, in: "path", required: true, description, schema: { type: "string" } });
+  const paged = "limit" in query.shape && "offset" in query.shape;
+  parameters.push(API_KEY_PARAM, ...queryParameters(query.shape as Record<string, z.ZodType>, schemas));
+  const responses: Json = {
+    "200": {
+      description: "OK",
+      headers: { ETag: { schema: { type: "string" } }, ...(paged ? PAGING_HEADERS : {}) },
+      content: {
+        "application/json": { schema: jsonSchema(r.response, "output", schemas) },
+        "text/csv": { schema: { type: "string" } },
+        [ARROW_STREAM_TYPE]: BINARY,
+      },
+    },
+    "304": { description: "Not modified (If-None-Match)" },
+  };
+  for (const [code, description] of Object.entries(ERRORS))
+    responses[code] = { description, content: { "application/json": { schema: errorRef } } };
+  const scopes = ENDPOINT_SCOPES[r.endpoint] as readonly string[];
+  return {
+    operationId: r.id,
+    summary: r.summary,
+    tags: [r.endpoint],
+    description: scopes.length ? `Requires scopes: ${scopes.join(", ")}.` : "Any valid key.",
+    "x-required-scopes": scopes,
+    security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
+    parameters,
+    responses,
+  };
+}
+
 export function openApiDocument(routes: AnyRoute[]): Json {
   const schemas: Json = {};
   const paths: Record<string, Json> = {};
   const errorRef = { $ref: "#/components/schemas/Error" };
   jsonSchema(ErrorSchema, "output", schemas); // registers components.schemas.Error
-  for (const r of routes) {
-    const oaPath = `/data/v1${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`;
-    const query = withFormat(r.query);
-    const parameters: Json[] = [];
-    for (const [name, description] of Object.entries(r.pathParams ?? {}))
-      parameters.push({ name, in: "path", required: true, description, schema: { type: "string" } });
-    parameters.push(API_KEY_PARAM, ...queryParameters(query.shape as Record<string, z.ZodType>, schemas));
-    const responses: Json = {
-      "200": {
-        description: "OK",
-        headers: { ETag: { schema: { type: "string" } } },
-        content: {
-          "application/json": { schema: jsonSchema(r.response, "output", schemas) },
-          "text/csv": { schema: { type: "string" } },
-          [ARROW_STREAM_TYPE]: BINARY,
-        },
-      },
-      "304": { description: "Not modified (If-None-Match)" },
-    };
-    for (const [code, description] of Object.entries(ERRORS))
-      responses[code] = { description, content: { "application/json": { schema: errorRef } } };
-    const scopes = ENDPOINT_SCOPES[r.endpoint] as readonly string[];
-    paths[oaPath] = {
-      get: {
-        operationId: r.id,
-        summary: r.summary,
-        tags: [r.endpoint],
-        description: scopes.length ? `Requires scopes: ${scopes.join(", ")}.` : "Any valid key.",
-        "x-required-scopes": scopes,
-        security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
-        parameters,
-        responses,
-      },
-    };
-  }
+  for (const r of routes)
+    paths[`/data/v1${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`] = { get: routeOperation(r, schemas, errorRef) };
   paths["/data/v1/export/{table}"] = exportOperation(schemas, errorRef);
   Object.assign(paths, webhookOperations(schemas, errorRef));
+  forConsumerTools(paths, schemas, errorRef);
   return {
     openapi: "3.1.0",
-    info: { title: "Stock ratings and portfolio data service", version: packageVersion(), description: LIMITS },
+    info: {
+      title: "Stock ratings and portfolio data service",
+      version: packageVersion(),
+      description: LIMITS,
+      // package.json: private, no license file; a validator's consumer still asks which terms apply
+      license: { name: "Proprietary: no license is granted", identifier: "LicenseRef-Proprietary" },
+    },
     // relative: the server that serves this document (paths carry the /data/v1 prefix)
     servers: [{ url: "/", description: "this server" }],
     paths,
@@ -213,17 +223,18 @@ function exportOperation(schemas: Json, errorRef: Json): Json {
     "304": { description: "Not modified (If-None-Match): the snapshot has not changed" },
   };
   for (const [code, description] of Object.entries(ERRORS))
-    if (code !== "404")
-      responses[code] = {
-        description:
-          code === "400"
-            ? `${description} (an unknown table among them, named table)`
+    responses[code] = {
+      description:
+        code === "400"
+          ? `${description} (an unknown table among them, named table)`
+          : code === "404"
+            ? "A ticker of tickers the snapshot does not have (the message names it)"
             : code === "503"
               ? `${description}, or the server streams as many exports as it runs at once (EXPORT_MAX_CONCURRENT; ` +
                 "Retry-After)"
               : description,
-        content: { "application/json": { schema: errorRef } },
-      };
+      content: { "application/json": { schema: errorRef } },
+    };
   return {
     get: {
       operationId: "export_table",

@@ -8,15 +8,7 @@ import { join } from "node:path";
 import { openDuck } from "../pipeline/store/duck/duck.ts";
 import type { RatingRow } from "../pipeline/types.ts";
 import { market, proxiesStage } from "./ratings.ts";
-
-// The compiled stages, as a run executes them (RATINGS_FROM_SOURCES=1: the sources, through tsx).
-const src = process.env.RATINGS_FROM_SOURCES;
-const { modelRatingsStage } = (await import(
-  src ? "../pipeline/stages/model-ratings.ts" : "../dist/pipeline/stages/model-ratings.js"
-)) as typeof import("../pipeline/stages/model-ratings.ts");
-const { computeRatings } = (await import(
-  src ? "../pipeline/ratings/computed.ts" : "../dist/pipeline/ratings/computed.js"
-)) as typeof import("../pipeline/ratings/computed.ts");
+import { computeRatings, modelRatingsStage } from "./ratings-stages.ts";
 
 const peakMB = () => Math.round(process.resourceUsage().maxRSS / 1e3);
 const [source, which] = process.argv.slice(2);

@@ -12,13 +12,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { generateSample } from "../data/generate.ts";
-import { computeRatings } from "../pipeline/ratings/computed.ts";
 import { stageSource } from "../pipeline/sources/index.ts";
 import { loadCompanies, loadPanel } from "../pipeline/stages/frames.ts";
-import { modelRatingsStage } from "../pipeline/stages/model-ratings.ts";
 import { type Conn, openDuck } from "../pipeline/store/duck/duck.ts";
 import { appendTable, exportParquetFile } from "../pipeline/store/duck/write.ts";
 import { type Company, type PricePanel, RATING_NAMES, type RatingRow } from "../pipeline/types.ts";
+import { computeRatings, modelRatingsStage } from "./ratings-stages.ts";
 import { SHARED_DATA } from "./real-source.ts";
 
 const SCALE_CHILD = resolve(import.meta.dirname, "scale-child.ts");
@@ -119,8 +118,6 @@ export async function wholeRun(): Promise<void> {
       await generateSample(src, { companies: 300, years: 8 });
     }
     if (existsSync(join(src, "ratings.csv"))) src = withoutRatings(src, join(tmp, "model-src"));
-    // the compiled runner, as `npm run pipeline` runs it
-    execFileSync(process.execPath, [resolve(import.meta.dirname, "../scripts/dist-fresh.mjs")], { stdio: "inherit" });
     const data = join(tmp, "data");
     mkdirSync(data);
     const run = child(SCALE_CHILD, ["run", src, data]);

@@ -16,7 +16,14 @@ const sections: Record<string, () => Promise<void>> = {
   export: async () => (await import("./export.ts")).benchExport(),
   events: async () => (await import("./events.ts")).benchEvents(),
   "rating-evidence": async () => (await import("./rating-evidence.ts")).benchRatingEvidence(),
-  ratings: async () => (await import("./ratings.ts")).benchRatings(),
+  ratings: async () => {
+    // the section times the compiled stages (bench/ratings-stages.ts): dist/ rebuilt first when stale
+    const { execFileSync } = await import("node:child_process");
+    execFileSync(process.execPath, [new URL("../scripts/dist-fresh.mjs", import.meta.url).pathname], {
+      stdio: "inherit",
+    });
+    return (await import("./ratings.ts")).benchRatings();
+  },
   tests: async () => (await import("./tests.ts")).benchTests(),
 };
 

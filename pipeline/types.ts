@@ -105,6 +105,8 @@ export interface PortfolioRules {
   maxSectorConcentration: number | null;
   /** Constrained ratings only; bounds inclusive. */
   ranges: Partial<Record<RatingName, [number, number]>>;
+  /** Trading cost in basis points of the traded value (0..500); absent means 0 (docs/portfolios.md). */
+  costBps?: number;
 }
 
 /** One stock held at a rebalance, with the ratings as of that date and the close used. */

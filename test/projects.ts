@@ -2,7 +2,7 @@
 //   fast (`npm test`): every test/**/*.test.ts NOT listed below — the default for a new file.
 //   integration (`npm run test:integration`): the files listed below, because they start another
 //   process (a CLI, a worker, `npm start`, a cluster, a fork they SIGKILL) or need an outside service
-//   (Redis, PostgreSQL, nginx, Chromium, a webhook receiver).
+//   (Redis, PostgreSQL, nginx, Chromium, a webhook receiver), or run a whole pipeline at size for a minute.
 // A new file that does either goes in this list; test/projects.test.ts fails on a fast file that
 // imports one of those helpers, naming the file. A folder ending in "/" lists every file under it.
 export const INTEGRATION: readonly string[] = [
@@ -10,7 +10,7 @@ export const INTEGRATION: readonly string[] = [
   "test/fuzz/",
   "test/web/",
   "test/deploy/proxy.test.ts",
-  // API: a cluster of processes, the contract script as a child, browsers, Redis-backed limits.
+  // API: a cluster of processes, the contract script and Prism as children, browsers, Redis-backed limits.
   "test/api/abuse.test.ts",
   "test/api/cluster.test.ts",
   "test/api/conformance.test.ts",
@@ -18,6 +18,7 @@ export const INTEGRATION: readonly string[] = [
   "test/api/graphiql-browser.test.ts",
   "test/api/graphql-cost-redis.test.ts",
   "test/api/http-conventions.test.ts",
+  "test/api/prism-proxy.test.ts",
   "test/api/rate-limit-redis.test.ts",
   // Jobs: BullMQ queues and workers on Redis, `npm start` and the CLIs as child processes.
   "test/jobs/append-flow.test.ts",
@@ -46,6 +47,8 @@ export const INTEGRATION: readonly string[] = [
   "test/jobs/wait.test.ts",
   "test/jobs/whole-steps.test.ts",
   "test/jobs/worker-outage-log.test.ts",
+  // Ratings: generator → pipeline → evidence on two 300 × 8 samples (about a minute of CPU).
+  "test/ratings/planted-evidence.test.ts",
   // Store: PostgreSQL catalogs, a publisher process racing another, a full disk under a child.
   "test/store/catalog/conformance.test.ts",
   "test/store/catalog/http.test.ts",

@@ -77,8 +77,13 @@ export class DocumentCache {
     variables: unknown,
     operationName: string | null | undefined,
     sink: CostSink,
+    /** what the cost depends on besides (the caller's list sizes, limits.ts costCapsOf) */
+    basis = "",
   ): readonly ValidationRule[] {
-    this.keys.set(rules, { key: `${operationName ?? ""}\u0000${JSON.stringify(variables ?? null)}`, sink });
+    this.keys.set(rules, {
+      key: `${operationName ?? ""}\u0000${JSON.stringify(variables ?? null)}\u0000${basis}`,
+      sink,
+    });
     return rules;
   }
 

@@ -17,7 +17,8 @@
 //   performance(HISTOGRAM)                         6.7 ms, 74 KB      75
 //   performance(YEARLY_RETURNS)                    (yearly points)    75
 //   performance(BOXPLOT)                           2.6 ms, 3.2 KB     30
-//   watchlistsForUser                              list of up to 200  1 + 200 × a watchlist's selection
+//   watchlistsForUser                              the caller's list  1 + (its watchlists, at most 200)
+//                                                                      × a watchlist's selection
 //
 // The analytics fields' figures include their whole selection (every point field), so their
 // sub-selections add nothing. Series grow with the history served: 15 years is the longest the
@@ -45,25 +46,37 @@ const SERIES_COST: Record<string, number> = {
   yearly_returns: 75,
   boxplot: 30,
 };
-const MAX_WATCHLISTS = 200;
+/** Watchlists a user may hold (the catalog refuses more). */
+export const MAX_WATCHLISTS = 200;
+
+/**
+ * What a request's lists hold for its caller: `watchlistsForUser` is costed by the caller's own
+ * count (a list of 200 for everyone refused an ordinary read of a few), never above the cap.
+ */
+export interface CostCaps {
+  watchlists: number;
+}
+export const WORST_CASE: CostCaps = { watchlists: MAX_WATCHLISTS };
 
 type Args = Record<string, unknown>;
 /** Points of the costly fields by name (on StockType and PortfolioNode alike), their selection included. */
-const FIELD_COST: Record<string, (args: Args, child: number) => number> = {
+const FIELD_COST: Record<string, (args: Args, child: number, caps: CostCaps) => number> = {
   financials: () => 700,
   // one read of the stock's components row (rating_components.parquet) per rating
   components: () => 10,
   metrics: (a) => (a.period == null ? 20 : 50),
   performance: (a) => SERIES_COST[String(a.type ?? "cumulative_return")] ?? 1500,
-  watchlistsForUser: (_a, child) => 1 + MAX_WATCHLISTS * child,
+  watchlistsForUser: (_a, child, caps) => 1 + Math.min(Math.max(caps.watchlists, 0), MAX_WATCHLISTS) * child,
 };
 
 /** A field's points as the table above says; connections carry their own (relay.ts connectionCost). */
-export const costEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  const named = FIELD_COST[(field as GraphQLField<unknown, unknown>).name];
-  if (named) return named(args, childComplexity);
-  return isLeafType(getNamedType((field as GraphQLField<unknown, unknown>).type)) ? 0 : 1 + childComplexity;
-};
+export const costEstimatorFor =
+  (caps: CostCaps): ComplexityEstimator =>
+  ({ field, args, childComplexity }) => {
+    const named = FIELD_COST[(field as GraphQLField<unknown, unknown>).name];
+    if (named) return named(args, childComplexity, caps);
+    return isLeafType(getNamedType((field as GraphQLField<unknown, unknown>).type)) ? 0 : 1 + childComplexity;
+  };
 
 /** The cost line each field's schema description carries (the document's reader sees the table there). */
 export function costNote(field: string): string {
@@ -80,7 +93,10 @@ export function costNote(field: string): string {
         "75 for MONTHLY_HEATMAP, HISTOGRAM and YEARLY_RETURNS, 30 for BOXPLOT."
       );
     case "watchlistsForUser":
-      return `Cost: 1 + ${MAX_WATCHLISTS} × the points of a watchlist's selection (a user may have ${MAX_WATCHLISTS}).`;
+      return (
+        "Cost: 1 + the caller's number of watchlists × the points of a watchlist's selection " +
+        `(a user may have ${MAX_WATCHLISTS}).`
+      );
     default:
       return "";
   }

@@ -35,7 +35,7 @@ import { TimeoutError } from "./field-turns.ts";
 import { EMPTY_REFUSALS, GraphqlRefusal, MAX_BODY, readBody, sendErrors } from "./http-edges.ts";
 import { GRAPHQL_PATH, ideCsp, idePage, ideStatic, wantsIde } from "./ide.ts";
 import { executeCompiled } from "./jit.ts";
-import { type CostSink, limitRules, MAX_COST } from "./limits.ts";
+import { type CostSink, costCapsOf, limitRules, MAX_COST } from "./limits.ts";
 import type { WebhookPort } from "./mutations/webhook-port.ts";
 import { graphqlSchema } from "./schema.ts";
 import { stringifySliced } from "./serialize.ts";
@@ -152,8 +152,10 @@ function createGraphqlHttp(g: Gql): Gql["handle"] {
     validate: documents.validate,
     validationRules: (req, args, specified) => {
       const { p } = req.context;
-      const rules = limitRules(args.variableValues ?? undefined, args.operationName ?? undefined, p, g.limits.maxCost);
-      return documents.tag([...specified, ...rules], args.variableValues, args.operationName, p);
+      const caps = costCapsOf(args.document, () => env.catalog.watchlistsOf(p.caller.user.id).length);
+      const vars = args.variableValues ?? undefined;
+      const rules = limitRules(vars, args.operationName ?? undefined, p, g.limits.maxCost, caps);
+      return documents.tag([...specified, ...rules], vars, args.operationName, p, String(caps.watchlists));
     },
     // graphql-http's words for "which operation?" say nothing of operationName; these do
     formatError: (e) =>

@@ -1,10 +1,10 @@
 // Depth and cost limits, checked during validation (before anything runs; the document's size
 // limits come before validation, in prescan.ts). Depth ignores the introspection fields
 // (GraphiQL's own schema query is deep). Cost: the table in cost.ts.
-import { GraphQLError, type ValidationRule } from "graphql";
+import { type DocumentNode, GraphQLError, type ValidationRule } from "graphql";
 import depthLimit from "graphql-depth-limit";
 import { createComplexityRule, fieldExtensionsEstimator } from "graphql-query-complexity";
-import { costEstimator, MAX_COST } from "./cost.ts";
+import { type CostCaps, costEstimatorFor, MAX_COST, WORST_CASE } from "./cost.ts";
 
 export { MAX_COST };
 export const MAX_DEPTH = 12;
@@ -19,6 +19,7 @@ export function limitRules(
   operationName: string | undefined,
   sink: CostSink,
   maxCost = MAX_COST,
+  caps: CostCaps = WORST_CASE,
 ): ValidationRule[] {
   return [
     depthLimit(MAX_DEPTH) as unknown as ValidationRule,
@@ -26,7 +27,7 @@ export function limitRules(
       maximumComplexity: maxCost,
       variables,
       operationName,
-      estimators: [fieldExtensionsEstimator(), costEstimator],
+      estimators: [fieldExtensionsEstimator(), costEstimatorFor(caps)],
       onComplete: (cost) => {
         sink.cost = cost;
       },
@@ -38,4 +39,13 @@ export function limitRules(
         ),
     }),
   ];
+}
+
+/**
+ * The caller's caps for a document: its watchlist count is read only when the document names
+ * `watchlistsForUser` (a catalog read no other request needs); the validation cache keys on them.
+ */
+export function costCapsOf(document: DocumentNode, watchlistCount: () => number): CostCaps {
+  const text = document.loc?.source.body;
+  return text === undefined || text.includes("watchlistsForUser") ? { watchlists: watchlistCount() } : WORST_CASE;
 }

@@ -40,12 +40,14 @@ const LIMITS_DESCRIPTION = [
   `${DOCUMENT_LIMITS.aliases} aliases,`,
   `${DOCUMENT_LIMITS.repeatedFields} repeated fields, ${DOCUMENT_LIMITS.fragmentSpreads} fragment spreads and`,
   `${DOCUMENT_LIMITS.directives} directives with fragments expanded, no fragment cycle, depth 12`,
-  "(QUERY_TOO_COMPLEX, 400). Cost: scalar fields 0 points, object fields 1 plus their selection,",
+  "(QUERY_TOO_COMPLEX). Cost: scalar fields 0 points, object fields 1 plus their selection,",
   "connections 1 plus first × their selection; the analytics and financials fields say their points.",
-  `At most ${n(MAX_COST)} points per request (COST_LIMIT, 400, before anything runs) and`,
+  `At most ${n(MAX_COST)} points per request (COST_LIMIT, before anything runs) and`,
   `${n(COST_PER_MINUTE)} per api key per minute (RATE_LIMITED, 429); every answer's extensions.cost`,
   `gives {requested, limit, remaining, resetAt}. Execution at most ${TIMEOUT_MS / 1000} s (TIMEOUT) and an`,
   `answer at most ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (RESPONSE_TOO_LARGE), both with data null.`,
+  "A refusal before execution (QUERY_TOO_COMPLEX, COST_LIMIT) is HTTP 400 under Accept:",
+  "application/graphql-response+json and HTTP 200 under Accept: application/json; RATE_LIMITED is 429.",
 ].join(" ");
 
 /** camelCase input ranges → the readers' snake_case ranges, validated like REST's `ranges`. */

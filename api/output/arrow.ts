@@ -29,8 +29,11 @@ import type { FlatRow } from "./csv.ts";
 
 export const ARROW_STREAM_TYPE = "application/vnd.apache.arrow.stream";
 
-/** How a column's values become typed: "numeric-text" parses numbers the JSON sends as text. */
-export type ColumnKind = "f64" | "i32" | "numeric-text" | "utf8";
+/**
+ * How a column's values become typed: "numeric-text" parses numbers the JSON sends as text; "date"
+ * takes YYYY-MM-DD texts as Arrow dates.
+ */
+export type ColumnKind = "f64" | "i32" | "numeric-text" | "utf8" | "date";
 
 /** Integer-valued columns of the REST shapes (ids of trades, counts, years, months). */
 const INT_COLUMNS = new Set([
@@ -43,11 +46,12 @@ const INT_COLUMNS = new Set([
   "rebalanceFrequency",
   "maxStocks",
   "stockCount",
+  "holdingsCount",
   "stock.sector.id",
   "stock.industry.id",
 ]);
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+export const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /**
@@ -93,6 +97,11 @@ function built(name: string, kind: ColumnKind | undefined, cells: FlatRow[keyof 
   if (kind === "f64") return { type: new Float64(), values: cells.map((v) => (typeof v === "number" ? v : null)) };
   if (kind === "i32") return { type: new Int32(), values: cells.map((v) => (typeof v === "number" ? v : null)) };
   if (kind === "utf8") return { type: new Utf8(), values: cells.map((v) => (v == null ? null : String(v))) };
+  if (kind === "date")
+    return {
+      type: new DateDay(),
+      values: cells.map((v) => (typeof v === "string" && DATE.test(v) ? Date.parse(v) : null)),
+    };
   return inferred(name, cells);
 }
 

@@ -5,6 +5,8 @@ import { LRUCache } from "lru-cache";
 export interface CachedBody {
   etag: string;
   body: Buffer;
+  /** A paged list's whole length (X-Total-Count). */
+  total?: number;
 }
 
 /** Bytes an entry holds: its body and the compressed forms kept beside it. */

@@ -1,7 +1,7 @@
 // A response body in every format, serialized only for the format asked.
 import type { Response } from "express";
 import { RATING_CAMEL, RATING_NAMES } from "../../pipeline/types.ts";
-import { ARROW_STREAM_TYPE, type ColumnKind, rowsToArrow } from "./arrow.ts";
+import { ARROW_STREAM_TYPE, type ColumnKind, DATE, rowsToArrow } from "./arrow.ts";
 import { encodeForAsync } from "./compress.ts";
 import { columnsOf, type FlatRow, flatten, metricsCsv, objectsCsv, seriesCsv, seriesRows, toCsv } from "./csv.ts";
 
@@ -10,6 +10,8 @@ export interface Payload {
   csv(): string;
   /** Arrow IPC stream of the CSV's rows, typed (output/arrow.ts). */
   arrow(): Uint8Array;
+  /** A page of a list: the whole list's length (the paging headers, api/rest/paging.ts). */
+  total?: number;
 }
 
 export type Format = "json" | "csv" | "arrow";
@@ -101,10 +103,43 @@ export const longRowsPayload = (
     const r = rows() as FlatRow[];
     return toCsv(r, columnsOf(r, base));
   },
-  // statement values: numbers, and the derived ratios' 4-decimal texts: float64 both
+  arrow: () => longRowsArrow(rows() as FlatRow[], base),
+});
+
+/**
+ * The long rows in Arrow. One typed column cannot hold both the statements' numbers (and the
+ * derived ratios' 4-decimal texts) and the date-valued items (`Publish Date`, `Restated Date`):
+ * numbers go to `value` (float64), dates to `value.date` (date32), each null where the other holds.
+ */
+function longRowsArrow(rows: FlatRow[], base: readonly string[]): Uint8Array {
+  const split = rows.map((r) => {
+    const v = r.value;
+    const date = typeof v === "string" && DATE.test(v);
+    return { ...r, value: date ? null : v, "value.date": date ? v : null };
+  });
+  return rowsToArrow(split, [...columnsOf(rows, base), "value.date"], { value: "numeric-text", "value.date": "date" });
+}
+
+/**
+ * The wide layout of statement rows (one row per period, one column per item): CSV as the values
+ * are, Arrow with each item column typed from its values (dates date32, numbers and the derived
+ * ratios' texts float64).
+ */
+export const wideRowsPayload = (json: object, wide: () => { rows: Record<string, unknown>[]; columns: string[] }) => ({
+  json: () => JSON.stringify(json),
+  csv: () => {
+    const { rows, columns } = wide();
+    return toCsv(rows as FlatRow[], columns);
+  },
   arrow: () => {
-    const r = rows() as FlatRow[];
-    return rowsToArrow(r, columnsOf(r, base), { value: "numeric-text" });
+    const { rows, columns } = wide();
+    const kinds: Record<string, ColumnKind> = {};
+    for (const c of columns.slice(3)) {
+      const present = rows.map((r) => r[c]).filter((v) => v !== null && v !== undefined);
+      kinds[c] =
+        present.length > 0 && present.every((v) => typeof v === "string" && DATE.test(v)) ? "date" : "numeric-text";
+    }
+    return rowsToArrow(rows as FlatRow[], columns, kinds);
   },
 });
 

@@ -2,11 +2,14 @@
 // rows when present, else computed from the stored daily returns (contract §4, §6).
 import {
   alignBenchmark,
+  avgAnnualTurnover,
   metricRows,
   performanceSeries,
   type SeriesObject,
   type SeriesType,
   sliceByPeriod,
+  sliceByWindow,
+  turnoverRow,
 } from "../../pipeline/analytics/index.ts";
 import type { BenchmarkResult } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, MetricRow, ReturnSeries } from "../../pipeline/types.ts";
@@ -20,6 +23,8 @@ export interface Subject {
   id: string;
   column: string;
   returns: ReturnSeries;
+  /** A portfolio with trading costs: its rebalances' turnover, for the average annual turnover row. */
+  turnover?: { date: string; turnover: number }[];
 }
 
 /** A stock as a subject; `load` reads its returns (batched by GraphQL, direct for REST). */
@@ -40,34 +45,58 @@ export function checkRollingBeta(type: SeriesType, bench: BenchmarkResult | unde
   if (type === "rolling_beta" && !bench) throw InvalidParameter.one("benchmark", "rolling_beta requires benchmark");
 }
 
+/** Which returns a read covers: `period` years back from the latest date, or the window [start, end]. */
+export interface Range {
+  period?: number;
+  start?: string;
+  end?: string;
+}
+
+/** The returns of `r` within the range (the series itself when it covers them all). */
+const cut = (r: ReturnSeries, range: Range) =>
+  range.period !== undefined ? sliceByPeriod(r, range.period) : sliceByWindow(r, range.start, range.end);
+
 /**
- * Metric rows: the stored full-period rows; for a `period`, computed over the returns after
- * `latest − period` (a period covering the whole history is the stored answer). Empty history → [].
+ * Metric rows: the stored full-period rows; for a `period` or a window, computed over those
+ * returns with the same functions (a range covering the whole history is the stored answer).
+ * Empty history → []. A portfolio with trading costs gets the average annual turnover row last.
  */
 export async function metricsOf(
   s: SnapshotRef,
   subject: Subject,
   bench: BenchmarkResult | undefined,
-  period: number | undefined,
+  range: Range,
   stored?: MetricRow[],
 ): Promise<MetricRow[]> {
   const { returns } = subject;
   if (returns.dates.length === 0) return [];
-  const storedRows = async () =>
-    stored ?? (await access.storedMetrics(s, subject.kind, [subject.id], bench?.id ?? null))[0];
-  let sliced = returns;
-  let benchReturns = bench ? alignBenchmark(returns.dates, bench.levels) : undefined;
-  if (period !== undefined) {
-    sliced = sliceByPeriod(returns, period);
-    if (sliced.dates.length === returns.dates.length) {
-      const rows = await storedRows();
-      if (rows) return rows;
-    }
-    if (benchReturns) benchReturns = sliceByPeriod(benchReturns, period);
-  } else {
-    const rows = await storedRows();
+  const sliced = cut(returns, range);
+  const rows = await tableOf(s, subject, sliced, bench, range, stored);
+  if (!subject.turnover || rows.length === 0) return rows;
+  return [
+    ...rows,
+    turnoverRow(avgAnnualTurnover(sliced.dates, subject.turnover), subject.column, bench?.name) as MetricRow,
+  ];
+}
+
+/** The metric table of contract §6 over `sliced`: stored when it is the whole history, else computed. */
+async function tableOf(
+  s: SnapshotRef,
+  subject: Subject,
+  sliced: ReturnSeries,
+  bench: BenchmarkResult | undefined,
+  range: Range,
+  stored?: MetricRow[],
+): Promise<MetricRow[]> {
+  const { returns } = subject;
+  if (sliced.dates.length === returns.dates.length) {
+    const rows = stored ?? (await access.storedMetrics(s, subject.kind, [subject.id], bench?.id ?? null))[0];
     if (rows) return rows;
   }
+  if (sliced.dates.length === 0) return [];
+  // The benchmark is aligned on the whole history, then cut like the subject: its first return in
+  // the range is also the one from the close before it.
+  const benchReturns = bench ? cut(alignBenchmark(returns.dates, bench.levels), range) : undefined;
   return metricRows(
     sliced,
     subject.column,
@@ -81,11 +110,13 @@ export function seriesOf(
   name: string,
   returns: ReturnSeries,
   bench: BenchmarkResult | undefined,
+  range: Range = {},
 ): SeriesObject[] {
-  if (returns.dates.length === 0) return [{ name, data: [] }];
+  const sliced = cut(returns, range);
+  if (sliced.dates.length === 0) return [{ name, data: [] }];
   return performanceSeries(
     type,
-    { name, returns },
-    bench ? { name: bench.name, returns: alignBenchmark(returns.dates, bench.levels) } : undefined,
+    { name, returns: sliced },
+    bench ? { name: bench.name, returns: cut(alignBenchmark(returns.dates, bench.levels), range) } : undefined,
   );
 }

@@ -35,6 +35,7 @@ export interface PortfolioInput {
   maxStocksCriteriaOrder?: string | null;
   maxSectorConcentration?: number | null;
   ranges?: Record<string, number[] | null> | null;
+  costBps?: number | null;
 }
 
 const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null));
@@ -44,7 +45,9 @@ const camelRanges = (r: PortfolioRules["ranges"]) =>
 function validate(fields: Record<string, unknown>): WriteResult<Omit<PortfolioRules, "id">> {
   const parsed = rulesSchema.safeParse(fields);
   if (!parsed.success) return { ok: false, errors: fieldErrors(parsed.error.issues) };
-  return ok(parsed.data as Omit<PortfolioRules, "id">);
+  // no costBps key at all without costs: the stored rules stay what they were before costs existed
+  const { costBps, ...rules } = parsed.data;
+  return ok((costBps ? { ...rules, costBps } : rules) as Omit<PortfolioRules, "id">);
 }
 
 function ownPortfolio(ctx: WriteContext, id: string): UserPortfolio {

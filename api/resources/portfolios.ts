@@ -2,7 +2,7 @@
 // results from the snapshot's backtest). Another user's portfolio is "not found".
 import { computeTrades, type TradeRow } from "../../pipeline/portfolios/index.ts";
 import type { UserPortfolio } from "../../pipeline/store/catalog/types.ts";
-import type { PortfolioResult } from "../../pipeline/store/snapshot/model.ts";
+import type { PortfolioResult, RebalanceChange } from "../../pipeline/store/snapshot/model.ts";
 import type { Company, HoldingRow, PortfolioRules } from "../../pipeline/types.ts";
 import { NotFound } from "../errors.ts";
 import type { Subject } from "./analytics.ts";
@@ -132,7 +132,14 @@ export const portfolioSubject = (v: VisiblePortfolio): Subject => ({
   id: v.id,
   column: "Portfolio",
   returns: v.result?.returns ?? EMPTY,
+  ...(v.result?.rules.costBps ? { turnover: turnoverOf(v.result.rebalances) } : {}),
 });
+
+/** The rebalances' turnover (a snapshot from before costs has none: then no turnover row). */
+function turnoverOf(rebalances: RebalanceChange[] | undefined) {
+  const known = (rebalances ?? []).filter((r) => r.turnover !== null);
+  return known.length ? known.map((r) => ({ date: r.date, turnover: r.turnover! })) : undefined;
+}
 
 export type RebalanceStatus = "PENDING" | "READY" | "FAILED";
 
@@ -146,6 +153,7 @@ const canonical = (r: PortfolioRules) =>
     r.maxStocksCriteria,
     r.maxStocksCriteriaOrder,
     r.maxSectorConcentration ?? null,
+    r.costBps ?? 0,
     Object.entries(r.ranges ?? {})
       .filter(([, b]) => b)
       .sort(),

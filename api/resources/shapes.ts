@@ -111,6 +111,7 @@ export function portfolioObject(
     ...(rules.maxSectorConcentration != null
       ? { maxSectorConcentration: decimalStr(rules.maxSectorConcentration) }
       : {}),
+    ...(rules.costBps ? { costBps: rules.costBps } : {}),
     nextRebalanceDate: result?.nextRebalanceDate ?? null,
     previousRebalanceDate: result?.previousRebalanceDate ?? null,
     ranges,

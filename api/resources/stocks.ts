@@ -37,6 +37,12 @@ export async function stockByTicker(s: SnapshotRef, ticker: string): Promise<Com
   return c;
 }
 
+/** The tickers of `tickers` (upper case) the snapshot has no stock of, in the order given. */
+export async function unknownTickers(s: SnapshotRef, tickers: readonly string[]): Promise<string[]> {
+  const known = new Set((await access.companiesByTicker(s, [...tickers])).map((c) => c?.ticker));
+  return tickers.filter((t) => !known.has(t));
+}
+
 /** One stock's rating item: its latest rating on or before `date`; 404 when none. */
 export async function stockRating(s: SnapshotRef, ticker: string, date?: string): Promise<RatedStockItem> {
   const c = await stockByTicker(s, ticker);

@@ -4,7 +4,7 @@
 // Matching keeps Express's routing rules: case-sensitive literal segments, an optional trailing
 // slash, percent-decoded parameters (a malformed one is a 400 naming the parameter).
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { InvalidParameter, NotFound } from "../errors.ts";
+import { InvalidParameter, MethodNotAllowed, NotFound } from "../errors.ts";
 import { CONTROL_MESSAGE, hasControl } from "../resources/text-input.ts";
 
 export const REST_PREFIX = "/data/v1";
@@ -60,6 +60,9 @@ function decode(value: string, name: string): string {
   return out;
 }
 
+/** The methods every route here serves: a path of ours asked with another is a 405 naming them. */
+const ALLOW = ["GET", "HEAD"] as const;
+
 /** Express middleware serving GET and HEAD under REST_PREFIX; anything else goes to `next`. */
 export function restDispatcher(entries: DispatchEntry[]): RequestHandler {
   const table = new Map<string, Compiled[]>();
@@ -71,14 +74,16 @@ export function restDispatcher(entries: DispatchEntry[]): RequestHandler {
 
   return (req: Request, res: Response, next: NextFunction) => {
     const url = req.url;
-    if (!url.startsWith(REST_PREFIX) || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    if (!url.startsWith(REST_PREFIX)) return next();
+    const read = req.method === "GET" || req.method === "HEAD";
     const q = url.indexOf("?");
     let path = q < 0 ? url.slice(REST_PREFIX.length) : url.slice(REST_PREFIX.length, q);
     if (path.length === 0 || path[0] !== "/") return next(); // /data/v1x… is not ours
     if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
     const segments = path.split("/"); // ["", first, ...]
     const route = table.get(segments[1])?.find((c) => fits(c, segments)); // the first registered, as Express
-    if (!route) return next(notFound(req));
+    if (!route) return next(read ? notFound(req) : undefined);
+    if (!read) return next(new MethodNotAllowed(req.method, req.path, ALLOW));
     try {
       const params: Record<string, string> = {};
       for (const [name, at] of route.params) params[name] = decode(segments[at + 2], name);

@@ -33,13 +33,14 @@ import {
 } from "../../pipeline/store/read/export-tables.ts";
 import { requestId } from "../access-log.ts";
 import { type Caller, queryKey, requireScopes } from "../auth.ts";
-import { InvalidParameter, Unavailable } from "../errors.ts";
+import { InvalidParameter, NotFound, Unavailable } from "../errors.ts";
 import { ARROW_STREAM_TYPE, ArrowStreamFramer, batchSchema } from "../output/arrow.ts";
 import { etagMatches, requestEtag } from "../output/etag.ts";
 import { CACHE_CONTROL, sendNotModified } from "../output/payload.ts";
 import type { RateHeaders } from "../rate-limit.ts";
 import { ReaderSource } from "../resources/reader-source.ts";
 import { type SnapshotRef, snapshotId, sourceOf } from "../resources/snapshot-access.ts";
+import { unknownTickers } from "../resources/stocks.ts";
 import type { DispatchEntry } from "./dispatch.ts";
 import { EXPORT_SCOPES, type ExportParams, exportQuery, type Parsed } from "./export-query.ts";
 import { ended, sendFile, sendPieces } from "./export-send.ts";
@@ -102,16 +103,25 @@ async function columnsOf(dir: string, table: ExportTable, given: string[] | unde
   return out;
 }
 
-async function filterOf(dir: string, table: ExportTable, p: ExportParams, caller: Caller): Promise<ExportFilter> {
+async function filterOf(
+  snapshot: SnapshotRef,
+  table: ExportTable,
+  p: ExportParams,
+  caller: Caller,
+): Promise<ExportFilter> {
   const spec = exportSpec(table);
   if (p.tickers && !spec.ticker) throw InvalidParameter.one("tickers", `${table} has no ticker column`);
   for (const param of ["start_date", "end_date"] as const)
     if (p[param] && !spec.date) throw InvalidParameter.one(param, `${table} has no date column`);
+  const columns = await columnsOf(snapshotFolder(snapshot), table, p.columns);
+  // after the 400s: an unknown ticker is a 404, as on the per-stock routes, not an empty stream
+  const unknown = p.tickers ? await unknownTickers(snapshot, p.tickers) : [];
+  if (unknown.length) throw new NotFound(`unknown ticker${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`);
   return {
     tickers: p.tickers,
     startDate: p.start_date,
     endDate: p.end_date,
-    columns: await columnsOf(dir, table, p.columns),
+    columns,
     ownerId: spec.portfolio ? caller.user.id : undefined,
   };
 }
@@ -142,7 +152,7 @@ async function serve(
   if (!snapshot) throw new Unavailable();
   const p = parsed.params;
   const dir = snapshotFolder(snapshot);
-  const filter = await filterOf(dir, table, p, caller);
+  const filter = await filterOf(snapshot, table, p, caller);
   // per snapshot and request (and, for portfolio tables, the user whose portfolios are in it)
   const etag = requestEtag(
     snapshotId(snapshot),

@@ -7,7 +7,7 @@ import { rebalancesPage } from "../resources/rebalances.ts";
 import { limitParam, offsetParam } from "./params.ts";
 import { defineRoute, pageArgs } from "./route.ts";
 
-export const REBALANCE_COLUMNS = ["date", "holdingsCount", "added", "removed"];
+export const REBALANCE_COLUMNS = ["date", "holdingsCount", "added", "removed", "turnover", "cost"];
 const tickers = z.array(z.string());
 export const RebalanceSchema = z
   .object({
@@ -15,6 +15,12 @@ export const RebalanceSchema = z
     holdingsCount: z.number().int().meta({ description: "Stocks held from this rebalance on" }),
     added: tickers.meta({ description: "Tickers held now and not at the rebalance before (all at the first), sorted" }),
     removed: tickers.meta({ description: "Tickers held at the rebalance before and not now, sorted" }),
+    turnover: z.number().nullable().meta({
+      description: "Σ|target value − value before trading| over the stocks / portfolio value before costs",
+    }),
+    cost: z.number().nullable().meta({
+      description: "costBps / 10,000 × turnover: the fraction of the portfolio's value the trading cost",
+    }),
   })
   .meta({ id: "PortfolioRebalance" });
 
@@ -34,7 +40,10 @@ export const portfolioRebalancesRoutes = [
       const p = ctx.params;
       return {
         key: JSON.stringify([v.id, p.limit, p.offset]),
-        build: () => objectsPayload(rebalancesPage(v, pageArgs(p)).items, REBALANCE_COLUMNS),
+        async build() {
+          const page = rebalancesPage(v, pageArgs(p));
+          return { ...objectsPayload(page.items, REBALANCE_COLUMNS), total: await page.totalCount() };
+        },
       };
     },
   }),

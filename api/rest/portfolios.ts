@@ -3,8 +3,10 @@
 import { z } from "zod";
 import { metricsPayload, objectsPayload, preserializedList, seriesPayload } from "../output/payload.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, seriesOf } from "../resources/analytics.ts";
+import { comparedPortfolios, compareMetricsOf, compareSeriesOf } from "../resources/compare.ts";
+import type { ReadContext } from "../resources/context.ts";
 import { holdingsPage, portfolioList, portfolioSubject, tradesOf, visiblePortfolio } from "../resources/portfolios.ts";
-import { metricsQuery, performanceQuery } from "./analytics-common.ts";
+import { compareIds, portfolioMetricsQuery, portfolioPerformanceQuery, windowKey } from "./analytics-common.ts";
 import { booleanParam, decimal, limitParam, offsetParam, orderByParam, searchParam } from "./params.ts";
 import {
   HoldingSchema,
@@ -21,6 +23,10 @@ import { defineRoute, jsonOf, pageArgs } from "./route.ts";
 const ID = { id: "Portfolio id" };
 const idOf = (ctx: { path: Record<string, string> }) => String(ctx.path.id ?? "");
 
+/** The portfolios `compare` names (null without it), visible as the path's portfolio is; an unknown one is a 400. */
+const comparedOf = (ctx: ReadContext, compare: string | undefined) =>
+  compare === undefined ? null : comparedPortfolios(ctx, compareIds(compare));
+
 export const portfoliosListQuery = z.object({
   private: booleanParam(true, "true: the caller's portfolios; false: the predefined portfolios"),
 });
@@ -33,7 +39,13 @@ export const holdingsQuery = z.object({
 export const tradesQuery = z.object({
   value: decimal(
     z
-      .number({ error: "required: the portfolio value in USD, a positive integer" })
+      .number({
+        // absent and malformed are different mistakes: each its own message
+        error: (i) =>
+          i.input === undefined
+            ? "required: the portfolio value in USD, a positive integer"
+            : "must be a positive integer (USD)",
+      })
       .int({ error: "must be a positive integer (USD)" })
       .positive({ error: "must be a positive integer (USD)" })
       .max(Number.MAX_SAFE_INTEGER, { error: "must be a positive integer (USD)" }),
@@ -94,7 +106,7 @@ export const portfoliosRoutes = [
         key: JSON.stringify([v.id, p.search ?? "", p.order_by, p.limit, p.offset]),
         async build() {
           const page = await holdingsPage(ctx, v, { search: p.search, orderBy: p.order_by, ...pageArgs(p) });
-          return preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS);
+          return { ...preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS), total: await page.totalCount() };
         },
       };
     },
@@ -130,14 +142,20 @@ export const portfoliosRoutes = [
     path: "/portfolio_metrics/:id",
     summary: "Portfolio performance metrics",
     pathParams: ID,
-    query: metricsQuery,
+    query: portfolioMetricsQuery,
     response: z.array(MetricRowSchema),
     async resolve(ctx) {
       const v = await visiblePortfolio(ctx, idOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
+      const others = await comparedOf(ctx, ctx.params.compare);
       return {
-        key: JSON.stringify([v.id, bench?.id ?? null, ctx.params.period ?? null]),
-        build: async () => metricsPayload(await metricsOf(ctx.snapshot, portfolioSubject(v), bench, ctx.params.period)),
+        key: JSON.stringify([v.id, bench?.id ?? null, ctx.params.period ?? null, ...windowKey(ctx.params)]),
+        build: async () =>
+          metricsPayload(
+            others
+              ? await compareMetricsOf(ctx.snapshot, portfolioSubject(v), others, bench, ctx.params)
+              : await metricsOf(ctx.snapshot, portfolioSubject(v), bench, ctx.params),
+          ),
       };
     },
   }),
@@ -147,15 +165,22 @@ export const portfoliosRoutes = [
     path: "/portfolio_performance/:id",
     summary: "Portfolio performance series",
     pathParams: ID,
-    query: performanceQuery,
+    query: portfolioPerformanceQuery,
     response: z.array(SeriesSchema),
     async resolve(ctx) {
       const v = await visiblePortfolio(ctx, idOf(ctx));
       const bench = await benchmarkOf(ctx.snapshot, ctx.params.benchmark);
       checkRollingBeta(ctx.params.type, bench);
+      const others = await comparedOf(ctx, ctx.params.compare);
+      const { type } = ctx.params;
       return {
-        key: JSON.stringify([v.id, ctx.params.type, bench?.id ?? null]),
-        build: () => seriesPayload(seriesOf(ctx.params.type, "Portfolio", portfolioSubject(v).returns, bench)),
+        key: JSON.stringify([v.id, type, bench?.id ?? null, ...windowKey(ctx.params)]),
+        build: () =>
+          seriesPayload(
+            others
+              ? compareSeriesOf(type, portfolioSubject(v), "Portfolio", others, bench, ctx.params)
+              : seriesOf(type, "Portfolio", portfolioSubject(v).returns, bench, ctx.params),
+          ),
       };
     },
   }),

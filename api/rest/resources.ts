@@ -113,6 +113,7 @@ export const PortfolioSchema = z
     maxStocksCriteria: z.string(),
     maxStocksCriteriaOrder: z.enum(["descending", "ascending"]),
     maxSectorConcentration: z.string().optional().meta({ description: "Decimal fraction; only when set" }),
+    costBps: z.number().optional().meta({ description: "Trading cost in basis points; only when set (not 0)" }),
     nextRebalanceDate: date.nullable(),
     previousRebalanceDate: date.nullable(),
     ranges: z

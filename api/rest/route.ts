@@ -18,6 +18,7 @@ import type { ReadContext } from "../resources/context.ts";
 import { type SnapshotRef, snapshotId } from "../resources/snapshot-access.ts";
 import { controlIn } from "../resources/text-input.ts";
 import type { DispatchEntry, PathHandler } from "./dispatch.ts";
+import { type PageWindow, pageWindow, pagingHeaders } from "./paging.ts";
 import { formatParam, invalidFromZod } from "./params.ts";
 
 /** The resource readers' context, plus the route's validated parameters and path parameters. */
@@ -84,6 +85,14 @@ interface Reply {
   format: Format;
   endpoint: EndpointName;
   rate?: RateHeaders;
+  /** The page asked, on a paged list (X-Total-Count and Link go with its body). */
+  page: PageWindow | null;
+}
+
+/** The rate headers, and a paged list's headers when the body has its total. */
+function extraHeaders(to: Reply, total: number | undefined): Record<string, string> | undefined {
+  if (total === undefined || to.page === null) return to.rate;
+  return { ...to.rate, ...pagingHeaders(to.req.url, to.page, total) };
 }
 
 function handler(def: AnyRoute, env: RouteEnv): PathHandler {
@@ -105,7 +114,7 @@ function handler(def: AnyRoute, env: RouteEnv): PathHandler {
     if (!snapshot) throw new Unavailable();
     if (p instanceof ZodInvalid) throw invalidFromZod(p.issues);
     const r = await def.resolve({ snapshot, caller, catalog: env.catalog, params: p.params, path });
-    const reply: Reply = { req, res, format: p.format, endpoint: def.endpoint, rate };
+    const reply: Reply = { req, res, format: p.format, endpoint: def.endpoint, rate, page: pageWindow(p.params) };
     if (r.key === undefined) return sendBuilt(r, reply);
     const sid = snapshotId(snapshot);
     return sendShared(env.cache, sid, `${sid}|${p.format}|${def.id}|${r.key}`, r, reply);
@@ -148,11 +157,12 @@ async function sendShared(cache: BodyCache, sid: string, ck: string, r: Resolved
   const etag = hit?.etag ?? requestEtag(sid, ck);
   if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
   if (!hit) {
-    hit = { etag, body: serialize(await r.build(), format) };
+    const payload = await r.build();
+    hit = { etag, body: serialize(payload, format), total: payload.total };
     cache.set(ck, hit);
   }
   res.locals.cacheableBody = hit.body; // the fast path's response cache may keep it (api/fast/cache-fill.ts)
-  return sendBody(res, format, to.endpoint, hit.body, hit.etag, id, rate);
+  return sendBody(res, format, to.endpoint, hit.body, hit.etag, id, extraHeaders(to, hit.total));
 }
 
 /** A body built per request (it reads the mutable catalog), tagged by its content. */
@@ -160,10 +170,11 @@ async function sendBuilt(r: Resolved, to: Reply): Promise<void> {
   const { res, format, rate } = to;
   const inm = to.req.headers["if-none-match"];
   const id = requestId(res);
-  const body = serialize(await r.build(), format);
+  const payload = await r.build();
+  const body = serialize(payload, format);
   const etag = bodyEtag(body);
   if (etagMatches(inm, etag)) return sendNotModified(res, etag, id, rate);
-  return sendBody(res, format, to.endpoint, body, etag, id, rate);
+  return sendBody(res, format, to.endpoint, body, etag, id, extraHeaders(to, payload.total));
 }
 
 /**
@@ -200,13 +211,35 @@ export type CheckedQuery<T> =
 
 /**
  * A query checked as every route checks one: control characters (%00 …) in any parameter, known or
- * not, first and alone (a 400 naming the first; api/README.md), then `schema`.
+ * not, first and alone (a 400 naming the first; api/README.md), then parameters the schema does not
+ * declare (a typo must not silently answer the default: a 400 naming each), then `schema`.
  */
 export function checkQuery<S extends z.ZodType>(query: Record<string, unknown>, schema: S): CheckedQuery<z.infer<S>> {
   const bad = controlIn(query, "");
   if (bad) return { success: false, issues: [controlIssue(bad)], control: true };
+  const unknown = unknownIssues(query, schema);
   const r = schema.safeParse(query);
-  return r.success ? { success: true, data: r.data } : { success: false, issues: r.error.issues, control: false };
+  if (r.success && unknown.length === 0) return { success: true, data: r.data };
+  return { success: false, issues: [...unknown, ...(r.success ? [] : r.error.issues)], control: false };
+}
+
+/** Parameters every request may carry whatever its route: the key, and the format (routes that take one declare it). */
+const ALWAYS_KNOWN = new Set(["api_key", "format"]);
+
+/** One issue per query parameter the route's schema does not declare (its object shape is the list of known ones). */
+function unknownIssues(query: Record<string, unknown>, schema: z.ZodType): z.core.$ZodIssue[] {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  if (!shape) return [];
+  const unknown = Object.keys(query).filter((k) => !Object.hasOwn(shape, k) && !ALWAYS_KNOWN.has(k));
+  if (unknown.length === 0) return [];
+  const known = Object.keys(shape).filter((k) => k !== "format");
+  const takes = known.length ? `this endpoint takes ${known.join(", ")}` : "this endpoint takes no parameters";
+  return unknown.map((k) => ({
+    code: "custom",
+    path: [k],
+    message: `unknown parameter (${takes}, besides api_key${Object.hasOwn(shape, "format") ? " and format" : ""})`,
+    input: undefined,
+  }));
 }
 
 /** A control character found in the query, as the zod issue of its (top-level) parameter. */

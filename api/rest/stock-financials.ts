@@ -1,7 +1,7 @@
 // GET /stock_financials/:ticker?type=annual|quarterly|ttm
 import { z } from "zod";
-import { financialsLongRows } from "../../pipeline/financials/index.ts";
-import { FINANCIAL_CSV_COLUMNS, longRowsPayload } from "../output/payload.ts";
+import { financialsLongRows, financialsWideRows } from "../../pipeline/financials/index.ts";
+import { FINANCIAL_CSV_COLUMNS, longRowsPayload, wideRowsPayload } from "../output/payload.ts";
 import { stockByTicker, stockFinancials } from "../resources/stocks.ts";
 import { FinancialsSchema } from "./resources.ts";
 import { defineRoute, tickerOf } from "./route.ts";
@@ -11,6 +11,14 @@ export const stockFinancialsQuery = z.object({
     .enum(["annual", "quarterly", "ttm"], { error: "must be one of annual, quarterly, ttm" })
     .default("annual")
     .meta({ description: "Statement period type" }),
+  layout: z
+    .enum(["long", "wide"], { error: "must be long or wide" })
+    .default("long")
+    .meta({
+      description:
+        "CSV and Arrow rows: long (statement, period, item, value: one row per item) or wide (one row per " +
+        "period, one column `<statement>.<item>` per item, typed in Arrow); the JSON is the same either way",
+    }),
 });
 
 export const stockFinancialsRoutes = [
@@ -25,9 +33,10 @@ export const stockFinancialsRoutes = [
     async resolve({ snapshot, params, path }) {
       const c = await stockByTicker(snapshot, tickerOf({ path }));
       return {
-        key: JSON.stringify([c.ticker, params.type]),
+        key: JSON.stringify([c.ticker, params.type, params.layout]),
         async build() {
           const resp = await stockFinancials(snapshot, c, params.type);
+          if (params.layout === "wide") return wideRowsPayload(resp, () => financialsWideRows(resp, params.type));
           return longRowsPayload(resp, () => financialsLongRows(resp, params.type), FINANCIAL_CSV_COLUMNS);
         },
       };

@@ -60,7 +60,7 @@ export const stockRatingsRoutes = [
             ranges: params.ranges,
             ...pageArgs(params),
           });
-          return preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS);
+          return { ...preserializedList(page.items.map(jsonOf), RATED_ITEM_COLUMNS), total: await page.totalCount() };
         },
       };
     },

@@ -53,11 +53,10 @@ export const watchlistsRoutes = [
       const w = visibleWatchlist(ctx, idOf(ctx));
       const p = ctx.params;
       return {
-        build: async () =>
-          objectsPayload(
-            (await watchlistItemsPage(ctx, w, { search: p.search, orderBy: p.order_by, ...pageArgs(p) })).items,
-            WATCHLIST_ITEM_COLUMNS,
-          ),
+        async build() {
+          const page = await watchlistItemsPage(ctx, w, { search: p.search, orderBy: p.order_by, ...pageArgs(p) });
+          return { ...objectsPayload(page.items, WATCHLIST_ITEM_COLUMNS), total: await page.totalCount() };
+        },
       };
     },
   }),

@@ -2,5 +2,6 @@
 
 export { formatMetric, type MetricFormat } from "./format.ts";
 export { type MetricCells, metricCells, metricRows, metricRowsOf } from "./metrics/table.ts";
-export { alignBenchmark, sliceByPeriod, stockReturns } from "./returns.ts";
+export { avgAnnualTurnover, TURNOVER_LABEL, turnoverRow } from "./metrics/turnover.ts";
+export { alignBenchmark, sliceByPeriod, sliceByWindow, stockReturns } from "./returns.ts";
 export { performanceSeries, SERIES_TYPES, type SeriesObject, type SeriesType } from "./series/index.ts";

@@ -1,6 +1,7 @@
 // The daily return convention (contract §4) and benchmark alignment on a subject's dates.
 
 import { dateParts } from "../shared/dates.ts";
+import { lowerBound } from "../shared/lower-bound.ts";
 import type { LevelSeries, ReturnSeries } from "../types.ts";
 
 /** First priced date 0.0, then close to close over priced dates; NaN prices are no-price days. */
@@ -62,4 +63,17 @@ export function sliceByPeriod(series: ReturnSeries, years: number): ReturnSeries
   let i = 0;
   while (i < n && days[i] <= cutoff) i++;
   return i === 0 ? series : { dates: series.dates.slice(i), returns: series.returns.slice(i) };
+}
+
+/**
+ * Returns dated within [start, end] (either may be absent; issue #41's window). The first kept
+ * return is still the one from the close before it, so a window's cumulative return runs from
+ * that close, and a window covering every date is the series itself.
+ */
+export function sliceByWindow(series: ReturnSeries, start?: string, end?: string): ReturnSeries {
+  const from = start === undefined ? 0 : lowerBound(series.dates, start);
+  const to = end === undefined ? series.dates.length : lowerBound(series.dates, end, true);
+  if (from === 0 && to === series.dates.length) return series;
+  const hi = Math.max(from, to);
+  return { dates: series.dates.slice(from, hi), returns: series.returns.slice(from, hi) };
 }

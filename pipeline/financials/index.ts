@@ -50,3 +50,41 @@ export function financialsLongRows(resp: Record<string, unknown>, type: Financia
   }
   return out;
 }
+
+/**
+ * Wide rows (`layout=wide`): one per period (`Fiscal Year`, `Fiscal Period`, `Report Date`), then one
+ * column per item named `<statement>.<item>` (an item name may recur in two statements), statements
+ * in response order and periods in the order first met. A period a statement lacks leaves its cells empty.
+ */
+export function financialsWideRows(
+  resp: Record<string, unknown>,
+  type: FinancialType,
+): { rows: Record<string, unknown>[]; columns: string[] } {
+  const byPeriod = new Map<string, Record<string, unknown>>();
+  const columns: string[] = [...PERIOD_KEYS];
+  const seen = new Set(columns);
+  for (const [name, statement] of financialArrays(type)) {
+    for (const row of (resp[name] as FinancialRow[] | undefined) ?? []) {
+      const key = JSON.stringify([row["Fiscal Year"], row["Fiscal Period"]]);
+      let out = byPeriod.get(key);
+      if (!out) {
+        out = {
+          "Fiscal Year": row["Fiscal Year"],
+          "Fiscal Period": row["Fiscal Period"],
+          "Report Date": row["Report Date"],
+        };
+        byPeriod.set(key, out);
+      }
+      for (const [item, value] of Object.entries(row)) {
+        if ((PERIOD_KEYS as readonly string[]).includes(item)) continue;
+        const column = `${statement}.${item}`;
+        out[column] = value;
+        if (!seen.has(column)) {
+          seen.add(column);
+          columns.push(column);
+        }
+      }
+    }
+  }
+  return { rows: [...byPeriod.values()], columns };
+}

@@ -9,8 +9,18 @@ import { addMonthsClamped, rebalanceCalendar } from "./calendar.ts";
 import { selectOnDay } from "./selection.ts";
 import { tradingIndexOnOrAfter, type Universe } from "./universe.ts";
 
+/** One rebalance: its selection, and what trading to it cost (docs/portfolios.md, "Costs and turnover"). */
+export interface Rebalance {
+  date: string;
+  holdings: HoldingRow[];
+  /** Σ|target value − value before trading| over the stocks, over the portfolio value before costs. */
+  turnover: number;
+  /** costBps / 10,000 × turnover: the fraction of the value before costs that the trading cost. */
+  cost: number;
+}
+
 export interface PortfolioBacktest {
-  rebalances: { date: string; holdings: HoldingRow[] }[];
+  rebalances: Rebalance[];
   returns: ReturnSeries; // from the first rebalance date, 0.0 there
   previousRebalanceDate: string | null;
   nextRebalanceDate: string | null; // next calendar day, not moved to a trading date
@@ -58,8 +68,27 @@ interface Position {
 }
 
 /**
+ * The traded value of moving `pos` (worth `v` before trading) to equal targets of v / k in `rows`:
+ * Σ|target − value before| over the stocks held before or after (a stock sold has target 0).
+ */
+function tradedValue(pos: Position, rows: Int32Array, v: number): number {
+  const before = new Map<number, number>();
+  for (let j = 0; j < pos.rows.length; j++)
+    before.set(pos.rows[j], (before.get(pos.rows[j]) ?? 0) + pos.shares[j] * pos.last[j]);
+  const target = rows.length > 0 ? v / rows.length : 0;
+  let traded = 0;
+  for (const r of rows) {
+    traded += Math.abs(target - (before.get(r) ?? 0));
+    before.delete(r);
+  }
+  for (const rest of before.values()) traded += Math.abs(rest);
+  return traded;
+}
+
+/**
  * The daily loop over days `from`..end of `u`: marks `pos` to market each day (the rebalance
- * day's own return too), then rebalances where flagged. Returns the days' returns; `pos` moves.
+ * day's own return too), then rebalances where flagged, paying costBps of the traded value out of
+ * the portfolio at that close (so the day's return is net of it). Returns the days' returns; `pos` moves.
  */
 function runDays(
   pos: Position,
@@ -72,7 +101,8 @@ function runDays(
   const dates = u.panel.dates;
   const close = u.panel.close;
   const returns = new Float64Array(dates.length - from);
-  const rebalances: PortfolioBacktest["rebalances"] = [];
+  const rebalances: Rebalance[] = [];
+  const rate = (rules.costBps ?? 0) / 10_000;
   for (let d = from; d < dates.length; d++) {
     let v = pos.cash;
     for (let j = 0; j < pos.rows.length; j++) {
@@ -80,17 +110,23 @@ function runDays(
       if (!Number.isNaN(px)) pos.last[j] = px;
       v += pos.shares[j] * pos.last[j];
     }
-    returns[d - from] = d === from && firstIsStart ? 0 : v / pos.value - 1;
-    pos.value = v;
+    // The value index starts at 1 before the first purchase (the first rebalance pays for it).
+    const before = d === from && firstIsStart ? v : pos.value;
     if (isRebalance[d]) {
       const holdings = selectOnDay(d, rules, u);
-      rebalances.push({ date: dates[d], holdings });
+      const rows = Int32Array.from(holdings, (h) => u.tickerIndex.get(h.ticker)!);
+      const turnover = v > 0 ? tradedValue(pos, rows, v) / v : 0;
+      rebalances.push({ date: dates[d], holdings, turnover, cost: rate * turnover });
+      // Without costs v is untouched: every number stays what it was before costs existed.
+      if (rate > 0) v -= rate * turnover * v;
       const k = holdings.length;
-      pos.rows = Int32Array.from(holdings, (h) => u.tickerIndex.get(h.ticker)!);
+      pos.rows = rows;
       pos.last = Float64Array.from(holdings, (h) => h.price);
-      pos.shares = Float64Array.from(holdings, (h) => pos.value / k / h.price);
-      pos.cash = k === 0 ? pos.value : 0;
+      pos.shares = Float64Array.from(holdings, (h) => v / k / h.price);
+      pos.cash = k === 0 ? v : 0;
     }
+    returns[d - from] = d === from && firstIsStart && v === before ? 0 : v / before - 1;
+    pos.value = v;
   }
   return { returns, rebalances };
 }
@@ -142,7 +178,7 @@ export function backtestPortfolio(rules: PortfolioRules, u: Universe): Portfolio
 
 export interface ResumedBacktest {
   /** The new days' returns and rebalances only. */
-  rebalances: PortfolioBacktest["rebalances"];
+  rebalances: Rebalance[];
   returns: ReturnSeries;
   /** The last new rebalance, or null when none fell in the new days. */
   previousRebalanceDate: string | null;

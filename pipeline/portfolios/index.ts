@@ -5,6 +5,7 @@ export {
   type BacktestState,
   backtestPortfolio,
   type PortfolioBacktest,
+  type Rebalance,
   type ResumedBacktest,
   resumeBacktest,
 } from "./backtest.ts";

@@ -41,6 +41,14 @@ export const portfolioRuleFields = {
   maxStocksCriteriaOrder: z.enum(["descending", "ascending"]).default("descending"),
   maxSectorConcentration: fraction,
   ranges,
+  // Basis points of the traded value paid at each rebalance; 0 is stored as absent, so a portfolio
+  // without costs keeps the very rules text (and every published byte) it had before costs existed.
+  costBps: z
+    .number()
+    .min(0)
+    .max(500)
+    .nullish()
+    .transform((x) => (x ? x : undefined)),
 };
 const portfolio = z.object({
   id: idString,
@@ -126,5 +134,7 @@ export function readPortfoliosJson(dir: string): { value: PortfolioSource; rejec
           },
         }),
   }));
-  return { value: { portfolios: parsed.data.portfolios, benchmarks }, rejects, given: true };
+  // no costBps key without costs: the rules text stays what it was before costs existed
+  const portfolios = parsed.data.portfolios.map(({ costBps, ...p }) => (costBps ? { ...p, costBps } : p));
+  return { value: { portfolios, benchmarks }, rejects, given: true };
 }

@@ -1,5 +1,6 @@
 // The nightly append's `backtest` step (append.ts says the whole): every portfolio continued from
 // its recorded state (append-backtests.ts), its tables and metrics written into the staging folder.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Binds, type Conn, listValue, run as runSql } from "../store/duck/duck.ts";
 import { withScratch } from "../store/duck/scratch.ts";
@@ -65,10 +66,30 @@ async function continuePortfolios(conn: Conn, out: string, base: string, resumed
     pb.params,
   );
   await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
+  await continuedTurnover(conn, base, ids);
   await exportPortfolioTables(conn, out);
   await writePortfolioMetrics(
     { conn, out },
     [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]),
     await benchmarkLevels(conn, out),
+  );
+}
+
+/**
+ * The published turnover rows of the continued portfolios and the new days' ones. A base from before
+ * costs existed has none: the new rebalances' rows alone, until a full run recomputes the history.
+ */
+async function continuedTurnover(conn: Conn, base: string, ids: string[]): Promise<void> {
+  if (!existsSync(join(base, "portfolio_turnover.parquet"))) {
+    await conn.run("create table portfolio_turnover as select * from portfolio_turnover_new");
+    return;
+  }
+  const b = new Binds();
+  await runSql(
+    conn,
+    `create table portfolio_turnover as select * replace (cast(date as varchar) as date) from ` +
+      `${pubRel(base)("portfolio_turnover", b)} where id in (${b.each(ids)}) ` +
+      `union all by name select * from portfolio_turnover_new`,
+    b.params,
   );
 }

@@ -37,6 +37,7 @@ const PORTFOLIO_TABLES = [
   "portfolios",
   "holdings",
   "portfolio_returns",
+  "portfolio_turnover",
   "portfolio_state",
   "portfolio_metrics",
 ] as const;

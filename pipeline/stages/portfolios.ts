@@ -5,13 +5,14 @@ import {
   backtestPortfolio,
   levelsFromReturns,
   type PortfolioBacktest,
+  type Rebalance,
   type Universe,
 } from "../portfolios/index.ts";
 import type { PortfolioSource } from "../sources/portfolios-json.ts";
 import { type Conn, columns, type Params } from "../store/duck/duck.ts";
 import { appendTable, type Cell, exportParquet } from "../store/duck/write.ts";
 import type { BenchmarkResult, PortfolioResult } from "../store/snapshot/model.ts";
-import { type HoldingRow, type PortfolioRules, RATING_NAMES } from "../types.ts";
+import { type PortfolioRules, RATING_NAMES } from "../types.ts";
 import type { StageContext } from "./context.ts";
 import type { Frames } from "./frames.ts";
 
@@ -108,7 +109,7 @@ export function computeBenchmarks(
 
 export type PortfolioItem = {
   result: PortfolioResult;
-  rebalances: { date: string; holdings: HoldingRow[] }[];
+  rebalances: Rebalance[];
   state?: BacktestState | null;
 };
 
@@ -185,8 +186,24 @@ const RETURN_COLS: [string, "varchar" | "date" | "double"][] = [
   ["date", "date"],
   ["ret", "double"],
 ];
+/** Each rebalance's turnover and the fraction of the portfolio's value its trading cost (docs/portfolios.md). */
+const TURNOVER_COLS: [string, "varchar" | "date" | "double"][] = [
+  ["id", "varchar"],
+  ["date", "date"],
+  ["turnover", "double"],
+  ["cost", "double"],
+];
 
-/** The three portfolio tables for `items`, staged in `conn` as `<table><suffix>` (dates as text). */
+/** The turnover table of `items` (none: an empty one), staged in `conn` as `table` (dates as text). */
+export const stagePortfolioTurnover = (conn: Conn, table: string, items: PortfolioItem[] = []) =>
+  appendTable(
+    conn,
+    table,
+    TURNOVER_COLS,
+    items.flatMap(({ result, rebalances }) => rebalances.map((r) => [result.rules.id, r.date, r.turnover, r.cost])),
+  );
+
+/** The portfolio tables for `items`, staged in `conn` as `<table><suffix>` (dates as text). */
 export async function stagePortfolioTables(conn: Conn, items: PortfolioItem[], suffix = ""): Promise<void> {
   await appendTable(
     conn,
@@ -218,6 +235,7 @@ export async function stagePortfolioTables(conn: Conn, items: PortfolioItem[], s
         yield [result.rules.id, result.returns.dates[i], result.returns.returns[i]];
   }
   await appendTable(conn, `portfolio_returns${suffix}`, RETURN_COLS, returnRows());
+  await stagePortfolioTurnover(conn, `portfolio_turnover${suffix}`, items);
   await stageStateTable(
     conn,
     `portfolio_state${suffix}`,
@@ -230,6 +248,7 @@ export async function exportPortfolioTables(conn: Conn, out: string): Promise<vo
   await exportParquet(conn, "portfolios", out, ["previous_rebalance_date", "next_rebalance_date", "today_date"], "id");
   await exportParquet(conn, "holdings", out, ["date"], "portfolio_id, kind, date, ticker");
   await exportParquet(conn, "portfolio_returns", out, ["date"], "id, date");
+  await exportParquet(conn, "portfolio_turnover", out, ["date"], "id, date");
   await exportParquet(conn, "portfolio_state", out, ["calendar_start", "next_rebalance_date"], "id, ord");
 }
 

@@ -19,12 +19,19 @@ import type { PortfolioRules } from "../types.ts";
 import type { Log } from "./context.ts";
 import { loadCompanies, loadPanel, loadRatings } from "./frames.ts";
 import { subjectMetricRows } from "./metrics-partition.ts";
-import { exportPortfolioTables, runBacktests, stagePortfolioTables, stageStateTable } from "./portfolios.ts";
+import {
+  exportPortfolioTables,
+  runBacktests,
+  stagePortfolioTables,
+  stagePortfolioTurnover,
+  stageStateTable,
+} from "./portfolios.ts";
 
 const REWRITTEN = new Set([
   "portfolios.parquet",
   "holdings.parquet",
   "portfolio_returns.parquet",
+  "portfolio_turnover.parquet",
   "portfolio_state.parquet",
   "portfolio_metrics.parquet",
   "meta.json",
@@ -146,6 +153,7 @@ async function keepOtherPortfolios({ conn, from, pid }: RebalanceRun): Promise<v
     ...pq("portfolio_metrics"),
     pid,
   });
+  await keepTurnover(conn, join(from, "portfolio_turnover.parquet"), pid);
   // Snapshots from before the backtest states have none: a nightly append recomputes in full then.
   if (existsSync(join(from, "portfolio_state.parquet")))
     await run(
@@ -155,6 +163,23 @@ async function keepOtherPortfolios({ conn, from, pid }: RebalanceRun): Promise<v
       { ...pq("portfolio_state"), pid },
     );
   else await stageStateTable(conn, "portfolio_state", []);
+}
+
+/**
+ * The published turnover rows of every other portfolio. A snapshot from before costs existed has
+ * none: its other portfolios keep no turnover until the next full run recomputes them.
+ */
+async function keepTurnover(conn: Conn, file: string, pid: string): Promise<void> {
+  if (!existsSync(file)) {
+    await stagePortfolioTurnover(conn, "portfolio_turnover");
+    return;
+  }
+  await run(
+    conn,
+    "create table portfolio_turnover as select * replace (cast(date as varchar) as date) from read_parquet($f) " +
+      "where id <> $pid",
+    { f: file, pid },
+  );
 }
 
 /** The portfolio's backtest on the published universe, its rows added to the kept ones. */
@@ -167,7 +192,7 @@ async function addPortfolio({ conn, from, pid }: RebalanceRun, portfolio: Portfo
     [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }],
     "_new",
   );
-  for (const t of ["portfolios", "holdings", "portfolio_returns", "portfolio_state"])
+  for (const t of ["portfolios", "holdings", "portfolio_returns", "portfolio_turnover", "portfolio_state"])
     await conn.run(`insert into ${t} by name select * from ${t}_new`);
   await appendTable(conn, "m_new", METRIC_COLS, subjectMetricRows(pid, done.result.returns, benchmarks));
   await conn.run(`insert into portfolio_metrics by name select * from m_new`);

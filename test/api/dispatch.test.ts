@@ -88,7 +88,12 @@ describe("restDispatcher", () => {
     expect((await get("/elsewhere")).status).toBe(418);
     expect((await get("/data/v1")).status).toBe(418);
     expect((await get("/data/v1x/things")).status).toBe(418);
-    expect((await get("/data/v1/things", "POST")).status).toBe(418);
+    expect((await get("/data/v1/nothing-here", "POST")).status).toBe(418);
+  });
+
+  it("a path it serves, asked with another method, is a 405 with Allow (issue #40)", async () => {
+    const r = await get("/data/v1/things/7", "POST");
+    expect([r.status, r.body.error?.code]).toEqual([405, "method_not_allowed"]); // Allow: request-rules.test.ts
   });
 
   it("a malformed percent-encoding is a 400 naming the parameter", async () => {

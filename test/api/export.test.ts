@@ -276,6 +276,21 @@ describe("export: checks", () => {
     expect(json(nf).error.details.map((d: { param: string }) => d.param)).toEqual(["table"]);
   });
 
+  it("an unknown ticker is a 404 naming it, not an empty stream; an unknown parameter a 400 naming it", async () => {
+    const known = reader.companies[0].ticker;
+    const one = await get("export/stock_metrics", { tickers: "NOPEX" });
+    expect([one.status, json(one).error.code, json(one).error.message]).toEqual([
+      404,
+      "not_found",
+      "unknown ticker NOPEX",
+    ]);
+    const mixed = await get("export/ratings", { tickers: `${known},NOPEX,ZZZZQ`, format: "parquet" });
+    expect([mixed.status, json(mixed).error.message]).toEqual([404, "unknown tickers NOPEX, ZZZZQ"]);
+    const typo = await get("export/ratings", { ticker: known });
+    expect(typo.status).toBe(400);
+    expect(json(typo).error.details.map((d: { param: string }) => d.param)).toEqual(["ticker"]);
+  });
+
   it("ETag per snapshot and request: If-None-Match answers 304 without a body", async () => {
     const a = await get("export/stock_returns", { tickers: reader.companies[1].ticker });
     const etag = a.headers.get("etag")!;

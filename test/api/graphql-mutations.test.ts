@@ -263,6 +263,29 @@ describe("portfolios", () => {
     expect((await s.api(`portfolios/${id}`)).status).toBe(404);
   });
 
+  it("costBps: 0 to 500, default 0 and stored only when set; a change of it asks to rebalance", async () => {
+    const field = "success errors { field messages } portfolio { id costBps status }";
+    const create = (rest: string) =>
+      gql(s, `mutation { createPortfolio(input: {rebalanceFrequency: 1, maxStocks: 3, ${rest}}) { ${field} } }`);
+    const bad = await create(`name: "C", costBps: 501`);
+    expect(bad.json.data.createPortfolio.success).toBe(false);
+    expect(bad.json.data.createPortfolio.errors.map((e: { field: string }) => e.field)).toEqual(["costBps"]);
+    const none = await create(`name: "C0"`);
+    const id0 = none.json.data.createPortfolio.portfolio.id;
+    expect(none.json.data.createPortfolio.portfolio.costBps).toBe(0);
+    expect("costBps" in s.catalog.userPortfolio(id0)!).toBe(false); // the rules text of a portfolio without costs
+    const c = await create(`name: "C", costBps: 12.5`);
+    const id = c.json.data.createPortfolio.portfolio.id;
+    expect(c.json.data.createPortfolio.portfolio).toMatchObject({ costBps: 12.5, status: "PENDING" });
+    expect(s.catalog.userPortfolio(id)!.costBps).toBe(12.5);
+    expect((await s.api(`portfolios/${id}`)).json.costBps).toBe(12.5);
+    expect((await s.api(`portfolios/${id0}`)).json).not.toHaveProperty("costBps");
+    const u = await gql(s, `mutation { updatePortfolio(input: {portfolioId: "${id}", costBps: 0}) { ${field} } }`);
+    expect(u.json.data.updatePortfolio.portfolio.costBps).toBe(0);
+    expect("costBps" in s.catalog.userPortfolio(id)!).toBe(false);
+    expect(rebalances).toEqual([id0, id, id]);
+  });
+
   it("another user's portfolio and predefined ones: not found for update and delete; nothing is written", async () => {
     for (const id of ["202", "101", "9999"]) {
       const u = await gql(

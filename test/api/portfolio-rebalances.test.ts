@@ -20,6 +20,8 @@ interface Rebalance {
   holdingsCount: number;
   added: string[];
   removed: string[];
+  turnover: number | null;
+  cost: number | null;
 }
 
 let lazy: TestServer;
@@ -38,15 +40,23 @@ async function fromParquet(dir: string): Promise<Map<string, Rebalance[]>> {
      w as (select *, coalesce(lag(t) over (partition by portfolio_id order by d), []::varchar[]) as prev from s)
      select portfolio_id, d, len(t)::integer as n,
        list_sort(list_filter(t, x -> not list_contains(prev, x))) as added,
-       list_sort(list_filter(prev, x -> not list_contains(t, x))) as removed
-     from w order by portfolio_id, d desc`,
-    [join(dir, "holdings.parquet")],
-  )) as { portfolio_id: string; d: string; n: number; added: string[]; removed: string[] }[];
+       list_sort(list_filter(prev, x -> not list_contains(t, x))) as removed, c.turnover, c.cost
+     from w left join read_parquet($2) c on c.id = w.portfolio_id and strftime(c.date, '%Y-%m-%d') = w.d
+     order by portfolio_id, d desc`,
+    [join(dir, "holdings.parquet"), join(dir, "portfolio_turnover.parquet")],
+  )) as (Omit<Rebalance, "date" | "holdingsCount"> & { portfolio_id: string; d: string; n: number })[];
   const out = new Map<string, Rebalance[]>();
   for (const r of got)
     out.set(r.portfolio_id, [
       ...(out.get(r.portfolio_id) ?? []),
-      { date: r.d, holdingsCount: r.n, added: [...r.added], removed: [...r.removed] },
+      {
+        date: r.d,
+        holdingsCount: r.n,
+        added: [...r.added],
+        removed: [...r.removed],
+        turnover: r.turnover,
+        cost: r.cost,
+      },
     ]);
   return out;
 }
@@ -79,12 +89,22 @@ describe("rebalanceHistory (hand-checked)", () => {
       ["2020-01-02", sel("A", "B", "C")],
       ["2020-03-02", sel("B", "C", "D")],
     ]);
+    const none = { turnover: null, cost: null };
     expect(rebalanceHistory(byDate)).toEqual([
-      { date: "2020-01-02", holdingsCount: 3, added: ["A", "B", "C"], removed: [] },
-      { date: "2020-02-03", holdingsCount: 3, added: ["D"], removed: ["A"] },
-      { date: "2020-03-02", holdingsCount: 3, added: [], removed: [] },
+      { date: "2020-01-02", holdingsCount: 3, added: ["A", "B", "C"], removed: [], ...none },
+      { date: "2020-02-03", holdingsCount: 3, added: ["D"], removed: ["A"], ...none },
+      { date: "2020-03-02", holdingsCount: 3, added: [], removed: [], ...none },
     ]);
     expect(rebalanceHistory(undefined)).toEqual([]);
+    const turnover = new Map<string, [number, number]>([
+      ["2020-01-02", [1, 0.001]],
+      ["2020-02-03", [0.7, 0.0007]],
+    ]);
+    expect(rebalanceHistory(byDate, turnover).map((r) => [r.turnover, r.cost])).toEqual([
+      [1, 0.001],
+      [0.7, 0.0007],
+      [null, null],
+    ]);
   });
 });
 
@@ -92,6 +112,21 @@ describe("GET /data/v1/portfolio_rebalances/:id", () => {
   it("the snapshot keeps every rebalance, not only the latest", () => {
     expect(ids.length).toBeGreaterThan(0);
     expect(expected.get(busiest())!.length).toBeGreaterThan(3);
+  });
+
+  it("each rebalance has its turnover: 1 at the first (bought from cash), 0..2 after; no cost without costBps", () => {
+    for (const id of ids) {
+      const all = expected.get(id)!;
+      const first = all.at(-1)!;
+      expect(first.turnover).toBeCloseTo(first.holdingsCount > 0 ? 1 : 0, 12);
+      for (const r of all) {
+        expect(r.turnover).toBeGreaterThanOrEqual(0);
+        expect(r.turnover).toBeLessThanOrEqual(2 + 1e-12);
+        expect(r.cost).toBe(0);
+      }
+    }
+    // a rebalance that changed the selection traded something
+    expect(expected.get(busiest())!.some((r) => r.added.length > 0 && r.turnover! > 0.01)).toBe(true);
   });
 
   it("answers each predefined portfolio's rebalances as holdings.parquet holds them (lazy, in-memory)", async () => {
@@ -118,9 +153,9 @@ describe("GET /data/v1/portfolio_rebalances/:id", () => {
     const id = busiest();
     const all = expected.get(id)!;
     const csv = parseCsv((await lazy.api(`portfolio_rebalances/${id}`, { format: "csv", limit: 200 })).text);
-    expect(csv[0]).toEqual(["date", "holdingsCount", "added", "removed"]);
-    expect(csv.slice(1).map((c) => [c[0], Number(c[1]), JSON.parse(c[2]), JSON.parse(c[3])])).toEqual(
-      all.map((r) => [r.date, r.holdingsCount, r.added, r.removed]),
+    expect(csv[0]).toEqual(["date", "holdingsCount", "added", "removed", "turnover", "cost"]);
+    expect(csv.slice(1).map((c) => [c[0], Number(c[1]), JSON.parse(c[2]), JSON.parse(c[3]), Number(c[4])])).toEqual(
+      all.map((r) => [r.date, r.holdingsCount, r.added, r.removed, r.turnover]),
     );
     const u = new URL(`${lazy.url}/data/v1/portfolio_rebalances/${id}?format=arrow&limit=200`);
     const t = tableFromIPC(new Uint8Array(await (await fetch(u, { headers: { api_key: KEYS.alice } })).arrayBuffer()));
@@ -169,7 +204,7 @@ describe("GraphQL Portfolio.rebalances", () => {
     const id = busiest();
     const all = expected.get(id)!;
     const q = `query($id: ID!) { portfolio(id: $id) { rebalances(first: 3) { totalCount
-      edges { node { date holdingsCount added removed } } pageInfo { hasNextPage } } } }`;
+      edges { node { date holdingsCount added removed turnover cost } } pageInfo { hasNextPage } } } }`;
     const r = await fetch(`${lazy.url}/graphiql`, {
       method: "POST",
       headers: { api_key: KEYS.alice, "content-type": "application/json" },

@@ -135,6 +135,14 @@ function checkRest(c: RestCase, a: Answer): void {
     if (!controlName) expect(controlled, where).toContain(param);
     return;
   }
+  // parameters the route does not declare: a 400 naming each, and every invalid value beside them
+  const undeclared = [...new Set(c.extra.map((e) => e.name))].filter((n) => !declared.includes(n));
+  if (undeclared.length) {
+    expect(a.status, `undeclared ${undeclared.join(", ")}: ${where}`).toBe(400);
+    const named = restError(a).details.map((d) => d.param);
+    for (const p of [...undeclared, ...invalid]) expect(named, `${p} named: ${where}`).toContain(p);
+    return;
+  }
   if (invalid.length) {
     // parameters are checked before the path's lookups: a 400 naming every invalid one
     expect(a.status, `invalid ${invalid.join(", ")}: ${where}`).toBe(400);

@@ -416,7 +416,7 @@ const sentArb = (p: OaParam, known: Known): fc.Arbitrary<Sent | null> =>
     { weight: 1, arbitrary: fc.constant<Sent>({ p, values: [{ enc: "", decoded: "" }], bare: true }) },
   );
 
-/** Parameters the route does not declare: ignored (api/README.md), they must not change the verdict. */
+/** Parameters the route does not declare: each refused with a 400 naming it (api/README.md, issue #40). */
 const unknownParam = fc
   .tuple(
     fc.oneof(

@@ -28,6 +28,8 @@ const cases: [string, Spec, PortfolioRules][] = [
   ["winter, ascending", WINTER, rules({ maxStocksCriteriaOrder: "ascending" })],
   ["autumn", AUTUMN, autumnRules()],
   ["autumn, two-monthly", AUTUMN, autumnRules({ rebalanceFrequency: 2 })],
+  // Costs are paid inside the daily loop, so a resumed backtest pays the same ones.
+  ["autumn, 25 bps costs", AUTUMN, autumnRules({ costBps: 25 })],
 ];
 
 describe("resumeBacktest", () => {

@@ -62,6 +62,7 @@ it("lists every Parquet file a request may read: each part of the partitioned ta
     "portfolios",
     "holdings",
     "portfolio_returns",
+    "portfolio_turnover",
     "portfolio_metrics",
     "benchmark_defs",
     "benchmark_levels",
@@ -97,7 +98,9 @@ it("without the warm-up the same first requests open files cold (what the warm-u
     const parts = newlyOpened.filter((f) => PARTITIONED.some(([t]) => f.startsWith(`${join(dir, t)}/`)));
     expect(parts.length).toBeGreaterThan(0);
     expect(newlyOpened.filter((f) => !parts.includes(f))).toEqual(
-      ["holdings", "portfolio_metrics", "portfolio_returns"].map((t) => join(dir, `${t}.parquet`)),
+      ["holdings", "portfolio_metrics", "portfolio_returns", "portfolio_turnover"].map((t) =>
+        join(dir, `${t}.parquet`),
+      ),
     );
   } finally {
     cold.close();

@@ -91,6 +91,35 @@ describe.skipIf(!present)("web app in headless chromium", () => {
     await page.close();
   }, 60_000);
 
+  it("the compare view: a column per stock in the metric table, nine charts; then portfolios", async () => {
+    const { page, errors } = await openPage(browser);
+    const [a, b, c] = s.fx.snapshot.companies.slice(1, 4).map((x) => x.ticker);
+    await signIn(page, s.url, KEYS.alice);
+    await go(page, `#/compare/stock/${a},${b},${c}`, "#analytics[data-state=ready]");
+    const api = await s.api(`stock_metrics/${a}`, { benchmark: 1, compare: `${b},${c}` });
+    expect(api.status).toBe(200);
+    const cols = Object.keys(api.json[0]).filter((k) => k !== "metric");
+    expect(cols).toEqual([a, s.fx.snapshot.benchmarks[0].name, b, c]);
+    const shown = await tableRows(page, "table.metrics");
+    expect(shown).toEqual((api.json as Record<string, string>[]).map((r) => [r.metric, ...cols.map((k) => r[k])]));
+    expect(await page.locator("figure.chart").count()).toBe(9);
+    // the form picks portfolios instead
+    await page.selectOption("#compare-kind", "portfolio");
+    await page.fill("#compare-ids", "101, 201");
+    await page.getByRole("button", { name: "Compare", exact: true }).click();
+    await page.waitForFunction(() => location.hash === "#/compare/portfolio/101,201");
+    await page.locator("#analytics[data-state=ready]").waitFor();
+    const papi = await s.api("portfolio_metrics/101", { benchmark: 1, compare: "201" }); // 201: alice's own
+    expect(papi.status, papi.text.slice(0, 300)).toBe(200);
+    const pcols = Object.keys(papi.json[0]).filter((k) => k !== "metric");
+    expect(pcols).toEqual(["Portfolio", s.fx.snapshot.benchmarks[0].name, "Portfolio 201"]);
+    expect(await tableRows(page, "table.metrics")).toEqual(
+      (papi.json as Record<string, string>[]).map((r) => [r.metric, ...pcols.map((k) => r[k])]),
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it("downloads the metric table as Arrow (key in the header, a blob: URL) holding the API's JSON values", async () => {
     const { page, errors, urls } = await openPage(browser);
     const ticker = s.fx.snapshot.companies[7].ticker;

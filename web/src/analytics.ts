@@ -49,12 +49,20 @@ export function metricTable(rows: MetricRow[]): HTMLTableElement {
 let benchmarksCache: Promise<Benchmark[]> | null = null;
 export const benchmarks = () => (benchmarksCache ??= rest<Benchmark[]>("benchmarks"));
 
-/** Fills `root` with the metrics and charts of `subj` against `benchmark`; resolves once all are drawn. */
-export async function renderAnalytics(root: HTMLElement, subj: Subject, benchmark: string): Promise<void> {
+/**
+ * Fills `root` with the metrics and charts of `subj` against `benchmark` (and, side by side, the
+ * subjects of the same kind in `compare`); resolves once all are drawn.
+ */
+export async function renderAnalytics(
+  root: HTMLElement,
+  subj: Subject,
+  benchmark: string,
+  compare: string[] = [],
+): Promise<void> {
   const p = paths(subj);
-  const bp = { benchmark };
+  const bp: Record<string, string> = compare.length ? { benchmark, compare: compare.join(",") } : { benchmark };
   const metricsP = rest<MetricRow[]>(p.metrics, bp);
-  const seriesP = SERIES_TYPES.map((type) => rest<Series[]>(p.perf, { type, benchmark }));
+  const seriesP = SERIES_TYPES.map((type) => rest<Series[]>(p.perf, { type, ...bp }));
   const metricsBox = h("section", { class: "metrics-box", "aria-label": "Metrics" });
   const charts = h("div", { class: "charts" });
   root.replaceChildren(metricsBox, charts);
@@ -73,7 +81,7 @@ export async function renderAnalytics(root: HTMLElement, subj: Subject, benchmar
     SERIES_TYPES.map(async (type, i) => {
       try {
         const f = seriesFigure(type, await seriesP[i]);
-        f.el.append(downloads("Series", p.perf, { type, benchmark }, `${subj.id}-${type}`));
+        f.el.append(downloads("Series", p.perf, { type, ...bp }, `${subj.id}-${type}`));
         slots[i].replaceWith(f.el);
         f.draw();
       } catch (e) {

@@ -1,9 +1,11 @@
 // The app's entry: asks for the API key once (kept in sessionStorage), then routes on the URL's
-// hash: #/ (screener), #/stock/TICKER, #/portfolio/ID, #/ratings[/HORIZON], #/lists, #/portfolios.
+// hash: #/ (screener), #/stock/TICKER, #/portfolio/ID, #/ratings[/HORIZON], #/lists, #/portfolios,
+// #/compare/KIND/IDS.
 import "uplot/dist/uPlot.min.css";
 import "./app.css";
 import { ApiError, keyStore, rest, setOnUnauthorized } from "./api.ts";
 import { errorBox, h } from "./dom.ts";
+import { comparePage } from "./pages/compare.ts";
 import { listsPage, predefinedPage } from "./pages/lists.ts";
 import { portfolioPage } from "./pages/portfolio.ts";
 import { ratingsPage } from "./pages/ratings.ts";
@@ -63,7 +65,9 @@ async function route(): Promise<void> {
               ? listsPage(main)
               : page === "portfolios"
                 ? predefinedPage(main)
-                : screenerPage(main);
+                : page === "compare"
+                  ? comparePage(main, arg, location.hash.split("/")[3])
+                  : screenerPage(main);
     main.querySelector<HTMLElement>("h1")?.focus();
     await done;
   } catch (e) {

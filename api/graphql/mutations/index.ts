@@ -59,6 +59,10 @@ const ruleInput = (required: boolean) => ({
   maxStocksCriteriaOrder: { type: GraphQLString, description: "descending (default) or ascending" },
   maxSectorConcentration: { type: GraphQLFloat, description: "Fraction in (0, 1]; null for no cap" },
   ranges: { type: RatingRangesInput },
+  costBps: {
+    type: GraphQLFloat,
+    description: "Trading cost in basis points of the traded value at each rebalance, 0 to 500; default 0",
+  },
 });
 
 type Fields = Record<string, GraphQLFieldConfig<unknown, GqlContext>>;

@@ -16,6 +16,8 @@ import { SERIES_TYPES, type SeriesObject, type SeriesType } from "../../../pipel
 import type { MetricRow } from "../../../pipeline/types.ts";
 import { InvalidParameter } from "../../errors.ts";
 import { benchmarkOf, checkRollingBeta, metricsOf, type Subject, seriesOf } from "../../resources/analytics.ts";
+import { type Compared, compareMetricsOf, compareSeriesOf, MAX_COMPARE } from "../../resources/compare.ts";
+import { isValidDate } from "../../rest/params.ts";
 import type { GqlContext } from "../context.ts";
 import { costNote } from "../cost.ts";
 import { inTurn, inTurns } from "../field-turns.ts";
@@ -116,10 +118,47 @@ export const PerformanceSeriesType = new GraphQLObjectType<SeriesObject, GqlCont
   },
 });
 
-/** `metrics(benchmark, period)` on a subject type. */
+type WindowArgs = { start?: string | null; end?: string | null; compare?: string[] | null };
+const windowArgs = {
+  start: { type: GraphQLString, description: "The window's first date, YYYY-MM-DD, inclusive (an extension)" },
+  end: { type: GraphQLString, description: "The window's last date, YYYY-MM-DD, inclusive (an extension)" },
+  compare: {
+    type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
+    description:
+      `Up to ${MAX_COMPARE} tickers (on a stock) or portfolio ids (on a portfolio) side by side, every subject ` +
+      "over the common period within the window (an extension; as REST's compare)",
+  },
+};
+
+/** Resolves `compare`'s ids to subjects of the field's kind. */
+export type CompareOf = (ids: string[], ctx: GqlContext) => Promise<Compared[]>;
+
+/** The compared subjects (null without `compare`); none, more than 10 or an unknown id: an error naming it. */
+async function comparedOf(args: WindowArgs, ctx: GqlContext, compareOf: CompareOf): Promise<Compared[] | null> {
+  if (args.compare == null) return null;
+  const ids = [...new Set(args.compare.map((x) => x.trim()))].filter(Boolean);
+  if (ids.length === 0 || ids.length > MAX_COMPARE)
+    throw InvalidParameter.one("compare", `must name 1 to ${MAX_COMPARE} ids`);
+  return compareOf(ids, ctx);
+}
+
+/** The window of the arguments, checked as REST checks it (a bad bound is an error naming it). */
+function windowOf(args: WindowArgs & { period?: number | null }): { start?: string; end?: string } {
+  for (const k of ["start", "end"] as const)
+    if (args[k] != null && !isValidDate(args[k]))
+      throw InvalidParameter.one(k, "must be a valid calendar date YYYY-MM-DD");
+  if (args.start != null && args.end != null && args.start > args.end)
+    throw InvalidParameter.one("end", "must not be before start");
+  if (args.period != null && (args.start != null || args.end != null))
+    throw InvalidParameter.one("period", "cannot be combined with start or end");
+  return { start: args.start ?? undefined, end: args.end ?? undefined };
+}
+
+/** `metrics(benchmark, period, start, end)` on a subject type. */
 export function metricsField<S>(
   subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>,
-): GraphQLFieldConfig<S, GqlContext, { benchmark?: string | null; period?: number | null }> {
+  compareOf: CompareOf,
+): GraphQLFieldConfig<S, GqlContext, { benchmark?: string | null; period?: number | null } & WindowArgs> {
   return {
     type: new GraphQLList(new GraphQLNonNull(MetricRowType)),
     description: `Metric rows against the benchmark (contract §6). ${costNote("metrics")}`,
@@ -129,14 +168,22 @@ export function metricsField<S>(
         type: GraphQLFloat,
         description: "Years of returns back from the latest date (> 0); default the whole history",
       },
+      ...windowArgs,
     },
     async resolve(source, args, ctx) {
       if (args.period != null && !(args.period > 0 && args.period <= 1000))
         throw InvalidParameter.one("period", "must be a number of years greater than 0");
+      const range = { period: args.period ?? undefined, ...windowOf(args) };
       const subject = await subjectOf(source, ctx);
       const bench = await benchmarkOf(ctx.snapshot, args.benchmark);
-      const stored = args.period == null ? await ctx.batch.storedMetrics(subject.kind, subject.id, bench) : undefined;
-      const rows = await metricsOf(ctx.snapshot, subject, bench, args.period ?? undefined, stored);
+      const others = await comparedOf(args, ctx, compareOf);
+      if (others) {
+        const rows = await compareMetricsOf(ctx.snapshot, subject, others, bench, range);
+        return inTurn(ctx.deadline, () => rows);
+      }
+      const whole = range.period === undefined && range.start === undefined && range.end === undefined;
+      const stored = whole ? await ctx.batch.storedMetrics(subject.kind, subject.id, bench) : undefined;
+      const rows = await metricsOf(ctx.snapshot, subject, bench, range, stored);
       return inTurn(ctx.deadline, () => rows);
     },
   };
@@ -145,19 +192,27 @@ export function metricsField<S>(
 /** `performance(type, benchmark)` on a subject type. */
 export function performanceField<S>(
   subjectOf: (source: S, ctx: GqlContext) => Promise<Subject>,
-): GraphQLFieldConfig<S, GqlContext, { type: SeriesType; benchmark?: string | null }> {
+  compareOf: CompareOf,
+): GraphQLFieldConfig<S, GqlContext, { type: SeriesType; benchmark?: string | null } & WindowArgs> {
   return {
     type: new GraphQLList(new GraphQLNonNull(PerformanceSeriesType)),
     description: `The subject's series and the benchmark's. ${costNote("performance")}`,
     args: {
       type: { type: new GraphQLNonNull(PerformanceTypeEnum), defaultValue: "cumulative_return" },
       benchmark: { type: GraphQLID, description: "Benchmark id; required for ROLLING_BETA" },
+      ...windowArgs,
     },
     async resolve(source, args, ctx) {
+      const range = windowOf(args);
       const subject = await subjectOf(source, ctx);
       const bench = await benchmarkOf(ctx.snapshot, args.benchmark);
       checkRollingBeta(args.type, bench);
-      return inTurn(ctx.deadline, () => seriesOf(args.type, subject.column, subject.returns, bench));
+      const others = await comparedOf(args, ctx, compareOf);
+      return inTurn(ctx.deadline, () =>
+        others
+          ? compareSeriesOf(args.type, subject, subject.column, others, bench, range)
+          : seriesOf(args.type, subject.column, subject.returns, bench, range),
+      );
     },
   };
 }

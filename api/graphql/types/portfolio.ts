@@ -14,6 +14,7 @@ import {
   GraphQLString,
 } from "graphql";
 import { InvalidParameter } from "../../errors.ts";
+import { comparedPortfolios } from "../../resources/compare.ts";
 import { isOrderBy, type OrderBy } from "../../resources/ordering.ts";
 import {
   holdingsPage,
@@ -112,6 +113,14 @@ const RebalanceType = new GraphQLObjectType({
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))),
       description: "Tickers held at the rebalance before and not now, sorted",
     },
+    turnover: {
+      type: GraphQLFloat,
+      description: "Σ|target value − value before trading| over the stocks / portfolio value before costs",
+    },
+    cost: {
+      type: GraphQLFloat,
+      description: "costBps / 10,000 × turnover: the fraction of the portfolio's value the trading cost",
+    },
   },
 });
 const RebalanceConnection = connectionType("PortfolioRebalance", RebalanceType);
@@ -142,6 +151,11 @@ const resourceFields = (): Fields => ({
     type: GraphQLString,
     description: "Decimal fraction; null when not set",
     resolve: (v) => obj(v).maxSectorConcentration ?? null,
+  },
+  costBps: {
+    type: new GraphQLNonNull(GraphQLFloat),
+    description: "Trading cost in basis points of the traded value at each rebalance (0: none)",
+    resolve: (v) => obj(v).costBps ?? 0,
   },
   nextRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.nextRebalanceDate },
   previousRebalanceDate: { type: GraphQLString, resolve: (v) => v.object.previousRebalanceDate },
@@ -219,11 +233,17 @@ const resultFields = (): Fields => ({
   },
   metrics: scoped(
     "portfolioAnalytics",
-    metricsField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+    metricsField<VisiblePortfolio>(
+      async (v) => portfolioSubject(v),
+      (ids, ctx) => comparedPortfolios(ctx, ids),
+    ),
   ),
   performance: scoped(
     "portfolioAnalytics",
-    performanceField<VisiblePortfolio>(async (v) => portfolioSubject(v)),
+    performanceField<VisiblePortfolio>(
+      async (v) => portfolioSubject(v),
+      (ids, ctx) => comparedPortfolios(ctx, ids),
+    ),
   ),
 });
 

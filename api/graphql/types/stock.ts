@@ -14,6 +14,7 @@ import { financialArrays } from "../../../pipeline/financials/index.ts";
 import type { FinancialType } from "../../../pipeline/store/snapshot/model.ts";
 import type { Company, RatingComponent } from "../../../pipeline/types.ts";
 import { stockSubject } from "../../resources/analytics.ts";
+import { comparedStocks } from "../../resources/compare.ts";
 import type { RatedStockItem } from "../../resources/shapes.ts";
 import { itemCompany, marketCapStr, ratedStockItemOf } from "../../resources/shapes.ts";
 import { ratingComponents } from "../../resources/snapshot-access.ts";
@@ -32,6 +33,8 @@ const Named = (name: string) =>
     fields: { id: { type: new GraphQLNonNull(GraphQLInt) }, name: { type: new GraphQLNonNull(GraphQLString) } },
   });
 const SectorType = Named("SectorType");
+/** `compare` on a stock's analytics: tickers, their returns read in the request's batch. */
+const compareStocks = (ids: string[], ctx: GqlContext) => comparedStocks(ctx.snapshot, ids, ctx.batch.stockReturns);
 const IndustryType = Named("IndustryType");
 
 const FinancialItem = new GraphQLObjectType<[string, string | number | null]>({
@@ -131,11 +134,11 @@ export const StockType: GraphQLObjectType<Company, GqlContext> = new GraphQLObje
     }),
     metrics: scoped(
       "stockAnalytics",
-      metricsField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns)),
+      metricsField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns), compareStocks),
     ),
     performance: scoped(
       "stockAnalytics",
-      performanceField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns)),
+      performanceField<Company>((c, ctx) => stockSubject(c, ctx.batch.stockReturns), compareStocks),
     ),
   }),
 });

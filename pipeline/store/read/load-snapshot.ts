@@ -17,7 +17,7 @@ import { readMetricRows } from "../snapshot/metric-tables.ts";
 import type { BenchmarkResult, CompanyFinancials, PortfolioResult, Snapshot } from "../snapshot/model.ts";
 import { readMeta, snapshotDir } from "../snapshot/snapshots.ts";
 import { loadCompanies, loadRatings } from "./frame-reads.ts";
-import { rebalanceHistory } from "./rebalance-history.ts";
+import { readTurnover, rebalanceHistory } from "./rebalance-history.ts";
 
 /** `<dir>/<t>.parquet` as a relation, its path bound in `b`. */
 const pq = (dir: string, t: string, b: Binds) => `read_parquet(${b.v(join(dir, `${t}.parquet`))})`;
@@ -152,6 +152,7 @@ export async function readPortfolios(conn: Conn, dir: string, id?: string): Prom
     rb.params,
   );
   const holdings = await loadHoldings(conn, dir, id);
+  const turnover = await readTurnover(conn, dir, id);
   const b = new Binds();
   const [pId = [], owner = [], created = [], rules = [], prev = [], next = [], today = []] = (await columns(
     conn,
@@ -173,7 +174,7 @@ export async function readPortfolios(conn: Conn, dir: string, id?: string): Prom
       holdings: (prev[i] && h?.rebalance.get(prev[i]!)) || [],
       todayDate: today[i],
       todayHoldings: h?.today ?? [],
-      rebalances: rebalanceHistory(h?.rebalance),
+      rebalances: rebalanceHistory(h?.rebalance, turnover.get(pid!)),
     });
   });
   return portfolios;

@@ -42,6 +42,10 @@ export interface RebalanceChange {
   added: string[];
   /** Tickers held at the rebalance before and not now, sorted. */
   removed: string[];
+  /** Σ|target − value before trading| / value before costs; null in a snapshot from before costs. */
+  turnover: number | null;
+  /** costBps / 10,000 × turnover: the fraction of the value the trading cost; null as turnover. */
+  cost: number | null;
 }
 
 export interface BenchmarkResult extends BenchmarkDef {

@@ -146,7 +146,8 @@ describe.each(stores)("the %s catalog", (kind, fresh) => {
   });
 
   it("keeps user portfolios from id 5001, their rebalance request times and failures", async () => {
-    const c = await open(await fresh());
+    const where = await fresh();
+    const c = await open(where);
     const p = await c.createUserPortfolio("3", rules);
     expect(p).toMatchObject({ ...rules, id: "5001", ownerId: "3" });
     const asked = c.rebalanceRequestedAt(p.id)!;
@@ -158,6 +159,9 @@ describe.each(stores)("the %s catalog", (kind, fresh) => {
     expect(p2.maxStocks).toBe(5);
     expect(c.rebalanceRequestedAt(p.id)! > asked).toBe(true);
     expect(c.rebalanceFailure(p.id)).toBeNull(); // the change asks again
+    const p3 = await c.updateUserPortfolio(p.id, { ...p2, costBps: 25 }); // trading costs ride in the rules
+    expect(p3.costBps).toBe(25);
+    expect((await open(where)).userPortfolio(p.id)?.costBps).toBe(25);
     await c.recordRebalanceFailure("5999", null, "gone"); // a deleted portfolio: nothing recorded
     expect(c.rebalanceFailure("5999")).toBeNull();
     expect(c.userPortfoliosOf("3").map((x) => x.id)).toEqual(["5001"]);
