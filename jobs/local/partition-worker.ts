@@ -1,8 +1,12 @@
 // Worker-thread entry: runs partition jobs posted by jobs/local/partition-pool.ts one at a time. Compiled
 // to dist/ with everything else; from the sources the pool starts it with tsx's loader.
 import { parentPort } from "node:worker_threads";
+import { LevelsCache } from "../../pipeline/stages/metrics-partition.ts";
 import { type PartitionJob, runPartitionJob } from "../../pipeline/stages/partition-jobs.ts";
 import { closeScratch } from "../../pipeline/store/duck/scratch.ts";
+
+// This thread's: it runs a run's partitions one after another, each reading the same benchmark levels.
+const state = { levels: new LevelsCache() };
 
 const port = parentPort!;
 port.on("message", async ({ id, job, close }: { id: number; job?: PartitionJob; close?: boolean }) => {
@@ -12,7 +16,7 @@ port.on("message", async ({ id, job, close }: { id: number; job?: PartitionJob; 
     return port.postMessage({ id, ok: true, closed: true });
   }
   try {
-    port.postMessage({ id, ok: true, result: await runPartitionJob(job!) });
+    port.postMessage({ id, ok: true, result: await runPartitionJob(job!, state) });
   } catch (e) {
     const err = e as Error | undefined;
     port.postMessage({

@@ -13,17 +13,20 @@ import {
   PARTITIONED_STEPS,
   type PartitionedName,
   type PartitionedStep,
+  type StepHost,
   type StepName,
 } from "../../pipeline/run/plan.ts";
+import type { RunHost } from "../../pipeline/run/run-steps.ts";
+import { UniverseCache } from "../../pipeline/run/universe-cache.ts";
 import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
 import { type SourceFiles, sourceFilesAsync } from "../../pipeline/sources/fingerprint.ts";
 import type { StagedSource } from "../../pipeline/sources/index.ts";
 import { appendResult, appendRun, NotAnAppendError } from "../../pipeline/stages/append.ts";
 import { type DateWindow, mergeWindow } from "../../pipeline/stages/backfill.ts";
 import type { Log, StageContext } from "../../pipeline/stages/context.ts";
-import { forgetUniverse, planCounts } from "../../pipeline/stages/flow-steps.ts";
+import { planCounts } from "../../pipeline/stages/flow-steps.ts";
+import { LevelsCache } from "../../pipeline/stages/metrics-partition.ts";
 import type { PartitionJob } from "../../pipeline/stages/partition-jobs.ts";
-import type { RunHost } from "../../pipeline/stages/run-steps.ts";
 import type { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openStagingDuck } from "../../pipeline/store/duck/duck.ts";
 import {
@@ -246,7 +249,7 @@ async function fullRun(opts: RunOptions, files: Promise<SourceFiles>): Promise<R
       partitionsDone();
       timer.lap("analytics");
     } catch (e) {
-      forgetUniverse();
+      host.universes.forget();
       // partitions still running write into the staging folder
       await Promise.all([...started.values()].map((p) => p.catch(() => undefined)));
       throw e;
@@ -310,6 +313,9 @@ function inlineHost(opts: RunOptions, ctx: StageContext, backfill: ReturnType<ty
     merge: backfill?.merge,
     oneProcess: true,
     plan: null,
+    // this run's: built by ingest, read by the backtest batch, let go with the run
+    universes: new UniverseCache(),
+    levels: new LevelsCache(),
     partitionsReady: async (name, inputs, written) => {
       const step = PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>;
       const jobs = inputs.map((i) => step.thread!(ctx.out, i)); // a step started early has one
@@ -322,15 +328,15 @@ function inlineHost(opts: RunOptions, ctx: StageContext, backfill: ReturnType<ty
     runPartitions: async (name) => {
       const early = started.get(name);
       if (early) await early;
-      else await runStepPartitions(ctx, name as PartitionedName);
+      else await runStepPartitions(ctx, name as PartitionedName, host);
     },
   };
   return { host, started };
 }
 
-async function runStepPartitions(ctx: StageContext, name: PartitionedName): Promise<void> {
+async function runStepPartitions(ctx: StageContext, name: PartitionedName, host: StepHost): Promise<void> {
   const step = PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>;
-  if (step.batch) return step.batch(ctx);
+  if (step.batch) return step.batch(ctx, host);
   const inputs = step.partitions(ctx.out);
   const progress = (d: number) => ctx.progress?.(step.label, d, inputs.length);
   if (step.thread && ctx.runPartitions)
@@ -338,7 +344,7 @@ async function runStepPartitions(ctx: StageContext, name: PartitionedName): Prom
       inputs.map((i) => step.thread!(ctx.out, i)),
       progress,
     );
-  else for (const [k, i] of inputs.entries()) await step.run(ctx.out, i).then(() => progress(k + 1));
+  else for (const [k, i] of inputs.entries()) await step.run(ctx.out, i, host).then(() => progress(k + 1));
 }
 
 /** A backfill's merge into the published snapshot, and the source id its snapshot records. */

@@ -18,8 +18,9 @@ import {
   partitionsAfter,
   type WholeStep,
 } from "../../pipeline/run/plan.ts";
+import { UniverseCache } from "../../pipeline/run/universe-cache.ts";
 import { SourceRejectedError } from "../../pipeline/sources/report.ts";
-import { releaseUniverse } from "../../pipeline/stages/flow-steps.ts";
+import { LevelsCache } from "../../pipeline/stages/metrics-partition.ts";
 import { serviceConfig } from "../config.ts";
 import { afterRunPublish } from "../local/after-publish.ts";
 import { JOB_CONTRACTS, type JobData, type JobResultOf } from "../queue/contracts.ts";
@@ -43,6 +44,9 @@ export interface FlowContext extends ProcessorContext {
   run: RunLifecycle;
   out: string;
   stagingId: string;
+  /** What this worker process keeps between its jobs of a run (PROCESS_STATE). */
+  universes: UniverseCache;
+  levels: LevelsCache;
 }
 
 export type FlowStep<N extends FlowJobName> = (job: Job, data: JobData<N>, f: FlowContext) => Promise<JobResultOf<N>>;
@@ -89,6 +93,13 @@ function lastFailure(job: Job, e: unknown): boolean {
 /** This process among a flow's workers (BacktestData.affinity). */
 export const WORKER = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 
+/**
+ * What this process keeps between its flow jobs of one run (the affinity above is the process's, so
+ * is the universe): the universe its ingest builds and its backtests read, the benchmark levels its
+ * backtests and stock metric partitions read.
+ */
+const PROCESS_STATE = { universes: new UniverseCache(), levels: new LevelsCache() };
+
 /** Whether this worker leaves a backtest to the worker its data names (processors/backtest.ts). */
 export function leaveBacktest(
   data: Pick<BacktestData, "affinity" | "affinityMs">,
@@ -131,7 +142,7 @@ export function inFlow<N extends FlowJobName>(
       },
       stagingId,
     );
-    const f: FlowContext = { ...ctx, run, out: run.out, stagingId };
+    const f: FlowContext = { ...ctx, run, out: run.out, stagingId, ...PROCESS_STATE };
     if (opts.leave && (await opts.leave(job, data, f))) throw new DelayedError();
     const child = name !== FLOW_JOBS.parent;
     // A leftover child of a flow that failed or was lost does nothing but clear its folder.
@@ -141,7 +152,7 @@ export function inFlow<N extends FlowJobName>(
       return { done: job.id! } as JobResultOf<N>;
     }
     run.hold();
-    if (!opts.usesUniverse) releaseUniverse(run.out);
+    if (!opts.usesUniverse) f.universes.release(run.out);
     try {
       return await step(job, data, f);
     } catch (e) {

@@ -10,19 +10,15 @@
 //     its job contracts (jobs/queue/contracts.ts) and processors (jobs/worker/processors/) come from this table.
 // Every step of every kind has one stage function here (KIND_STAGES for the whole steps, PARTITIONED_STEPS
 // for the partitions), which every executor calls; what is the executor's own (progress, leases,
-// heartbeats, where partitions run, the publish) it hands the stage (RunHost, pipeline/stages/run-steps.ts).
+// heartbeats, where partitions run, the publish) it hands the stage (RunHost, pipeline/run/run-steps.ts).
 // The steps talk only through the staging folder (pipeline/store/snapshot/staging-layout.ts owns its paths and
 // records), so every executor publishes the same bytes. Adding a stage: docs/architecture.md.
 import { z } from "zod";
 import { SourceRejectedError } from "../sources/report.ts";
-import {
-  type AppendRun,
-  appendIngest,
-  appendMetrics,
-  appendMetricsJob,
-  appendPortfolios,
-  appendRecordIn,
-} from "../stages/append.ts";
+import { type AppendRun, appendRecordIn } from "../stages/append.ts";
+import { appendMetrics, appendMetricsJob } from "../stages/append-analytics.ts";
+import { appendIngest } from "../stages/append-ingest.ts";
+import { appendPortfolios } from "../stages/append-portfolios.ts";
 import type { StageContext } from "../stages/context.ts";
 import { writeRatingEvidence } from "../stages/evidence.ts";
 import { financialsPartition } from "../stages/financials-partition.ts";
@@ -30,17 +26,17 @@ import {
   analyticsDone,
   backtestDone,
   backtestsInline,
-  financialsDone,
-  financialsSlice,
   flowBacktestStep,
   readPlan,
   requireAnalyticsInputs,
+  type StepState,
 } from "../stages/flow-steps.ts";
+import { financialsDone, financialsSlice } from "../stages/fundamentals-step.ts";
 import { type PartitionJob, runPartitionJob } from "../stages/partition-jobs.ts";
 import { type RebalanceRun, rebalanceBacktest } from "../stages/rebalance.ts";
-import { type RunHost, runFundamentals, runIngest, runMerge, runPartitionsOf } from "../stages/run-steps.ts";
 import { readStagingRecord, stagingLayout } from "../store/snapshot/staging-layout.ts";
 import type { StepStages } from "./execute.ts";
+import { type RunHost, runFundamentals, runIngest, runMerge, runPartitionsOf } from "./run-steps.ts";
 
 export const RUN_KINDS = ["full", "backfill", "append", "rebalance"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
@@ -56,6 +52,9 @@ const tickerRange = z.object({
 });
 
 const tickersPart = (part: number) => `tickers-${String(part).padStart(4, "0")}`;
+
+/** What a partition gets from the executor's host besides its input: the state the host keeps between steps. */
+export type StepHost = StepState;
 
 /** A step run once per partition of what an earlier step left. */
 export interface PartitionedStep<I extends z.ZodObject> {
@@ -74,11 +73,11 @@ export interface PartitionedStep<I extends z.ZodObject> {
   /** What progress calls it. */
   label: string;
   /** Computes one partition into `out`. */
-  run(out: string, input: z.infer<I>): Promise<void>;
+  run(out: string, input: z.infer<I>, host: StepHost): Promise<void>;
   /** The same work as a worker-thread job (jobs/local/partition-pool.ts), when it can run on one. */
   thread?(out: string, input: z.infer<I>): PartitionJob;
   /** Every partition at once in one process, the output merged (the merge step then finds it done). */
-  batch?(ctx: StageContext): Promise<void>;
+  batch?(ctx: StageContext, host: StepHost): Promise<void>;
 }
 
 const partitioned = <I extends z.ZodObject>(s: PartitionedStep<I>) => s;
@@ -93,9 +92,9 @@ export const PARTITIONED_STEPS = {
     key: ({ portfolioId }) => `portfolio-${portfolioId}`,
     ranged: false,
     label: "backtest",
-    run: (out, { portfolioId }) => flowBacktestStep(out, portfolioId),
+    run: (out, { portfolioId }, host) => flowBacktestStep(out, portfolioId, host),
     // one universe, no parts to merge: the batch writes the merged tables
-    batch: (ctx) => backtestsInline(ctx),
+    batch: (ctx, host) => backtestsInline(ctx, host.universes),
   }),
   analytics: partitioned({
     after: "ingest",
@@ -106,10 +105,11 @@ export const PARTITIONED_STEPS = {
     key: ({ range }) => tickersPart(range.part),
     ranged: true,
     label: "analytics",
-    run: async (out, { range }) => {
+    run: async (out, { range }, host) => {
       const append = appendRecordIn(out);
       if (!append) requireAnalyticsInputs(out); // a clear message when the staging folder is gone
-      await runPartitionJob({ stage: "metrics", data: append ? appendMetricsJob(out, append, range) : { out, range } });
+      const data = append ? appendMetricsJob(out, append, range) : { out, range };
+      await runPartitionJob({ stage: "metrics", data }, host);
     },
     thread: (out, { range }) => ({ stage: "metrics", data: { out, range } }),
   }),

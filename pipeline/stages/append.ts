@@ -1,40 +1,20 @@
-// The nightly append's steps (pipeline/run/plan.ts KIND_STAGES.append): a source that only added
-// trading days to the one the published snapshot was built from (append-plan.ts) is not read
-// again. `ingest`: its new rows are validated as a small source of their own; the published prices
-// and ratings are hard-linked and the new days added as files of their own (dated-parts.ts);
-// returns are computed for the new days only, from each stock's last published price, and kept
-// beside the published parts (returns.ts); the benchmarks continue from their recorded states.
-// Then side by side: `backtest`, every portfolio continued from its recorded state, and
-// `analytics`: every stock's full-period metric tables do change with a new day, so those are
-// recomputed from the published returns plus the new ones, one partition job per published part.
-import { existsSync, linkSync, mkdirSync, rmSync } from "node:fs";
-import { basename, join } from "node:path";
-import { type AppendPlan, writeDeltaSource } from "../sources/append-plan.ts";
+// The nightly append (pipeline/run/plan.ts KIND_STAGES.append): a source that only added trading
+// days to the one the published snapshot was built from (append-plan.ts) is not read again. Its
+// steps, a file each: `ingest` (append-ingest.ts: the new rows validated as a small source of their
+// own, the published prices and ratings hard-linked and the new days added as files of their own,
+// returns for the new days only, the benchmarks continued from their recorded states); then side by
+// side `backtest` (append-portfolios.ts: every portfolio continued from its recorded state) and
+// `analytics` (append-analytics.ts: every stock's full-period metric tables recomputed from the
+// published returns plus the new ones, one partition job per published part). This file: the state
+// the steps share, the record ingest leaves for the others, and the run's result.
+import { join } from "node:path";
+import type { AppendPlan } from "../sources/append-plan.ts";
 import type { SourceFile } from "../sources/fingerprint.ts";
-import { type StagedSource, stageSource } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
-import { Binds, type Conn, columns, listValue, run as runSql, scalar, setVariable } from "../store/duck/duck.ts";
-import { withScratch } from "../store/duck/scratch.ts";
-import { exportParquet } from "../store/duck/write.ts";
-import { datedFiles, linkDated, nextDaysFile } from "../store/snapshot/dated-parts.ts";
+import type { Binds } from "../store/duck/duck.ts";
 import type { SnapshotMeta } from "../store/snapshot/snapshots.ts";
-import {
-  readStagingRecord,
-  type StagingRecord,
-  stagingLayout,
-  writeStagingRecord,
-} from "../store/snapshot/staging-layout.ts";
-import { writePortfolioMetrics } from "./analytics.ts";
-import { NotAnAppendError, type ResumedPortfolios, tailBacktests } from "./append-backtests.ts";
-import { publishedDefinitions } from "./backfill.ts";
+import { readStagingRecord, type StagingRecord, stagingLayout } from "../store/snapshot/staging-layout.ts";
 import type { StageContext } from "./context.ts";
-import { writeRatingEvidence } from "./evidence.ts";
-import { companiesWithIds, fundamentalsInputId, LAST_PRICES_SQL, reusePublished } from "./ingest.ts";
-import { benchmarkLevels, type MetricsJob } from "./metrics-partition.ts";
-import { type PartitionJob, runPartitionsInline } from "./partition-jobs.ts";
-import { rangesFromBounds, type TickerRange } from "./partitions.ts";
-import { exportPortfolioTables, stagePortfolioTables, writeBenchmarkTables } from "./portfolios.ts";
-import { RETURNS_PARTS, RETURNS_ROW_GROUP, returnsDaysFile, returnsFiles } from "./returns.ts";
 
 export { NotAnAppendError } from "./append-backtests.ts";
 
@@ -43,33 +23,6 @@ export interface AppendResult {
   counts: Record<string, number>;
   /** Milliseconds per step: read (the new rows), companies, tables, returns, benchmarks, portfolios, metrics. */
   timings: Record<string, number>;
-}
-
-const one = (conn: Conn, sql: string) => scalar<string | number | null>(conn, sql);
-
-/**
- * The published returns parts, the ranges they cover (each part from its first ticker to the next part's), and the
- * appended days' file.
- */
-async function publishedReturns(conn: Conn, base: string) {
-  const { parts, days } = returnsFiles(base);
-  if (!parts.length)
-    throw new NotAnAppendError("the published snapshot's returns are not stored in ticker-range parts");
-  // Each part's first ticker from its footer's statistics (one query over the footers), else a scan of it.
-  const later = parts.slice(1);
-  const stats = later.length
-    ? ((await columns(
-        conn,
-        "select file_name, min(stats_min_value) from parquet_metadata($files::varchar[]) where " +
-          "path_in_schema = 'id' group by 1",
-        { files: listValue(later) },
-      )) as [string[], (string | null)[]])
-    : [[], []];
-  const fromStats = new Map(stats[0].map((f, i) => [f, stats[1][i]]));
-  const bounds: string[] = [];
-  for (const f of later)
-    bounds.push(fromStats.get(f) ?? String(await scalar(conn, "select min(id) from read_parquet($f)", { f })));
-  return { parts, days, ranges: rangesFromBounds(bounds) };
 }
 
 /** The state the append's steps share (pipeline/run/plan.ts KIND_STAGES.append). */
@@ -117,8 +70,11 @@ export function appendRun(
   };
 }
 
-const progress = (r: AppendRun, name: string, done: number) => r.ctx.progress?.(`append: ${name}`, done, 4);
-const pubRel = (base: string) => (t: string, b: Binds) => `read_parquet(${b.v(join(base, `${t}.parquet`))})`;
+/** Progress of the append's steps (4 in all). */
+export const appendProgress = (r: AppendRun, name: string, done: number) =>
+  r.ctx.progress?.(`append: ${name}`, done, 4);
+/** A published table of the snapshot in `base`, as a relation with its file bound. */
+export const pubRel = (base: string) => (t: string, b: Binds) => `read_parquet(${b.v(join(base, `${t}.parquet`))})`;
 /** The record the ingest step left in `out` (the later steps share nothing else with it). */
 export function readAppendRecord(out: string): AppendRecord {
   const record = readStagingRecord("append", stagingLayout(out).append);
@@ -127,7 +83,7 @@ export function readAppendRecord(out: string): AppendRecord {
 }
 
 /** Milliseconds since the previous lap, into `timings`. */
-function lapper(timings: Record<string, number>) {
+export function lapper(timings: Record<string, number>) {
   let t = performance.now();
   return (name: string) => {
     const now = performance.now();
@@ -136,371 +92,14 @@ function lapper(timings: Record<string, number>) {
   };
 }
 
-/**
- * The append's `ingest` step: the new rows read and checked, companies and the price, rating and
- * index tables written, the new days' returns, and the backtests ready to continue (benchmarks
- * written). Throws NotAnAppendError when the new rows do not simply continue the published history.
- */
-export async function appendIngest(r: AppendRun): Promise<void> {
-  const lap = lapper(r.timings);
-  const source = await readNewRows(r);
-  const { first, lastPriceDate } = await checkNewRows(r);
-  lap("read");
-  // Companies as a full run makes them: ids kept, market caps from each stock's last close.
-  progress(r, "companies and tables", 1);
-  const tickers = await appendCompanies(r);
-  lap("companies");
-  const files = await appendTables(r, lastPriceDate);
-  lap("tables");
-  progress(r, "returns and backtests", 2);
-  const { returns, written } = await startReturns(r, lastPriceDate);
-  lap("returns");
-  let resumed: Awaited<ReturnType<typeof continueBenchmarks>>;
-  try {
-    resumed = await continueBenchmarks(r, source, first);
-  } catch (e) {
-    await written.catch(() => undefined);
-    throw e;
-  }
-  await written;
-  lap("benchmarks");
-  // the new closes reach forward dates the published evidence lacked (the flow runs this stage too)
-  await writeRatingEvidence(r.ctx);
-  lap("evidence");
-  const { conn } = r.ctx;
-  const newDays = Number(await one(conn, `select count(distinct date)::integer from new_prices`));
-  const newRatings = r.grown.has("ratings") ? Number(await one(conn, `select count(*)::integer from new_ratings`)) : 0;
-  const record: AppendRecord = {
-    base: r.base,
-    baseLastPriceDate: r.baseMeta.lastPriceDate,
-    lastPriceDate,
-    ...files,
-    tailRatingDate: resumed.tailRatingDate,
-    returns,
-    definitions: resumed.defs,
-    users: r.users,
-    counts: {
-      companies: tickers.length,
-      priceDates: (r.baseMeta.counts.priceDates ?? 0) + newDays,
-      ratings: (r.baseMeta.counts.ratings ?? 0) + newRatings,
-      // the backtests continue each portfolio defined now (append-backtests.ts tailBacktests)
-      portfolios: new Set([...resumed.defs.portfolios, ...r.users].map((p) => p.id)).size,
-      benchmarks: resumed.benchmarks,
-    },
-    newDays,
-  };
-  const layout = stagingLayout(r.ctx.out);
-  mkdirSync(layout.flowDir, { recursive: true });
-  writeStagingRecord("append", layout.append, record, true);
-}
-
-/** The new rows, validated as a small source of their own. */
-async function readNewRows(r: AppendRun): Promise<StagedSource> {
-  if (!r.published.some((f) => /^ratings(\.|\/)/.test(f.path)))
-    throw new NotAnAppendError("the published ratings were computed by the factor model (the source has none)");
-  const delta = `${r.ctx.out}.delta`;
-  try {
-    progress(r, "reading the new rows", 0);
-    await writeDeltaSource(r.sourceDir, r.published, r.plan, delta);
-    const source = await stageSource(r.ctx.conn, delta, { partial: true });
-    if (source.rejectCount > 0) throw new NotAnAppendError(`the new rows have ${source.rejectCount} problem(s)`);
-    return source;
-  } finally {
-    rmSync(delta, { recursive: true, force: true });
-  }
-}
-
-/** Views cannot bind values: the published files are session variables of each connection that reads the views. */
-async function publishedFiles(c: Conn, base: string): Promise<void> {
-  await setVariable([c], "pub_prices_files", listValue(datedFiles(base, "prices")));
-  await setVariable([c], "pub_ratings_files", listValue(datedFiles(base, "ratings")));
-  await setVariable([c], "pub_benchmark_source_file", join(base, "benchmark_source.parquet"));
-}
-
-/** The new rows must come after everything published, or they are a backfill, not an append. */
-async function checkNewRows({ ctx: { conn }, base, baseMeta, grown }: AppendRun) {
-  const baseLastDate = baseMeta.lastPriceDate;
-  await conn.run(`alter table prices rename to new_prices`);
-  const first = await one(conn, `select strftime(min(date), '%Y-%m-%d') from new_prices`);
-  if (first == null || String(first) <= baseLastDate)
-    throw new NotAnAppendError(`the new prices start on ${first}, not after the published ${baseLastDate}`);
-  const lastPriceDate = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_prices`));
-  await publishedFiles(conn, base);
-  await conn.run(
-    "create view pub_prices as select * from read_parquet(getvariable('pub_prices_files'), union_by_name = true)",
-  );
-  await conn.run(
-    "create view pub_ratings as select * from read_parquet(getvariable('pub_ratings_files'), union_by_name = true)",
-  );
-  if (grown.has("ratings")) {
-    await conn.run(`alter table ratings rename to new_ratings`);
-    const after = await one(
-      conn,
-      `select count(*)::integer from new_ratings where date <= (select max(date) from pub_ratings)`,
-    );
-    if (Number(after) > 0) throw new NotAnAppendError("new ratings are dated on or before the published ones");
-  }
-  if (grown.has("benchmarks")) {
-    const b = new Binds();
-    const after = await scalar(
-      conn,
-      `select count(*)::integer from benchmarks b join (select benchmark, max(date) d ` +
-        `from ${pubRel(base)("benchmark_source", b)} group by 1) p using (benchmark) where b.date <= p.d`,
-      b.params,
-    );
-    if (Number(after) > 0) throw new NotAnAppendError("new index levels are dated on or before the published ones");
-  }
-  return { first: String(first), lastPriceDate };
-}
-
-/** companies.parquet as a full run writes it; the published financial tables reused. */
-async function appendCompanies(r: AppendRun): Promise<string[]> {
-  const { ctx, base } = r;
-  const { conn, out } = ctx;
-  await conn.run(`create view prices as select * from pub_prices union all by name select * from new_prices`);
-  // The published last prices, those of the stocks with new days replaced: no scan of the history.
-  const lastPub = join(base, "last_prices.parquet");
-  if (existsSync(lastPub))
-    await conn.run(
-      `create temp table last_prices as
-      select ticker, date, "close", price from read_parquet($f) where ticker not in (select ticker from new_prices)
-      union all ${LAST_PRICES_SQL("new_prices")}`,
-      { f: lastPub },
-    );
-  await companiesWithIds(ctx, { lastPrices: existsSync(lastPub) });
-  await exportParquet(conn, "companies", out, [], "ticker");
-  const [tickers = []] = (await columns(conn, `select upper(ticker) from companies order by 1`)) as [string[]];
-  if (!reusePublished(ctx, await fundamentalsInputId(join(r.sourceDir, "fundamentals"), tickers)))
-    throw new NotAnAppendError("the financial tables cannot be reused");
-  return tickers;
-}
-
-/**
- * Prices and ratings: the published parts linked, the new days a file of their own (returned: the
- * backtest step reads them); the index levels.
- */
-async function appendTables(
-  { ctx: { conn, out }, base, grown }: AppendRun,
-  lastPriceDate: string,
-): Promise<Pick<AppendRecord, "newPrices" | "newRatings">> {
-  linkDated(base, out, "prices");
-  const newPrices = nextDaysFile(out, "prices", lastPriceDate);
-  await conn.run("copy (select * from new_prices order by ticker, date) to $f (format parquet, compression zstd)", {
-    f: newPrices,
-  });
-  linkDated(base, out, "ratings");
-  let newRatings: string | null = null;
-  if (grown.has("ratings")) {
-    const last = String(await one(conn, `select strftime(max(date), '%Y-%m-%d') from new_ratings`));
-    newRatings = nextDaysFile(out, "ratings", last);
-    await conn.run("copy (select * from new_ratings order by date, ticker) to $f (format parquet, compression zstd)", {
-      f: newRatings,
-    });
-  }
-  const hasIndex = existsSync(join(base, "benchmark_source.parquet"));
-  const pubBenchmarks = hasIndex
-    ? "select * from read_parquet(getvariable('pub_benchmark_source_file'))"
-    : `select null::varchar benchmark, null::date date, null::double "close" where false`;
-  const newBenchmarks = grown.has("benchmarks") ? " union all by name select * from benchmarks" : "";
-  await conn.run(`create view benchmark_all as ${pubBenchmarks}${newBenchmarks}`);
-  if (hasIndex) {
-    await conn.run(`create or replace view benchmark_source as select * from benchmark_all`);
-    await exportParquet(conn, "benchmark_source", out, [], "benchmark, date");
-  }
-  return { newPrices, newRatings };
-}
-
-/**
- * Returns of the new days: each from the stock's last published price (returns.ts's formula). The
- * published parts are linked as they are; the new days join the earlier appended ones in the one
- * file of appended days beside them. Written on a connection of its own while this one continues
- * the backtests (both before the metrics): `written`, awaited also on a failure (it reads this database).
- */
-async function startReturns(r: AppendRun, lastPriceDate: string) {
-  const { ctx, base } = r;
-  const { conn, out } = ctx;
-  const pubReturns = await publishedReturns(conn, base);
-  const parts = pubReturns.parts.map((f) => join(out, RETURNS_PARTS, basename(f)));
-  mkdirSync(join(out, RETURNS_PARTS), { recursive: true });
-  pubReturns.parts.forEach((f, k) => {
-    linkSync(f, parts[k]);
-  });
-  const daysFile = returnsDaysFile(out, lastPriceDate);
-  const returnsConn = ctx.connect ? await ctx.connect() : conn;
-  if (returnsConn !== conn) await publishedFiles(returnsConn, base);
-  const written = writeNewReturns(returnsConn, r, pubReturns.days, daysFile);
-  written.catch(() => undefined); // awaited by the caller, also on a failure
-  if (returnsConn === conn) await written;
-  return { returns: { parts, days: daysFile, ranges: pubReturns.ranges }, written };
-}
-
-/** The appended days' returns file: the earlier appended days', then the new ones. */
-function writeNewReturns(c: Conn, r: AppendRun, pubDays: string | null, daysFile: string): Promise<unknown> {
-  const lastPub = join(r.base, "last_prices.parquet");
-  const rb = new Binds();
-  return runSql(
-    c,
-    `copy (
-      select * from (
-        ${pubDays ? `select id, date, ret from read_parquet(${rb.v(pubDays)}) union all` : ""}
-        select id, date, ret from (
-          select ticker as id, date, coalesce(p / lag(p) over (partition by ticker order by date) - 1, 0) as ret
-          from (
-            select ticker, date, price as p
-            from ${existsSync(lastPub) ? `read_parquet(${rb.v(lastPub)})` : `(${LAST_PRICES_SQL("pub_prices")})`}
-            where ticker in (select ticker from new_prices)
-            union all select ticker, date, coalesce(adj_close, "close")::double from new_prices
-          )
-        ) where date > ${rb.v(r.baseMeta.lastPriceDate)}::date
-      ) order by id, date
-    ) to ${rb.v(daysFile)} (format parquet, compression zstd, row_group_size ${RETURNS_ROW_GROUP})`,
-    rb.params,
-  );
-}
-
-/**
- * The benchmarks continued over the new days (every metric table is computed against them), and what
- * the backtest step needs to continue the portfolios: the definitions and the rating date that applies.
- */
-async function continueBenchmarks(r: AppendRun, source: StagedSource, first: string) {
-  const { ctx, base, grown } = r;
-  const conn = ctx.conn;
-  const lastRatingDate = await scalar(conn, "select max(date)::varchar from pub_ratings where date <= $d::date", {
-    d: first,
-  });
-  // a view cannot bind values: the date is a session variable (null: no published rating date applies)
-  await setVariable([conn], "tail_rating_date", lastRatingDate == null ? null : String(lastRatingDate));
-  await conn.run(`create view ratings_tail as
-    select * from pub_ratings where date = getvariable('tail_rating_date')::date
-    ${grown.has("ratings") ? "union all by name select * from new_ratings" : ""}`);
-  // portfolios.json is byte-identical to the published run's (else this is no append).
-  const defs = source.portfoliosGiven ? source.portfolios : await publishedDefinitions(conn, base);
-  const tail = await tailBacktests(conn, pubRel(base), defs, r.users);
-  const bench = await tail.benchmarks();
-  await writeBenchmarkTables(ctx, bench.benchmarks, bench.states);
-  return {
-    defs,
-    tailRatingDate: lastRatingDate == null ? null : String(lastRatingDate),
-    benchmarks: bench.benchmarks.length,
-  };
-}
-
-/**
- * The append's `analytics` step: every stock's full-period metric tables, from the published
- * returns plus the new ones, one partition job per published part.
- */
-export async function appendMetrics(r: AppendRun): Promise<void> {
-  const t0 = performance.now();
-  const { ctx } = r;
-  const record = readAppendRecord(ctx.out);
-  const jobs: PartitionJob[] = record.returns.ranges.map((range) => ({
-    stage: "metrics",
-    data: appendMetricsJob(ctx.out, record, range),
-  }));
-  r.partitions = jobs.length;
-  const run = ctx.runPartitions ?? runPartitionsInline;
-  await run(jobs, (d) => ctx.progress?.("metrics", d, jobs.length));
-  r.timings.metrics = Math.round(performance.now() - t0);
-}
-
-/** One metric partition of an append: its range's published returns part, then the appended days. */
-export function appendMetricsJob(out: string, record: AppendRecord, range: TickerRange): MetricsJob {
-  const k = record.returns.ranges.findIndex((r) => r.part === range.part);
-  if (k < 0) throw new Error(`the append in ${out} has no ticker-range part ${range.part}`);
-  return { out, range, returns: [record.returns.parts[k], record.returns.days] };
-}
-
 /** The append's record in `out` when its ingest step left one (a full run's folder has none). */
 export const appendRecordIn = (out: string): AppendRecord | null =>
   readStagingRecord("append", stagingLayout(out).append);
 
-/**
- * The append's `backtest` step: every portfolio continued, its published rows (of the ones still
- * defined) kept and the new days' rows added. It reads only what the ingest step left in the staging
- * folder (its record and files), on a database of its own.
- */
-export async function appendPortfolios(r: Pick<AppendRun, "ctx" | "timings">): Promise<void> {
-  const t0 = performance.now();
-  const { out } = r.ctx;
-  const record = readAppendRecord(out);
-  await withScratch(async (conn) => {
-    await tailTables(conn, out, record);
-    const tail = await tailBacktests(conn, pubRel(record.base), record.definitions, record.users);
-    await continuePortfolios(conn, out, record.base, await tail.portfolios());
-  });
-  r.timings.portfolios = Math.round(performance.now() - t0);
-}
-
-/** What tailBacktests needs of this run in `conn`, from the files the ingest step staged. */
-async function tailTables(conn: Conn, out: string, record: AppendRecord): Promise<void> {
-  await conn.run("create table new_prices as select * from read_parquet($f)", { f: record.newPrices });
-  await conn.run("create table companies as select * from read_parquet($f)", { f: join(out, "companies.parquet") });
-  const b = new Binds();
-  await runSql(
-    conn,
-    `create table ratings_tail as select * from read_parquet(${b.v(listValue(datedFiles(record.base, "ratings")))}` +
-      `::varchar[], union_by_name = true) where ` +
-      // null: no published rating date applies to the new days
-      (record.tailRatingDate === null ? "false" : `date = ${b.v(record.tailRatingDate)}::date`) +
-      (record.newRatings ? ` union all by name select * from read_parquet(${b.v(record.newRatings)})` : ""),
-    b.params,
-  );
-}
-
-/** The continued portfolios' tables and metrics into `out`. */
-async function continuePortfolios(conn: Conn, out: string, base: string, resumed: ResumedPortfolios): Promise<void> {
-  const pub = pubRel(base);
-  const ids = resumed.portfolios.map((p) => p.result.rules.id);
-  await stagePortfolioTables(conn, resumed.portfolios, "_new");
-  const text = (cols: string[]) => `* replace (${cols.map((c) => `cast(${c} as varchar) as ${c}`).join(", ")})`;
-  await conn.run(`create table portfolios as select * from portfolios_new`);
-  const hb = new Binds();
-  await runSql(
-    conn,
-    `create table holdings as select ${text(["date"])} from ${pub("holdings", hb)} where kind = 'rebalance' and ` +
-      `portfolio_id in (${hb.each(ids)}) union all by name select * from holdings_new`,
-    hb.params,
-  );
-  const pb = new Binds();
-  await runSql(
-    conn,
-    `create table portfolio_returns as select ${text(["date"])} from ${pub("portfolio_returns", pb)} where id in ` +
-      `(${pb.each(ids)}) union all by name select * from portfolio_returns_new`,
-    pb.params,
-  );
-  await conn.run(`create table portfolio_state as select * from portfolio_state_new`);
-  await continuedTurnover(conn, base, ids);
-  await exportPortfolioTables(conn, out);
-  await writePortfolioMetrics(
-    { conn, out },
-    [...resumed.returns].map(([id, returns]) => [id, { returns }] as [string, { returns: typeof returns }]),
-    await benchmarkLevels(conn, out),
-  );
-}
-
-/**
- * The published turnover rows of the continued portfolios and the new days' ones. A base from before
- * costs existed has none: the new rebalances' rows alone, until a full run recomputes the history.
- */
-async function continuedTurnover(conn: Conn, base: string, ids: string[]): Promise<void> {
-  if (!existsSync(join(base, "portfolio_turnover.parquet"))) {
-    await conn.run("create table portfolio_turnover as select * from portfolio_turnover_new");
-    return;
-  }
-  const b = new Binds();
-  await runSql(
-    conn,
-    `create table portfolio_turnover as select * replace (cast(date as varchar) as date) from ` +
-      `${pubRel(base)("portfolio_turnover", b)} where id in (${b.each(ids)}) ` +
-      `union all by name select * from portfolio_turnover_new`,
-    b.params,
-  );
-}
-
 /** What the append's steps built: the snapshot's last price date and counts, and the steps' timings. */
 export function appendResult(r: AppendRun): AppendResult {
   const { lastPriceDate, counts, newDays } = readAppendRecord(r.ctx.out);
-  progress(r, "done", 4);
+  appendProgress(r, "done", 4);
   r.ctx.log.info({ newDays, partitions: r.partitions }, "analytics computed");
   return { lastPriceDate, counts, timings: r.timings };
 }

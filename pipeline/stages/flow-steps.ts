@@ -4,27 +4,24 @@
 // per ticker range, one backtest per portfolio), and the merge that turns the partition outputs into
 // the snapshot's tables. Both executors run them: the BullMQ flow one job per step and partition, the
 // in-process runner (jobs/local/runner.ts) in one process, its backtests in one batch (backtestsInline).
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildUniverse, type Universe } from "../portfolios/index.ts";
-import { splitFundamentals } from "../sources/fundamentals-split.ts";
 import type { StagedSource } from "../sources/index.ts";
-import { stageCompanies } from "../sources/index.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
 import { type Conn, columns, listValue, openDuck, setVariable } from "../store/duck/duck.ts";
 import { DUCK_MEMORY } from "../store/duck/duck-memory.ts";
 import { withScratch } from "../store/duck/scratch.ts";
 import { appendTable, type Cell, exportParquet, exportParquetFile } from "../store/duck/write.ts";
-import { FINANCIAL_DIRS } from "../store/snapshot/financial-tables.ts";
 import { METRIC_COLS, METRIC_ORDER } from "../store/snapshot/metric-tables.ts";
 import { readStagingRecord, stagingLayout, writeStagingRecord } from "../store/snapshot/staging-layout.ts";
 import type { LevelSeries, PortfolioRules } from "../types.ts";
 import { writePortfolioMetrics } from "./analytics.ts";
 import type { StageContext } from "./context.ts";
 import { computedRatingsStage, loadFrames, loadIndexSeries, loadMarketFrames, type MarketFrames } from "./frames.ts";
-import { fundamentalsInputId, ingestStage, knownTickers, reusePublished } from "./ingest.ts";
-import { benchmarkLevels, subjectMetricRows } from "./metrics-partition.ts";
-import { boundsOf, partFile, sortedKeys, type TickerRange, tickerRanges } from "./partitions.ts";
+import { ingestStage } from "./ingest.ts";
+import { benchmarkLevels, type LevelsCache, subjectMetricRows } from "./metrics-partition.ts";
+import { partFile, sortedKeys, type TickerRange, tickerRanges } from "./partitions.ts";
 import {
   benchmarksStage,
   computeBenchmarks,
@@ -44,6 +41,29 @@ const PORTFOLIO_TABLES = [
   "portfolio_state",
   "portfolio_metrics",
 ] as const;
+
+/**
+ * Where the universe of a run (its price panel, ratings and universe: GBs at 5,000 × 25) is kept
+ * between the steps a process takes: the executor's host owns one (pipeline/run/universe-cache.ts)
+ * and hands it to the steps that build or read it; the steps keep no state of their own.
+ */
+export interface UniverseHolder {
+  /** The run's universe, built here: kept for the backtests this process takes. */
+  keep(out: string, universe: Promise<Universe>): void;
+  /** The run's universe held here, else the one `load` reads (kept until it fails). */
+  get(out: string, load: () => Promise<Universe>): Promise<Universe>;
+  /** A backtest of the run is done here: let the universe go once it can serve no more. */
+  release(out: string): void;
+  /** Let it go now (the backtests are done with it, or the run failed). */
+  forget(): void;
+}
+
+/** What the executor's host keeps between the steps it runs of a run, and hands to them. */
+export interface StepState {
+  universes: UniverseHolder;
+  /** The benchmark levels a backtest or stock metric partition reads. */
+  levels: LevelsCache;
+}
 
 type PortfolioEntry = { rules: PortfolioRules; ownerId: string | null; createdAt: string | null };
 
@@ -95,6 +115,8 @@ export interface IngestStepOptions {
   universe?: boolean;
   /** A cancelled job's: the step stops once the source is staged, before the price panel is read. */
   signal?: AbortSignal;
+  /** Where the universe built here is kept for this process's backtests (none: not kept). */
+  universes?: UniverseHolder;
 }
 
 type Started = { ranges: TickerRange[]; benchmarks: number };
@@ -222,7 +244,7 @@ async function framesPlan(
   if (benchmarks === undefined || opts.universe) {
     const universe = buildUniverse(frames.panel, frames.companies, frames.ratings);
     // The staged tables' universe, as a backtest job would load it: kept for the backtests this process takes.
-    cached = { out: ctx.out, universe: Promise.resolve(universe) };
+    opts.universes?.keep(ctx.out, Promise.resolve(universe));
     if (benchmarks === undefined) {
       // Benchmarks first: every stock and portfolio metric table is computed against them.
       const { benchmarks: list, states } = computeBenchmarks(frames, universe, source.portfolios);
@@ -260,126 +282,38 @@ export function requireAnalyticsInputs(out: string): void {
  * twice.
  */
 export const analyticsDone = (out: string, r: TickerRange) => existsSync(join(out, "stock_metrics", partFile(r.part)));
-export const financialsDone = (out: string, part: number) =>
-  FINANCIAL_DIRS.every((t) => existsSync(join(out, t, partFile(part))));
 export const backtestDone = (out: string, id: string) =>
   existsSync(join(partDir(out, id), "portfolio_metrics.parquet"));
 
-const splitDir = (out: string) => stagingLayout(out).fundamentalsSplit;
-/** The fundamentals slice of financials partition `part` (written by flowFundamentalsStep). */
-export const financialsSlice = (out: string, part: number) => join(splitDir(out), `part-${part}`);
-
-/**
- * Step 1b, beside ingest: the fundamentals split by ticker range of the companies (the ranges the
- * in-process runner uses), one slice per financials partition; or, when they are byte-identical to
- * the published snapshot's, its financial tables hard-linked (0 partitions). Returns the number of
- * partitions. `ctx.conn` gets only the companies table.
- */
-export async function flowFundamentalsStep(
-  ctx: Pick<StageContext, "conn" | "out" | "published" | "tickersPerPartition">,
-  sourceDir: string,
-): Promise<number> {
-  const dir = join(sourceDir, "fundamentals");
-  const layout = stagingLayout(ctx.out);
-  mkdirSync(layout.flowDir, { recursive: true });
-  // An earlier attempt finished the split (and may have added children that read it now): keep it.
-  const done = readStagingRecord("financials", layout.financials);
-  if (done) return done.parts;
-  let parts = 0;
-  const tickers = (await stageCompanies(ctx.conn, sourceDir))
-    ? (await sortedKeys(ctx.conn, "companies", "upper(ticker)")).filter(Boolean)
-    : [];
-  if (!reusePublished(ctx, await fundamentalsInputId(dir, tickers))) {
-    rmSync(splitDir(ctx.out), { recursive: true, force: true });
-    parts = (
-      await splitFundamentals(
-        dir,
-        splitDir(ctx.out),
-        boundsOf(tickerRanges(tickers, ctx.tickersPerPartition)),
-        knownTickers(tickers),
-      )
-    ).length;
-  }
-  // Written last, by rename: present means the split is whole.
-  writeStagingRecord("financials", layout.financials, { parts }, true);
-  return parts;
-}
-
-/** Financials partitions written, against those the fundamentals step planned (a check before publishing). */
-export function financialsParts(out: string): { planned: number; written: number } {
-  const record = readStagingRecord("financials", stagingLayout(out).financials);
-  if (!record) return { planned: -1, written: 0 };
-  const planned = record.parts;
-  if (planned === 0) return { planned, written: 0 };
-  const counts = FINANCIAL_DIRS.map((t) => {
-    const d = join(out, t);
-    return existsSync(d) ? readdirSync(d).filter((x) => x.endsWith(".parquet")).length : 0;
-  });
-  return { planned, written: Math.min(...counts) };
-}
-
-// A worker taking several backtests of one run loads its universe once.
-let cached: { out: string; universe: Promise<Universe> } | null = null;
-
-/** Lets go of the universe this process holds (a run that failed before its backtests). */
-export function forgetUniverse(): void {
-  cached = null;
-}
-
-/** Whether this process holds the run's universe (its ingest built it, or a backtest loaded it). */
-export const holdsUniverse = (out: string) => cached?.out === out;
-
-/**
- * Lets go of the universe once it can serve no more backtest here: every backtest of its run left
- * its output (or the run's plan is gone), or the job at hand is another run's. It holds the run's
- * price panel and ratings, GBs at 5,000 × 25; kept, every later job of the worker paid for it.
- */
-export function releaseUniverse(out: string): void {
-  if (!cached) return;
-  if (cached.out === out) {
-    try {
-      if (!readPlan(out).portfolioIds.every((id) => backtestDone(out, id))) return;
-    } catch {
-      // no plan: the run's folder is gone, and so is any use of its universe
-    }
-  }
-  cached = null;
-}
-
+/** The run's universe read from its staged tables, as a backtest job loads it. */
 async function stagedUniverse(out: string): Promise<Universe> {
-  if (cached?.out !== out) {
-    const universe = (async () => {
-      const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
-      try {
-        // views cannot bind values: each reads its file from a session variable (duck.ts, setVariable)
-        for (const t of ["companies", "prices", "ratings"])
-          await setVariable([db.conn], `${t}_file`, join(out, `${t}.parquet`));
-        await db.conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
-        await db.conn.run("create view prices as select * from read_parquet(getvariable('prices_file'))");
-        await db.conn.run("create view ratings as select * from read_parquet(getvariable('ratings_file'))");
-        const frames = await loadFrames(db.conn, { ratings: true, benchmarks: false });
-        return buildUniverse(frames.panel, frames.companies, frames.ratings);
-      } finally {
-        db.close();
-      }
-    })();
-    cached = { out, universe };
-    universe.catch(() => (cached = null));
+  const db = await openDuck(":memory:", { threads: "1", memory_limit: DUCK_MEMORY.flowStep });
+  try {
+    // views cannot bind values: each reads its file from a session variable (duck.ts, setVariable)
+    for (const t of ["companies", "prices", "ratings"])
+      await setVariable([db.conn], `${t}_file`, join(out, `${t}.parquet`));
+    await db.conn.run("create view companies as select * from read_parquet(getvariable('companies_file'))");
+    await db.conn.run("create view prices as select * from read_parquet(getvariable('prices_file'))");
+    await db.conn.run("create view ratings as select * from read_parquet(getvariable('ratings_file'))");
+    const frames = await loadFrames(db.conn, { ratings: true, benchmarks: false });
+    return buildUniverse(frames.panel, frames.companies, frames.ratings);
+  } finally {
+    db.close();
   }
-  return cached!.universe;
 }
 
 const partDir = (out: string, id: string) => join(stagingLayout(out).portfolioParts, encodeURIComponent(id));
 
 /** Step 2b: one portfolio's backtest and metric tables, as Parquet parts (dates still text). */
-export async function flowBacktestStep(out: string, portfolioId: string): Promise<void> {
+export async function flowBacktestStep(out: string, portfolioId: string, host: StepState): Promise<void> {
+  const { universes } = host;
   const plan = readPlan(out);
   const entry = lastEntry(plan, portfolioId);
   if (!entry) throw new Error(`portfolio ${portfolioId} is not in the run's plan`);
-  const done = runBacktests(await stagedUniverse(out), [entry]).get(portfolioId)!;
+  const done = runBacktests(await universes.get(out, () => stagedUniverse(out)), [entry]).get(portfolioId)!;
   await withScratch(async (conn) => {
     await stagePortfolioTables(conn, [{ result: done.result, rebalances: done.bt.rebalances, state: done.bt.state }]);
-    const benchmarks = await benchmarkLevels(conn, out);
+    const benchmarks = await benchmarkLevels(conn, out, host.levels);
     await appendTable(
       conn,
       "portfolio_metrics",
@@ -389,7 +323,7 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
     const dir = partDir(out, portfolioId);
     for (const t of PORTFOLIO_TABLES) await exportParquetFile(conn, t, join(dir, `${t}.parquet`));
   });
-  releaseUniverse(out);
+  universes.release(out);
 }
 
 /**
@@ -397,11 +331,15 @@ export async function flowBacktestStep(out: string, portfolioId: string): Promis
  * universe ingest built, their tables and metric rows written into the snapshot directly (what the
  * flow's per-portfolio parts and merge write, so the merge step finds its record), then the universe let go.
  */
-export async function backtestsInline(ctx: StageContext, plan: FlowPlan = readPlan(ctx.out)): Promise<void> {
+export async function backtestsInline(
+  ctx: StageContext,
+  universes: UniverseHolder,
+  plan: FlowPlan = readPlan(ctx.out),
+): Promise<void> {
   ctx.progress?.("portfolios", 0, plan.portfolioIds.length);
   const entries = plan.portfolioIds.map((id) => lastEntry(plan, id)!);
-  const done = runBacktests(await stagedUniverse(ctx.out), entries);
-  cached = null; // the panel, ratings and universe are done with: GBs at 5,000 × 25
+  const done = runBacktests(await universes.get(ctx.out, () => stagedUniverse(ctx.out)), entries);
+  universes.forget(); // the panel, ratings and universe are done with: GBs at 5,000 × 25
   ctx.progress?.("portfolios", done.size, entries.length);
   await writePortfolioTables(
     ctx,
@@ -451,6 +389,6 @@ export async function flowMergeStep(out: string): Promise<FlowPlan> {
   }
   writeStagingRecord("merged", stagingLayout(out).merged, {});
   rmSync(stagingLayout(out).portfolioParts, { recursive: true, force: true });
-  rmSync(splitDir(out), { recursive: true, force: true });
+  rmSync(stagingLayout(out).fundamentalsSplit, { recursive: true, force: true });
   return plan;
 }

@@ -1,4 +1,5 @@
 // Typed in-memory frames of the staged tables: what the computing stages work on.
+import { randomBytes } from "node:crypto";
 import { type Conn, columns } from "../store/duck/duck.ts";
 import { eachNumericChunk } from "../store/duck/typed-read.ts";
 import { loadCompanies, loadRatings } from "../store/read/frame-reads.ts";
@@ -16,9 +17,6 @@ export interface Frames {
   /** Index level series from the `benchmarks` table, by series name. */
   indexSeries: Map<string, LevelSeries>;
 }
-
-/** Panel reads so far in this process: names their ENUM types apart. */
-let panelReads = 0;
 
 /**
  * The close (adjusted where given) of every ticker on every date. Only numbers cross into JS per
@@ -62,8 +60,9 @@ export async function loadPanel(
     });
     return { dates, tickers, close };
   }
-  // A type of this connection's database, named for this read alone and dropped after it.
-  const type = `panel_tickers_${process.pid}_${panelReads++}`;
+  // A type of this connection's database, named for this read alone (at random: no count kept in the
+  // process, and reads on a database shared by processes or threads never meet) and dropped after it.
+  const type = `panel_tickers_${randomBytes(8).toString("hex")}`;
   await conn.run(
     `create type ${type} as enum (select distinct ticker from ${table} where ticker is not null order by 1)`,
   );

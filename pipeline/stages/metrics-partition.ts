@@ -29,27 +29,38 @@ export interface MetricsJob {
 const pq = (dir: string, t: string, b: Binds) => `read_parquet(${b.v(join(dir, `${t}.parquet`))})`;
 
 type Levels = { id: string; levels: LevelSeries }[];
-// The last run's levels, by the files they were read from: a thread runs a run's partitions one
-// after another, and each read them again (20 × ~30 ms of an append's metric stage). Never
-// mutated by the metrics; the files are written aside and renamed, so a new file is a new key.
-let lastLevels: { key: string; levels: Promise<Levels> } | null = null;
+/**
+ * The last run's levels, by the files they were read from: a thread (or a flow worker) runs a run's
+ * partitions one after another, and each read them again (20 × ~30 ms of an append's metric stage).
+ * The executor's host owns one (a partition thread, a flow worker process, an inline batch) and hands
+ * it to the partitions. Never mutated by the metrics; the files are written aside and renamed, so a
+ * new file is a new key.
+ */
+export class LevelsCache {
+  private last: { key: string; levels: Promise<Levels> } | null = null;
 
-export async function benchmarkLevels(conn: Conn, out: string): Promise<Levels> {
-  const key = ["benchmark_levels", "benchmark_defs"]
-    .map((t) => {
-      const st = statSync(join(out, `${t}.parquet`), { throwIfNoEntry: false });
-      return `${join(out, t)}:${st?.ino}:${st?.size}:${st?.mtimeMs}`;
-    })
-    .join("|");
-  if (lastLevels?.key !== key) {
-    const levels = readLevels(conn, out);
-    lastLevels = { key, levels };
-    // a failed read is not kept (a newer one stays)
-    levels.catch(() => {
-      if (lastLevels?.levels === levels) lastLevels = null;
-    });
+  read(conn: Conn, out: string): Promise<Levels> {
+    const key = ["benchmark_levels", "benchmark_defs"]
+      .map((t) => {
+        const st = statSync(join(out, `${t}.parquet`), { throwIfNoEntry: false });
+        return `${join(out, t)}:${st?.ino}:${st?.size}:${st?.mtimeMs}`;
+      })
+      .join("|");
+    if (this.last?.key !== key) {
+      const levels = readLevels(conn, out);
+      this.last = { key, levels };
+      // a failed read is not kept (a newer one stays)
+      levels.catch(() => {
+        if (this.last?.levels === levels) this.last = null;
+      });
+    }
+    return this.last.levels;
   }
-  return lastLevels!.levels;
+}
+
+/** The benchmarks' level series staged in `out`, through the host's cache when it has one. */
+export function benchmarkLevels(conn: Conn, out: string, cache?: LevelsCache): Promise<Levels> {
+  return cache ? cache.read(conn, out) : readLevels(conn, out);
 }
 
 async function readLevels(conn: Conn, out: string): Promise<Levels> {
@@ -82,9 +93,9 @@ export function* subjectMetricRows(
   for (const b of benchmarks) yield* metricTableRows(subject, b.id, metricCells(r, alignBenchmark(r.dates, b.levels)));
 }
 
-export async function metricsPartition(job: MetricsJob): Promise<{ subjects: number }> {
+export async function metricsPartition(job: MetricsJob, levels?: LevelsCache): Promise<{ subjects: number }> {
   return withScratch(async (conn) => {
-    const benchmarks = await benchmarkLevels(conn, job.out);
+    const benchmarks = await benchmarkLevels(conn, job.out, levels);
     let files = job.returns;
     if (!files) {
       // The published returns are partitioned like the metrics: a reader asking for one ticker

@@ -7,14 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { generateSample } from "../../data/generate.ts";
-import {
-  backtestDone,
-  type FlowPlan,
-  flowBacktestStep,
-  flowIngestStep,
-  holdsUniverse,
-  releaseUniverse,
-} from "../../pipeline/stages/flow-steps.ts";
+import { UniverseCache } from "../../pipeline/run/universe-cache.ts";
+import { backtestDone, type FlowPlan, flowBacktestStep, flowIngestStep } from "../../pipeline/stages/flow-steps.ts";
+import { LevelsCache } from "../../pipeline/stages/metrics-partition.ts";
 import { Catalog } from "../../pipeline/store/catalog/catalog.ts";
 import { openDuck } from "../../pipeline/store/duck/duck.ts";
 
@@ -29,11 +24,13 @@ beforeAll(async () => {
 }, 60_000);
 
 /** The flow's ingest step on its own staging folder, as a worker runs it. */
-async function ingest(): Promise<{ out: string; plan: FlowPlan }> {
+async function ingest(universes: UniverseCache): Promise<{ out: string; plan: FlowPlan }> {
   const out = mkdtempSync(join(tmpdir(), "universe-out-"));
   const db = await openDuck(":memory:", { threads: "1" });
   try {
-    const plan = await flowIngestStep({ conn: db.conn, connect: db.connect, out, catalog, log: silent }, source, []);
+    const plan = await flowIngestStep({ conn: db.conn, connect: db.connect, out, catalog, log: silent }, source, [], {
+      universes,
+    });
     return { out, plan };
   } finally {
     db.close();
@@ -42,28 +39,31 @@ async function ingest(): Promise<{ out: string; plan: FlowPlan }> {
 
 describe("the universe a flow worker holds", () => {
   it("serves the run's backtests and is let go after the last one", async () => {
-    const { out, plan } = await ingest();
+    const universes = new UniverseCache(); // the worker process's
+    const levels = new LevelsCache();
+    const { out, plan } = await ingest(universes);
     // The generated sample's benchmarks are rules: ingest built the universe and kept it.
     expect(plan.portfolioIds.length).toBeGreaterThan(1);
-    expect(holdsUniverse(out)).toBe(true);
+    expect(universes.holds(out)).toBe(true);
     const [last, ...others] = [...plan.portfolioIds].reverse();
     for (const id of others) {
-      await flowBacktestStep(out, id);
+      await flowBacktestStep(out, id, { universes, levels });
       expect(backtestDone(out, id)).toBe(true);
       // a backtest of the run is still to come: a stock metric job in between keeps it
-      releaseUniverse(out);
-      expect(holdsUniverse(out)).toBe(true);
+      universes.release(out);
+      expect(universes.holds(out)).toBe(true);
     }
-    await flowBacktestStep(out, last);
-    expect(holdsUniverse(out)).toBe(false);
+    await flowBacktestStep(out, last, { universes, levels });
+    expect(universes.holds(out)).toBe(false);
   }, 120_000);
 
   it("is let go when the worker takes another run's job", async () => {
-    const { out } = await ingest();
-    expect(holdsUniverse(out)).toBe(true);
-    releaseUniverse(out);
-    expect(holdsUniverse(out)).toBe(true);
-    releaseUniverse(join(tmpdir(), "another-run"));
-    expect(holdsUniverse(out)).toBe(false);
+    const universes = new UniverseCache();
+    const { out } = await ingest(universes);
+    expect(universes.holds(out)).toBe(true);
+    universes.release(out);
+    expect(universes.holds(out)).toBe(true);
+    universes.release(join(tmpdir(), "another-run"));
+    expect(universes.holds(out)).toBe(false);
   }, 120_000);
 });

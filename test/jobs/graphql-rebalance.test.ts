@@ -47,7 +47,7 @@ async function setup(mode: "in-process" | "bullmq", name: string) {
     phoneNumber: "+1 555 0000",
   });
   const { key } = await catalog.createKey(user.id, [...SCOPES]);
-  const holder = new SnapshotHolder(dataDir);
+  const holder = SnapshotHolder.inMemory(dataDir);
   await holder.refresh();
 
   let rebalancer: Rebalancer;

@@ -6,7 +6,7 @@
 import { renameSync } from "node:fs";
 import { join } from "node:path";
 import type { PlanStep } from "../../pipeline/run/plan.ts";
-import type { RunHost } from "../../pipeline/stages/run-steps.ts";
+import type { RunHost } from "../../pipeline/run/run-steps.ts";
 import { rows } from "../../pipeline/store/duck/duck.ts";
 
 type Host = Pick<RunHost, "ctx">;

@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { appendMetrics, appendPortfolios, readAppendRecord } from "../../pipeline/stages/append.ts";
+import { readAppendRecord } from "../../pipeline/stages/append.ts";
+import { appendMetrics } from "../../pipeline/stages/append-analytics.ts";
+import { appendPortfolios } from "../../pipeline/stages/append-portfolios.ts";
 import type { StageContext } from "../../pipeline/stages/context.ts";
 import { StagingRecordError, stagingLayout } from "../../pipeline/store/snapshot/staging-layout.ts";
 

@@ -46,7 +46,7 @@ describe("the run's plan", () => {
   });
 
   it("is the only place a full run's whole steps are bound: the executors call the plan's table", () => {
-    // The stage functions behind the whole steps (pipeline/stages/run-steps.ts) and what they call.
+    // The stage functions behind the whole steps (pipeline/run/run-steps.ts) and what they call.
     const bound =
       /\b(flowIngestStep|flowFundamentalsStep|flowMergeStep|backtestsInline|runIngest|runFundamentals|runMerge)\(/;
     const executors = [

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pipelineErrorCode } from "../../pipeline/domain/errors.ts";
 import { readSourceRecord, SOURCE_FILES, writeSourceRecord } from "../../pipeline/sources/append-plan.ts";
-import { financialsParts, readPlan } from "../../pipeline/stages/flow-steps.ts";
+import { readPlan } from "../../pipeline/stages/flow-steps.ts";
+import { financialsParts } from "../../pipeline/stages/fundamentals-step.ts";
 import { isAlive, readHolder } from "../../pipeline/store/coordination/liveness.ts";
 import {
   createStagingRecord,

@@ -36,7 +36,7 @@ describe.skipIf(!present)("a portfolio created in the web app", () => {
     await dispatchRun({ dataDir, sourceDir: writeTinySource(), catalog, log: silent, redisUrl: null });
     const user = await catalog.createUser({ email: "w@example.com", firstName: "W", lastName: "A", phoneNumber: "1" });
     key = (await catalog.createKey(user.id, [...SCOPES])).key;
-    holder = new SnapshotHolder(dataDir);
+    holder = SnapshotHolder.inMemory(dataDir);
     await holder.refresh();
     // the server's own process follows new snapshots the same way (a refresh on a short period)
     timer = setInterval(() => void holder.refresh().catch(() => {}), 200);

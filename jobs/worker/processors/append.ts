@@ -10,7 +10,8 @@
 import { mkdirSync } from "node:fs";
 import type { Job } from "bullmq";
 import { type AppendPlan, guessAppend, planAppend, writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
-import { type AppendRecord, appendIngest, appendRun, NotAnAppendError } from "../../../pipeline/stages/append.ts";
+import { type AppendRecord, appendRun, NotAnAppendError } from "../../../pipeline/stages/append.ts";
+import { appendIngest } from "../../../pipeline/stages/append-ingest.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import { readManifest, readMeta, snapshotDir } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {

@@ -5,7 +5,6 @@
 import type { Job } from "bullmq";
 import { KIND_STAGES } from "../../../pipeline/run/plan.ts";
 import type { StageContext } from "../../../pipeline/stages/context.ts";
-import { holdsUniverse } from "../../../pipeline/stages/flow-steps.ts";
 import type { JobData } from "../../queue/contracts.ts";
 import { type FlowContext, type FlowStep, leaveBacktest, WORKER } from "../flow-worker.ts";
 import { partitionStep } from "./partition.ts";
@@ -27,7 +26,7 @@ export const backtestStep: FlowStep<"backtest"> = async (job, data, f) => {
 export async function leaveToAffinity(job: Job, data: JobData<"backtest">, f: FlowContext): Promise<boolean> {
   if (
     !f.token ||
-    !leaveBacktest(data, { worker: WORKER, holdsUniverse: holdsUniverse(f.out), ageMs: Date.now() - job.timestamp })
+    !leaveBacktest(data, { worker: WORKER, holdsUniverse: f.universes.holds(f.out), ageMs: Date.now() - job.timestamp })
   )
     return false;
   await job.moveToDelayed(Date.now() + 200, f.token);

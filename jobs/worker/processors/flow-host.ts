@@ -1,12 +1,14 @@
-// What a flow job hands the plan's stage function of its step (pipeline/stages/run-steps.ts, RunHost):
+// What a flow job hands the plan's stage function of its step (pipeline/run/run-steps.ts, RunHost):
 // each step runs in a job of its own, so the partitions are the flow's jobs, never run here.
+
+import type { RunHost } from "../../../pipeline/run/run-steps.ts";
 import type { StageContext } from "../../../pipeline/stages/context.ts";
-import type { RunHost } from "../../../pipeline/stages/run-steps.ts";
 import type { Conn } from "../../../pipeline/store/duck/duck.ts";
 
 export function flowHost(
   ctx: StageContext,
   sourceDir: string,
+  state: Pick<RunHost, "universes" | "levels">,
   own: Partial<Pick<RunHost, "users" | "signal" | "partitionsReady">> = {},
 ): RunHost {
   return {
@@ -16,6 +18,8 @@ export function flowHost(
       throw new Error("only the ingest step reads the user portfolios");
     },
     oneProcess: false,
+    universes: state.universes,
+    levels: state.levels,
     plan: null,
     partitionsReady: async () => undefined,
     runPartitions: (name) => Promise.reject(new Error(`the flow runs the ${name} partitions as jobs of their own`)),

@@ -73,7 +73,7 @@ async function fundamentalsStage(sourceDir: string, f: FlowContext): Promise<voi
     const ctx = flowStageContext(f, db.conn, f.run.snapshotDir(base), {
       tickersPerPartition: tickersPerPartition(),
     });
-    await KIND_STAGES.full.fundamentals(flowHost(ctx, sourceDir));
+    await KIND_STAGES.full.fundamentals(flowHost(ctx, sourceDir, f));
   } finally {
     f.run.releaseLease();
     db.close();

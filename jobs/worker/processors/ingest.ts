@@ -6,7 +6,7 @@ import { writeSourceRecord } from "../../../pipeline/sources/append-plan.ts";
 import { sourceFilesAsync, sourceStamp } from "../../../pipeline/sources/fingerprint.ts";
 import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
 import type { StageContext } from "../../../pipeline/stages/context.ts";
-import { type FlowPlan, holdsUniverse, readPlan } from "../../../pipeline/stages/flow-steps.ts";
+import { type FlowPlan, readPlan } from "../../../pipeline/stages/flow-steps.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import {
   readStagingRecord,
@@ -55,7 +55,7 @@ export const ingestStep: FlowStep<"ingest"> = async (job, data, f) => {
   await addChildren(job, data, f, {
     partitions: partitionsListed(out, "ingest", added),
     steps: stepJobsAfter("ingest"),
-    ...(holdsUniverse(out)
+    ...(f.universes.holds(out)
       ? { affinity: WORKER, affinityMs: affinityWindowMs(plan.counts.companies, plan.counts.priceDates) }
       : {}),
   });
@@ -138,7 +138,7 @@ async function ingestHashed(
   const stamp = sourceStamp(data.sourceDir);
   const hashed = sourceFilesAsync(data.sourceDir);
   hashed.catch(() => undefined); // awaited below; not an unhandled rejection if ingest fails first
-  const host = flowHost(ctx, data.sourceDir, {
+  const host = flowHost(ctx, data.sourceDir, f, {
     users: () => f.deps.catalog.allUserPortfolios(),
     signal: f.signal,
     partitionsReady: async (name, inputs, written) => {

@@ -14,9 +14,9 @@ import type { JobProcessor } from "./types.ts";
 
 export function partitionStep<N extends PartitionedName>(name: N): FlowStep<N> {
   const step = PARTITIONED_STEPS[name] as PartitionedStep<z.ZodObject>;
-  return async (job, data, { out, progress }) => {
+  return async (job, data, { out, progress, universes, levels }) => {
     progress(step.label, 0, 1);
-    await step.run(out, step.input.parse(data));
+    await step.run(out, step.input.parse(data), { universes, levels });
     return { done: job.id! } as JobResultOf<N>;
   };
 }

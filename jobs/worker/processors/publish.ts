@@ -3,7 +3,8 @@
 import { existsSync } from "node:fs";
 import { buildRunPlan, missingPartitions } from "../../../pipeline/run/plan.ts";
 import { appendRecordIn, readAppendRecord } from "../../../pipeline/stages/append.ts";
-import { financialsParts, planCounts, readPlan } from "../../../pipeline/stages/flow-steps.ts";
+import { planCounts, readPlan } from "../../../pipeline/stages/flow-steps.ts";
+import { financialsParts } from "../../../pipeline/stages/fundamentals-step.ts";
 import { readManifest, snapshotMeta } from "../../../pipeline/store/snapshot/snapshots.ts";
 import {
   readStagingRecord,

@@ -8,7 +8,7 @@
 import { UnrecoverableError } from "bullmq";
 import type { StepStages } from "../../../pipeline/run/execute.ts";
 import { KIND_STAGES, type StepName, type WholeStep } from "../../../pipeline/run/plan.ts";
-import type { RunHost } from "../../../pipeline/stages/run-steps.ts";
+import type { RunHost } from "../../../pipeline/run/run-steps.ts";
 import { openStagingDuck } from "../../../pipeline/store/duck/duck.ts";
 import { serviceConfig } from "../../config.ts";
 import { stepJobsAfter, wholeStepPlacement } from "../../queue/flow.ts";
@@ -60,7 +60,7 @@ export async function runWholeSteps(
       progress: f.progress,
       tickersPerPartition: tickersPerPartition(),
     });
-    const host = flowHost(ctx, sourceDir, { signal: f.signal });
+    const host = flowHost(ctx, sourceDir, f, { signal: f.signal });
     const stages: StepStages<RunHost, StepName> = KIND_STAGES.full;
     for (const step of steps) {
       const stage = stages[step];

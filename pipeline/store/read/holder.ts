@@ -32,9 +32,14 @@ export class SnapshotHolder<T extends { id: string } = Snapshot> {
 
   constructor(
     readonly dataDir: string,
-    private readonly onError: (e: unknown) => void = () => undefined,
-    private readonly opener: SnapshotOpener<T> = IN_MEMORY as unknown as SnapshotOpener<T>,
+    private readonly onError: (e: unknown) => void,
+    private readonly opener: SnapshotOpener<T>,
   ) {}
+
+  /** A holder of whole in-memory snapshots (tests and benchmarks; the server holds the lazy reader). */
+  static inMemory(dataDir: string, onError: (e: unknown) => void = () => undefined): SnapshotHolder<Snapshot> {
+    return new SnapshotHolder(dataDir, onError, IN_MEMORY);
+  }
 
   get(): T | null {
     return this.current;

@@ -6,13 +6,14 @@
 // companies load and keeps the universe the backtests read). Progress, leases, heartbeats, the
 // source's hash and the publish stay in the executors.
 import type { StagedSource } from "../sources/index.ts";
+import type { StageContext } from "../stages/context.ts";
+import { type FlowPlan, flowIngestStep, flowMergeStep, type StepState } from "../stages/flow-steps.ts";
+import { flowFundamentalsStep } from "../stages/fundamentals-step.ts";
+import type { TickerRange } from "../stages/partitions.ts";
 import type { UserPortfolio } from "../store/catalog/types.ts";
-import type { StageContext } from "./context.ts";
-import { type FlowPlan, flowFundamentalsStep, flowIngestStep, flowMergeStep } from "./flow-steps.ts";
-import type { TickerRange } from "./partitions.ts";
 
 /** What a full run's or backfill's step gets from the executor running it. */
-export interface RunHost {
+export interface RunHost extends StepState {
   ctx: StageContext;
   sourceDir: string;
   /** The catalog's user portfolios, read when ingest plans the backtests. */
@@ -46,6 +47,7 @@ export async function runIngest(h: RunHost): Promise<void> {
     financials: h.oneProcess,
     universe: h.oneProcess,
     signal: h.signal,
+    universes: h.universes,
   });
 }
 
