@@ -60,7 +60,9 @@ describe.skipIf(noRedis)("status of a run as a flow", () => {
 
     const st = await gatherStatus(dataDir, TEST_REDIS, prefix);
     const last = st.queue!.runs.find((x) => x.id === parent)!;
-    const jobs = 2 + 6 + 6 + readMeta(dataDir, snapshotId).counts.portfolios!;
+    // ingest and fundamentals, 6 metric and 6 financials partitions, the rating evidence's step job
+    // (pipeline/run/plan.ts), one backtest per portfolio
+    const jobs = 2 + 6 + 6 + 1 + readMeta(dataDir, snapshotId).counts.portfolios!;
     expect(last).toEqual({
       id: parent,
       state: "completed",
