@@ -2,10 +2,10 @@
 // JSON answer of the same request on the same snapshot (the tests' fixture), typed: dates as
 // Arrow dates, numbers float64 / int32, the JSON's number texts (ratings "7.1234", market caps,
 // metric figures "12.5%") as float64.
-import { type Table, tableFromIPC } from "apache-arrow";
+import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEYS } from "./fixture.ts";
-import { startTestServer, type TestServer } from "./helpers.ts";
+import { jsonAndArrow, startTestServer, type TestServer } from "./helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies, read by path and asserted on
 type J = any;
@@ -17,14 +17,9 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 async function both(path: string, params: Record<string, string> = {}) {
-  const u = new URL(`${srv.url}/data/v1/${path}`);
-  for (const [k, v] of Object.entries({ api_key: KEYS.alice, ...params })) u.searchParams.set(k, v);
-  const j = await fetch(u);
-  u.searchParams.set("format", "arrow");
-  const a = await fetch(u);
-  expect([j.status, a.status], path).toEqual([200, 200]);
-  expect(a.headers.get("content-type")).toBe("application/vnd.apache.arrow.stream");
-  return { json: await j.json(), table: tableFromIPC(new Uint8Array(await a.arrayBuffer())), res: a };
+  const r = await jsonAndArrow(srv.url, path, params);
+  expect(r.res.headers.get("content-type")).toBe("application/vnd.apache.arrow.stream");
+  return r;
 }
 const typeOf = (t: Table, name: string) => String(t.schema.fields.find((f) => f.name === name)?.type);
 const col = (t: Table, name: string) => [...t.getChild(name)!] as unknown[];

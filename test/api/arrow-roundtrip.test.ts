@@ -5,13 +5,12 @@
 // a number as that number (int32 where the response schema says integer), a YYYY-MM-DD text as an
 // Arrow date, an ISO timestamp as a UTC timestamp, a number text ("7.1234", "12.5%") as float64, a
 // boolean as bool, other text as itself. No JSON value may come back null.
-import { type Table, tableFromIPC } from "apache-arrow";
+import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { REST_ROUTES } from "../../api/rest/index.ts";
 import { evidenceRows } from "./evidence-fixture.ts";
-import { KEYS } from "./fixture.ts";
-import { fixtureWithMetrics, startTestServer, type TestServer } from "./helpers.ts";
+import { fixtureWithMetrics, jsonAndArrow, startTestServer, type TestServer } from "./helpers.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies and JSON Schemas, walked generically
 type J = any;
@@ -143,15 +142,7 @@ const cellOf = (t: Table, name: string, i: number) => {
   return v instanceof Date ? v.getTime() : typeof v === "bigint" ? Number(v) : v;
 };
 
-async function both(path: string, params: Record<string, string>) {
-  const u = new URL(`${srv.url}/data/v1/${path}`);
-  for (const [k, v] of Object.entries({ api_key: KEYS.alice, ...params })) u.searchParams.set(k, v);
-  const j = await fetch(u);
-  u.searchParams.set("format", "arrow");
-  const a = await fetch(u);
-  expect([j.status, a.status], path).toEqual([200, 200]);
-  return { json: await j.json(), table: tableFromIPC(new Uint8Array(await a.arrayBuffer())) };
-}
+const both = (path: string, params: Record<string, string>) => jsonAndArrow(srv.url, path, params);
 
 /** One request per REST route (format=arrow is a parameter of each), with the shape of its rows. */
 function requests(): [route: string, path: string, params: Record<string, string>, shape: Shape][] {

@@ -1,6 +1,8 @@
 // A real server on an ephemeral port over the fixture, with the pino output captured.
 import http from "node:http";
 import { Writable } from "node:stream";
+import { tableFromIPC } from "apache-arrow";
+import { expect } from "vitest";
 import type { AppDeps } from "../../api/app.ts";
 import { type RunningServer, startServer } from "../../api/server.ts";
 import { createAccessLogger, createLogger } from "../../jobs/logger.ts";
@@ -190,4 +192,15 @@ export async function prime(
     await new Promise((done) => setTimeout(done, 5));
   }
   throw new Error(`prime ${target}: never answered by the fast path`);
+}
+
+/** One read as JSON and as Arrow (alice's key), both 200: the JSON body, the Arrow table, the Arrow response. */
+export async function jsonAndArrow(base: string, path: string, params: Record<string, string> = {}) {
+  const u = new URL(`${base}/data/v1/${path}`);
+  for (const [k, v] of Object.entries({ api_key: KEYS.alice, ...params })) u.searchParams.set(k, v);
+  const j = await fetch(u);
+  u.searchParams.set("format", "arrow");
+  const a = await fetch(u);
+  expect([j.status, a.status], path).toEqual([200, 200]);
+  return { json: await j.json(), table: tableFromIPC(new Uint8Array(await a.arrayBuffer())), res: a };
 }
